@@ -1,0 +1,25 @@
+import type { Config } from '../config.js';
+import type { Sealer } from '../crypto.js';
+import type { Enqueue } from '../controller/types.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+
+/** What every API sub-app is built from (constructor injection, no module singletons). */
+export interface ApiDeps {
+  db: Db;
+  sealer: Sealer;
+  config: Config;
+  log: Logger;
+  /** Announces desired-state changes to the controller. */
+  enqueue: Enqueue;
+  /** Current time; tests pass a fixed or advancing clock. */
+  now: () => Date;
+}
+
+/** Hono context variables set by the auth middleware. */
+export type ApiEnv = {
+  Variables: {
+    user: { id: number; username: string; created_at: string };
+    authVia: 'session' | 'token';
+  };
+};

@@ -1,0 +1,49 @@
+// Request parsing at the edge: zod schemas in, typed values out, a 400 `invalid_request` with the zod
+// issues in `details.issues` for anything else. Handlers never see unvalidated input.
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { ApiError, notFound } from '../errors.js';
+
+export async function body<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
+  let raw: unknown;
+  try {
+    const text = await c.req.text();
+    raw = text === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid_request', 'request body is not valid JSON');
+  }
+  return parse(schema, raw);
+}
+
+export function parse<S extends z.ZodTypeAny>(schema: S, raw: unknown): z.infer<S> {
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+    const first = issues[0];
+    throw new ApiError(400, 'invalid_request', first.path ? `${first.path}: ${first.message}` : first.message, { issues });
+  }
+  return result.data;
+}
+
+/** An integer path id (SQLite rowid); anything else is a 404, as API.md says. */
+export function idParam(c: Context, name: string, what: string): number {
+  const v = c.req.param(name) ?? '';
+  if (!/^[1-9][0-9]{0,15}$/.test(v)) throw notFound(what);
+  return Number(v);
+}
+
+// Shared field rules (API.md "Conventions").
+export const nameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must start with a lowercase letter and contain only a-z, 0-9 and -, at most 63 characters');
+export const portSchema = z.number().int().min(1).max(65535);
+export const envKeySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,255}$');
+export const aliasSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must match ^[A-Z][A-Z0-9_]{0,31}$');
+export const domainSchema = z
+  .string()
+  .max(253)
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i,
+    'must be a valid host name',
+  )
+  .transform((d) => d.toLowerCase());

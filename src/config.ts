@@ -1,0 +1,207 @@
+// One typed Config from the process environment and the `.env` file in the working directory
+// (environment wins). Every value is validated by zod so a bad setting stops the start with one line
+// naming the variable, instead of failing later in the middle of work.
+import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const port = z.coerce.number().int().min(1).max(65535);
+const nonNegInt = z.coerce.number().int().min(0);
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v));
+
+const encryptionKey = z
+  .string()
+  .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, {
+    message: 'must be the base64 encoding of exactly 32 bytes (openssl rand -base64 32)',
+  });
+
+const schema = z.object({
+  SVC_PORT: port.default(3000),
+  SVC_HOST: z.string().default('0.0.0.0'),
+  SVC_DATA_DIR: z.string().default('./data'),
+  SVC_ENCRYPTION_KEY: encryptionKey,
+  SVC_PUBLIC_URL: optional.pipe(z.string().url().optional()),
+  DOCKER_HOST: optional,
+  SVC_PROXY_MODE: z.enum(['container', 'external']).default('container'),
+  SVC_PROXY_IMAGE: z.string().default('caddy:2'),
+  SVC_PROXY_ADMIN_URL: z.string().url().default('http://127.0.0.1:2019'),
+  SVC_HTTP_PORT: port.default(80),
+  SVC_HTTPS_PORT: port.default(443),
+  SVC_ACME_EMAIL: optional,
+  SVC_TLS_ISSUER: z.enum(['acme', 'internal']).default('acme'),
+  SVC_DNS_PORT: port.default(5353),
+  SVC_NETWORK: z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).default('svc'),
+  SVC_IMAGE_POSTGRES: z.string().default('postgres:16'),
+  SVC_IMAGE_MYSQL: z.string().default('mysql:8'),
+  SVC_IMAGE_REDIS: z.string().default('redis:7-alpine'),
+  SVC_IMAGE_GARAGE: z.string().default('dxflrs/garage:v1.0.1'),
+  SVC_BACKUP_INTERVAL_MINUTES: nonNegInt.default(0),
+  SVC_BACKUP_RETAIN_COUNT: z.coerce.number().int().min(1).default(10),
+  SVC_BACKUP_DIR: optional,
+  SVC_MANIFESTS_DIR: z.string().default('./manifests'),
+  SVC_MANIFESTS_GIT_URL: optional,
+  SVC_MANIFESTS_GIT_BRANCH: z.string().default('main'),
+  SVC_MANIFESTS_GIT_PATH: z.string().default(''),
+  SVC_MANIFESTS_GIT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
+  SVC_MANIFESTS_PRUNE_SERVICES: bool.default(false),
+  SVC_CODEHOST_WEBHOOK_SECRET: optional,
+  SVC_CODEHOST_APP_ID: optional,
+  SVC_CODEHOST_APP_SLUG: optional,
+  SVC_CODEHOST_APP_PRIVATE_KEY: optional,
+  SVC_CODEHOST_APP_CLIENT_ID: optional,
+  SVC_CODEHOST_APP_CLIENT_SECRET: optional,
+  SVC_CODEHOST_API_URL: z.string().url().default('https://api.github.com'),
+  SVC_CODEHOST_WEB_URL: z.string().url().default('https://github.com'),
+  SVC_DEBUG_ENDPOINTS: bool.default(false),
+  SVC_RESYNC_SECONDS: z.coerce.number().int().min(1).default(300),
+  SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  dbPath: string;
+  backupDir: string;
+  envFile: string;
+  encryptionKey: Buffer;
+  publicUrl: string | undefined;
+  dockerHost: string | undefined;
+  proxy: {
+    mode: 'container' | 'external';
+    image: string;
+    adminUrl: string;
+    httpPort: number;
+    httpsPort: number;
+    acmeEmail: string | undefined;
+    tlsIssuer: 'acme' | 'internal';
+    dnsPort: number;
+  };
+  network: string;
+  images: { postgres: string; mysql: string; redis: string; garage: string };
+  backup: { intervalMinutes: number; retainCount: number };
+  manifests: {
+    dir: string;
+    gitUrl: string | undefined;
+    gitBranch: string;
+    gitPath: string;
+    gitIntervalSeconds: number;
+    pruneServices: boolean;
+  };
+  codehost: {
+    webhookSecret: string | undefined;
+    appId: string | undefined;
+    appSlug: string | undefined;
+    privateKeyPath: string | undefined;
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    apiUrl: string;
+    webUrl: string;
+  };
+  debugEndpoints: boolean;
+  resyncMs: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** The effective SVC_* settings, written into backups as `.env` so a restore needs nothing else. */
+  effectiveEnv: Record<string, string>;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads `.env` (if any) without touching process.env. */
+export function readEnvFile(path: string): Record<string, string> {
+  if (!existsSync(path)) return {};
+  return parseEnv(readFileSync(path, 'utf8')) as Record<string, string>;
+}
+
+/** Parses and validates; throws ConfigError with one line per bad variable. Pure apart from reading nothing. */
+export function parseConfig(vars: Record<string, string | undefined>, envFile = resolve('.env')): Config {
+  const result = schema.safeParse(vars);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  const e = result.data;
+  const dataDir = resolve(e.SVC_DATA_DIR);
+  const effectiveEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(vars)) if (k.startsWith('SVC_') && v !== undefined) effectiveEnv[k] = v;
+  return {
+    port: e.SVC_PORT,
+    host: e.SVC_HOST,
+    dataDir,
+    dbPath: resolve(dataDir, 'svc.db'),
+    backupDir: resolve(e.SVC_BACKUP_DIR ?? resolve(dataDir, 'backups')),
+    envFile,
+    encryptionKey: Buffer.from(e.SVC_ENCRYPTION_KEY, 'base64'),
+    publicUrl: e.SVC_PUBLIC_URL?.replace(/\/+$/, ''),
+    dockerHost: e.DOCKER_HOST,
+    proxy: {
+      mode: e.SVC_PROXY_MODE,
+      image: e.SVC_PROXY_IMAGE,
+      adminUrl: e.SVC_PROXY_ADMIN_URL.replace(/\/+$/, ''),
+      httpPort: e.SVC_HTTP_PORT,
+      httpsPort: e.SVC_HTTPS_PORT,
+      acmeEmail: e.SVC_ACME_EMAIL,
+      tlsIssuer: e.SVC_TLS_ISSUER,
+      dnsPort: e.SVC_DNS_PORT,
+    },
+    network: e.SVC_NETWORK,
+    images: {
+      postgres: e.SVC_IMAGE_POSTGRES,
+      mysql: e.SVC_IMAGE_MYSQL,
+      redis: e.SVC_IMAGE_REDIS,
+      garage: e.SVC_IMAGE_GARAGE,
+    },
+    backup: { intervalMinutes: e.SVC_BACKUP_INTERVAL_MINUTES, retainCount: e.SVC_BACKUP_RETAIN_COUNT },
+    manifests: {
+      dir: resolve(e.SVC_MANIFESTS_DIR),
+      gitUrl: e.SVC_MANIFESTS_GIT_URL,
+      gitBranch: e.SVC_MANIFESTS_GIT_BRANCH,
+      gitPath: e.SVC_MANIFESTS_GIT_PATH,
+      gitIntervalSeconds: e.SVC_MANIFESTS_GIT_INTERVAL_SECONDS,
+      pruneServices: e.SVC_MANIFESTS_PRUNE_SERVICES,
+    },
+    codehost: {
+      webhookSecret: e.SVC_CODEHOST_WEBHOOK_SECRET,
+      appId: e.SVC_CODEHOST_APP_ID,
+      appSlug: e.SVC_CODEHOST_APP_SLUG,
+      privateKeyPath: e.SVC_CODEHOST_APP_PRIVATE_KEY,
+      clientId: e.SVC_CODEHOST_APP_CLIENT_ID,
+      clientSecret: e.SVC_CODEHOST_APP_CLIENT_SECRET,
+      apiUrl: e.SVC_CODEHOST_API_URL.replace(/\/+$/, ''),
+      webUrl: e.SVC_CODEHOST_WEB_URL.replace(/\/+$/, ''),
+    },
+    debugEndpoints: e.SVC_DEBUG_ENDPOINTS,
+    resyncMs: e.SVC_RESYNC_SECONDS * 1000,
+    logLevel: e.SVC_LOG_LEVEL,
+    effectiveEnv,
+  };
+}
+
+/**
+ * Loads the configuration for `svc serve`: `.env` merged under the environment. A missing encryption key
+ * is generated once and appended to `.env` (mode 600) so that restarts keep decrypting what was sealed.
+ */
+export function loadConfig(opts: { envFile?: string; env?: NodeJS.ProcessEnv; log?: (msg: string) => void } = {}): Config {
+  const envFile = resolve(opts.envFile ?? '.env');
+  const fromFile = readEnvFile(envFile);
+  const vars: Record<string, string | undefined> = { ...fromFile, ...(opts.env ?? process.env) };
+  if (!vars.SVC_ENCRYPTION_KEY) {
+    const key = randomBytes(32).toString('base64');
+    const prefix = existsSync(envFile) && !readFileSync(envFile, 'utf8').endsWith('\n') ? '\n' : '';
+    writeFileSync(envFile, `${prefix}SVC_ENCRYPTION_KEY=${key}\n`, { flag: 'a', mode: 0o600 });
+    chmodSync(envFile, 0o600);
+    vars.SVC_ENCRYPTION_KEY = key;
+    opts.log?.(`generated SVC_ENCRYPTION_KEY and wrote it to ${envFile}; keep it: without it secrets and backups cannot be decrypted`);
+  }
+  return parseConfig(vars, envFile);
+}

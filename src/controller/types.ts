@@ -1,0 +1,29 @@
+// The contracts of the reconcile machinery (DESIGN.md "Core contracts").
+
+/** What a reconciler is asked to converge: one named object of one kind. */
+export type Kind = 'app' | 'service' | 'proxy' | 'backup';
+export type Key = `${Kind}:${string}`;
+
+/** `{}` waits for the next event or resync; `requeueAfterMs` asks to be called again after that delay. */
+export type Result = { requeueAfterMs?: number };
+
+/** A failure that retrying will not fix: the reconciler records it in status instead of backing off. */
+export class TerminalError extends Error {}
+
+export interface Reconciler {
+  kind: Kind;
+  reconcile(name: string): Promise<Result>;
+  /** Every name this reconciler owns, for the periodic resync. */
+  listNames(): Promise<string[]> | string[];
+}
+
+/** Where desired-state writes announce what changed; the controller's work queue implements it. */
+export interface Enqueue {
+  (key: Key, opts?: { afterMs?: number }): void;
+}
+
+export const keyOf = (kind: Kind, name: string): Key => `${kind}:${name}`;
+export function parseKey(key: Key): { kind: Kind; name: string } {
+  const i = key.indexOf(':');
+  return { kind: key.slice(0, i) as Kind, name: key.slice(i + 1) };
+}

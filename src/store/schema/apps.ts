@@ -1,0 +1,47 @@
+import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
+import { createdAt, updatedAt, type Owner } from './common.js';
+
+export const APP_TYPES = ['managed', 'adopted_container', 'external_service'] as const;
+export const BUILD_MODES = ['external_ci', 'svc_build'] as const;
+export const PROJECT_TYPES = ['auto', 'static', 'node', 'go', 'java'] as const;
+export const ACCESS_MODES = ['domain', 'port'] as const;
+export const APP_STATUSES = ['active', 'inactive', 'error'] as const;
+
+/**
+ * Desired state of an app plus the few observed facts the API shows (status, live container).
+ * `configVersion` is bumped by every env or link change; a deploy records the version it snapshotted,
+ * so `config_changed` is derived, never stored twice.
+ */
+export const apps = sqliteTable('apps', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  appType: text('app_type', { enum: ['managed', 'adopted_container', 'external_service'] }).notNull().default('managed'),
+  buildMode: text('build_mode', { enum: ['external_ci', 'svc_build'] }).notNull().default('external_ci'),
+  projectType: text('project_type', { enum: ['auto', 'static', 'node', 'go', 'java'] }).notNull().default('auto'),
+  source: text('source'),
+  repoUrl: text('repo_url'),
+  branch: text('branch').notNull().default('main'),
+  internalPort: integer('internal_port').notNull().default(3000),
+  imageRef: text('image_ref'),
+  domain: text('domain').unique(),
+  fallbackPort: integer('fallback_port').unique(),
+  accessMode: text('access_mode', { enum: ['domain', 'port'] }).notNull().default('port'),
+  healthCheckPath: text('health_check_path').notNull().default('/'),
+  status: text('status', { enum: ['active', 'inactive', 'error'] }).notNull().default('inactive'),
+  liveContainerName: text('live_container_name'),
+  liveContainerId: text('live_container_id'),
+  liveAddress: text('live_address'),
+  currentDeployId: integer('current_deploy_id'),
+  configVersion: integer('config_version').notNull().default(0),
+  /** Self-healing: consecutive failed restarts and the time before which no restart is tried. */
+  healFailures: integer('heal_failures').notNull().default(0),
+  healNotBefore: text('heal_not_before'),
+  owner: text('owner').$type<Owner>().notNull().default('rest'),
+  /** Deletion is a state: set, cleaned up by the reconciler, then the row goes. */
+  deletedAt: text('deleted_at'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export type AppRow = typeof apps.$inferSelect;
+export type NewAppRow = typeof apps.$inferInsert;

@@ -1,0 +1,41 @@
+import { sqliteTable, integer, text, index } from 'drizzle-orm/sqlite-core';
+import { createdAt } from './common.js';
+import { apps } from './apps.js';
+
+export const DEPLOY_STATUSES = ['pending', 'running', 'success', 'failed', 'auto_rollback', 'cancelled'] as const;
+export type DeployStatus = (typeof DEPLOY_STATUSES)[number];
+export const DEPLOY_TRIGGERS = ['webhook', 'manual', 'rollback'] as const;
+export type DeployTrigger = (typeof DEPLOY_TRIGGERS)[number];
+
+/**
+ * A deploy is a persisted state machine: `status` plus `step` (the pipeline step it is at), so a daemon
+ * killed mid-deploy resumes or cleans up from here. The env snapshot is sealed (it holds secrets).
+ */
+export const deploys = sqliteTable(
+  'deploys',
+  {
+    id: integer('id').primaryKey(),
+    appId: integer('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
+    imageRef: text('image_ref'),
+    commitSha: text('commit_sha'),
+    trigger: text('trigger', { enum: ['webhook', 'manual', 'rollback'] }).notNull(),
+    status: text('status', { enum: ['pending', 'running', 'success', 'failed', 'auto_rollback', 'cancelled'] })
+      .notNull()
+      .default('pending'),
+    step: text('step'),
+    error: text('error'),
+    envSnapshotSealed: text('env_snapshot_sealed'),
+    envDiff: text('env_diff', { mode: 'json' }).$type<{ added: string[]; removed: string[]; changed: string[] }>(),
+    configVersion: integer('config_version'),
+    stagingContainer: text('staging_container'),
+    previousContainer: text('previous_container'),
+    /** Deadline of the current wait (health check, drain), ISO. */
+    deadline: text('deadline'),
+    startedAt: text('started_at'),
+    completedAt: text('completed_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('deploys_app_idx').on(t.appId, t.id)],
+);
+
+export type DeployRow = typeof deploys.$inferSelect;

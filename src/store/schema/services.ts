@@ -1,0 +1,49 @@
+import { sqliteTable, integer, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { createdAt, updatedAt, type Owner } from './common.js';
+import { apps } from './apps.js';
+
+export const SERVICE_TYPES = ['postgres', 'mysql', 'redis', 'garage'] as const;
+export type ServiceType = (typeof SERVICE_TYPES)[number];
+export const SERVICE_STATUSES = ['pending', 'provisioning', 'active', 'error', 'stopped'] as const;
+export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
+
+/**
+ * A managed backing service. `desiredRunning` is the desired state set by stop/start; `status` is what the
+ * reconciler observed. Credentials are sealed JSON (AES-256-GCM).
+ */
+export const services = sqliteTable('services', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  type: text('type', { enum: ['postgres', 'mysql', 'redis', 'garage'] }).notNull(),
+  imageRef: text('image_ref').notNull(),
+  status: text('status', { enum: ['pending', 'provisioning', 'active', 'error', 'stopped'] }).notNull().default('pending'),
+  desiredRunning: integer('desired_running', { mode: 'boolean' }).notNull().default(true),
+  containerName: text('container_name').notNull(),
+  containerId: text('container_id'),
+  internalPort: integer('internal_port').notNull(),
+  dataDir: text('data_dir').notNull(),
+  credentialsSealed: text('credentials_sealed').notNull(),
+  error: text('error'),
+  healFailures: integer('heal_failures').notNull().default(0),
+  healNotBefore: text('heal_not_before'),
+  owner: text('owner').$type<Owner>().notNull().default('rest'),
+  deletedAt: text('deleted_at'),
+  purgeOnDelete: integer('purge_on_delete', { mode: 'boolean' }).notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const serviceLinks = sqliteTable(
+  'service_links',
+  {
+    id: integer('id').primaryKey(),
+    appId: integer('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
+    serviceId: integer('service_id').notNull().references(() => services.id, { onDelete: 'cascade' }),
+    alias: text('alias'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('service_links_app_service_idx').on(t.appId, t.serviceId)],
+);
+
+export type ServiceRow = typeof services.$inferSelect;
+export type ServiceLinkRow = typeof serviceLinks.$inferSelect;
