@@ -1,0 +1,112 @@
+// The Runtime port: the narrow slice of a container engine the reconcilers use. `docker.ts` implements it
+// over dockerode; reconciler tests use a small fake of it (test/support/fake-runtime.ts).
+
+/** Labels every container svc creates carries; `svc.instance` keeps two daemons on one engine apart. */
+export const LABELS = {
+  managed: 'svc.managed',
+  instance: 'svc.instance',
+  app: 'svc.app',
+  deploy: 'svc.deploy',
+  role: 'svc.role',
+  service: 'svc.service',
+} as const;
+
+export type Role = 'app' | 'service' | 'proxy' | 'build';
+
+export interface Mount {
+  source: string;
+  target: string;
+  readOnly?: boolean;
+}
+
+export interface ContainerSpec {
+  name: string;
+  image: string;
+  env?: Record<string, string>;
+  labels: Record<string, string>;
+  /** Network to join (ignored with hostNetwork). */
+  network?: string;
+  networkAliases?: string[];
+  hostNetwork?: boolean;
+  cmd?: string[];
+  entrypoint?: string[];
+  mounts?: Mount[];
+  user?: string;
+  workingDir?: string;
+  /** Engine-level restart policy; svc heals by itself, so `no` is the default. */
+  restart?: 'no' | 'unless-stopped';
+}
+
+export type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
+
+export interface ContainerInfo {
+  id: string;
+  name: string;
+  image: string;
+  labels: Record<string, string>;
+  state: ContainerState;
+  running: boolean;
+  exitCode?: number;
+  /** IPv4 address on the named network (the `svc` network), when attached and running. */
+  address?: string;
+  /** Docker HEALTHCHECK status; `none` when the image defines no health check. */
+  health: 'none' | 'starting' | 'healthy' | 'unhealthy';
+  startedAt?: string;
+  finishedAt?: string;
+  /** Engine error of the last start attempt, if any. */
+  error?: string;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface LogLine {
+  stream: 'stdout' | 'stderr';
+  line: string;
+  /** RFC 3339 timestamp from the engine. */
+  time: string;
+}
+
+export interface RuntimeEvent {
+  /** Engine action: start, die, oom, destroy, stop, kill, health_status, ... */
+  action: string;
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+}
+
+export interface PullProgress {
+  status: string;
+  id?: string;
+  progress?: string;
+}
+
+export interface Runtime {
+  /** True when the engine answers. */
+  ping(): Promise<boolean>;
+  /** Creates the bridge network when missing (idempotent). */
+  ensureNetwork(name: string): Promise<void>;
+  /** Containers in every state whose labels include all of `labels`. */
+  list(labels: Record<string, string>, network?: string): Promise<ContainerInfo[]>;
+  /** undefined when no such container. `network` picks which network's address is reported. */
+  inspect(nameOrId: string, network?: string): Promise<ContainerInfo | undefined>;
+  /** Creates and starts a container; returns its state after start. */
+  run(spec: ContainerSpec): Promise<ContainerInfo>;
+  start(nameOrId: string): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceSeconds`. A missing or stopped container is not an error. */
+  stop(nameOrId: string, graceSeconds: number): Promise<void>;
+  /** Force-removes; a missing container is not an error. */
+  remove(nameOrId: string): Promise<void>;
+  exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }): Promise<ExecResult>;
+  /** Demultiplexed log lines; ends when the container stops (follow) or the signal aborts. */
+  logs(nameOrId: string, opts: { follow: boolean; tail?: number; signal?: AbortSignal }): AsyncIterable<LogLine>;
+  /** Container events of the engine until the signal aborts. */
+  events(signal: AbortSignal): AsyncIterable<RuntimeEvent>;
+  hasImage(ref: string): Promise<boolean>;
+  pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
+  /** Builds an image from a directory with a Dockerfile at its root. */
+  build(contextDir: string, tag: string, onLog?: (line: string) => void): Promise<void>;
+}
