@@ -1,0 +1,30 @@
+// The Proxy port: desired routes in, the reverse proxy converged to them. Implementations must write
+// nothing when the routes did not change (a config load closes idle client keep-alive connections; see
+// ../shared/notes/zero-downtime-switch.md), so a blue/green switch never reloads the proxy: it flips the
+// DNS answer that the route's dynamic upstream resolves (src/dns/).
+
+export type Upstream =
+  /** Resolved through svc's DNS responder: `<app>.svc.internal.` answers the live container's address. */
+  | { kind: 'dns'; name: string; port: number }
+  /** A fixed upstream, for `external_service` apps: `http(s)://host:port`. */
+  | { kind: 'url'; url: string };
+
+export interface Route {
+  app: string;
+  mode: 'domain' | 'port';
+  /** Host name (domain mode). */
+  domain?: string;
+  /** Listener port (port mode). */
+  port?: number;
+  upstream: Upstream;
+}
+
+export interface Proxy {
+  /** Converges the proxy to exactly these routes; a no-op when they are what is already loaded. */
+  apply(routes: Route[]): Promise<void>;
+  /** In-flight request count per upstream address (`host:port`), for draining an old container. */
+  upstreamRequests(): Promise<Map<string, number>>;
+}
+
+/** The DNS name an app's route resolves; the trailing dot matters to Caddy (absolute name). */
+export const appDnsName = (app: string) => `${app}.svc.internal.`;
