@@ -39,6 +39,7 @@ const schema = z.object({
   SVC_TLS_ISSUER: z.enum(['acme', 'internal']).default('acme'),
   SVC_DNS_PORT: port.default(5353),
   SVC_NETWORK: z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).default('svc'),
+  SVC_INSTANCE: z.string().regex(/^[a-z][a-z0-9-]{0,30}$/).default('svc'),
   SVC_IMAGE_POSTGRES: z.string().default('postgres:16'),
   SVC_IMAGE_MYSQL: z.string().default('mysql:8'),
   SVC_IMAGE_REDIS: z.string().default('redis:7-alpine'),
@@ -88,6 +89,8 @@ export interface Config {
     dnsPort: number;
   };
   network: string;
+  /** Label value that marks the containers of this daemon; lets tests share one engine. */
+  instance: string;
   images: { postgres: string; mysql: string; redis: string; garage: string };
   backup: { intervalMinutes: number; retainCount: number };
   manifests: {
@@ -155,6 +158,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       dnsPort: e.SVC_DNS_PORT,
     },
     network: e.SVC_NETWORK,
+    instance: e.SVC_INSTANCE,
     images: {
       postgres: e.SVC_IMAGE_POSTGRES,
       mysql: e.SVC_IMAGE_MYSQL,
