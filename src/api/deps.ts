@@ -3,6 +3,8 @@ import type { Sealer } from '../crypto.js';
 import type { Enqueue } from '../controller/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
+import type { Bus } from '../events/bus.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 /** What every API sub-app is built from (constructor injection, no module singletons). */
 export interface ApiDeps {
@@ -14,6 +16,10 @@ export interface ApiDeps {
   enqueue: Enqueue;
   /** Current time; tests pass a fixed or advancing clock. */
   now: () => Date;
+  /** Live notifications for streams (deploy events, log follow); optional in tests that need none. */
+  bus?: Bus;
+  /** The engine, for reads only (log streams); handlers never change containers. */
+  runtime?: Runtime;
 }
 
 /** Hono context variables set by the auth middleware. */

@@ -6,6 +6,8 @@ export const LABELS = {
   managed: 'svc.managed',
   instance: 'svc.instance',
   app: 'svc.app',
+  /** The app row id: a deleted and re-created app of the same name never adopts the old containers. */
+  appId: 'svc.app-id',
   deploy: 'svc.deploy',
   role: 'svc.role',
   service: 'svc.service',

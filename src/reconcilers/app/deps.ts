@@ -1,0 +1,47 @@
+import type { Enqueue } from '../../controller/types.js';
+import type { Sealer } from '../../crypto.js';
+import type { Bus } from '../../events/bus.js';
+import type { Logger } from '../../log.js';
+import type { Proxy } from '../../proxy/proxy.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { Db } from '../../store/db.js';
+import type { Probe } from './probe.js';
+
+/** The environment a deploy injects, and the values that must never appear in an event or log. */
+export interface DeployEnv {
+  env: Record<string, string>;
+  secrets: string[];
+}
+
+export interface AppReconcilerDeps {
+  db: Db;
+  bus: Bus;
+  runtime: Runtime;
+  sealer: Sealer;
+  log: Logger;
+  /** Pokes other keys (the proxy routes). */
+  enqueue: Enqueue;
+  /** Rewrites the DNS answers the proxy resolves from every app's live address. */
+  dns: { sync(): Promise<void> };
+  proxy: Pick<Proxy, 'upstreamRequests'>;
+  env: {
+    /** App variables plus linked-service variables, decrypted, as a container gets them. */
+    resolve(appId: number): DeployEnv;
+    /** Required keys with no or an empty value. */
+    missingRequired(appId: number): string[];
+  };
+  probe: Probe;
+  now: () => number;
+  settings: {
+    network: string;
+    instance: string;
+    /** 30 s (SPEC.md 8). */
+    healthTimeoutMs: number;
+    /** How long the proxy may keep answering from its last DNS lookup. */
+    dnsRefreshMs: number;
+    /** Longest drain of the old container before SIGTERM (long-lived streams are not moved). */
+    drainCapMs: number;
+    /** SIGTERM to SIGKILL. */
+    stopGraceSeconds: number;
+  };
+}

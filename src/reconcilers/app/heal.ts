@@ -1,0 +1,54 @@
+// Self-healing: the live container of a successful deploy is not running (it died, was killed or
+// removed). Start it again, or recreate it from that deploy's image and env snapshot, and count the
+// attempt so a crash-looping app backs off like the kubelet instead of spinning the daemon.
+import { eq } from 'drizzle-orm';
+import type { Result } from '../../controller/types.js';
+import { keyOf } from '../../controller/types.js';
+import { LABELS } from '../../runtime/runtime.js';
+import { addAppEvent, getDeploy } from '../../store/deploys.js';
+import { apps, type AppRow } from '../../store/schema/index.js';
+import type { AppReconcilerDeps } from './deps.js';
+import { healBackoffMs, redact } from './plan.js';
+
+export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean): Promise<Result> {
+  const name = app.liveContainerName!;
+  const failures = app.healFailures + 1;
+  const notBefore = new Date(deps.now() + healBackoffMs(failures + 1)).toISOString();
+  deps.db.update(apps).set({ healFailures: failures, healNotBefore: notBefore }).where(eq(apps.id, app.id)).run();
+  try {
+    if (exists) {
+      await deps.runtime.start(name);
+    } else {
+      const deploy = getDeploy(deps.db, app.currentDeployId!);
+      if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
+      await deps.runtime.run({
+        name,
+        image: deploy.imageRef,
+        env: deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed),
+        network: deps.settings.network,
+        labels: {
+          [LABELS.managed]: 'true',
+          [LABELS.instance]: deps.settings.instance,
+          [LABELS.app]: app.name,
+          [LABELS.appId]: String(app.id),
+          [LABELS.deploy]: String(deploy.id),
+          [LABELS.role]: 'app',
+        },
+      });
+    }
+  } catch (err) {
+    if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
+    const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
+    addAppEvent(deps.db, app.id, 'heal', `could not restart ${name}: ${message}`, 'error');
+    return { requeueAfterMs: healBackoffMs(failures + 1) || 1_000 };
+  }
+  const info = await deps.runtime.inspect(name, deps.settings.network);
+  deps.db.update(apps).set({ liveAddress: info?.address ?? null, liveContainerId: info?.id ?? null }).where(eq(apps.id, app.id)).run();
+  await deps.dns.sync();
+  deps.bus.emit('live', app.id);
+  deps.enqueue(keyOf('proxy', 'main'));
+  const how = exists ? 'restarted' : 'recreated';
+  addAppEvent(deps.db, app.id, 'heal', `live container ${name} was not running; ${how} (attempt ${failures})`, 'warn');
+  deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
+  return { requeueAfterMs: 0 };
+}

@@ -1,0 +1,230 @@
+// The blue/green deploy pipeline, one persisted step per reconcile pass (DESIGN.md "Core contracts"):
+// validate -> pull -> create (staging) -> health_check -> route_update -> stop_old -> finalize.
+// Every step is safe to run again after a crash: it checks what exists before it creates anything.
+import { eq } from 'drizzle-orm';
+import type { Result } from '../../controller/types.js';
+import { keyOf } from '../../controller/types.js';
+import { LABELS } from '../../runtime/runtime.js';
+import { addDeployEvent, getDeploy, lastSuccessful, updateDeploy } from '../../store/deploys.js';
+import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../../store/schema/index.js';
+import type { AppReconcilerDeps } from './deps.js';
+import { mustPull } from './images.js';
+import { containerName, envDiff, judgeDrain, judgeProbe, redact, type DeployStep } from './plan.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+/** Consecutive drain polls that saw no request in flight, per deploy (lost on restart: it just re-polls). */
+const zeroPolls = new Map<number, number>();
+
+export async function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: number) {
+  updateDeploy(deps.db, deps.bus, deployId, { status: 'running', step: 'validate', startedAt: nowIso() });
+  const image = getDeploy(deps.db, deployId)?.imageRef;
+  event(deps, { id: deployId }, 'start', `deploying ${app.name} with image ${image ?? '(none)'}`);
+  deps.enqueue(keyOf('proxy', 'main'));
+}
+
+export async function runDeployStep(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow, step: DeployStep): Promise<Result> {
+  const secrets = () => deps.env.resolve(app.id).secrets;
+  try {
+    switch (step) {
+      case 'validate':
+        return validate(deps, app, deploy);
+      case 'pull':
+        return await pull(deps, deploy, secrets);
+      case 'create':
+        return await create(deps, app, deploy);
+      case 'health_check':
+        return await healthCheck(deps, app, deploy);
+      case 'route_update':
+        return await routeUpdate(deps, app, deploy);
+      case 'stop_old':
+        return await stopOld(deps, app, deploy);
+      case 'finalize':
+        return finalize(deps, app, deploy);
+    }
+  } catch (err) {
+    // An engine that is down is retried with backoff; anything else ends the deploy as failed.
+    if (!(await deps.runtime.ping())) throw err;
+    const message = redact(err instanceof Error ? err.message : String(err), secrets());
+    await fail(deps, app, deploy, step, 'failed', message);
+    return {};
+  }
+}
+
+function validate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Result {
+  if (!deploy.imageRef) return failSync(deps, deploy, 'validate', 'no image to deploy: set image_ref on the app or the deploy');
+  const missing = deps.env.missingRequired(app.id);
+  if (missing.length > 0) return failSync(deps, deploy, 'validate', `missing required environment variables: ${missing.join(', ')}`);
+  const { env } = deps.env.resolve(app.id);
+  const previous = lastSuccessful(deps.db, app.id);
+  const previousEnv = previous?.envSnapshotSealed ? deps.sealer.openJson<Record<string, string>>(previous.envSnapshotSealed) : undefined;
+  updateDeploy(deps.db, deps.bus, deploy.id, {
+    step: 'pull',
+    envSnapshotSealed: deps.sealer.sealJson(env),
+    envDiff: envDiff(previousEnv, env),
+    configVersion: app.configVersion,
+  });
+  return { requeueAfterMs: 0 };
+}
+
+async function pull(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => string[]): Promise<Result> {
+  const ref = deploy.imageRef!;
+  const present = await deps.runtime.hasImage(ref);
+  if (!mustPull(ref, present)) {
+    event(deps, deploy, 'pull', `image ${ref} is present; not pulled`);
+  } else {
+    event(deps, deploy, 'pull', `pulling ${ref}`);
+    try {
+      const seen = new Set<string>();
+      await deps.runtime.pull(ref, (p) => {
+        const line = [p.id, p.status].filter(Boolean).join(': ');
+        if (/complete|exists|Digest|Status/.test(p.status) && !seen.has(line)) {
+          seen.add(line);
+          event(deps, deploy, 'pull', redact(line, secrets()));
+        }
+      });
+    } catch (err) {
+      const message = redact(err instanceof Error ? err.message : String(err), secrets());
+      if (!present) throw new Error(`pull of ${ref} failed: ${message}`);
+      event(deps, deploy, 'pull', `pull of ${ref} failed (${message}); using the local image`, 'warn');
+    }
+  }
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'create' });
+  return { requeueAfterMs: 0 };
+}
+
+async function create(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+  const name = containerName(app.name, deploy.id);
+  await deps.runtime.remove(name); // a half-made container of an interrupted pass
+  const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!);
+  await deps.runtime.run({
+    name,
+    image: deploy.imageRef!,
+    env,
+    network: deps.settings.network,
+    labels: {
+      [LABELS.managed]: 'true',
+      [LABELS.instance]: deps.settings.instance,
+      [LABELS.app]: app.name,
+      [LABELS.appId]: String(app.id),
+      [LABELS.deploy]: String(deploy.id),
+      [LABELS.role]: 'app',
+    },
+  });
+  const now = deps.now();
+  updateDeploy(deps.db, deps.bus, deploy.id, {
+    step: 'health_check',
+    stagingContainer: name,
+    previousContainer: app.liveContainerName,
+    deadline: iso(now + deps.settings.healthTimeoutMs),
+  });
+  event(deps, deploy, 'start', `staging container ${name} started`);
+  event(deps, deploy, 'health_check', `waiting for GET ${app.healthCheckPath} on port ${app.internalPort} (${deps.settings.healthTimeoutMs / 1000} s timeout)`);
+  return { requeueAfterMs: 0 };
+}
+
+async function healthCheck(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+  const started = Date.parse(deploy.deadline!) - deps.settings.healthTimeoutMs;
+  const info = await deps.runtime.inspect(deploy.stagingContainer!, deps.settings.network);
+  const httpStatus =
+    info?.running && info.address ? await deps.probe(`http://${info.address}:${app.internalPort}${app.healthCheckPath}`, 1_000) : undefined;
+  const verdict = judgeProbe({
+    running: info?.running ?? false,
+    exitCode: info?.exitCode,
+    httpStatus,
+    dockerHealth: info?.health ?? 'none',
+    elapsedMs: deps.now() - started,
+    timeoutMs: deps.settings.healthTimeoutMs,
+  });
+  if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
+  if (verdict.kind === 'failed') {
+    await deps.runtime.remove(deploy.stagingContainer!);
+    await fail(deps, app, deploy, 'health_check', 'auto_rollback', `${verdict.reason}; staging container removed, the previous version keeps serving`);
+    return {};
+  }
+  event(deps, deploy, 'health_check', `healthy after ${deps.now() - started} ms (HTTP ${httpStatus})`);
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'route_update' });
+  return { requeueAfterMs: 0 };
+}
+
+async function routeUpdate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+  const info = await deps.runtime.inspect(deploy.stagingContainer!, deps.settings.network);
+  if (!info?.running || !info.address) throw new Error(`staging container ${deploy.stagingContainer} stopped before the switch`);
+  // The switch: the live container is whatever the DNS answer points at, so both change together.
+  deps.db
+    .update(apps)
+    .set({ liveContainerName: info.name, liveContainerId: info.id, liveAddress: info.address, updatedAt: nowIso() })
+    .where(eq(apps.id, app.id))
+    .run();
+  await deps.dns.sync();
+  deps.bus.emit('live', app.id);
+  deps.enqueue(keyOf('proxy', 'main'));
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'stop_old', deadline: iso(deps.now() + deps.settings.drainCapMs) });
+  event(deps, deploy, 'route_update', `traffic for ${app.name} now goes to ${info.name}`);
+  return { requeueAfterMs: deploy.previousContainer ? deps.settings.dnsRefreshMs : 0 };
+}
+
+async function stopOld(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+  const old = deploy.previousContainer;
+  if (!old) {
+    event(deps, deploy, 'stop_old', 'no previous container');
+  } else {
+    const sinceCutMs = deps.now() - (Date.parse(deploy.deadline!) - deps.settings.drainCapMs);
+    const oldInfo = await deps.runtime.inspect(old, deps.settings.network);
+    const inFlight = oldInfo?.address ? await countInFlight(deps, `${oldInfo.address}:${app.internalPort}`) : 0;
+    const polls = inFlight === 0 ? (zeroPolls.get(deploy.id) ?? 0) + 1 : 0;
+    zeroPolls.set(deploy.id, polls);
+    const verdict = judgeDrain({ sinceCutMs, minWaitMs: deps.settings.dnsRefreshMs + 250, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
+    if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
+    zeroPolls.delete(deploy.id);
+    await deps.runtime.stop(old, deps.settings.stopGraceSeconds);
+    // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
+    const adopted = app.appType === 'adopted_container' && old === app.source;
+    if (!adopted) await deps.runtime.remove(old);
+    event(deps, deploy, 'stop_old', adopted ? `adopted container ${old} stopped (kept, not removed)` : `old container ${old} stopped and removed`);
+  }
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'finalize' });
+  return { requeueAfterMs: 0 };
+}
+
+function finalize(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Result {
+  deps.db
+    .update(apps)
+    .set({
+      currentDeployId: deploy.id,
+      imageRef: deploy.imageRef,
+      status: 'active',
+      appType: app.appType === 'adopted_container' ? 'managed' : app.appType,
+      healFailures: 0,
+      healNotBefore: null,
+      updatedAt: nowIso(),
+    })
+    .where(eq(apps.id, app.id))
+    .run();
+  updateDeploy(deps.db, deps.bus, deploy.id, { status: 'success', step: null, deadline: null, completedAt: nowIso() });
+  event(deps, deploy, 'finalize', `deploy ${deploy.id} of ${app.name} succeeded`);
+  return { requeueAfterMs: 0 };
+}
+
+async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<number> {
+  try {
+    return (await deps.proxy.upstreamRequests()).get(address) ?? 0;
+  } catch {
+    return 0; // no proxy answer: nothing we can wait on; the minimum wait still applies
+  }
+}
+
+async function fail(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow, step: string, status: 'failed' | 'auto_rollback', message: string) {
+  event(deps, deploy, step, message, 'error');
+  updateDeploy(deps.db, deps.bus, deploy.id, { status, step: null, deadline: null, error: message, completedAt: nowIso() });
+  deps.enqueue(keyOf('app', app.name));
+}
+
+function failSync(deps: AppReconcilerDeps, deploy: DeployRow, step: string, message: string): Result {
+  event(deps, deploy, step, message, 'error');
+  updateDeploy(deps.db, deps.bus, deploy.id, { status: 'failed', step: null, error: message, completedAt: nowIso() });
+  return { requeueAfterMs: 0 };
+}
+
+function event(deps: AppReconcilerDeps, deploy: Pick<DeployRow, 'id'>, step: string, message: string, level: EventLevel = 'info') {
+  addDeployEvent(deps.db, deps.bus, deploy.id, step, message, level);
+}

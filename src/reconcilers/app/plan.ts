@@ -1,0 +1,153 @@
+// Pure decisions of the app reconciler: given what the database wants and what the engine runs, what is
+// the one next thing to do. The reconciler only observes, calls these, and acts (DESIGN.md rule 5).
+
+export type DeployStep = 'validate' | 'pull' | 'create' | 'health_check' | 'route_update' | 'stop_old' | 'finalize';
+
+export interface ObservedContainer {
+  name: string;
+  running: boolean;
+  deployId?: number;
+  startedAtMs?: number;
+}
+
+export interface AppFacts {
+  exists: boolean;
+  appType: 'managed' | 'adopted_container' | 'external_service';
+  liveContainerName: string | null;
+  currentDeployId: number | null;
+  healFailures: number;
+  healNotBeforeMs: number | null;
+}
+
+export interface DeployFacts {
+  id: number;
+  status: 'pending' | 'running';
+  step: DeployStep | null;
+  stagingContainer: string | null;
+  previousContainer: string | null;
+}
+
+export type AppAction =
+  | { kind: 'begin_deploy'; deployId: number }
+  | { kind: 'deploy_step'; deployId: number; step: DeployStep }
+  | { kind: 'heal'; container: string; exists: boolean }
+  | { kind: 'heal_wait'; afterMs: number }
+  | { kind: 'steady' };
+
+/** Name of the container of one deploy of one app; stable so a resumed step finds what it created. */
+export const containerName = (app: string, deployId: number) => `svc-${app}-${deployId}`;
+
+/**
+ * The next action for an app. A deploy in progress always goes first (self-healing waits for it: the
+ * pipeline decides what serves); otherwise a live container that is not running is healed, with backoff.
+ */
+export function planApp(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[], nowMs: number): AppAction {
+  if (deploy?.status === 'running') return { kind: 'deploy_step', deployId: deploy.id, step: deploy.step ?? 'validate' };
+  if (deploy?.status === 'pending') return { kind: 'begin_deploy', deployId: deploy.id };
+  if (app.appType !== 'managed' || !app.liveContainerName || app.currentDeployId === null) return { kind: 'steady' };
+  const live = containers.find((c) => c.name === app.liveContainerName);
+  if (live?.running) return { kind: 'steady' };
+  if (app.healNotBeforeMs !== null && app.healNotBeforeMs > nowMs) return { kind: 'heal_wait', afterMs: app.healNotBeforeMs - nowMs };
+  return { kind: 'heal', container: app.liveContainerName, exists: live !== undefined };
+}
+
+/**
+ * Containers labelled for this app that nothing wants: not the live one, not the staging or the draining
+ * old one of the deploy in progress. They are leftovers of crashes, failed deploys or a deleted app.
+ */
+export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[]): string[] {
+  if (!app.exists) return containers.map((c) => c.name);
+  const keep = new Set<string>();
+  if (app.liveContainerName) keep.add(app.liveContainerName);
+  if (deploy?.status === 'running') {
+    if (deploy.stagingContainer) keep.add(deploy.stagingContainer);
+    if (deploy.previousContainer) keep.add(deploy.previousContainer);
+  }
+  // A resumed `create` step may find its own container half-made; that step replaces it itself.
+  const ownStaging = (c: ObservedContainer) => deploy?.status === 'running' && c.deployId === deploy.id;
+  return containers.filter((c) => !keep.has(c.name) && !ownStaging(c)).map((c) => c.name);
+}
+
+/** Kubelet-style restart backoff: the first restart is immediate, then 10 s doubling to 5 min. */
+export function healBackoffMs(failures: number): number {
+  if (failures <= 1) return 0;
+  return Math.min(10_000 * 2 ** (failures - 2), 300_000);
+}
+
+/** A container that stayed up this long is considered recovered: its failure count resets. */
+export const HEAL_RESET_AFTER_MS = 10_000;
+
+export type ProbeVerdict = { kind: 'healthy' } | { kind: 'failed'; reason: string } | { kind: 'wait'; afterMs: number };
+
+/**
+ * Health-check decision for a staging container: it passes when it answered 2xx/3xx (and its image's own
+ * HEALTHCHECK, if any, says healthy); it fails at once when the container exited, or at the deadline.
+ * Probes are fast at first (25 ms), because most apps are ready within a second.
+ */
+export function judgeProbe(input: {
+  running: boolean;
+  exitCode?: number;
+  httpStatus?: number;
+  dockerHealth: 'none' | 'starting' | 'healthy' | 'unhealthy';
+  elapsedMs: number;
+  timeoutMs: number;
+}): ProbeVerdict {
+  if (!input.running) return { kind: 'failed', reason: `container exited with code ${input.exitCode ?? 'unknown'} before it became healthy` };
+  const httpOk = input.httpStatus !== undefined && input.httpStatus >= 200 && input.httpStatus < 400;
+  if (httpOk && (input.dockerHealth === 'none' || input.dockerHealth === 'healthy')) return { kind: 'healthy' };
+  if (input.elapsedMs >= input.timeoutMs) {
+    const why =
+      input.httpStatus === undefined
+        ? 'no HTTP answer'
+        : !httpOk
+          ? `HTTP ${input.httpStatus}`
+          : `Docker health check is ${input.dockerHealth}`;
+    return { kind: 'failed', reason: `health check did not pass within ${Math.round(input.timeoutMs / 1000)} s (${why})` };
+  }
+  const afterMs = input.elapsedMs < 2_000 ? 25 : input.elapsedMs < 10_000 ? 100 : 250;
+  return { kind: 'wait', afterMs: Math.min(afterMs, input.timeoutMs - input.elapsedMs) };
+}
+
+export type DrainVerdict = { kind: 'stop' } | { kind: 'wait'; afterMs: number };
+
+/**
+ * When the old container may get SIGTERM (notes/zero-downtime-switch.md rule 2): not before the proxy has
+ * re-resolved the route plus 250 ms, then once it has had no request in flight for 3 polls in a row, or
+ * at the drain cap regardless (long-lived streams are not moved).
+ */
+export function judgeDrain(input: { sinceCutMs: number; minWaitMs: number; capMs: number; inFlight: number; zeroPolls: number }): DrainVerdict {
+  if (input.sinceCutMs >= input.capMs) return { kind: 'stop' };
+  if (input.sinceCutMs < input.minWaitMs) return { kind: 'wait', afterMs: input.minWaitMs - input.sinceCutMs };
+  if (input.inFlight === 0 && input.zeroPolls >= 2) return { kind: 'stop' };
+  return { kind: 'wait', afterMs: 50 };
+}
+
+/** App status rules of API.md: active with a live container, error when the newest finished deploy failed. */
+export function deriveAppStatus(liveRunning: boolean, newestFinished: string | undefined): 'active' | 'inactive' | 'error' {
+  if (newestFinished === 'failed') return 'error';
+  if (liveRunning) return 'active';
+  if (newestFinished === 'auto_rollback') return 'error';
+  return 'inactive';
+}
+
+export interface EnvDiff {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** Keys added, removed and changed between two env snapshots (values never leave this function). */
+export function envDiff(previous: Record<string, string> | undefined, next: Record<string, string>): EnvDiff {
+  const prev = previous ?? {};
+  const added = Object.keys(next).filter((k) => !(k in prev)).sort();
+  const removed = Object.keys(prev).filter((k) => !(k in next)).sort();
+  const changed = Object.keys(next).filter((k) => k in prev && prev[k] !== next[k]).sort();
+  return { added, removed, changed };
+}
+
+/** Replaces every secret value in a message (engine errors can echo env values) before it is stored. */
+export function redact(message: string, secrets: string[]): string {
+  let out = message;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}

@@ -1,0 +1,138 @@
+// The app reconciler: observes one app (its row, its open deploy, the containers labelled with it), asks
+// plan.ts what to do next, does exactly that one thing, and says when to look again. Deploy steps live
+// in pipeline.ts, healing in heal.ts; this file only observes, dispatches and keeps status true.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Reconciler, Result } from '../../controller/types.js';
+import { keyOf } from '../../controller/types.js';
+import { LABELS } from '../../runtime/runtime.js';
+import { apps, deploys, type AppRow } from '../../store/schema/index.js';
+import { activeDeploy } from '../../store/deploys.js';
+import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer } from './plan.js';
+import { runDeployStep, beginDeploy } from './pipeline.js';
+import { heal } from './heal.js';
+import type { AppReconcilerDeps } from './deps.js';
+
+export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
+  const { db, runtime, settings } = deps;
+
+  async function observe(name: string) {
+    const row = db.select().from(apps).where(eq(apps.name, name)).get();
+    const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
+    const containers: ObservedContainer[] = list
+      // A deleted and re-created app of the same name must not adopt the old one's containers.
+      .filter((c) => !row || c.labels[LABELS.appId] === undefined || c.labels[LABELS.appId] === String(row.id))
+      .map((c) => ({
+        name: c.name,
+        running: c.running,
+        deployId: c.labels[LABELS.deploy] ? Number(c.labels[LABELS.deploy]) : undefined,
+        startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
+      }));
+    const strays = row ? list.filter((c) => c.labels[LABELS.appId] !== undefined && c.labels[LABELS.appId] !== String(row.id)) : [];
+    const deploy = row ? activeDeploy(db, row.id) : undefined;
+    return { row, containers, deploy, strays: strays.map((c) => c.name) };
+  }
+
+  async function reconcile(name: string): Promise<Result> {
+    const { row, containers, deploy, strays } = await observe(name);
+    const facts = toFacts(row);
+    const deployFacts: DeployFacts | undefined = deploy && {
+      id: deploy.id,
+      status: deploy.status as 'pending' | 'running',
+      step: deploy.step as DeployStep | null,
+      stagingContainer: deploy.stagingContainer,
+      previousContainer: deploy.previousContainer,
+    };
+
+    for (const orphan of [...orphans(facts, deployFacts, containers), ...strays]) {
+      deps.log.info('removing orphan container', { app: name, container: orphan });
+      await runtime.remove(orphan);
+    }
+    if (!row) {
+      await deps.dns.sync();
+      deps.enqueue(keyOf('proxy', 'main'));
+      return {};
+    }
+
+    const action = planApp(facts, deployFacts, containers, deps.now());
+    switch (action.kind) {
+      case 'begin_deploy':
+        await beginDeploy(deps, row, action.deployId);
+        return { requeueAfterMs: 0 };
+      case 'deploy_step':
+        return runDeployStep(deps, row, deploy!, action.step);
+      case 'heal':
+        return heal(deps, row, action.exists);
+      case 'heal_wait':
+        await refreshStatus(row, containers);
+        return { requeueAfterMs: action.afterMs };
+      case 'steady':
+        return steady(row, containers);
+    }
+  }
+
+  /** Keeps the observed facts true when nothing is in progress: adopted address, status, heal reset. */
+  async function steady(row: AppRow, containers: ObservedContainer[]): Promise<Result> {
+    if (row.appType === 'adopted_container' && row.currentDeployId === null && row.source) {
+      const adopted = await runtime.inspect(row.source);
+      const address = adopted?.running ? adopted.address ?? null : null;
+      if (row.liveContainerName !== row.source || row.liveAddress !== address) {
+        db.update(apps).set({ liveContainerName: row.source, liveAddress: address }).where(eq(apps.id, row.id)).run();
+        await deps.dns.sync();
+      }
+      await writeStatus(row, adopted?.running ?? false);
+      deps.enqueue(keyOf('proxy', 'main'));
+      return {};
+    }
+    const live = containers.find((c) => c.name === row.liveContainerName);
+    let requeueAfterMs: number | undefined;
+    if (live?.running && row.healFailures > 0) {
+      const upMs = deps.now() - (live.startedAtMs ?? deps.now());
+      if (upMs >= HEAL_RESET_AFTER_MS) db.update(apps).set({ healFailures: 0, healNotBefore: null }).where(eq(apps.id, row.id)).run();
+      else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
+    }
+    if (live?.running) {
+      // Drift: the engine may hand a restarted container a new address.
+      const info = await runtime.inspect(live.name, settings.network);
+      if (info?.address && info.address !== row.liveAddress) {
+        db.update(apps).set({ liveAddress: info.address }).where(eq(apps.id, row.id)).run();
+        await deps.dns.sync();
+      }
+    }
+    await writeStatus(row, live?.running ?? false);
+    deps.enqueue(keyOf('proxy', 'main'));
+    return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  }
+
+  async function refreshStatus(row: AppRow, containers: ObservedContainer[]) {
+    await writeStatus(row, containers.some((c) => c.name === row.liveContainerName && c.running));
+  }
+
+  async function writeStatus(row: AppRow, liveRunning: boolean) {
+    const newestFinished = db
+      .select({ status: deploys.status })
+      .from(deploys)
+      .where(and(eq(deploys.appId, row.id), inArray(deploys.status, ['success', 'failed', 'auto_rollback'])))
+      .orderBy(desc(deploys.id))
+      .limit(1)
+      .get()?.status;
+    const status = deriveAppStatus(liveRunning, newestFinished);
+    if (status !== row.status) db.update(apps).set({ status }).where(eq(apps.id, row.id)).run();
+  }
+
+  return {
+    kind: 'app',
+    reconcile,
+    listNames: () => db.select({ name: apps.name }).from(apps).all().map((a) => a.name),
+  };
+}
+
+function toFacts(row: AppRow | undefined): AppFacts {
+  return {
+    exists: row !== undefined,
+    appType: row?.appType ?? 'managed',
+    liveContainerName: row?.liveContainerName ?? null,
+    currentDeployId: row?.currentDeployId ?? null,
+    healFailures: row?.healFailures ?? 0,
+    healNotBeforeMs: row?.healNotBefore ? Date.parse(row.healNotBefore) : null,
+  };
+}

@@ -1,0 +1,25 @@
+// Pure: the routes the proxy should serve, from the app rows. Every app with routing fields gets its
+// route whether or not a container runs, so a deploy never changes the proxy config (only DNS answers).
+import { appDnsName, type Route } from '../../proxy/proxy.js';
+import type { AppRow } from '../../store/schema/index.js';
+
+export function desiredRoutes(rows: Pick<AppRow, 'name' | 'appType' | 'accessMode' | 'domain' | 'fallbackPort' | 'internalPort' | 'source'>[]): Route[] {
+  const routes: Route[] = [];
+  for (const a of rows) {
+    const upstream: Route['upstream'] =
+      a.appType === 'external_service'
+        ? { kind: 'url', url: a.source ?? '' }
+        : { kind: 'dns', name: appDnsName(a.name), port: a.internalPort };
+    if (upstream.kind === 'url' && !upstream.url) continue;
+    if (a.accessMode === 'domain' && a.domain) routes.push({ app: a.name, mode: 'domain', domain: a.domain, upstream });
+    if (a.accessMode === 'port' && a.fallbackPort) routes.push({ app: a.name, mode: 'port', port: a.fallbackPort, upstream });
+  }
+  return routes.sort((x, y) => x.app.localeCompare(y.app));
+}
+
+/** Pure: the DNS answers, app DNS name -> live container address. */
+export function desiredDnsRecords(rows: Pick<AppRow, 'name' | 'liveAddress'>[]): Record<string, string> {
+  const records: Record<string, string> = {};
+  for (const a of rows) if (a.liveAddress) records[appDnsName(a.name)] = a.liveAddress;
+  return records;
+}

@@ -1,0 +1,115 @@
+// Deploy records and their events: the persisted state machine the app reconciler advances. Creating a
+// deploy is a desired-state write (it enqueues the app); everything else here is written by the reconciler.
+import { and, asc, desc, eq, gt, inArray } from 'drizzle-orm';
+import type { Enqueue } from '../controller/types.js';
+import { keyOf } from '../controller/types.js';
+import type { Bus } from '../events/bus.js';
+import { tx, type Db } from './db.js';
+import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel } from './schema/index.js';
+
+export interface NewDeploy {
+  appId: number;
+  appName: string;
+  imageRef: string | null;
+  commitSha?: string | null;
+  trigger: DeployTrigger;
+}
+
+/**
+ * Queues a deploy. Older deploys still `pending` for the app are superseded (`cancelled`): only the
+ * newest queued intent matters, and the one running finishes first (API.md "Deploys").
+ */
+export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, input: NewDeploy): DeployRow {
+  const row = tx(db, () => {
+    const superseded = db
+      .select({ id: deploys.id })
+      .from(deploys)
+      .where(and(eq(deploys.appId, input.appId), eq(deploys.status, 'pending')))
+      .all();
+    const created = db
+      .insert(deploys)
+      .values({ appId: input.appId, imageRef: input.imageRef, commitSha: input.commitSha ?? null, trigger: input.trigger, status: 'pending' })
+      .returning()
+      .get();
+    if (superseded.length > 0) {
+      const now = nowIso();
+      db.update(deploys)
+        .set({ status: 'cancelled', completedAt: now, error: `superseded by deploy ${created.id}` })
+        .where(inArray(deploys.id, superseded.map((s) => s.id)))
+        .run();
+      for (const s of superseded) {
+        db.insert(deployEvents)
+          .values({ deployId: s.id, timestamp: now, level: 'warn', step: 'cancelled', message: `superseded by deploy ${created.id}` })
+          .run();
+      }
+    }
+    return { created, superseded };
+  });
+  for (const s of row.superseded) bus?.emit('deploy', s.id);
+  enqueue(keyOf('app', input.appName));
+  return row.created;
+}
+
+export const getDeploy = (db: Db, id: number) => db.select().from(deploys).where(eq(deploys.id, id)).get();
+
+/** Full history of an app, newest first. */
+export const listDeploys = (db: Db, appId: number) =>
+  db.select().from(deploys).where(eq(deploys.appId, appId)).orderBy(desc(deploys.id)).all();
+
+/** The deploy the pipeline works on: the running one, else the oldest pending. */
+export function activeDeploy(db: Db, appId: number): DeployRow | undefined {
+  const open = db
+    .select()
+    .from(deploys)
+    .where(and(eq(deploys.appId, appId), inArray(deploys.status, ['running', 'pending'])))
+    .orderBy(asc(deploys.id))
+    .all();
+  return open.find((d) => d.status === 'running') ?? open[0];
+}
+
+/** The newest successful deploy, optionally skipping a given image (rollback). */
+export function lastSuccessful(db: Db, appId: number, notImage?: string | null): DeployRow | undefined {
+  const rows = db
+    .select()
+    .from(deploys)
+    .where(and(eq(deploys.appId, appId), eq(deploys.status, 'success')))
+    .orderBy(desc(deploys.id))
+    .all();
+  return rows.find((d) => notImage === undefined || d.imageRef !== notImage);
+}
+
+/** Writes the fields that changed and tells live viewers. */
+export function updateDeploy(db: Db, bus: Bus | undefined, id: number, patch: Partial<DeployRow>): void {
+  db.update(deploys).set(patch).where(eq(deploys.id, id)).run();
+  bus?.emit('deploy', id);
+}
+
+export function addDeployEvent(db: Db, bus: Bus | undefined, deployId: number, step: string, message: string, level: EventLevel = 'info') {
+  const row = db.insert(deployEvents).values({ deployId, timestamp: nowIso(), level, step, message }).returning().get();
+  bus?.emit('deploy', deployId);
+  return row;
+}
+
+/** Events of a deploy, oldest first, optionally only those after an event id (stream resume). */
+export const listDeployEvents = (db: Db, deployId: number, afterId = 0) =>
+  db
+    .select()
+    .from(deployEvents)
+    .where(and(eq(deployEvents.deployId, deployId), gt(deployEvents.id, afterId)))
+    .orderBy(asc(deployEvents.id))
+    .all();
+
+export function addAppEvent(db: Db, appId: number, step: string, message: string, level: EventLevel = 'info') {
+  return db.insert(appEvents).values({ appId, timestamp: nowIso(), level, step, message }).returning().get();
+}
+
+export const listAppEvents = (db: Db, appId: number) =>
+  db.select().from(appEvents).where(eq(appEvents.appId, appId)).orderBy(asc(appEvents.id)).all();
+
+export function deployEventJson(e: typeof deployEvents.$inferSelect) {
+  return { id: e.id, deploy_id: e.deployId, timestamp: e.timestamp, level: e.level, step: e.step, message: e.message };
+}
+
+export function appEventJson(e: typeof appEvents.$inferSelect) {
+  return { id: e.id, app_id: e.appId, timestamp: e.timestamp, level: e.level, step: e.step, message: e.message };
+}
