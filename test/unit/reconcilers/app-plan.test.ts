@@ -1,0 +1,146 @@
+import { describe, it, expect } from 'vitest';
+import {
+  deriveAppStatus, envDiff, healBackoffMs, judgeDrain, judgeProbe, orphans, planApp, redact,
+  type AppFacts, type DeployFacts,
+} from '../../../src/reconcilers/app/plan.js';
+import { isLatest, mustPull, repositoryOf } from '../../../src/reconcilers/app/images.js';
+import { desiredRoutes, desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
+
+const app = (over: Partial<AppFacts> = {}): AppFacts => ({
+  exists: true, appType: 'managed', liveContainerName: 'svc-web-1', currentDeployId: 1, healFailures: 0, healNotBeforeMs: null, ...over,
+});
+const deploy = (over: Partial<DeployFacts> = {}): DeployFacts => ({
+  id: 2, status: 'running', step: 'health_check', stagingContainer: 'svc-web-2', previousContainer: 'svc-web-1', ...over,
+});
+
+describe('planApp', () => {
+  it('advances a running deploy before anything else', () => {
+    expect(planApp(app(), deploy(), [], 0)).toEqual({ kind: 'deploy_step', deployId: 2, step: 'health_check' });
+    expect(planApp(app(), deploy({ step: null }), [], 0)).toEqual({ kind: 'deploy_step', deployId: 2, step: 'validate' });
+  });
+  it('begins a pending deploy', () => {
+    expect(planApp(app(), deploy({ status: 'pending', step: null }), [], 0)).toEqual({ kind: 'begin_deploy', deployId: 2 });
+  });
+  it('is steady when the live container runs, or when nothing was ever deployed', () => {
+    expect(planApp(app(), undefined, [{ name: 'svc-web-1', running: true }], 0)).toEqual({ kind: 'steady' });
+    expect(planApp(app({ liveContainerName: null, currentDeployId: null }), undefined, [], 0)).toEqual({ kind: 'steady' });
+    expect(planApp(app({ appType: 'external_service' }), undefined, [], 0)).toEqual({ kind: 'steady' });
+  });
+  it('heals a stopped or missing live container, after the backoff', () => {
+    expect(planApp(app(), undefined, [{ name: 'svc-web-1', running: false }], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: true });
+    expect(planApp(app(), undefined, [], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 1_000)).toEqual({ kind: 'heal_wait', afterMs: 4_000 });
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 5_000).kind).toBe('heal');
+  });
+});
+
+describe('orphans', () => {
+  const c = (name: string, deployId?: number) => ({ name, running: true, deployId });
+  it('keeps the live, staging and draining containers, removes the rest', () => {
+    const list = [c('svc-web-1', 1), c('svc-web-2', 2), c('svc-web-0', 0)];
+    expect(orphans(app(), deploy(), list)).toEqual(['svc-web-0']);
+    expect(orphans(app(), undefined, list)).toEqual(['svc-web-2', 'svc-web-0']);
+  });
+  it('keeps a half-made container of the running deploy for its own step to replace', () => {
+    expect(orphans(app(), deploy({ stagingContainer: null, step: 'create' }), [c('svc-web-2', 2)])).toEqual([]);
+  });
+  it('removes everything of an app that no longer exists', () => {
+    expect(orphans(app({ exists: false }), undefined, [c('a'), c('b')])).toEqual(['a', 'b']);
+  });
+});
+
+describe('healBackoffMs', () => {
+  it('restarts at once, then 10 s doubling to 5 min', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 30].map(healBackoffMs)).toEqual([0, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000, 300_000]);
+  });
+});
+
+describe('judgeProbe', () => {
+  const base = { running: true, dockerHealth: 'none' as const, elapsedMs: 100, timeoutMs: 30_000 };
+  it.each([
+    [{ httpStatus: 200 }, 'healthy'],
+    [{ httpStatus: 302 }, 'healthy'],
+    [{ httpStatus: 500 }, 'wait'],
+    [{ httpStatus: undefined }, 'wait'],
+    [{ httpStatus: 200, dockerHealth: 'starting' as const }, 'wait'],
+    [{ httpStatus: 200, dockerHealth: 'healthy' as const }, 'healthy'],
+    [{ running: false, exitCode: 1 }, 'failed'],
+    [{ httpStatus: 500, elapsedMs: 30_000 }, 'failed'],
+  ])('%o -> %s', (over, kind) => {
+    expect(judgeProbe({ ...base, ...over }).kind).toBe(kind);
+  });
+  it('polls fast at first, slower later, never past the deadline', () => {
+    expect(judgeProbe({ ...base, elapsedMs: 10 })).toEqual({ kind: 'wait', afterMs: 25 });
+    expect(judgeProbe({ ...base, elapsedMs: 5_000 })).toEqual({ kind: 'wait', afterMs: 100 });
+    expect(judgeProbe({ ...base, elapsedMs: 29_900 })).toEqual({ kind: 'wait', afterMs: 100 });
+  });
+  it('says why it failed', () => {
+    const v = judgeProbe({ ...base, httpStatus: 503, elapsedMs: 31_000 });
+    expect(v).toEqual({ kind: 'failed', reason: 'health check did not pass within 30 s (HTTP 503)' });
+  });
+});
+
+describe('judgeDrain', () => {
+  const base = { minWaitMs: 1_250, capMs: 10_000, inFlight: 0, zeroPolls: 2 };
+  it('waits for the proxy to re-resolve, then for idle polls, capped', () => {
+    expect(judgeDrain({ ...base, sinceCutMs: 100 })).toEqual({ kind: 'wait', afterMs: 1_150 });
+    expect(judgeDrain({ ...base, sinceCutMs: 1_300 })).toEqual({ kind: 'stop' });
+    expect(judgeDrain({ ...base, sinceCutMs: 1_300, zeroPolls: 1 })).toEqual({ kind: 'wait', afterMs: 50 });
+    expect(judgeDrain({ ...base, sinceCutMs: 1_300, inFlight: 3 })).toEqual({ kind: 'wait', afterMs: 50 });
+    expect(judgeDrain({ ...base, sinceCutMs: 10_000, inFlight: 3 })).toEqual({ kind: 'stop' });
+  });
+});
+
+describe('deriveAppStatus', () => {
+  it.each([
+    [true, 'success', 'active'],
+    [true, 'auto_rollback', 'active'],
+    [false, 'auto_rollback', 'error'],
+    [true, 'failed', 'error'],
+    [false, undefined, 'inactive'],
+    [false, 'success', 'inactive'],
+  ])('live=%s newest=%s -> %s', (live, newest, status) => {
+    expect(deriveAppStatus(live as boolean, newest as string | undefined)).toBe(status);
+  });
+});
+
+describe('envDiff and redact', () => {
+  it('lists keys only', () => {
+    expect(envDiff({ A: '1', B: '2', C: '3' }, { A: '1', B: 'x', D: '4' })).toEqual({ added: ['D'], removed: ['C'], changed: ['B'] });
+    expect(envDiff(undefined, { A: '1' })).toEqual({ added: ['A'], removed: [], changed: [] });
+  });
+  it('replaces every secret occurrence, ignoring trivially short values', () => {
+    expect(redact('bad env PASSWORD=s3cr3t-v4lue in s3cr3t-v4lue', ['s3cr3t-v4lue', 'ab'])).toBe('bad env PASSWORD=[redacted] in [redacted]');
+  });
+});
+
+describe('image references', () => {
+  it.each([
+    ['nginx', true], ['nginx:latest', true], ['nginx:1.25', false], ['localhost:5000/app', true],
+    ['localhost:5000/app:v2', false], ['ghcr.io/o/app@sha256:abc', false],
+  ])('%s latest=%s', (ref, latest) => {
+    expect(isLatest(ref)).toBe(latest);
+  });
+  it('pulls latest always, others only when missing', () => {
+    expect(mustPull('app:1', true)).toBe(false);
+    expect(mustPull('app:1', false)).toBe(true);
+    expect(mustPull('app:latest', true)).toBe(true);
+  });
+  it('strips tag and digest', () => {
+    expect(repositoryOf('ghcr.io/o/app:1.2')).toBe('ghcr.io/o/app');
+    expect(repositoryOf('localhost:5000/app')).toBe('localhost:5000/app');
+    expect(repositoryOf('app@sha256:abc')).toBe('app');
+  });
+});
+
+describe('desiredRoutes', () => {
+  const row = { name: 'web', appType: 'managed' as const, accessMode: 'port' as const, domain: null, fallbackPort: 8080, internalPort: 3000, source: null };
+  it('routes every app by its access mode, through DNS or a fixed URL', () => {
+    expect(desiredRoutes([row])).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(desiredRoutes([{ ...row, accessMode: 'domain', domain: 'web.example.com' }])[0]).toMatchObject({ mode: 'domain', domain: 'web.example.com' });
+    expect(desiredRoutes([{ ...row, appType: 'external_service', source: 'http://10.0.0.9:9000' }])[0].upstream).toEqual({ kind: 'url', url: 'http://10.0.0.9:9000' });
+  });
+  it('answers DNS only for apps with a live address', () => {
+    expect(desiredDnsRecords([{ name: 'a', liveAddress: '172.18.0.2' }, { name: 'b', liveAddress: null }])).toEqual({ 'a.svc.internal.': '172.18.0.2' });
+  });
+});
