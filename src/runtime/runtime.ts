@@ -105,8 +105,11 @@ export interface Runtime {
   exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }): Promise<ExecResult>;
   /** Demultiplexed log lines; ends when the container stops (follow) or the signal aborts. */
   logs(nameOrId: string, opts: { follow: boolean; tail?: number; signal?: AbortSignal }): AsyncIterable<LogLine>;
-  /** Container events of the engine until the signal aborts. */
-  events(signal: AbortSignal): AsyncIterable<RuntimeEvent>;
+  /**
+   * Container events of the engine until the signal aborts. `onConnected` (optional) is called once the
+   * engine has accepted the subscription, so a watcher knows from when on no event is missed.
+   */
+  events(signal: AbortSignal, opts?: { onConnected?: () => void }): AsyncIterable<RuntimeEvent>;
   hasImage(ref: string): Promise<boolean>;
   pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
   /** Builds an image from a directory with a Dockerfile at its root. */

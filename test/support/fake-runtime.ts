@@ -1,0 +1,312 @@
+// An in-memory Runtime for reconciler unit tests (DESIGN.md rule 8: small fakes of our own ports, no
+// vi.mock). It keeps containers in a map, records every call, assigns addresses 10.0.0.N, emits the
+// container events the engine would (start, die, stop, destroy, ...), and lets a test simulate a crash
+// (`kill`), an image that exits or turns unhealthy, a failing pull, or the engine going away.
+import type {
+  ContainerInfo,
+  ContainerSpec,
+  ExecResult,
+  LogLine,
+  PullProgress,
+  Runtime,
+  RuntimeEvent,
+} from '../../src/runtime/runtime.js';
+
+/** How a container of an image behaves after start: keeps running, exits at once with 1, or is unhealthy. */
+export type ImageBehaviour = 'runs' | 'exits' | 'unhealthy' | 'healthy';
+
+export interface FakeContainer {
+  id: string;
+  spec: ContainerSpec;
+  state: ContainerInfo['state'];
+  exitCode?: number;
+  health: ContainerInfo['health'];
+  address?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  logs: LogLine[];
+}
+
+export interface FakeCall {
+  method: keyof Runtime;
+  args: unknown[];
+}
+
+export interface FakeRuntimeOptions {
+  /** Images present at start (pull or build adds more). */
+  images?: string[];
+  /** run() of an image not present fails like the engine does (default true). */
+  strictImages?: boolean;
+}
+
+/** Thrown by every method while the fake engine is unreachable. */
+export class FakeEngineDown extends Error {
+  constructor() {
+    super('connect ENOENT /var/run/docker.sock');
+  }
+}
+
+export class FakeRuntime implements Runtime {
+  readonly containers = new Map<string, FakeContainer>();
+  readonly images = new Set<string>();
+  readonly calls: FakeCall[] = [];
+  readonly networks = new Set<string>();
+  /** Per-image behaviour after start; default 'runs'. */
+  readonly behaviour = new Map<string, ImageBehaviour>();
+  /** When set, pull() of a ref (or of every ref, key '*') rejects with this message. */
+  readonly pullFailures = new Map<string, string>();
+  /** Answers exec(); default exit 0 with empty output. */
+  execHandler: (name: string, cmd: string[]) => ExecResult = () => ({ exitCode: 0, stdout: '', stderr: '' });
+  reachable = true;
+  private nextAddress = 2;
+  private nextId = 1;
+  private subscribers = new Set<{ push(ev: RuntimeEvent | null): void }>();
+  private readonly strictImages: boolean;
+
+  constructor(opts: FakeRuntimeOptions = {}) {
+    for (const i of opts.images ?? []) this.images.add(i);
+    this.strictImages = opts.strictImages ?? true;
+  }
+
+  // ---- test controls -------------------------------------------------------------------------------
+
+  /** Simulates a crash: the container exits with `exitCode` (default 137) and a `die` event is sent. */
+  kill(name: string, exitCode = 137): void {
+    const c = this.must(name);
+    this.exit(c, exitCode);
+  }
+
+  /** Sets the health a container reports and emits `health_status`. */
+  setHealth(name: string, health: ContainerInfo['health']): void {
+    const c = this.must(name);
+    c.health = health;
+    this.emit(c, `health_status: ${health}`);
+  }
+
+  /** Appends a log line a container "printed". */
+  log(name: string, line: string, stream: LogLine['stream'] = 'stdout'): void {
+    this.must(name).logs.push({ stream, line, time: new Date().toISOString() });
+  }
+
+  /** Engine goes away (every call fails, event streams end with an error) or comes back. */
+  setReachable(up: boolean): void {
+    this.reachable = up;
+    if (!up) for (const s of [...this.subscribers]) s.push(null);
+  }
+
+  /** Sends an arbitrary event to every subscriber. */
+  emitRaw(ev: RuntimeEvent): void {
+    for (const s of this.subscribers) s.push(ev);
+  }
+
+  /** How many event subscriptions are open. */
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /** Names of calls made, in order, optionally of one method. */
+  callsOf(method: keyof Runtime): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  // ---- Runtime -------------------------------------------------------------------------------------
+
+  async ping() {
+    this.record('ping', []);
+    return this.reachable;
+  }
+
+  async ensureNetwork(name: string) {
+    this.record('ensureNetwork', [name]);
+    this.networks.add(name);
+  }
+
+  async list(labels: Record<string, string>, network?: string) {
+    this.record('list', [labels, network]);
+    return [...this.containers.values()]
+      .filter((c) => Object.entries(labels).every(([k, v]) => c.spec.labels[k] === v))
+      .map((c) => this.info(c, network));
+  }
+
+  async inspect(nameOrId: string, network?: string) {
+    this.record('inspect', [nameOrId, network]);
+    const c = this.find(nameOrId);
+    return c && this.info(c, network);
+  }
+
+  async run(spec: ContainerSpec) {
+    this.record('run', [spec]);
+    if (this.find(spec.name)) throw new Error(`Conflict. The container name "/${spec.name}" is already in use`);
+    if (this.strictImages && !this.images.has(spec.image)) throw new Error(`No such image: ${spec.image}`);
+    const c: FakeContainer = { id: `fake${this.nextId++}`, spec, state: 'created', health: 'none', logs: [] };
+    if (spec.network && !spec.hostNetwork) c.address = `10.0.0.${this.nextAddress++}`;
+    this.containers.set(spec.name, c);
+    this.emit(c, 'create');
+    this.begin(c);
+    return this.info(c, spec.network);
+  }
+
+  async start(nameOrId: string) {
+    this.record('start', [nameOrId]);
+    const c = this.find(nameOrId);
+    if (!c) throw new Error(`No such container: ${nameOrId}`);
+    if (c.state !== 'running') this.begin(c);
+  }
+
+  async stop(nameOrId: string, graceSeconds: number) {
+    this.record('stop', [nameOrId, graceSeconds]);
+    const c = this.find(nameOrId);
+    if (!c || c.state !== 'running') return;
+    this.emit(c, 'kill');
+    this.exit(c, 0);
+    this.emit(c, 'stop');
+  }
+
+  async remove(nameOrId: string) {
+    this.record('remove', [nameOrId]);
+    const c = this.find(nameOrId);
+    if (!c) return;
+    if (c.state === 'running') this.exit(c, 137);
+    this.containers.delete(c.spec.name);
+    this.emit(c, 'destroy');
+  }
+
+  async exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }) {
+    this.record('exec', [nameOrId, cmd, opts]);
+    const c = this.find(nameOrId);
+    if (!c) throw new Error(`No such container: ${nameOrId}`);
+    if (c.state !== 'running') throw new Error(`Container ${c.id} is not running`);
+    return this.execHandler(c.spec.name, cmd);
+  }
+
+  async *logs(nameOrId: string, opts: { follow: boolean; tail?: number; signal?: AbortSignal }): AsyncIterable<LogLine> {
+    this.record('logs', [nameOrId, { follow: opts.follow, tail: opts.tail }]);
+    this.up();
+    const c = this.find(nameOrId);
+    if (!c) throw new Error(`No such container: ${nameOrId}`);
+    const lines = opts.tail === undefined ? c.logs : c.logs.slice(-opts.tail);
+    for (const l of lines) {
+      if (opts.signal?.aborted) return;
+      yield l;
+    }
+  }
+
+  events(signal: AbortSignal, opts?: { onConnected?: () => void }): AsyncIterable<RuntimeEvent> {
+    this.record('events', []);
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        self.up();
+        const buffered: (RuntimeEvent | null)[] = [];
+        let wake: (() => void) | undefined;
+        const sub = {
+          push(ev: RuntimeEvent | null) {
+            buffered.push(ev);
+            wake?.();
+          },
+        };
+        const onAbort = () => wake?.();
+        self.subscribers.add(sub);
+        signal.addEventListener('abort', onAbort);
+        opts?.onConnected?.();
+        try {
+          while (!signal.aborted) {
+            if (buffered.length === 0) await new Promise<void>((r) => (wake = r));
+            wake = undefined;
+            while (buffered.length && !signal.aborted) {
+              const ev = buffered.shift()!;
+              if (ev === null) throw new Error('unexpected EOF from the engine');
+              yield ev;
+            }
+          }
+        } finally {
+          self.subscribers.delete(sub);
+          signal.removeEventListener('abort', onAbort);
+        }
+      },
+    };
+  }
+
+  async hasImage(ref: string) {
+    this.record('hasImage', [ref]);
+    return this.images.has(ref);
+  }
+
+  async pull(ref: string, onProgress?: (p: PullProgress) => void) {
+    this.record('pull', [ref]);
+    const failure = this.pullFailures.get(ref) ?? this.pullFailures.get('*');
+    if (failure) throw new Error(failure);
+    onProgress?.({ status: `Pulling from ${ref}` });
+    this.images.add(ref);
+    onProgress?.({ status: `Status: Downloaded newer image for ${ref}` });
+  }
+
+  async build(contextDir: string, tag: string, onLog?: (line: string) => void) {
+    this.record('build', [contextDir, tag]);
+    onLog?.(`Successfully tagged ${tag}`);
+    this.images.add(tag);
+  }
+
+  // ---- internals -----------------------------------------------------------------------------------
+
+  private record(method: keyof Runtime, args: unknown[]) {
+    this.calls.push({ method, args });
+    if (method !== 'ping' && method !== 'events' && method !== 'logs') this.up();
+  }
+
+  private up() {
+    if (!this.reachable) throw new FakeEngineDown();
+  }
+
+  private find(nameOrId: string): FakeContainer | undefined {
+    const byName = this.containers.get(nameOrId.replace(/^\//, ''));
+    if (byName) return byName;
+    for (const c of this.containers.values()) if (c.id === nameOrId) return c;
+    return undefined;
+  }
+
+  private must(name: string): FakeContainer {
+    const c = this.find(name);
+    if (!c) throw new Error(`fake runtime: no container ${name}`);
+    return c;
+  }
+
+  private begin(c: FakeContainer) {
+    const b = this.behaviour.get(c.spec.image) ?? 'runs';
+    c.state = 'running';
+    c.exitCode = undefined;
+    c.startedAt = new Date().toISOString();
+    c.health = b === 'unhealthy' ? 'unhealthy' : b === 'healthy' ? 'healthy' : 'none';
+    this.emit(c, 'start');
+    if (b === 'exits') this.exit(c, 1);
+  }
+
+  private exit(c: FakeContainer, exitCode: number) {
+    c.state = 'exited';
+    c.exitCode = exitCode;
+    c.finishedAt = new Date().toISOString();
+    this.emit(c, 'die');
+  }
+
+  private emit(c: FakeContainer, action: string) {
+    this.emitRaw({ action, id: c.id, name: c.spec.name, labels: { ...c.spec.labels } });
+  }
+
+  private info(c: FakeContainer, network?: string): ContainerInfo {
+    const running = c.state === 'running';
+    const onNetwork = network === undefined || network === c.spec.network;
+    return {
+      id: c.id,
+      name: c.spec.name,
+      image: c.spec.image,
+      labels: { ...c.spec.labels },
+      state: c.state,
+      running,
+      exitCode: c.exitCode,
+      address: running && onNetwork ? c.address : undefined,
+      health: c.health,
+      startedAt: c.startedAt,
+      finishedAt: c.finishedAt,
+    };
+  }
+}
