@@ -1,0 +1,100 @@
+// The service catalog: everything svc knows about one service type in one place (image, port, data path,
+// credentials, container command, readiness, injected variables, backup dump). Reconciler, store, API and
+// backups read it so adding a type is one new file, not a hunt through switch statements.
+import type { Config } from '../config.js';
+import { SERVICE_TYPES, type ServiceType } from '../store/schema/services.js';
+import { postgres } from './postgres.js';
+import { mysql } from './mysql.js';
+import { redis } from './redis.js';
+import { garage } from './garage.js';
+
+/** The generated secrets and names of one service, sealed as JSON in `services.credentials_sealed`. */
+export type Credentials = Record<string, string>;
+
+/** Where a service lives, for the values that derive from it (host name, data dir). */
+export interface ServicePlace {
+  /** Service name (`[a-z][a-z0-9-]*`). */
+  name: string;
+  /** Container name, also its DNS name on the network. */
+  host: string;
+  /** Host directory mounted at `dataPath`. */
+  dataDir: string;
+}
+
+/** A command run inside the service container (argument array, never a shell string). */
+export interface ExecCommand {
+  cmd: string[];
+  /** Secrets go here, never into argv (argv shows in `ps` and engine events). */
+  env?: Record<string, string>;
+}
+
+export type Readiness =
+  /** Ready when the command exits 0 (and, if set, its stdout contains `expect`). */
+  | { kind: 'exec'; exec: ExecCommand; expect?: string }
+  /** Ready when `GET http://<container address>:<port><path>` answers. */
+  | { kind: 'http'; port: number; path: string };
+
+export interface ContainerConfig {
+  env: Record<string, string>;
+  cmd?: string[];
+  /** Files besides the data dir: host path (inside the data dir) to container path. */
+  extraMounts?: { source: string; target: string; readOnly: boolean }[];
+}
+
+export interface ServiceKind {
+  type: ServiceType;
+  image(images: Config['images']): string;
+  internalPort: number;
+  /** The engine's data directory inside the container; the service's host data dir is mounted there. */
+  dataPath: string;
+  /** Strong random credentials, generated once at creation. */
+  generateCredentials(name: string): Credentials;
+  container(creds: Credentials, place: ServicePlace): ContainerConfig;
+  /** Files the container needs before it starts (written into the data dir by the reconciler). */
+  files?(creds: Credentials): { path: string; content: string; mode: number }[];
+  readiness(creds: Credentials): Readiness;
+  /** True when provisioning after readiness is still to do (garage: layout, bucket, key). */
+  needsProvisioning?(creds: Credentials): boolean;
+  /** The fields of the credentials endpoint (SPEC.md 2.5), in order. */
+  credentialFields(creds: Credentials, place: ServicePlace): Record<string, string | number>;
+  /** Default prefix of injected variables (SPEC.md 2.6). */
+  envPrefix: string;
+  /** Injected variable suffix to credential field name. */
+  envFields: [suffix: string, field: string][];
+  /** Dump of all databases on stdout, for backups; undefined when a volume copy is the backup. */
+  dump?(creds: Credentials): ExecCommand;
+}
+
+const KINDS: Record<ServiceType, ServiceKind> = { postgres, mysql, redis, garage };
+
+/** Valid type values, for the 400 that names them. */
+export const serviceTypes: readonly ServiceType[] = SERVICE_TYPES;
+
+export const isServiceType = (t: string): t is ServiceType => (SERVICE_TYPES as readonly string[]).includes(t);
+
+/** The catalog entry of a type; throws on an unknown type (callers validate input first). */
+export function kindOf(type: ServiceType): ServiceKind {
+  const k = KINDS[type];
+  if (!k) throw new Error(`unknown service type ${type}`);
+  return k;
+}
+
+/** `svc-svc-<name>`: the container and host name of a service (API.md "Managed services"). */
+export const serviceContainerName = (name: string) => `svc-svc-${name}`;
+
+export { randomPassword } from './random.js';
+
+/** Names of the variables a link injects: the type prefix, or the alias in its place. */
+export function envKeys(kind: ServiceKind, alias?: string | null): string[] {
+  const prefix = alias || kind.envPrefix;
+  return kind.envFields.map(([suffix]) => `${prefix}_${suffix}`);
+}
+
+/** The variables a link injects into an app container, values from the credential fields. */
+export function injectedEnv(kind: ServiceKind, creds: Credentials, place: ServicePlace, alias?: string | null): Record<string, string> {
+  const fields = kind.credentialFields(creds, place);
+  const prefix = alias || kind.envPrefix;
+  const out: Record<string, string> = {};
+  for (const [suffix, field] of kind.envFields) out[`${prefix}_${suffix}`] = String(fields[field] ?? '');
+  return out;
+}
