@@ -1,0 +1,106 @@
+// Pure decisions of the service reconciler (DESIGN.md rule 5): from the desired row and what the engine
+// shows, the one next step and the status that step leaves. No I/O here, so every transition of SPEC.md
+// 3.1 (plus deletion, stop/start and self-healing) is a table test.
+import type { ServiceStatus } from '../../store/schema/services.js';
+
+export interface ServiceFacts {
+  status: ServiceStatus;
+  desiredRunning: boolean;
+  /** `deleted_at` is set: clean up, then drop the row. */
+  deleting: boolean;
+  purge: boolean;
+  dataDirExists: boolean;
+  /** Garage only: the bucket and key are not created yet. */
+  needsProvisioning: boolean;
+  healFailures: number;
+  healNotBeforeMs: number | null;
+}
+
+export interface ObservedService {
+  exists: boolean;
+  running: boolean;
+  exitCode?: number;
+  /** Engine error of the last start, if any. */
+  error?: string;
+  startedAtMs?: number;
+}
+
+export type ServiceAction =
+  | { kind: 'remove' }
+  | { kind: 'purge' }
+  | { kind: 'forget' }
+  | { kind: 'stop' }
+  | { kind: 'create'; counts: boolean }
+  | { kind: 'start'; counts: boolean }
+  /** The container gave up while provisioning: record it as a failure (then retry after the backoff). */
+  | { kind: 'fail'; message: string }
+  | { kind: 'backoff'; afterMs: number }
+  | { kind: 'wait-ready'; afterMs: number }
+  | { kind: 'provision-garage' }
+  | { kind: 'mark-active' }
+  | { kind: 'none'; afterMs?: number; resetHeal?: boolean };
+
+export interface ServicePlan {
+  action: ServiceAction;
+  /** The status to show once the action is done (written only when it differs). */
+  status: ServiceStatus;
+}
+
+/** Readiness poll interval while a service starts. */
+export const READY_POLL_MS = 1_000;
+/** A container that stayed up this long after a heal is healthy again: the backoff starts over. */
+export const HEAL_RESET_AFTER_MS = 60_000;
+
+/** Restart backoff after `failures` failed or crashed starts: 10 s doubling, at most 5 min (as the kubelet). */
+export function healBackoffMs(failures: number): number {
+  if (failures <= 0) return 0;
+  return Math.min(10_000 * 2 ** (failures - 1), 300_000);
+}
+
+/**
+ * The next step for one service. `ready` is the readiness check's answer, observed only for a running
+ * container of a service that is not yet `active` (undefined otherwise).
+ */
+export function planService(f: ServiceFacts, c: ObservedService, ready: boolean | undefined, nowMs: number): ServicePlan {
+  const keep = f.status;
+  if (f.deleting) {
+    if (c.exists) return { action: { kind: 'remove' }, status: keep };
+    if (f.purge && f.dataDirExists) return { action: { kind: 'purge' }, status: keep };
+    return { action: { kind: 'forget' }, status: keep };
+  }
+  if (!f.desiredRunning) {
+    return { action: c.running ? { kind: 'stop' } : { kind: 'none' }, status: 'stopped' };
+  }
+  const waitMs = f.healFailures > 0 && f.healNotBeforeMs !== null ? f.healNotBeforeMs - nowMs : 0;
+  if (!c.running) {
+    if (c.exists && f.status === 'provisioning') {
+      const why = c.error ? c.error : `container exited with code ${c.exitCode ?? 'unknown'} before it was ready`;
+      return { action: { kind: 'fail', message: why }, status: 'error' };
+    }
+    if (waitMs > 0) return { action: { kind: 'backoff', afterMs: waitMs }, status: keep };
+    // Coming back from pending or a requested start is not a failure; anything else is a crash or a retry.
+    const counts = f.status !== 'pending' && f.status !== 'stopped';
+    return { action: c.exists ? { kind: 'start', counts } : { kind: 'create', counts }, status: 'provisioning' };
+  }
+  if (f.status === 'active') {
+    if (f.healFailures === 0) return { action: { kind: 'none' }, status: 'active' };
+    const upMs = nowMs - (c.startedAtMs ?? nowMs);
+    if (upMs >= HEAL_RESET_AFTER_MS) return { action: { kind: 'none', resetHeal: true }, status: 'active' };
+    return { action: { kind: 'none', afterMs: HEAL_RESET_AFTER_MS - upMs }, status: 'active' };
+  }
+  if (!ready) {
+    return { action: { kind: 'wait-ready', afterMs: READY_POLL_MS }, status: f.status === 'error' ? 'error' : 'provisioning' };
+  }
+  if (f.needsProvisioning) {
+    if (f.status === 'error' && waitMs > 0) return { action: { kind: 'backoff', afterMs: waitMs }, status: keep };
+    return { action: { kind: 'provision-garage' }, status: f.status === 'error' ? 'error' : 'provisioning' };
+  }
+  return { action: { kind: 'mark-active' }, status: 'active' };
+}
+
+/** Replaces every secret value in an engine message before it is stored or logged. */
+export function redact(message: string, secrets: string[]): string {
+  let out = message;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
