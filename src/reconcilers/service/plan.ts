@@ -78,8 +78,9 @@ export function planService(f: ServiceFacts, c: ObservedService, ready: boolean 
       return { action: { kind: 'fail', message: why }, status: 'error' };
     }
     if (waitMs > 0) return { action: { kind: 'backoff', afterMs: waitMs }, status: keep };
-    // Coming back from pending or a requested start is not a failure; anything else is a crash or a retry.
-    const counts = f.status !== 'pending' && f.status !== 'stopped';
+    // A crash of a ready service (or a container removed mid-provisioning) counts toward the backoff; a
+    // first start, a requested start, or the retry of an already counted failure (`error`) does not.
+    const counts = f.status === 'active' || f.status === 'provisioning';
     return { action: c.exists ? { kind: 'start', counts } : { kind: 'create', counts }, status: 'provisioning' };
   }
   if (f.status === 'active') {

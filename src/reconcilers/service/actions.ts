@@ -1,0 +1,102 @@
+// The side effects of the service reconciler, one function per plan step that needs more than one engine
+// call: starting or recreating the container, recording failures with backoff, Garage provisioning,
+// purging the data dir, and writing status only when it changed (DESIGN.md rule 7).
+import { rmSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { eq } from 'drizzle-orm';
+import type { Result } from '../../controller/types.js';
+import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
+import { GARAGE_ADMIN_PORT } from '../../catalog/garage.js';
+import { nowIso, services, type ServiceRow, type ServiceStatus } from '../../store/schema/index.js';
+import { provisionGarage } from './garage-admin.js';
+import { healBackoffMs, redact } from './plan.js';
+import { prepareDataDir, serviceSpec } from './container.js';
+import type { ServiceReconcilerDeps } from './deps.js';
+
+export function createActions(deps: ServiceReconcilerDeps) {
+  const { db, runtime, settings } = deps;
+
+  /** Writes status (and error, when given) only if either differs from the row. */
+  function writeStatus(row: ServiceRow, status: ServiceStatus, error?: string | null) {
+    const errorChanged = error !== undefined && error !== row.error;
+    if (status === row.status && !errorChanged) return;
+    const set: Partial<typeof services.$inferInsert> = { status, updatedAt: nowIso() };
+    if (error !== undefined) set.error = error;
+    db.update(services).set(set).where(eq(services.id, row.id)).run();
+    row.status = status;
+    if (error !== undefined) row.error = error;
+  }
+
+  /** Counts a failed or crashed start and schedules the next try after the backoff. */
+  function countFailure(row: ServiceRow): number {
+    const failures = row.healFailures + 1;
+    const afterMs = healBackoffMs(failures);
+    db.update(services)
+      .set({ healFailures: failures, healNotBefore: new Date(deps.now() + afterMs).toISOString() })
+      .where(eq(services.id, row.id))
+      .run();
+    return afterMs;
+  }
+
+  /** Status `error` with the engine's message (secrets redacted); retried after the backoff. */
+  function recordFailure(row: ServiceRow, creds: Credentials, message: string): Result {
+    const clean = redact(message, Object.values(creds));
+    const afterMs = countFailure(row);
+    writeStatus(row, 'error', clean);
+    deps.log.warn('service provisioning failed', { service: row.name, error: clean, retry_in_ms: afterMs });
+    return { requeueAfterMs: afterMs };
+  }
+
+  /** `create` runs a new container (same data dir, same credentials); `start` starts the existing one. */
+  async function startContainer(row: ServiceRow, kind: ServiceKind, creds: Credentials, how: 'create' | 'start', counts: boolean): Promise<Result> {
+    try {
+      if (how === 'create') {
+        prepareDataDir(row, kind, creds);
+        await runtime.ensureNetwork(settings.network);
+        if (!(await runtime.hasImage(row.imageRef))) await runtime.pull(row.imageRef);
+        const info = await runtime.run(serviceSpec(row, kind, creds, settings));
+        db.update(services).set({ containerId: info.id }).where(eq(services.id, row.id)).run();
+      } else {
+        await runtime.start(row.containerName);
+      }
+    } catch (err) {
+      if (!(await runtime.ping())) throw err; // engine down: the work queue backs off; nothing to record
+      return recordFailure(row, creds, err instanceof Error ? err.message : String(err));
+    }
+    if (counts) countFailure(row);
+    writeStatus(row, 'provisioning');
+    if (counts) deps.log.warn('service container was not running; brought back', { service: row.name, how, attempt: row.healFailures + 1 });
+    return { requeueAfterMs: 250 };
+  }
+
+  /** Layout, bucket and key through the admin API; the real key goes into the sealed credentials. */
+  async function provision(row: ServiceRow, creds: Credentials): Promise<Result> {
+    const info = await runtime.inspect(row.containerName, settings.network);
+    try {
+      if (!info?.address) throw new Error(`container ${row.containerName} has no address on network ${settings.network}`);
+      const key = await provisionGarage(deps.fetch ?? fetch, {
+        baseUrl: `http://${info.address}:${GARAGE_ADMIN_PORT}`,
+        adminToken: creds.admin_token,
+        bucket: creds.bucket,
+        keyName: creds.key_name,
+      });
+      const next = { ...creds, access_key: key.accessKey, secret_key: key.secretKey };
+      db.update(services).set({ credentialsSealed: deps.sealer.sealJson(next), updatedAt: nowIso() }).where(eq(services.id, row.id)).run();
+      deps.log.info('garage provisioned', { service: row.name, bucket: creds.bucket });
+      return { requeueAfterMs: 0 };
+    } catch (err) {
+      return recordFailure(row, creds, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Removes the data dir, refusing anything outside `<dataDir>/services/`. */
+  function purge(row: ServiceRow) {
+    const root = resolve(settings.dataDir, 'services') + sep;
+    const dir = resolve(row.dataDir);
+    if (!dir.startsWith(root)) throw new Error(`refusing to purge ${dir}: not under ${root}`);
+    rmSync(dir, { recursive: true, force: true });
+    deps.log.info('service data purged', { service: row.name });
+  }
+
+  return { writeStatus, recordFailure, startContainer, provisionGarage: provision, purge };
+}

@@ -1,0 +1,24 @@
+import type { Sealer } from '../../crypto.js';
+import type { Logger } from '../../log.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { Db } from '../../store/db.js';
+import type { FetchFn } from './garage-admin.js';
+
+/** What the service reconciler is built from (constructor injection; tests pass fakes of the ports). */
+export interface ServiceReconcilerDeps {
+  db: Db;
+  runtime: Runtime;
+  sealer: Sealer;
+  log: Logger;
+  now: () => number;
+  settings: {
+    network: string;
+    instance: string;
+    /** SVC_DATA_DIR; service data dirs live under `<dataDir>/services/`. */
+    dataDir: string;
+  };
+  /** Status code of `GET url`, undefined when nothing answered (default: node:http, no keep-alive). */
+  httpGet?: (url: string, timeoutMs: number) => Promise<number | undefined>;
+  /** HTTP client for Garage's admin API (default: global fetch). */
+  fetch?: FetchFn;
+}

@@ -1,0 +1,118 @@
+// The service reconciler: observes one service (its row, its container, its readiness when it matters),
+// asks plan.ts for the next step, does that one step (actions.ts) and says when to look again. Containers
+// labelled as our services that no row owns are removed here too.
+import { existsSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
+import type { Reconciler, Result } from '../../controller/types.js';
+import { kindOf } from '../../catalog/catalog.js';
+import { LABELS, type ContainerInfo } from '../../runtime/runtime.js';
+import { services, type ServiceRow } from '../../store/schema/index.js';
+import { openCredentials } from '../../store/services.js';
+import { httpProbe } from '../app/probe.js';
+import { createActions } from './actions.js';
+import { checkReady } from './readiness.js';
+import { planService, type ObservedService, type ServiceFacts } from './plan.js';
+import type { ServiceReconcilerDeps } from './deps.js';
+
+/** Builds the reconciler of `service:<name>` keys; main.ts registers it with the controller. */
+export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler {
+  const { db, runtime, settings } = deps;
+  const httpGet = deps.httpGet ?? httpProbe;
+  const act = createActions(deps);
+  const ours = { [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.role]: 'service' };
+
+  async function reconcile(name: string): Promise<Result> {
+    const row = db.select().from(services).where(eq(services.name, name)).get();
+    const labelled = await runtime.list({ ...ours, [LABELS.service]: name }, settings.network);
+    // Ours but owned by no row (or not the row's container name): remove.
+    for (const c of labelled) {
+      if (!row || c.name !== row.containerName) {
+        deps.log.info('removing orphan service container', { service: name, container: c.name });
+        await runtime.remove(c.id);
+      }
+    }
+    if (!row) return {};
+
+    const info = labelled.find((c) => c.name === row.containerName) ?? (await runtime.inspect(row.containerName, settings.network));
+    const kind = kindOf(row.type);
+    const creds = openCredentials(deps.sealer, row);
+    const facts = toFacts(row, kind.needsProvisioning?.(creds) ?? false);
+    const observed = toObserved(info);
+    let ready: boolean | undefined;
+    if (!facts.deleting && facts.desiredRunning && observed.running && row.status !== 'active') {
+      ready = await checkReady(runtime, httpGet, row.containerName, settings.network, kind.readiness(creds));
+    }
+    const plan = planService(facts, observed, ready, deps.now());
+    const a = plan.action;
+    switch (a.kind) {
+      case 'remove':
+        await runtime.remove(row.containerName);
+        return { requeueAfterMs: 0 };
+      case 'purge':
+        act.purge(row);
+        return { requeueAfterMs: 0 };
+      case 'forget':
+        db.delete(services).where(eq(services.id, row.id)).run();
+        deps.log.info('service deleted', { service: name, purged: row.purgeOnDelete });
+        return {};
+      case 'stop':
+        await runtime.stop(row.containerName, 10);
+        act.writeStatus(row, plan.status);
+        return {};
+      case 'create':
+      case 'start':
+        return act.startContainer(row, kind, creds, a.kind, a.counts);
+      case 'fail':
+        return act.recordFailure(row, creds, a.message);
+      case 'backoff':
+        act.writeStatus(row, plan.status);
+        return { requeueAfterMs: a.afterMs };
+      case 'wait-ready':
+        act.writeStatus(row, plan.status);
+        return { requeueAfterMs: a.afterMs };
+      case 'provision-garage':
+        return act.provisionGarage(row, creds);
+      case 'mark-active':
+        act.writeStatus(row, 'active', null);
+        deps.log.info('service active', { service: name, type: row.type });
+        return row.healFailures > 0 ? { requeueAfterMs: 60_000 } : {};
+      case 'none':
+        if (a.resetHeal) db.update(services).set({ healFailures: 0, healNotBefore: null }).where(eq(services.id, row.id)).run();
+        act.writeStatus(row, plan.status);
+        return a.afterMs === undefined ? {} : { requeueAfterMs: a.afterMs };
+    }
+  }
+
+  /** Every service row plus every container labelled as one of our services (orphans get cleaned). */
+  async function listNames(): Promise<string[]> {
+    const names = new Set(db.select({ name: services.name }).from(services).all().map((s) => s.name));
+    for (const c of await runtime.list(ours)) if (c.labels[LABELS.service]) names.add(c.labels[LABELS.service]);
+    return [...names];
+  }
+
+  function toFacts(row: ServiceRow, needsProvisioning: boolean): ServiceFacts {
+    return {
+      status: row.status,
+      desiredRunning: row.desiredRunning,
+      deleting: row.deletedAt !== null,
+      purge: row.purgeOnDelete,
+      dataDirExists: existsSync(row.dataDir),
+      needsProvisioning,
+      healFailures: row.healFailures,
+      healNotBeforeMs: row.healNotBefore ? Date.parse(row.healNotBefore) : null,
+    };
+  }
+
+  return { kind: 'service', reconcile, listNames };
+}
+
+function toObserved(info: ContainerInfo | undefined): ObservedService {
+  if (!info) return { exists: false, running: false };
+  return {
+    exists: true,
+    running: info.running,
+    exitCode: info.exitCode,
+    error: info.error || undefined,
+    startedAtMs: info.startedAt ? Date.parse(info.startedAt) : undefined,
+  };
+}
