@@ -1,0 +1,63 @@
+// The engine's container event stream as RuntimeEvents: NDJSON over a long-lived GET /events, filtered to
+// type=container, ended cleanly when the caller aborts.
+import type Docker from 'dockerode';
+import type { Readable } from 'node:stream';
+import type { RuntimeEvent } from './runtime.js';
+import { engineError } from './docker-errors.js';
+import { LineSplitter } from './docker-streams.js';
+
+interface EngineEvent {
+  Type?: string;
+  Action?: string;
+  status?: string;
+  id?: string;
+  Actor?: { ID?: string; Attributes?: Record<string, string> };
+}
+
+/** Attributes the engine mixes into a container's labels on events; not labels. */
+const NOT_LABELS = new Set(['name', 'image', 'exitCode', 'signal', 'execID']);
+
+/** One decoded event line, or undefined when it is not a container event. */
+export function toRuntimeEvent(e: EngineEvent): RuntimeEvent | undefined {
+  if (e.Type && e.Type !== 'container') return undefined;
+  const attrs = e.Actor?.Attributes ?? {};
+  const labels: Record<string, string> = {};
+  for (const [k, v] of Object.entries(attrs)) if (!NOT_LABELS.has(k)) labels[k] = v;
+  return { action: e.Action ?? e.status ?? '', id: e.Actor?.ID ?? e.id ?? '', name: attrs.name ?? '', labels };
+}
+
+/** Container events until `signal` aborts (returns) or the engine goes away (ends or throws). */
+export async function* containerEvents(
+  docker: Docker,
+  signal: AbortSignal,
+  onConnected?: () => void,
+): AsyncGenerator<RuntimeEvent> {
+  if (signal.aborted) return;
+  let stream: Readable;
+  try {
+    stream = (await docker.getEvents({ filters: { type: ['container'] }, abortSignal: signal } as never)) as unknown as Readable;
+  } catch (err) {
+    if (signal.aborted) return;
+    throw engineError('events', err);
+  }
+  stream.setEncoding('utf8'); // decodes characters split across chunks
+  onConnected?.();
+  const split = new LineSplitter();
+  const onAbort = () => stream.destroy();
+  signal.addEventListener('abort', onAbort);
+  try {
+    for await (const chunk of stream) {
+      for (const line of split.push(String(chunk))) {
+        if (!line.trim()) continue;
+        const ev = toRuntimeEvent(JSON.parse(line) as EngineEvent);
+        if (ev) yield ev;
+      }
+    }
+  } catch (err) {
+    if (signal.aborted) return;
+    throw engineError('events', err);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    stream.destroy();
+  }
+}

@@ -1,0 +1,92 @@
+// Pure translation between our port's shapes and the Engine API's: a ContainerSpec into create options,
+// an inspect document into ContainerInfo. Kept apart from I/O so it is table-tested without an engine.
+import type Docker from 'dockerode';
+import type { ContainerInfo, ContainerSpec, ContainerState } from './runtime.js';
+
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+const time = (t: string | undefined) => (t && t !== ZERO_TIME ? t : undefined);
+
+/** Create options for POST /containers/create: binds for mounts, one network with aliases, no restarts by default. */
+export function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
+  const joinNetwork = spec.network && !spec.hostNetwork;
+  return {
+    name: spec.name,
+    Image: spec.image,
+    Env: spec.env ? Object.entries(spec.env).map(([k, v]) => `${k}=${v}`) : undefined,
+    Labels: spec.labels,
+    Cmd: spec.cmd,
+    Entrypoint: spec.entrypoint,
+    User: spec.user,
+    WorkingDir: spec.workingDir,
+    HostConfig: {
+      NetworkMode: spec.hostNetwork ? 'host' : (spec.network ?? 'bridge'),
+      Binds: spec.mounts?.map((m) => `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`),
+      RestartPolicy: { Name: spec.restart ?? 'no' },
+    },
+    NetworkingConfig: joinNetwork
+      ? { EndpointsConfig: { [spec.network!]: { Aliases: spec.networkAliases?.length ? spec.networkAliases : undefined } } }
+      : undefined,
+  };
+}
+
+/** The subset of GET /containers/{id}/json we read. */
+export interface InspectDoc {
+  Id: string;
+  Name: string;
+  Config?: { Image?: string; Labels?: Record<string, string> | null };
+  State: {
+    Status: string;
+    Running: boolean;
+    ExitCode?: number;
+    Error?: string;
+    StartedAt?: string;
+    FinishedAt?: string;
+    Health?: { Status?: string } | null;
+  };
+  NetworkSettings?: {
+    IPAddress?: string;
+    Networks?: Record<string, { IPAddress?: string } | null> | null;
+  };
+}
+
+/** Health as the port reports it; `none` when the image has no HEALTHCHECK. */
+function health(status: string | undefined): ContainerInfo['health'] {
+  return status === 'starting' || status === 'healthy' || status === 'unhealthy' ? status : 'none';
+}
+
+/** Address on `network` (or the first attached one), only while running. */
+function address(doc: InspectDoc, network?: string): string | undefined {
+  if (!doc.State.Running) return undefined;
+  const nets = doc.NetworkSettings?.Networks ?? {};
+  const ip = network ? nets[network]?.IPAddress : (Object.values(nets).find((n) => n?.IPAddress)?.IPAddress ?? doc.NetworkSettings?.IPAddress);
+  return ip || undefined;
+}
+
+export function toContainerInfo(doc: InspectDoc, network?: string): ContainerInfo {
+  const state = doc.State.Status as ContainerState;
+  const stopped = state === 'exited' || state === 'dead';
+  return {
+    id: doc.Id,
+    name: doc.Name.replace(/^\//, ''),
+    image: doc.Config?.Image ?? '',
+    labels: doc.Config?.Labels ?? {},
+    state,
+    running: doc.State.Running,
+    exitCode: stopped ? doc.State.ExitCode : undefined,
+    address: address(doc, network),
+    health: health(doc.State.Health?.Status),
+    startedAt: time(doc.State.StartedAt),
+    finishedAt: time(doc.State.FinishedAt),
+    error: doc.State.Error || undefined,
+  };
+}
+
+/** `docker -H` value into dockerode options; undefined means dockerode's defaults (DOCKER_HOST or the socket). */
+export function dockerOptions(host: string | undefined): Docker.DockerOptions | undefined {
+  if (!host) return undefined;
+  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
+  if (host.startsWith('/')) return { socketPath: host };
+  const u = new URL(host.replace(/^tcp:\/\//, 'http://'));
+  const protocol = u.protocol === 'https:' ? 'https' : 'http';
+  return { protocol, host: u.hostname, port: Number(u.port || (protocol === 'https' ? 2376 : 2375)) };
+}

@@ -1,0 +1,32 @@
+// Creating a named bridge network safely. The engine's CheckDuplicate is best effort: two concurrent
+// creates of one name both succeed and leave twins, after which the name resolves to neither reliably.
+// So after creating, we look for twins and the loser (the newer one) removes its own.
+import type Docker from 'dockerode';
+import type { Logger } from '../log.js';
+import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
+
+/** Networks whose name is exactly `name` (the engine's filter matches substrings), oldest first. */
+async function twins(docker: Docker, name: string) {
+  const all = (await call(`network ls ${name}`, () => docker.listNetworks({ filters: { name: [name] } }))) ?? [];
+  return all.filter((n) => n.Name === name).sort((a, b) => (a.Created ?? '').localeCompare(b.Created ?? '') || a.Id.localeCompare(b.Id));
+}
+
+/** Makes sure one bridge network called `name` exists; tolerates a concurrent creation by anyone. */
+export async function ensureNetworkOnce(docker: Docker, log: Logger, name: string): Promise<void> {
+  if ((await twins(docker, name)).length > 0) return;
+  let id: string;
+  try {
+    const created = await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { 'svc.managed': 'true' } });
+    id = created.id;
+  } catch (err) {
+    if (statusOf(err) === 409 || /already exists/i.test(engineMessage(err))) return; // someone else won
+    throw engineError(`network create ${name}`, err);
+  }
+  const found = await twins(docker, name);
+  if (found.length > 1 && found[0]!.Id !== id) {
+    await call(`network rm ${name}`, () => docker.getNetwork(id).remove(), [404]);
+    log.debug('removed a twin network created concurrently', { network: name });
+    return;
+  }
+  log.info('created network', { network: name });
+}

@@ -1,0 +1,178 @@
+// The Runtime port over dockerode (Docker Engine API). Only translation lives here: the decisions are the
+// reconcilers'. Expected engine answers are tolerated (a missing container on stop/remove, a stopped one on
+// stop, a removal already in progress, a network created concurrently); anything else becomes an Error
+// whose message includes the engine's own.
+import Docker from 'dockerode';
+import { Readable } from 'node:stream';
+import { create as tarCreate } from 'tar';
+import type { Logger } from '../log.js';
+import type { ContainerInfo, ExecResult, LogLine, Runtime } from './runtime.js';
+import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
+import { containerEvents } from './docker-events.js';
+import { ensureNetworkOnce } from './docker-network.js';
+import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from './docker-map.js';
+import { demuxLines, followProgress } from './docker-streams.js';
+
+export interface DockerRuntimeOptions {
+  /** DOCKER_HOST (unix://, tcp://, http(s)://); default: dockerode's (the DOCKER_HOST env or the socket). */
+  dockerHost?: string;
+  log: Logger;
+}
+
+/** A Runtime that talks to the engine at `dockerHost`; creating it does not connect. */
+export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { docker: Docker } {
+  const docker = new Docker(dockerOptions(opts.dockerHost));
+  const log = opts.log;
+  const ensuring = new Map<string, Promise<void>>();
+
+  const inspect = async (nameOrId: string, network?: string): Promise<ContainerInfo | undefined> => {
+    const doc = await call(`inspect ${nameOrId}`, () => docker.getContainer(nameOrId).inspect(), [404]);
+    return doc && toContainerInfo(doc as unknown as InspectDoc, network);
+  };
+
+  /** Waits (bounded) until a container whose removal is in progress is gone, so its name is free again. */
+  const waitGone = async (nameOrId: string) => {
+    for (let i = 0; i < 100 && (await inspect(nameOrId)); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+
+  const runtime: Runtime & { docker: Docker } = {
+    docker,
+
+    async ping() {
+      try {
+        await docker.ping();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    ensureNetwork(name) {
+      // One attempt per name at a time in this process; ensureNetworkOnce handles other processes.
+      let p = ensuring.get(name);
+      if (!p) {
+        p = ensureNetworkOnce(docker, log, name).finally(() => ensuring.delete(name));
+        ensuring.set(name, p);
+      }
+      return p;
+    },
+
+    async list(labels, network) {
+      const label = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
+      const summaries = await call('ps', () => docker.listContainers({ all: true, filters: { label } }));
+      const infos = await Promise.all((summaries ?? []).map((s) => inspect(s.Id, network)));
+      return infos.filter((i): i is ContainerInfo => i !== undefined); // removed between list and inspect
+    },
+
+    inspect,
+
+    async run(spec) {
+      const c = await call(`create ${spec.name}`, () => docker.createContainer(toCreateOptions(spec)));
+      await call(`start ${spec.name}`, () => c!.start());
+      const info = await inspect(c!.id, spec.network);
+      if (!info) throw new Error(`docker run ${spec.name}: container disappeared right after start`);
+      return info;
+    },
+
+    async start(nameOrId) {
+      await call(`start ${nameOrId}`, () => docker.getContainer(nameOrId).start(), [304]);
+    },
+
+    async stop(nameOrId, graceSeconds) {
+      await call(`stop ${nameOrId}`, () => docker.getContainer(nameOrId).stop({ t: graceSeconds }), [304, 404]);
+    },
+
+    async remove(nameOrId) {
+      try {
+        await docker.getContainer(nameOrId).remove({ force: true });
+      } catch (err) {
+        const status = statusOf(err);
+        if (status === 404) return;
+        if (status === 409 && /already in progress/i.test(engineMessage(err))) return waitGone(nameOrId);
+        throw engineError(`remove ${nameOrId}`, err);
+      }
+    },
+
+    async exec(nameOrId, cmd, o = {}): Promise<ExecResult> {
+      const op = `exec ${nameOrId} ${cmd[0] ?? ''}`.trim();
+      const exec = await call(op, () =>
+        docker.getContainer(nameOrId).exec({
+          Cmd: cmd,
+          AttachStdout: true,
+          AttachStderr: true,
+          Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined,
+          User: o.user,
+        }),
+      );
+      const stream = (await call(op, () => exec!.start({ hijack: true, stdin: false })))!;
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      await new Promise<void>((resolve, reject) => {
+        docker.modem.demuxStream(stream, { write: (b: Buffer) => out.push(b) } as never, { write: (b: Buffer) => err.push(b) } as never);
+        stream.on('end', resolve);
+        stream.on('close', resolve);
+        stream.on('error', (e) => reject(engineError(op, e)));
+      });
+      let state = await call(op, () => exec!.inspect());
+      for (let i = 0; i < 50 && state?.Running; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        state = await call(op, () => exec!.inspect());
+      }
+      return {
+        exitCode: state?.ExitCode ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      };
+    },
+
+    async *logs(nameOrId, o): AsyncGenerator<LogLine> {
+      const op = `logs ${nameOrId}`;
+      const base = { stdout: true, stderr: true, timestamps: true, tail: o.tail ?? 'all', abortSignal: o.signal };
+      let stream: Readable;
+      try {
+        const got: unknown = o.follow
+          ? await docker.getContainer(nameOrId).logs({ ...base, follow: true } as never)
+          : await docker.getContainer(nameOrId).logs({ ...base, follow: false } as never);
+        stream = Buffer.isBuffer(got) ? Readable.from([got]) : (got as Readable);
+      } catch (err) {
+        if (o.signal?.aborted) return;
+        throw engineError(op, err);
+      }
+      yield* demuxLines(docker.modem, stream, o.signal);
+    },
+
+    events(signal, o) {
+      return containerEvents(docker, signal, o?.onConnected);
+    },
+
+    async hasImage(ref) {
+      return (await call(`image inspect ${ref}`, () => docker.getImage(ref).inspect(), [404])) !== undefined;
+    },
+
+    async pull(ref, onProgress) {
+      const op = `pull ${ref}`;
+      const stream = (await call(op, () => docker.pull(ref) as Promise<Readable>))!;
+      try {
+        await followProgress(docker.modem, stream, (m) => {
+          if (m.status) onProgress?.({ status: m.status, id: m.id, progress: m.progress });
+        });
+      } catch (err) {
+        throw engineError(op, err);
+      }
+    },
+
+    async build(contextDir, tag, onLog) {
+      const op = `build ${tag}`;
+      const context = Readable.from(tarCreate({ cwd: contextDir, portable: true }, ['.']));
+      const stream = (await call(op, () => docker.buildImage(context as never, { t: tag, rm: true, forcerm: true })))!;
+      try {
+        await followProgress(docker.modem, stream as Readable, (m) => {
+          if (m.stream) for (const line of m.stream.split('\n')) if (line.trim()) onLog?.(line.replace(/\r$/, ''));
+        });
+      } catch (err) {
+        throw engineError(op, err);
+      }
+    },
+  };
+  return runtime;
+}
