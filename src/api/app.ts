@@ -5,6 +5,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { serviceRoutes } from './services.js';
+import { linkRoutes } from './links.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -23,5 +25,6 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  app.route('/api', serviceRoutes(deps)).route('/api', linkRoutes(deps));
   return app;
 }

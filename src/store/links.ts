@@ -17,7 +17,8 @@ export interface LinkView {
   envKeys: string[];
 }
 
-const appOf = (db: Db, appId: number) => {
+/** The live app with this id, or a 404. */
+export const requireApp = (db: Db, appId: number) => {
   const app = db.select({ id: apps.id, name: apps.name }).from(apps).where(and(eq(apps.id, appId), isNull(apps.deletedAt))).get();
   if (!app) throw notFound('app');
   return app;
@@ -41,7 +42,7 @@ export function listLinks(db: Db, appId: number): LinkView[] {
  * alias both want SQLA_*; the alias is the way out).
  */
 export function createLink(db: Db, enqueue: Enqueue, input: { appId: number; serviceId: number; alias?: string | null }): LinkView {
-  const app = appOf(db, input.appId);
+  const app = requireApp(db, input.appId);
   const service = db.select().from(services).where(and(eq(services.id, input.serviceId), isNull(services.deletedAt))).get();
   if (!service) throw notFound('service');
   const alias = input.alias || null;
@@ -68,7 +69,7 @@ export function createLink(db: Db, enqueue: Enqueue, input: { appId: number; ser
 
 /** Removes a link; 404 when the app or the link does not exist. */
 export function deleteLink(db: Db, enqueue: Enqueue, appId: number, serviceId: number): void {
-  const app = appOf(db, appId);
+  const app = requireApp(db, appId);
   const removed = tx(db, () => {
     const r = db.delete(serviceLinks).where(and(eq(serviceLinks.appId, app.id), eq(serviceLinks.serviceId, serviceId))).run();
     if (r.changes > 0) bumpConfigVersion(db, app.id);
