@@ -5,18 +5,31 @@ import { createSealer } from './crypto.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
 import { createApi } from './api/app.js';
-import type { Enqueue } from './controller/types.js';
+import { createManager, type Manager } from './controller/manager.js';
+import { createDockerRuntime } from './runtime/docker.js';
+import type { Runtime } from './runtime/runtime.js';
 
 export interface Daemon {
   db: Db;
   url: string;
+  /** The engine adapter and the controller; reconcilers are added with `manager.register(...)`. */
+  runtime: Runtime;
+  manager: Manager;
   stop(): Promise<void>;
 }
 
 export async function startDaemon(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Daemon> {
   const db = openDb(config.dbPath);
   const sealer = createSealer(config.encryptionKey);
-  const enqueue: Enqueue = () => {};
+  const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log });
+  const manager = createManager({
+    runtime,
+    instance: config.instance,
+    log,
+    resyncMs: config.resyncMs,
+    engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
+  });
+  const enqueue = manager.enqueue;
   const api = createApi({ db, sealer, config, log, enqueue, now: () => new Date() });
 
   const server: ServerType = await new Promise((resolve) => {
@@ -25,6 +38,8 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info('svc listening', { port, data_dir: config.dataDir });
+  // After the API: an unreachable engine only logs and retries, it never keeps the API down.
+  manager.start();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -41,8 +56,9 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
         });
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
+      await manager.stop();
       db.$client.close();
       log.info('svc stopped');
     })());
-  return { db, url: `http://127.0.0.1:${port}`, stop };
+  return { db, url: `http://127.0.0.1:${port}`, runtime, manager, stop };
 }
