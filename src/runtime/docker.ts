@@ -68,7 +68,13 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
 
     async run(spec) {
       const c = await call(`create ${spec.name}`, () => docker.createContainer(toCreateOptions(spec)));
-      await call(`start ${spec.name}`, () => c!.start());
+      try {
+        await call(`start ${spec.name}`, () => c!.start());
+      } catch (err) {
+        // Leave nothing half-made behind: the name stays free for the next attempt; the error says why.
+        await c!.remove({ force: true }).catch(() => {});
+        throw err;
+      }
       const info = await inspect(c!.id, spec.network);
       if (!info) throw new Error(`docker run ${spec.name}: container disappeared right after start`);
       return info;

@@ -130,6 +130,9 @@ describe('docker runtime', () => {
     const lines: string[] = [];
     for await (const l of runtime.logs(crash.name, { follow: false })) lines.push(`${l.stream}:${l.line}`);
     expect(lines).toEqual(['stderr:svc-test web crash: exiting with 1']);
+    const followed: string[] = [];
+    for await (const l of runtime.logs(crash.name, { follow: true, tail: 10 })) followed.push(l.line); // ends: stopped
+    expect(followed).toEqual(['svc-test web crash: exiting with 1']);
 
     const sick = await runtime.run(spec(WEB_UNHEALTHY));
     const res = await waitFor(() => get(`http://${sick.address}:${WEB_PORT}/`), { what: 'unhealthy answer' });
@@ -151,6 +154,9 @@ describe('docker runtime', () => {
     const s = spec(WEB_V1);
     await runtime.run(s);
     await expect(runtime.run({ ...s })).rejects.toThrow(/already in use/);
+    const bad = spec(WEB_V1, { cmd: ['/bin/no-such-binary'] });
+    await expect(runtime.run(bad)).rejects.toThrow(/docker start .*no such file/i);
+    expect(await runtime.inspect(bad.name)).toBeUndefined(); // not left half-made
     expect(await runtime.hasImage(WEB_V1)).toBe(true);
     expect(await runtime.hasImage('svc-test/no-such-image:v0')).toBe(false);
     await expect(runtime.pull('127.0.0.1:1/svc-test/nothing:v0')).rejects.toThrow(/docker pull 127\.0\.0\.1:1\/svc-test\/nothing:v0: .+/);
