@@ -18,6 +18,8 @@ export interface S3SignInput {
   body?: Buffer | string;
   /** Send `UNSIGNED-PAYLOAD` instead of the body's SHA-256. */
   unsignedPayload?: boolean;
+  /** Explicit x-amz-content-sha256 value (e.g. `STREAMING-UNSIGNED-PAYLOAD-TRAILER` for aws-chunked bodies). */
+  payloadHash?: string;
   /** Signing time; defaults to now. */
   date?: Date;
 }
@@ -80,7 +82,7 @@ export function signS3Request(creds: S3Credentials, input: S3SignInput): SignedR
   const body = input.body === undefined ? undefined : Buffer.from(input.body);
   const { amzDate, dateStamp } = amzDates(input.date ?? new Date());
   const service = creds.service ?? 's3';
-  const payloadHash = input.unsignedPayload ? 'UNSIGNED-PAYLOAD' : sha256Hex(body ?? '');
+  const payloadHash = input.payloadHash ?? (input.unsignedPayload ? 'UNSIGNED-PAYLOAD' : sha256Hex(body ?? ''));
 
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.headers ?? {})) headers[k.toLowerCase()] = String(v);
