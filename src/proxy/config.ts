@@ -1,0 +1,163 @@
+// Pure: desired routes -> the complete Caddy JSON config. The adapter loads it only when it differs from
+// what Caddy has, so the output must be deterministic: the same routes (in any order) give byte-identical
+// JSON (sorted routes, sorted servers, keys written in sorted order).
+import { isIP } from 'node:net';
+import type { Route, Upstream } from './proxy.js';
+
+export interface CaddyConfigOptions {
+  /** Caddy's admin endpoint, e.g. `http://127.0.0.1:2019`; kept in every config so a load never loses it. */
+  adminUrl: string;
+  httpPort: number;
+  httpsPort: number;
+  acmeEmail?: string;
+  tlsIssuer: 'acme' | 'internal';
+  /** Port of svc's DNS responder on 127.0.0.1 (dynamic upstreams resolve through it). */
+  dnsPort: number;
+  /** Optional certificate storage directory (host Caddy in external mode, tests); default Caddy's own. */
+  storageDir?: string;
+}
+
+/** How often Caddy re-resolves an app's DNS name; a switch waits at least this long before draining. */
+export const DNS_REFRESH_MS = 1000;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** `host:port` of the admin listener, from its URL. */
+export function adminListen(adminUrl: string): string {
+  const u = new URL(adminUrl);
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** Routes that cannot be served together, dropped by buildCaddyConfig (the first app by name wins). */
+export interface RouteConflict {
+  app: string;
+  reason: string;
+}
+
+/** Pure: splits routes into servable ones (sorted by app, then domain/port) and conflicts. */
+export function partitionRoutes(routes: Route[], opts: Pick<CaddyConfigOptions, 'httpPort' | 'httpsPort' | 'adminUrl'>) {
+  const sorted = [...routes].sort((a, b) => cmp(a.app, b.app) || cmp(a.domain ?? '', b.domain ?? '') || (a.port ?? 0) - (b.port ?? 0));
+  const adminPort = Number(adminListen(opts.adminUrl).split(':').pop());
+  const reserved = new Map<number, string>([
+    [opts.httpPort, 'SVC_HTTP_PORT'],
+    [opts.httpsPort, 'SVC_HTTPS_PORT'],
+    [adminPort, 'the proxy admin port'],
+  ]);
+  const ports = new Map<number, string>();
+  const domains = new Map<string, string>();
+  const ok: Route[] = [];
+  const conflicts: RouteConflict[] = [];
+  for (const r of sorted) {
+    if (r.mode === 'port') {
+      if (!r.port) conflicts.push({ app: r.app, reason: 'port-mode route without a port' });
+      else if (reserved.has(r.port)) conflicts.push({ app: r.app, reason: `port ${r.port} is ${reserved.get(r.port)}` });
+      else if (ports.has(r.port)) conflicts.push({ app: r.app, reason: `port ${r.port} is already used by ${ports.get(r.port)}` });
+      else {
+        ports.set(r.port, r.app);
+        ok.push(r);
+      }
+    } else {
+      const d = r.domain?.toLowerCase();
+      if (!d) conflicts.push({ app: r.app, reason: 'domain-mode route without a domain' });
+      else if (domains.has(d)) conflicts.push({ app: r.app, reason: `domain ${d} is already used by ${domains.get(d)}` });
+      else {
+        domains.set(d, r.app);
+        ok.push({ ...r, domain: d });
+      }
+    }
+  }
+  return { routes: ok, conflicts };
+}
+
+/** Pure: the reverse_proxy handler for one upstream (design D of notes/zero-downtime-switch.md for `dns`). */
+export function reverseProxyHandler(up: Upstream, dnsPort: number): Json {
+  if (up.kind === 'dns') {
+    return {
+      handler: 'reverse_proxy',
+      dynamic_upstreams: {
+        source: 'a',
+        name: up.name.endsWith('.') ? up.name : `${up.name}.`,
+        port: String(up.port),
+        refresh: `${DNS_REFRESH_MS / 1000}s`,
+        // `udp/` matters: without it Caddy asks over TCP and every request fails after 5 s.
+        resolver: { addresses: [`udp/127.0.0.1:${dnsPort}`] },
+        dial_timeout: '1s',
+      },
+      // `first`, not round_robin: 2.6.2's round_robin can miss the only healthy upstream.
+      load_balancing: { selection_policy: { policy: 'first' }, try_duration: '5s', try_interval: '100ms' },
+    };
+  }
+  const u = new URL(up.url);
+  const https = u.protocol === 'https:';
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const port = u.port || (https ? '443' : '80');
+  const dialHost = isIP(host) === 6 ? `[${host}]` : host;
+  const handler: { [k: string]: Json } = {
+    handler: 'reverse_proxy',
+    headers: { request: { set: { Host: [u.host] } } },
+    upstreams: [{ dial: `${dialHost}:${port}` }],
+  };
+  if (https) handler.transport = { protocol: 'http', tls: isIP(host) ? {} : { server_name: host } };
+  return handler;
+}
+
+/** Pure: the full Caddy config for these routes. Conflicting routes are left out (see partitionRoutes). */
+export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Json {
+  const { routes: ok } = partitionRoutes(routes, opts);
+  const servers: { [k: string]: Json } = {};
+  const domainRoutes = ok.filter((r) => r.mode === 'domain').sort((a, b) => cmp(a.domain!, b.domain!));
+  const portRoutes = ok.filter((r) => r.mode === 'port').sort((a, b) => a.port! - b.port!);
+
+  if (domainRoutes.length > 0) {
+    servers.domains = {
+      // Caddy's automatic HTTPS adds the HTTP->HTTPS redirect server on http_port by itself.
+      listen: [`:${opts.httpsPort}`],
+      routes: domainRoutes.map((r) => ({
+        match: [{ host: [r.domain!] }],
+        handle: [reverseProxyHandler(r.upstream, opts.dnsPort)],
+        terminal: true,
+      })),
+    };
+  }
+  for (const r of portRoutes) {
+    servers[`port-${r.port}`] = {
+      listen: [`:${r.port}`],
+      routes: [{ handle: [reverseProxyHandler(r.upstream, opts.dnsPort)], terminal: true }],
+      automatic_https: { disable: true },
+    };
+  }
+
+  const apps: { [k: string]: Json } = {
+    http: { http_port: opts.httpPort, https_port: opts.httpsPort, servers },
+  };
+  if (domainRoutes.length > 0) {
+    const issuer: { [k: string]: Json } =
+      opts.tlsIssuer === 'internal' ? { module: 'internal' } : { module: 'acme', ...(opts.acmeEmail ? { email: opts.acmeEmail } : {}) };
+    apps.tls = {
+      automation: {
+        policies: [{ subjects: domainRoutes.map((r) => r.domain!), issuers: [issuer], on_demand: false }],
+      },
+    };
+    // The local CA must not try to install itself into the host's trust store (needs root, prompts).
+    if (opts.tlsIssuer === 'internal') apps.pki = { certificate_authorities: { local: { install_trust: false } } };
+  }
+  const config: { [k: string]: Json } = { admin: { listen: adminListen(opts.adminUrl) }, apps };
+  if (opts.storageDir) config.storage = { module: 'file_system', root: opts.storageDir };
+  return sortKeys(config);
+}
+
+/** Pure: a copy with object keys in sorted order (JSON.stringify of it is canonical). */
+export function sortKeys(v: Json): Json {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    const out: { [k: string]: Json } = {};
+    for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]);
+    return out;
+  }
+  return v;
+}
+
+/** Canonical JSON text of a config, for comparing what Caddy has with what we want. */
+export const canonicalJson = (v: unknown): string => JSON.stringify(sortKeys(v as Json));
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { adminListen, buildCaddyConfig, canonicalJson, partitionRoutes, reverseProxyHandler } from '../../../src/proxy/config.js';
+import type { Route } from '../../../src/proxy/proxy.js';
+
+const opts = { adminUrl: 'http://127.0.0.1:2019', httpPort: 80, httpsPort: 443, tlsIssuer: 'acme' as const, dnsPort: 5353 };
+const dns = (app: string, port = 3000) => ({ kind: 'dns' as const, name: `${app}.svc.internal.`, port });
+const portRoute = (app: string, port: number): Route => ({ app, mode: 'port', port, upstream: dns(app) });
+const domainRoute = (app: string, domain: string): Route => ({ app, mode: 'domain', domain, upstream: dns(app) });
+
+type AnyJson = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('buildCaddyConfig', () => {
+  it('keeps the admin listener in every config, even with no routes', () => {
+    const c = buildCaddyConfig([], opts) as AnyJson;
+    expect(c.admin).toEqual({ listen: '127.0.0.1:2019' });
+    expect(c.apps.http.servers).toEqual({});
+    expect(c.apps.tls).toBeUndefined();
+  });
+
+  it.each([
+    ['http://127.0.0.1:2019', '127.0.0.1:2019'],
+    ['http://localhost:9999/', 'localhost:9999'],
+    ['http://10.1.2.3', '10.1.2.3:80'],
+  ])('admin listen of %s is %s', (url, listen) => expect(adminListen(url)).toBe(listen));
+
+  it('port mode: one server per app on :port, automatic HTTPS off, dynamic upstream through the responder', () => {
+    const c = buildCaddyConfig([portRoute('web', 8080)], opts) as AnyJson;
+    expect(Object.keys(c.apps.http.servers)).toEqual(['port-8080']);
+    const s = c.apps.http.servers['port-8080'];
+    expect(s.listen).toEqual([':8080']);
+    expect(s.automatic_https).toEqual({ disable: true });
+    expect(s.routes).toEqual([
+      {
+        handle: [
+          {
+            handler: 'reverse_proxy',
+            dynamic_upstreams: {
+              source: 'a',
+              name: 'web.svc.internal.',
+              port: '3000',
+              refresh: '1s',
+              resolver: { addresses: ['udp/127.0.0.1:5353'] },
+              dial_timeout: '1s',
+            },
+            load_balancing: { selection_policy: { policy: 'first' }, try_duration: '5s', try_interval: '100ms' },
+          },
+        ],
+        terminal: true,
+      },
+    ]);
+  });
+
+  it('domain mode: one server on :httpsPort with host matchers and an ACME policy with the email', () => {
+    const c = buildCaddyConfig([domainRoute('b', 'B.example.com'), domainRoute('a', 'a.example.com')], { ...opts, acmeEmail: 'ops@example.com' }) as AnyJson;
+    const s = c.apps.http.servers.domains;
+    expect(s.listen).toEqual([':443']);
+    expect(s.automatic_https).toBeUndefined(); // redirects stay on
+    expect(s.routes.map((r: AnyJson) => r.match[0].host[0])).toEqual(['a.example.com', 'b.example.com']);
+    expect(c.apps.http.http_port).toBe(80);
+    expect(c.apps.http.https_port).toBe(443);
+    expect(c.apps.tls.automation.policies).toEqual([
+      { subjects: ['a.example.com', 'b.example.com'], issuers: [{ module: 'acme', email: 'ops@example.com' }], on_demand: false },
+    ]);
+    expect(c.apps.pki).toBeUndefined();
+  });
+
+  it.each([
+    ['acme', undefined, { module: 'acme' }],
+    ['internal', 'x@example.com', { module: 'internal' }],
+  ] as const)('issuer %s (email %s)', (tlsIssuer, acmeEmail, issuer) => {
+    const c = buildCaddyConfig([domainRoute('a', 'a.test')], { ...opts, tlsIssuer, acmeEmail }) as AnyJson;
+    expect(c.apps.tls.automation.policies[0].issuers).toEqual([issuer]);
+    if (tlsIssuer === 'internal') expect(c.apps.pki.certificate_authorities.local.install_trust).toBe(false);
+  });
+
+  it('the same routes in any order give byte-identical JSON', () => {
+    const routes = [portRoute('z', 9001), domainRoute('a', 'a.test'), portRoute('m', 9000), domainRoute('c', 'c.test')];
+    const one = JSON.stringify(buildCaddyConfig(routes, opts));
+    const two = JSON.stringify(buildCaddyConfig([...routes].reverse(), opts));
+    expect(one).toBe(two);
+    expect(one).toBe(canonicalJson(JSON.parse(one)));
+  });
+
+  it('adds file storage only when asked', () => {
+    expect((buildCaddyConfig([], opts) as AnyJson).storage).toBeUndefined();
+    expect((buildCaddyConfig([], { ...opts, storageDir: '/d' }) as AnyJson).storage).toEqual({ module: 'file_system', root: '/d' });
+  });
+});
+
+describe('reverseProxyHandler for url upstreams', () => {
+  it.each([
+    ['http://api.example.com', { dial: 'api.example.com:80' }, 'api.example.com', undefined],
+    ['http://10.0.0.5:8080/ignored', { dial: '10.0.0.5:8080' }, '10.0.0.5:8080', undefined],
+    ['https://api.example.com', { dial: 'api.example.com:443' }, 'api.example.com', { protocol: 'http', tls: { server_name: 'api.example.com' } }],
+    ['https://1.2.3.4:8443', { dial: '1.2.3.4:8443' }, '1.2.3.4:8443', { protocol: 'http', tls: {} }],
+    ['http://[::1]:81', { dial: '[::1]:81' }, '[::1]:81', undefined],
+  ])('%s', (url, upstream, host, transport) => {
+    const h = reverseProxyHandler({ kind: 'url', url }, 5353) as AnyJson;
+    expect(h.upstreams).toEqual([upstream]);
+    expect(h.headers.request.set.Host).toEqual([host]);
+    expect(h.transport).toEqual(transport);
+  });
+
+  it('adds a trailing dot to a dns name without one', () => {
+    expect((reverseProxyHandler({ kind: 'dns', name: 'web.svc.internal', port: 80 }, 53) as AnyJson).dynamic_upstreams.name).toBe('web.svc.internal.');
+  });
+});
+
+describe('partitionRoutes', () => {
+  it.each<[string, Route[], string[], string[]]>([
+    ['duplicate port: first app by name wins', [portRoute('b', 9000), portRoute('a', 9000)], ['a'], ['b']],
+    ['port equal to SVC_HTTP_PORT', [portRoute('a', 80)], [], ['a']],
+    ['port equal to the admin port', [portRoute('a', 2019)], [], ['a']],
+    ['duplicate domain, case-insensitive', [domainRoute('a', 'x.test'), domainRoute('b', 'X.TEST')], ['a'], ['b']],
+    ['port route without a port', [{ app: 'a', mode: 'port', upstream: dns('a') }], [], ['a']],
+    ['no conflict', [portRoute('a', 9000), domainRoute('b', 'b.test')], ['a', 'b'], []],
+  ])('%s', (_name, routes, kept, dropped) => {
+    const { routes: ok, conflicts } = partitionRoutes(routes, opts);
+    expect(ok.map((r) => r.app)).toEqual(kept);
+    expect(conflicts.map((c) => c.app)).toEqual(dropped);
+  });
+});
