@@ -1,0 +1,117 @@
+// The Proxy port over Caddy's admin API. `apply` compares the generated config with what Caddy has
+// (`GET /config/`) and posts `/load` only when they differ: a load closes idle client keep-alive
+// connections, so an unchanged config must never be reloaded (not on a resync, not after a daemon
+// restart). Asking Caddy each time, instead of remembering the last load, also re-applies the config
+// after Caddy itself restarted with an empty or older one.
+import type { Logger } from '../log.js';
+import { buildCaddyConfig, canonicalJson, partitionRoutes, type CaddyConfigOptions } from './config.js';
+import type { Proxy, Route } from './proxy.js';
+
+export class ProxyUnreachableError extends Error {}
+export class ProxyLoadError extends Error {}
+
+export interface CaddyProxyOptions extends CaddyConfigOptions {
+  log: Logger;
+  /** Injectable for tests (counting loads); default global fetch. */
+  fetch?: typeof fetch;
+  /** Per admin request (default 30 s: a load may wait on listeners). */
+  timeoutMs?: number;
+}
+
+export interface CaddyProxy extends Proxy {
+  /** The config `apply(routes)` would load (for diagnostics). */
+  configFor(routes: Route[]): unknown;
+  /** Resolves when the admin API answers, false after `timeoutMs`. */
+  waitReady(timeoutMs: number): Promise<boolean>;
+}
+
+export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
+  const base = opts.adminUrl.replace(/\/+$/, '');
+  const doFetch = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  let chain: Promise<void> = Promise.resolve();
+  let reported = '';
+
+  const admin = async (method: string, path: string, body?: string, timeout = timeoutMs): Promise<Response> => {
+    try {
+      return await doFetch(`${base}${path}`, {
+        method,
+        body,
+        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+        signal: AbortSignal.timeout(timeout),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new ProxyUnreachableError(
+        `Caddy admin API at ${base} is unreachable (${why}) during ${method} ${path}: is the proxy running? ` +
+          `(SVC_PROXY_MODE=external expects Caddy at SVC_PROXY_ADMIN_URL)`,
+      );
+    }
+  };
+
+  const applyOnce = async (routes: Route[]) => {
+    const { conflicts } = partitionRoutes(routes, opts);
+    const key = JSON.stringify(conflicts);
+    if (key !== reported) {
+      for (const c of conflicts) opts.log.warn('route left out of the proxy config', { app: c.app, reason: c.reason });
+      reported = key;
+    }
+    const wanted = buildCaddyConfig(routes, opts);
+    const text = JSON.stringify(wanted);
+    const current = await admin('GET', '/config/');
+    if (current.ok) {
+      const raw = await current.text();
+      let have: unknown = null;
+      try {
+        have = JSON.parse(raw);
+      } catch {
+        /* not JSON: treat as different */
+      }
+      if (canonicalJson(have) === text) return;
+    } else {
+      await current.body?.cancel();
+    }
+    const res = await admin('POST', '/load', text);
+    if (!res.ok) {
+      const detail = (await res.text()).trim();
+      throw new ProxyLoadError(`Caddy rejected the config (HTTP ${res.status}): ${detail.slice(0, 2000)}`);
+    }
+    await res.body?.cancel();
+    opts.log.info('proxy config loaded', { routes: routes.length });
+  };
+
+  return {
+    apply(routes) {
+      // Serialised: two reconciles must not interleave their compare and load.
+      const run = chain.then(() => applyOnce(routes));
+      chain = run.catch(() => {});
+      return run;
+    },
+    async upstreamRequests() {
+      const res = await admin('GET', '/reverse_proxy/upstreams', undefined, 5000);
+      if (!res.ok) throw new ProxyLoadError(`Caddy upstreams endpoint answered HTTP ${res.status}`);
+      const list = (await res.json()) as { address?: string; num_requests?: number }[] | null;
+      const out = new Map<string, number>();
+      for (const u of list ?? []) {
+        if (!u.address) continue;
+        out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
+      }
+      return out;
+    },
+    configFor: (routes) => buildCaddyConfig(routes, opts),
+    async waitReady(ms) {
+      const end = Date.now() + ms;
+      for (;;) {
+        try {
+          const res = await admin('GET', '/config/', undefined, 1000);
+          await res.body?.cancel();
+          return true;
+        } catch {
+          if (Date.now() >= end) return false;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    },
+  };
+}
