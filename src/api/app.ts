@@ -7,6 +7,11 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { serviceRoutes } from './services.js';
 import { linkRoutes } from './links.js';
+import { authGuard } from './auth-guard.js';
+import { authRoutes } from './auth.js';
+import { tokenRoutes } from './tokens.js';
+import { appRoutes } from './apps.js';
+import { envRoutes } from './env.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -25,6 +30,13 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
-  app.route('/api', serviceRoutes(deps)).route('/api', linkRoutes(deps));
+  // The wall: every /api/* route below needs a session or token, except the public ones it lists.
+  app.use('/api/*', authGuard(deps));
+  app.route('/api', authRoutes(deps));
+  app.route('/api', tokenRoutes(deps));
+  app.route('/api', appRoutes(deps));
+  app.route('/api', envRoutes(deps));
+  app.route('/api', serviceRoutes(deps));
+  app.route('/api', linkRoutes(deps));
   return app;
 }

@@ -7,7 +7,8 @@ import { memoryDb, recordingEnqueue, testKey, testSealer } from '../../support/d
 import { createApi } from '../../../src/api/app.js';
 import { parseConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
-import { apps, services } from '../../../src/store/schema/index.js';
+import { apps, services, users } from '../../../src/store/schema/index.js';
+import { createApiToken } from '../../../src/store/tokens.js';
 import type { Db } from '../../../src/store/db.js';
 
 let db: Db;
@@ -15,10 +16,11 @@ let dir: string;
 let api: ReturnType<typeof createApi>;
 let logLines: string[];
 let enqueue: ReturnType<typeof recordingEnqueue>;
+let token: string;
 const sealer = testSealer();
 
 const req = (method: string, path: string, body?: unknown) =>
-  api.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  api.request(path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
 const json = async (method: string, path: string, body?: unknown) => {
   const res = await req(method, path, body);
   return { status: res.status, body: res.status === 204 ? null : await res.json() };
@@ -33,6 +35,9 @@ beforeEach(() => {
   const config = parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64'), SVC_DATA_DIR: dir });
   const log = createLogger('debug', {}, (l) => logLines.push(l));
   api = createApi({ db, sealer, config, log, enqueue, now: () => new Date() });
+  // The API is behind the auth wall: these tests authenticate as a seeded user with a bearer token.
+  const user = db.insert(users).values({ username: 'admin', passwordHash: 'unused' }).returning().get();
+  token = createApiToken(db, user.id, 'test', new Date()).token;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

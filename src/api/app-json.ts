@@ -1,0 +1,52 @@
+// The app record as the API shows it (API.md "Apps"), with the two derived fields: `access_url` (where a
+// browser reaches the app) and `config_changed` (env or links changed since the live deploy).
+import type { Context } from 'hono';
+import type { Config } from '../config.js';
+import type { AppRow } from '../store/schema/index.js';
+import { requestHost } from './http-context.js';
+
+/**
+ * The host name port-mode URLs use: SVC_PUBLIC_URL's, else the one the client used to reach the API
+ * (the same machine serves both). Bracketed for IPv6 so it can go straight into a URL.
+ */
+export function publicHostname(c: Context, config: Config): string {
+  if (config.publicUrl) return new URL(config.publicUrl).hostname;
+  try {
+    return new URL(`http://${requestHost(c)}`).hostname;
+  } catch {
+    return 'localhost';
+  }
+}
+
+/** Domain mode: `https://<domain>` (the proxy serves it with TLS, ACME or internal CA); port mode: `http://<host>:<port>`. */
+export function accessUrl(app: Pick<AppRow, 'accessMode' | 'domain' | 'fallbackPort'>, hostname: string): string | null {
+  if (app.accessMode === 'domain') return app.domain ? `https://${app.domain}` : null;
+  return app.fallbackPort ? `http://${hostname}:${app.fallbackPort}` : null;
+}
+
+/** `deployedConfigVersion`: the config version of the app's live deploy, null when it has none. */
+export function appJson(app: AppRow, deployedConfigVersion: number | null, hostname: string) {
+  return {
+    id: app.id,
+    name: app.name,
+    app_type: app.appType,
+    build_mode: app.buildMode,
+    project_type: app.projectType,
+    source: app.source,
+    repo_url: app.repoUrl,
+    branch: app.branch,
+    internal_port: app.internalPort,
+    image_ref: app.imageRef,
+    domain: app.domain,
+    fallback_port: app.fallbackPort,
+    access_mode: app.accessMode,
+    health_check_path: app.healthCheckPath,
+    status: app.status,
+    access_url: accessUrl(app, hostname),
+    live_container_name: app.liveContainerName,
+    current_deploy_id: app.currentDeployId,
+    config_changed: app.currentDeployId !== null && deployedConfigVersion !== null && deployedConfigVersion !== app.configVersion,
+    created_at: app.createdAt,
+    updated_at: app.updatedAt,
+  };
+}

@@ -1,0 +1,103 @@
+// App endpoints (API.md "Apps"). Handlers validate field shapes with zod, then go through the store
+// (src/store/apps.ts), which checks whole-record rules and uniqueness and enqueues the reconcilers.
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { badRequest, notFound } from '../errors.js';
+import { createApp, deleteApp, getAppWithDeployVersion, listAppsWithDeployVersion, updateApp, type AppFields } from '../store/apps.js';
+import { appEventJson, listAppEvents, listDeploys } from '../store/deploys.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES } from '../store/schema/index.js';
+import { appJson, publicHostname } from './app-json.js';
+import { deployJson } from './deploy-json.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+import { body, domainSchema, idParam, nameSchema, portSchema } from './validate.js';
+
+const noSpace = (max: number) => z.string().min(1).max(max).regex(/^\S+$/, 'must not contain white space');
+
+/** Writable fields, each optional; `null` clears a nullable one. */
+const fieldShape = {
+  app_type: z.enum(APP_TYPES),
+  build_mode: z.enum(BUILD_MODES),
+  project_type: z.enum(PROJECT_TYPES),
+  source: z.string().min(1).max(2048).nullable(),
+  repo_url: noSpace(2048).nullable(),
+  branch: z.string().regex(/^(?!-)[A-Za-z0-9._/-]{1,255}$/, 'must be a git branch name'),
+  internal_port: portSchema,
+  image_ref: noSpace(512).nullable(),
+  domain: domainSchema.nullable(),
+  fallback_port: portSchema.nullable(),
+  access_mode: z.enum(ACCESS_MODES),
+  health_check_path: z.string().max(1024).regex(/^\/\S*$/, 'must be a path starting with /'),
+};
+const fields = z.object(fieldShape).partial();
+const createSchema = fields.extend({ name: nameSchema }).strict();
+const updateSchema = fields.extend({ name: z.unknown().optional() }).strict();
+type Fields = z.infer<typeof fields>;
+
+/** snake_case API fields to the store's camelCase; absent stays absent (partial update). */
+function toStore(f: Fields): Partial<AppFields> {
+  return {
+    appType: f.app_type,
+    buildMode: f.build_mode,
+    projectType: f.project_type,
+    source: f.source,
+    repoUrl: f.repo_url,
+    branch: f.branch,
+    internalPort: f.internal_port,
+    imageRef: f.image_ref,
+    domain: f.domain,
+    fallbackPort: f.fallback_port,
+    accessMode: f.access_mode,
+    healthCheckPath: f.health_check_path,
+  };
+}
+
+export function appRoutes(deps: ApiDeps) {
+  const r = new Hono<ApiEnv>();
+  const { db } = deps;
+  // Ports the host already listens on for svc: an app's listener there could never bind.
+  const opts = { reservedPorts: [deps.config.port, deps.config.proxy.httpPort, deps.config.proxy.httpsPort, deps.config.proxy.dnsPort] };
+  const one = (c: Context, id: number) => {
+    const found = getAppWithDeployVersion(db, id);
+    if (!found) throw notFound('app');
+    return appJson(found.app, found.deployedConfigVersion, publicHostname(c, deps.config));
+  };
+
+  r.get('/apps', (c) => {
+    const host = publicHostname(c, deps.config);
+    return c.json(listAppsWithDeployVersion(db).map((a) => appJson(a.app, a.deployedConfigVersion, host)));
+  });
+
+  r.post('/apps', async (c) => {
+    const input = await body(c, createSchema);
+    const row = createApp(db, deps.enqueue, { name: input.name, ...toStore(input) }, 'rest', opts);
+    deps.log.info('app created', { app: row.name });
+    return c.json(one(c, row.id), 201);
+  });
+
+  r.get('/apps/:appID', (c) => {
+    const id = idParam(c, 'appID', 'app');
+    const app = one(c, id);
+    return c.json({ ...app, deploys: listDeploys(db, id).map(deployJson) });
+  });
+
+  r.put('/apps/:appID', async (c) => {
+    const id = idParam(c, 'appID', 'app');
+    const input = await body(c, updateSchema);
+    if (input.name !== undefined) throw badRequest('name is immutable; create a new app instead', { issues: [{ path: 'name', message: 'immutable' }] });
+    updateApp(db, deps.enqueue, id, toStore(input), opts);
+    return c.json(one(c, id));
+  });
+
+  r.delete('/apps/:appID', (c) => {
+    deleteApp(db, deps.enqueue, idParam(c, 'appID', 'app'));
+    return c.body(null, 204);
+  });
+
+  r.get('/apps/:appID/events', (c) => {
+    const id = idParam(c, 'appID', 'app');
+    one(c, id);
+    return c.json(listAppEvents(db, id).map(appEventJson));
+  });
+
+  return r;
+}

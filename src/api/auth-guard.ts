@@ -1,0 +1,66 @@
+// The auth wall in front of every `/api/*` route except the public ones. A request is authenticated by a
+// bearer token (CLI, CI) or the session cookie (browser). Cookie-authenticated requests that change state
+// must also pass the CSRF rule of API.md: JSON content type, or an Origin equal to the server's. Bearer
+// requests need neither (a browser never attaches them on its own).
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import { sessionUser } from '../store/sessions.js';
+import { tokenUser } from '../store/tokens.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+import { serverOrigins } from './http-context.js';
+
+export const SESSION_COOKIE = 'session';
+
+const PUBLIC_EXACT = new Set(['/api/auth/status', '/api/auth/setup', '/api/auth/login', '/api/codehost/setup-callback']);
+const PUBLIC_PREFIXES = ['/api/webhooks/'];
+
+/** Routes reachable without a user: first-run setup, login, signed webhooks, the code-host callback. */
+export const isPublicPath = (path: string): boolean =>
+  PUBLIC_EXACT.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** True when a state-changing browser request provably comes from our own pages (or is not a form post). */
+export function passesCsrf(c: Context, config: Config): boolean {
+  if (SAFE_METHODS.has(c.req.method)) return true;
+  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type === 'application/json') return true; // a cross-site form or no-CORS fetch cannot send this type
+  const origin = c.req.header('origin')?.toLowerCase();
+  return origin !== undefined && serverOrigins(c, config).includes(origin);
+}
+
+const unauthenticated = (why: string) => new ApiError(401, 'unauthenticated', why);
+
+/** The bearer token of the request, undefined without an Authorization header; 401 for a malformed one. */
+function bearer(c: Context): string | undefined {
+  const header = c.req.header('authorization');
+  if (header === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw unauthenticated('Authorization must be "Bearer <token>"');
+  return m[1];
+}
+
+export function authGuard(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    if (isPublicPath(c.req.path)) return next();
+    const token = bearer(c);
+    if (token !== undefined) {
+      const user = tokenUser(deps.db, token, deps.now());
+      if (!user) throw unauthenticated('invalid or revoked API token');
+      c.set('user', user);
+      c.set('authVia', 'token');
+      return next();
+    }
+    const cookie = getCookie(c, SESSION_COOKIE);
+    const user = cookie ? sessionUser(deps.db, cookie, deps.now()) : undefined;
+    if (!user) throw unauthenticated('log in first (session cookie or bearer token required)');
+    if (!passesCsrf(c, deps.config)) {
+      throw new ApiError(403, 'csrf', 'cross-site request refused: send Content-Type: application/json or a same-origin Origin header');
+    }
+    c.set('user', user);
+    c.set('authVia', 'session');
+    return next();
+  };
+}

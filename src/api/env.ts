@@ -1,0 +1,76 @@
+// Environment variable endpoints (API.md "Environment variables"). Secret values leave the server only
+// through `.../reveal`; every other answer shows `value: null` for them. Changes apply at the next deploy.
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { notFound } from '../errors.js';
+import { deleteEnv, envKeyHistory, listEnv, revealEnv, setEnv } from '../store/env.js';
+import type { EnvVarRow } from '../store/schema/index.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+import { body, envKeySchema, idParam } from './validate.js';
+
+const setSchema = z
+  .object({ key: envKeySchema, value: z.string().optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
+  .strict();
+
+/** The API shape of a variable: a secret's value is never in it. */
+export const envJson = (v: EnvVarRow) => ({
+  key: v.key,
+  value: v.isSecret ? null : v.value,
+  is_secret: v.isSecret,
+  required: v.required,
+  updated_at: v.updatedAt,
+});
+
+/** A key from the path; one that cannot exist is a 404 like any unknown key. */
+function keyParam(c: Context): string {
+  const parsed = envKeySchema.safeParse(c.req.param('key'));
+  if (!parsed.success) throw notFound('environment variable');
+  return parsed.data;
+}
+
+export function envRoutes(deps: ApiDeps) {
+  const r = new Hono<ApiEnv>();
+  const { db } = deps;
+
+  r.post('/apps/:appID/env', async (c) => {
+    const appId = idParam(c, 'appID', 'app');
+    const input = await body(c, setSchema);
+    const { row, created } = setEnv(
+      db, deps.sealer, deps.enqueue, appId,
+      { key: input.key, value: input.value, isSecret: input.is_secret, required: input.required },
+      c.var.user.username,
+    );
+    return c.json(envJson(row), created ? 201 : 200);
+  });
+
+  r.get('/apps/:appID/env', (c) => c.json(listEnv(db, idParam(c, 'appID', 'app')).map(envJson)));
+
+  r.delete('/apps/:appID/env/:key', (c) => {
+    deleteEnv(db, deps.enqueue, idParam(c, 'appID', 'app'), keyParam(c), c.var.user.username);
+    return c.body(null, 204);
+  });
+
+  r.get('/apps/:appID/env/:key/history', (c) => {
+    const rows = envKeyHistory(db, idParam(c, 'appID', 'app'), keyParam(c));
+    return c.json(
+      rows.map((h) => ({
+        key: h.key,
+        action: h.action,
+        is_secret: h.isSecret,
+        required: h.required,
+        value: h.isSecret ? null : h.value,
+        changed_at: h.changedAt,
+        changed_by: h.changedBy,
+      })),
+    );
+  });
+
+  r.get('/apps/:appID/env/:key/reveal', (c) => {
+    const revealed = revealEnv(db, deps.sealer, idParam(c, 'appID', 'app'), keyParam(c));
+    deps.log.info('environment variable revealed', { app_id: c.req.param('appID'), variable: revealed.key, by: c.var.user.username });
+    c.header('cache-control', 'no-store');
+    return c.json(revealed);
+  });
+
+  return r;
+}

@@ -1,0 +1,50 @@
+// The rules a whole app record must satisfy, whichever way it is written (REST create, partial update,
+// manifest apply): they span fields, so per-field validation at the edge cannot enforce them alone.
+import { ApiError } from '../errors.js';
+import type { AppRow } from './schema/index.js';
+
+/** The writable fields of an app (everything but the immutable name and the observed facts). */
+export type AppFields = Pick<
+  AppRow,
+  | 'appType' | 'buildMode' | 'projectType' | 'source' | 'repoUrl' | 'branch' | 'internalPort'
+  | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath'
+>;
+
+/** A Docker container name, as the engine accepts it. */
+const CONTAINER_NAME = /^\/?[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$/;
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Throws 400 `invalid_request` (issues named by their API field) when the record breaks a rule. */
+export function checkAppRules(f: AppFields, reservedPorts: number[] = []): void {
+  const issues: { path: string; message: string }[] = [];
+  if (f.accessMode === 'domain' && !f.domain) issues.push({ path: 'domain', message: 'required when access_mode is domain' });
+  if (f.accessMode === 'port' && !f.fallbackPort) issues.push({ path: 'fallback_port', message: 'required when access_mode is port' });
+  if (f.fallbackPort && reservedPorts.includes(f.fallbackPort)) {
+    issues.push({ path: 'fallback_port', message: `port ${f.fallbackPort} is used by svc itself` });
+  }
+  if (f.appType === 'adopted_container' && !(f.source && CONTAINER_NAME.test(f.source))) {
+    issues.push({ path: 'source', message: 'required for adopted_container: the name of an existing container' });
+  }
+  if (f.appType === 'external_service' && !(f.source && isHttpUrl(f.source))) {
+    issues.push({ path: 'source', message: 'required for external_service: an http(s) URL of the upstream' });
+  }
+  if (issues.length > 0) {
+    const first = issues[0];
+    throw new ApiError(400, 'invalid_request', `${first.path}: ${first.message}`, { issues });
+  }
+}
+
+/** The API field a SQLite UNIQUE violation on `apps` is about, or undefined for any other error. */
+export function uniqueFieldOf(err: unknown): string | undefined {
+  if (!(err instanceof Error) || (err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
+  const m = /UNIQUE constraint failed: apps\.(\w+)/.exec(err.message);
+  return m ? m[1] : undefined;
+}

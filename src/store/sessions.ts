@@ -1,0 +1,47 @@
+// Server-side login sessions. The cookie carries a random token; the table keeps only its SHA-256, so a
+// copy of the database does not let anyone log in. A session dies after 7 days without use; use refreshes
+// `last_seen_at` at most once a minute, so authenticated reads do not each cost a write.
+import { eq, lt } from 'drizzle-orm';
+import { randomToken, sha256Hex } from '../crypto.js';
+import type { Db } from './db.js';
+import { sessions, users } from './schema/index.js';
+import { userJson, type PublicUser } from './users.js';
+
+export const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
+export const SESSION_TOUCH_MS = 60 * 1000;
+
+/** ISO 8601 UTC without milliseconds, the format of every stored timestamp. */
+export const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Starts a session for `userId` and returns the token for the cookie (shown to nobody else). */
+export function createSession(db: Db, userId: number, now: Date): string {
+  const token = randomToken(32);
+  // Expired sessions are swept here: logins are rare, so this costs nothing on the hot path.
+  db.delete(sessions).where(lt(sessions.lastSeenAt, iso(new Date(now.getTime() - SESSION_IDLE_MS)))).run();
+  db.insert(sessions).values({ userId, tokenHash: sha256Hex(token), lastSeenAt: iso(now), createdAt: iso(now) }).run();
+  return token;
+}
+
+/** The user a session token belongs to, or undefined when unknown or idle for too long (then it is removed). */
+export function sessionUser(db: Db, token: string, now: Date): PublicUser | undefined {
+  const hash = sha256Hex(token);
+  const row = db
+    .select({ id: sessions.id, lastSeenAt: sessions.lastSeenAt, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.tokenHash, hash))
+    .get();
+  if (!row) return undefined;
+  const idle = now.getTime() - Date.parse(row.lastSeenAt);
+  if (idle > SESSION_IDLE_MS) {
+    db.delete(sessions).where(eq(sessions.id, row.id)).run();
+    return undefined;
+  }
+  if (idle >= SESSION_TOUCH_MS) db.update(sessions).set({ lastSeenAt: iso(now) }).where(eq(sessions.id, row.id)).run();
+  return userJson(row.user);
+}
+
+/** Revokes the session of `token` (logout); unknown tokens are ignored. */
+export function revokeSession(db: Db, token: string): void {
+  db.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token))).run();
+}

@@ -1,0 +1,57 @@
+// API tokens for the CLI and CI (`Authorization: Bearer`). The token is shown once at creation; the table
+// keeps only its SHA-256. A `svc_` prefix makes leaked tokens easy to recognise by secret scanners.
+import { and, desc, eq } from 'drizzle-orm';
+import { randomToken, sha256Hex } from '../crypto.js';
+import { notFound } from '../errors.js';
+import type { Db } from './db.js';
+import { apiTokens, users } from './schema/index.js';
+import { iso } from './sessions.js';
+import { userJson, type PublicUser } from './users.js';
+
+const TOUCH_MS = 60 * 1000;
+
+export interface TokenJson {
+  id: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const tokenJson = (t: typeof apiTokens.$inferSelect): TokenJson => ({
+  id: t.id,
+  name: t.name,
+  created_at: t.createdAt,
+  last_used_at: t.lastUsedAt,
+});
+
+/** Creates a token for `userId`; the result is the only place the token itself ever appears. */
+export function createApiToken(db: Db, userId: number, name: string, now: Date): TokenJson & { token: string } {
+  const token = `svc_${randomToken(32)}`;
+  const row = db.insert(apiTokens).values({ userId, name, tokenHash: sha256Hex(token), createdAt: iso(now) }).returning().get();
+  return { id: row.id, name: row.name, token, created_at: row.createdAt, last_used_at: row.lastUsedAt };
+}
+
+/** The tokens of a user, newest first, without their secret part. */
+export const listApiTokens = (db: Db, userId: number): TokenJson[] =>
+  db.select().from(apiTokens).where(eq(apiTokens.userId, userId)).orderBy(desc(apiTokens.id)).all().map(tokenJson);
+
+/** Deletes one of the user's tokens; 404 for another user's or an unknown id. */
+export function deleteApiToken(db: Db, userId: number, id: number): void {
+  const r = db.delete(apiTokens).where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId))).run();
+  if (r.changes === 0) throw notFound('token');
+}
+
+/** The user a bearer token belongs to, or undefined. Records use at most once a minute. */
+export function tokenUser(db: Db, token: string, now: Date): PublicUser | undefined {
+  const row = db
+    .select({ id: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt, user: users })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(eq(apiTokens.tokenHash, sha256Hex(token)))
+    .get();
+  if (!row) return undefined;
+  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= TOUCH_MS) {
+    db.update(apiTokens).set({ lastUsedAt: iso(now) }).where(eq(apiTokens.id, row.id)).run();
+  }
+  return userJson(row.user);
+}
