@@ -17,7 +17,11 @@ interface LayoutRole {
 }
 interface ClusterStatus {
   node: string;
-  layout: { version: number; roles: LayoutRole[]; stagedRoleChanges: LayoutRole[] };
+}
+interface ClusterLayout {
+  version: number;
+  roles: LayoutRole[];
+  stagedRoleChanges: LayoutRole[];
 }
 interface BucketInfo {
   id: string;
@@ -48,14 +52,14 @@ export async function provisionGarage(fetchFn: FetchFn, t: GarageAdminTarget, ti
     return (text ? JSON.parse(text) : {}) as T;
   };
 
-  // 1. The node gets a role in the layout (staged, then applied with version + 1).
-  const status = (await call<ClusterStatus>('GET', '/v1/status'))!;
-  const node = status.node;
-  if (!status.layout.roles.some((r) => r.id === node)) {
-    if (!status.layout.stagedRoleChanges.some((r) => r.id === node)) {
+  // 1. The node (its id from the status) gets a role in the layout: staged, then applied as version + 1.
+  const { node } = (await call<ClusterStatus>('GET', '/v1/status'))!;
+  const layout = (await call<ClusterLayout>('GET', '/v1/layout'))!;
+  if (!layout.roles.some((r) => r.id === node)) {
+    if (!layout.stagedRoleChanges.some((r) => r.id === node)) {
       await call('POST', '/v1/layout', [{ id: node, zone: 'dc1', capacity: NODE_CAPACITY, tags: ['svc'] }]);
     }
-    await call('POST', '/v1/layout/apply', { version: status.layout.version + 1 });
+    await call('POST', '/v1/layout/apply', { version: layout.version + 1 });
   }
 
   // 2. The bucket, found by its global alias.

@@ -29,7 +29,9 @@ export function fakeGarage(token: string) {
     const body = init?.body ? JSON.parse(String(init.body)) : undefined;
     switch (call) {
       case 'GET /v1/status':
-        return json({ node, garageVersion: 'v1.0.1', knownNodes: [], layout: { version: state.version, roles: state.roles, stagedRoleChanges: state.staged } });
+        return json({ node, garageVersion: 'v1.0.1', layoutVersion: state.version, nodes: [{ id: node, role: null, isUp: true }] });
+      case 'GET /v1/layout':
+        return json({ version: state.version, roles: state.roles, stagedRoleChanges: state.staged });
       case 'POST /v1/layout':
         state.staged.push(...body.map((r: { id: string }) => ({ id: r.id })));
         return json({ version: state.version, roles: state.roles, stagedRoleChanges: state.staged });
