@@ -54,19 +54,27 @@ export function authRoutes(deps: ApiDeps) {
   r.post('/auth/login', async (c) => {
     requireSameSite(c, deps);
     const address = clientAddress(c);
-    const waitMs = limiter.blockedFor(address);
-    if (waitMs > 0) {
+    const limited = () => {
+      const waitMs = limiter.blockedFor(address);
+      if (waitMs <= 0) return undefined;
       c.header('Retry-After', String(Math.ceil(waitMs / 1000)));
       return c.json({ error: 'too many failed logins from this address; try again later', code: 'rate_limited' }, 429);
-    }
+    };
+    const early = limited();
+    if (early) return early;
     const input = await body(c, loginSchema);
+    // Checked again and counted as a failure in the same synchronous step, before the (slow) password
+    // check, then forgiven on success: parallel guesses cannot all slip in under the limit.
+    const late = limited();
+    if (late) return late;
+    limiter.fail(address);
     const user = findUserByName(db, input.username);
     const ok = user ? await verifyPassword(input.password, user.passwordHash) : await verifyNothing(input.password);
     if (!user || !ok) {
-      limiter.fail(address);
       deps.log.warn('login failed', { address });
       throw new ApiError(401, 'unauthenticated', 'wrong username or password');
     }
+    limiter.forgive(address);
     c.header('Set-Cookie', sessionCookie(c, deps, createSession(db, user.id, deps.now())));
     return c.json({ user: userJson(user) });
   });

@@ -13,6 +13,8 @@ export interface LoginLimiter {
   blockedFor(address: string): number;
   /** Records one failed attempt from `address`. */
   fail(address: string): void;
+  /** Takes back one recorded failure of `address` (an attempt counted up front turned out right). */
+  forgive(address: string): void;
 }
 
 export function createLoginLimiter(now: () => number, opts = { windowMs: LOGIN_WINDOW_MS, max: LOGIN_MAX_FAILURES }): LoginLimiter {
@@ -43,6 +45,11 @@ export function createLoginLimiter(now: () => number, opts = { windowMs: LOGIN_W
       list.push(t);
       failures.set(address, list.slice(-opts.max));
       if (failures.size > SWEEP_AT) sweep(t);
+    },
+    forgive(address) {
+      const list = failures.get(address);
+      list?.pop();
+      if (list?.length === 0) failures.delete(address);
     },
   };
 }

@@ -28,7 +28,7 @@ export interface RequestOpts {
 
 export interface TestResponse {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  /** Parsed JSON (any: tests index into it freely), the text for other types, null when empty. */
   body: any;
   headers: Headers;
 }

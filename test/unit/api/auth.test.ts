@@ -188,3 +188,21 @@ describe('API tokens', () => {
     expect((await t.request('GET', '/api/apps', undefined, { token: 'svc_nope' })).status).toBe(401);
   });
 });
+
+describe('login limit under concurrency', () => {
+  it('parallel wrong guesses cannot exceed the limit while earlier ones are still being verified', async () => {
+    await t.login();
+    const results = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => t.request('POST', '/api/auth/login', { username: 'admin', password: `guess ${i}` }, { cookie: 'none' })),
+    );
+    expect(results.filter((r) => r.status === 401)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(5);
+  });
+
+  it('successful logins do not count', async () => {
+    await t.login();
+    for (let i = 0; i < 12; i++) {
+      expect((await t.request('POST', '/api/auth/login', { username: 'admin', password: SEEDED_PASSWORD }, { cookie: 'none' })).status).toBe(200);
+    }
+  });
+});
