@@ -9,7 +9,7 @@ import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
 import { GARAGE_ADMIN_PORT } from '../../catalog/garage.js';
 import { nowIso, services, type ServiceRow, type ServiceStatus } from '../../store/schema/index.js';
 import { provisionGarage } from './garage-admin.js';
-import { healBackoffMs, redact } from './plan.js';
+import { healBackoffMs, READY_POLL_MIN_MS, redact } from './plan.js';
 import { prepareDataDir, serviceSpec } from './container.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 
@@ -66,7 +66,7 @@ export function createActions(deps: ServiceReconcilerDeps) {
     if (counts) countFailure(row);
     writeStatus(row, 'provisioning');
     if (counts) deps.log.warn('service container was not running; brought back', { service: row.name, how, attempt: row.healFailures + 1 });
-    return { requeueAfterMs: 250 };
+    return { requeueAfterMs: READY_POLL_MIN_MS };
   }
 
   /** Layout, bucket and key through the admin API; the real key goes into the sealed credentials. */

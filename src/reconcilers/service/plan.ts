@@ -46,8 +46,10 @@ export interface ServicePlan {
   status: ServiceStatus;
 }
 
-/** Readiness poll interval while a service starts. */
-export const READY_POLL_MS = 1_000;
+/** Readiness polls while a service starts: quick at first, a quarter of the uptime later, at most 1 s. */
+export const READY_POLL_MIN_MS = 100;
+export const READY_POLL_MAX_MS = 1_000;
+export const readyPollMs = (upMs: number) => Math.min(READY_POLL_MAX_MS, Math.max(READY_POLL_MIN_MS, Math.round(upMs / 4)));
 /** A container that stayed up this long after a heal is healthy again: the backoff starts over. */
 export const HEAL_RESET_AFTER_MS = 60_000;
 
@@ -90,7 +92,8 @@ export function planService(f: ServiceFacts, c: ObservedService, ready: boolean 
     return { action: { kind: 'none', afterMs: HEAL_RESET_AFTER_MS - upMs }, status: 'active' };
   }
   if (!ready) {
-    return { action: { kind: 'wait-ready', afterMs: READY_POLL_MS }, status: f.status === 'error' ? 'error' : 'provisioning' };
+    const afterMs = readyPollMs(nowMs - (c.startedAtMs ?? nowMs));
+    return { action: { kind: 'wait-ready', afterMs }, status: f.status === 'error' ? 'error' : 'provisioning' };
   }
   if (f.needsProvisioning) {
     if (f.status === 'error' && waitMs > 0) return { action: { kind: 'backoff', afterMs: waitMs }, status: keep };

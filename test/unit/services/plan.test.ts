@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { healBackoffMs, planService, redact, HEAL_RESET_AFTER_MS, type ObservedService, type ServiceFacts } from '../../../src/reconcilers/service/plan.js';
+import { healBackoffMs, planService, redact, HEAL_RESET_AFTER_MS, readyPollMs, type ObservedService, type ServiceFacts } from '../../../src/reconcilers/service/plan.js';
 
 const f = (over: Partial<ServiceFacts> = {}): ServiceFacts => ({
   status: 'pending', desiredRunning: true, deleting: false, purge: false, dataDirExists: true,
@@ -13,7 +13,7 @@ const NOW = 1_000_000;
 describe('planService', () => {
   it.each<[string, ServiceFacts, ObservedService, boolean | undefined, unknown, string]>([
     ['pending, no container: create (not a failure)', f(), none, undefined, { kind: 'create', counts: false }, 'provisioning'],
-    ['provisioning, not ready yet: wait', f({ status: 'provisioning' }), running(), false, { kind: 'wait-ready', afterMs: 1000 }, 'provisioning'],
+    ['provisioning, not ready yet: wait', f({ status: 'provisioning' }), running(NOW - 2000), false, { kind: 'wait-ready', afterMs: 500 }, 'provisioning'],
     ['provisioning, ready: active', f({ status: 'provisioning' }), running(), true, { kind: 'mark-active' }, 'active'],
     ['garage ready but not provisioned', f({ status: 'provisioning', needsProvisioning: true }), running(), true, { kind: 'provision-garage' }, 'provisioning'],
     ['provisioning, container exited: failure recorded', f({ status: 'provisioning' }), exited(3), undefined,
@@ -57,6 +57,12 @@ describe('planService', () => {
   it('is steady: an active running service plans nothing twice in a row', () => {
     const facts = f({ status: 'active' });
     expect(planService(facts, running(), undefined, NOW)).toEqual(planService(facts, running(), undefined, NOW + 10_000));
+  });
+});
+
+describe('readyPollMs', () => {
+  it.each([[0, 100], [200, 100], [2000, 500], [4000, 1000], [60_000, 1000]])('up %i ms: poll after %i ms', (up, ms) => {
+    expect(readyPollMs(up)).toBe(ms);
   });
 });
 

@@ -71,7 +71,7 @@ describe('service reconciler', () => {
       mounts: [{ source: join(dir, 'services', 'main'), target: '/var/lib/postgresql/data' }],
       env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: creds.password, POSTGRES_DB: 'app' },
     });
-    expect(await rec.reconcile('main')).toEqual({ requeueAfterMs: 1000 });
+    expect((await rec.reconcile('main')).requeueAfterMs).toBeGreaterThanOrEqual(100);
     expect(rt.callsOf('exec').at(-1)![1]).toEqual(['pg_isready', '-U', 'svc', '-d', 'app', '-h', '127.0.0.1', '-p', '5432']);
     ready = true;
     await until('main', 'active');

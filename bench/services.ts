@@ -1,0 +1,155 @@
+// Benchmark: managed-service provisioning through the reconciler vs the same image started by hand with
+// the docker CLI and the same readiness check, per type, in one run; then the RSS of a daemon-shaped
+// process (database + reconciler + runtime) holding 20 active services. Prints figures; not a test.
+// Run: npm run bench:services (needs the engine; builds the svc-test images when missing).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { kindOf } from '../src/catalog/catalog.js';
+import { createSealer } from '../src/crypto.js';
+import { silentLogger } from '../src/log.js';
+import { createDockerRuntime } from '../src/runtime/docker.js';
+import { openDb } from '../src/store/db.js';
+import { services } from '../src/store/schema/index.js';
+import { createService, markServiceDeleted } from '../src/store/services.js';
+import { createServiceReconciler } from '../src/reconcilers/service/reconciler.js';
+import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../test/support/service-images.js';
+
+const execFileP = promisify(execFile);
+const INSTANCE = 'bench-services';
+const NETWORK = 'svc-bench-services';
+const TYPES = ['postgres', 'mysql', 'redis', 'garage'] as const;
+const HAND_POLL_MS = 250;
+const RUNS = 3;
+const docker = (args: string[]) => execFileP('docker', args, { maxBuffer: 16 * 1024 * 1024 }).then((r) => r.stdout.trim());
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-services-'));
+const db = openDb(join(dir, 'svc.db'));
+const sealer = createSealer(Buffer.alloc(32, 5));
+const runtime = createDockerRuntime({ log: silentLogger });
+const rec = createServiceReconciler({ db, runtime, sealer, log: silentLogger, now: () => Date.now(), settings: { network: NETWORK, instance: INSTANCE, dataDir: dir } });
+const status = (name: string) => db.select().from(services).where(eq(services.name, name)).get()?.status;
+
+/** Drives one key as the work queue does: reconcile, wait requeueAfterMs, again, until `done`. */
+async function drive(name: string, done: () => boolean, timeoutMs = 180_000) {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`${name} did not converge (status ${status(name)})`);
+    const r = await rec.reconcile(name);
+    if (!done() && r.requeueAfterMs === undefined) await pause(100);
+    else if (r.requeueAfterMs) await pause(r.requeueAfterMs);
+  }
+}
+
+async function viaReconciler(type: (typeof TYPES)[number]): Promise<number> {
+  const name = `bench-${type}`;
+  const t0 = performance.now();
+  createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES }, { name, type });
+  await drive(name, () => status(name) === 'active');
+  const ms = performance.now() - t0;
+  const row = db.select().from(services).where(eq(services.name, name)).get()!;
+  markServiceDeleted(db, () => {}, row, { purge: true, force: true });
+  await drive(name, () => status(name) === undefined);
+  return ms;
+}
+
+const httpStatus = (url: string) =>
+  new Promise<number | undefined>((resolve) => {
+    const req = request(url, { agent: false, timeout: 2000 }, (res) => (res.resume(), resolve(res.statusCode)));
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+
+/** The same image, env, mounts and readiness check, with `docker run` and a polling loop. */
+async function byHand(type: (typeof TYPES)[number], run: number): Promise<number> {
+  const kind = kindOf(type);
+  const name = `svc-bench-hand-${type}`;
+  const data = join(dir, 'hand', `${type}-${run}`);
+  mkdirSync(data, { recursive: true });
+  const creds = kind.generateCredentials(type);
+  const cfg = kind.container(creds, { name: type, host: name, dataDir: data });
+  const t0 = performance.now();
+  const argv = ['run', '-d', '--name', name, '--network', NETWORK, '--label', 'svc.managed=true', '--label', `svc.instance=${INSTANCE}`, '-v', `${data}:${kind.dataPath}`];
+  for (const [k, v] of Object.entries(cfg.env)) argv.push('-e', `${k}=${v}`);
+  if (type === 'garage') {
+    const { garageToml } = await import('../src/catalog/garage.js');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(data, 'garage.toml'), garageToml(creds), { mode: 0o600 });
+    argv.push('-v', `${join(data, 'garage.toml')}:/etc/garage.toml:ro`);
+  }
+  await docker([...argv, kind.image(SERVICE_TEST_IMAGES), ...(cfg.cmd ?? [])]);
+  const r = kind.readiness(creds);
+  for (;;) {
+    if (r.kind === 'exec') {
+      const envArgs = Object.entries(r.exec.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+      const out = await execFileP('docker', ['exec', ...envArgs, name, ...r.exec.cmd]).then((x) => x.stdout, () => undefined);
+      if (out !== undefined && (r.expect === undefined || out.includes(r.expect))) break;
+    } else {
+      const ip = await docker(['inspect', '-f', `{{(index .NetworkSettings.Networks "${NETWORK}").IPAddress}}`, name]);
+      const code = ip ? await httpStatus(`http://${ip}:${r.port}${r.path}`) : undefined;
+      if (code !== undefined && code < 500) break;
+    }
+    await pause(HAND_POLL_MS);
+  }
+  const ms = performance.now() - t0;
+  await docker(['rm', '-f', name]);
+  return ms;
+}
+
+async function rssWith20() {
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  const names = Array.from({ length: 20 }, (_, i) => `bench-redis-${i + 1}`);
+  const t0 = performance.now();
+  for (const name of names) createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES }, { name, type: 'redis' });
+  await Promise.all(names.map((n) => drive(n, () => status(n) === 'active')));
+  const allActiveMs = performance.now() - t0;
+  // Steady state: one resync pass over all 20, as the daemon does on its timer.
+  const t1 = performance.now();
+  for (const n of await rec.listNames()) await rec.reconcile(n);
+  const resyncMs = performance.now() - t1;
+  global.gc?.();
+  const after = process.memoryUsage().rss;
+  return { before, after, allActiveMs, resyncMs, names };
+}
+
+async function cleanup() {
+  const ids = (await docker(['ps', '-aq', '--filter', `label=svc.instance=${INSTANCE}`])).split('\n').filter(Boolean);
+  if (ids.length) await docker(['rm', '-f', ...ids]).catch(() => {});
+  await docker(['network', 'rm', NETWORK]).catch(() => {});
+  db.$client.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+try {
+  await ensureServiceImages();
+  await runtime.ensureNetwork(NETWORK);
+  console.log('service provisioning: create -> active through the reconciler vs docker run + the same readiness check');
+  console.log(`median of ${RUNS} runs each; by hand polls every ${HAND_POLL_MS} ms`);
+  console.log('type       reconciler   by hand   overhead');
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const type of TYPES) {
+    // Alternating order, median of RUNS each: the first container of a run pays cold caches.
+    const hands: number[] = [];
+    const recs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      if (i % 2 === 0) hands.push(await byHand(type, i)), recs.push(await viaReconciler(type));
+      else recs.push(await viaReconciler(type)), hands.push(await byHand(type, i));
+    }
+    const hand = median(hands);
+    const viaRec = median(recs);
+    console.log(`${type.padEnd(10)} ${(viaRec / 1000).toFixed(2).padStart(8)} s ${(hand / 1000).toFixed(2).padStart(7)} s ${((viaRec - hand) / 1000).toFixed(2).padStart(8)} s`);
+  }
+  const m = await rssWith20();
+  console.log(`20 redis services: all active in ${(m.allActiveMs / 1000).toFixed(2)} s; one resync pass over them ${m.resyncMs.toFixed(0)} ms`);
+  console.log(`daemon RSS: ${mib(m.before)} before, ${mib(m.after)} with 20 active services (+${mib(m.after - m.before)})`);
+} finally {
+  await cleanup();
+}
