@@ -11,7 +11,8 @@ import { adminListen } from './config.js';
 
 /** Label holding a hash of the container spec: a changed image or command recreates the container. */
 export const SPEC_LABEL = 'svc.proxy-spec';
-export const PROXY_CONTAINER = 'svc-proxy';
+/** `svc-proxy` for the default instance `svc`; another instance on the same engine gets its own name. */
+export const proxyContainerName = (instance: string) => `${instance}-proxy`;
 
 export interface ProxyContainerOptions {
   runtime: Runtime;
@@ -20,6 +21,7 @@ export interface ProxyContainerOptions {
   /** `<dataDir>/proxy/{data,config}` hold certificates and Caddy's autosaved config. */
   dataDir: string;
   instance: string;
+  /** Default `<instance>-proxy`. */
   name?: string;
   log: Logger;
   /** Called after a (re)start; resolves false when the admin API did not answer in time. */
@@ -37,7 +39,7 @@ export interface ProxyContainerResult {
 /** Pure: the container spec for this configuration, with its spec hash label. */
 export function proxyContainerSpec(o: Pick<ProxyContainerOptions, 'image' | 'adminUrl' | 'dataDir' | 'instance' | 'name'>): ContainerSpec {
   const base = {
-    name: o.name ?? PROXY_CONTAINER,
+    name: o.name ?? proxyContainerName(o.instance),
     image: o.image,
     hostNetwork: true,
     entrypoint: ['/usr/bin/caddy'],

@@ -33,6 +33,10 @@ describe('proxyContainerSpec', () => {
     });
   });
 
+  it('another instance gets its own container name', () => {
+    expect(proxyContainerSpec({ ...base, instance: 'test-a' }).name).toBe('test-a-proxy');
+  });
+
   it('the spec hash changes with the image and the admin address, not otherwise', () => {
     const h = (o: Partial<typeof base>) => proxyContainerSpec({ ...base, ...o }).labels[SPEC_LABEL];
     expect(h({})).toBe(h({}));
