@@ -3,41 +3,26 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { memoryDb, recordingEnqueue, testKey, testSealer } from '../../support/db.js';
-import { createApi } from '../../../src/api/app.js';
-import { parseConfig } from '../../../src/config.js';
-import { createLogger } from '../../../src/log.js';
-import { apps, services, users } from '../../../src/store/schema/index.js';
-import { createApiToken } from '../../../src/store/tokens.js';
+import { createTestApi } from '../../support/api.js';
+import { apps, services } from '../../../src/store/schema/index.js';
 import type { Db } from '../../../src/store/db.js';
 
 let db: Db;
 let dir: string;
-let api: ReturnType<typeof createApi>;
+let t: ReturnType<typeof createTestApi>;
 let logLines: string[];
-let enqueue: ReturnType<typeof recordingEnqueue>;
-let token: string;
-const sealer = testSealer();
+let enqueue: ReturnType<typeof createTestApi>['enqueue'];
 
-const req = (method: string, path: string, body?: unknown) =>
-  api.request(path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
-const json = async (method: string, path: string, body?: unknown) => {
-  const res = await req(method, path, body);
-  return { status: res.status, body: res.status === 204 ? null : await res.json() };
-};
+const json = (method: string, path: string, body?: unknown) => t.request(method, path, body);
 const app = (name: string) => db.insert(apps).values({ name }).returning().get();
 
-beforeEach(() => {
-  db = memoryDb();
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-api-'));
-  logLines = [];
-  enqueue = recordingEnqueue();
-  const config = parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64'), SVC_DATA_DIR: dir });
-  const log = createLogger('debug', {}, (l) => logLines.push(l));
-  api = createApi({ db, sealer, config, log, enqueue, now: () => new Date() });
-  // The API is behind the auth wall: these tests authenticate as a seeded user with a bearer token.
-  const user = db.insert(users).values({ username: 'admin', passwordHash: 'unused' }).returning().get();
-  token = createApiToken(db, user.id, 'test', new Date()).token;
+  t = createTestApi({ env: { SVC_DATA_DIR: dir } });
+  await t.login();
+  db = t.db;
+  logLines = t.logs;
+  enqueue = t.enqueue;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -70,6 +55,11 @@ describe('services API', () => {
     const r = await json('POST', '/api/services', input);
     expect(r.status).toBe(status);
     expect(r.body).toMatchObject({ code: 'invalid_request', error: expect.stringMatching(msg) });
+  });
+
+  it('needs a session', async () => {
+    expect((await t.request('GET', '/api/services', undefined, { cookie: 'none' })).status).toBe(401);
+    expect((await t.request('GET', '/api/apps/1/services', undefined, { cookie: 'none' })).status).toBe(401);
   });
 
   it('duplicate name is 409; unknown or non-numeric id is 404', async () => {
