@@ -33,7 +33,9 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
     }
     if (!row) return {};
 
-    const info = labelled.find((c) => c.name === row.containerName) ?? (await runtime.inspect(row.containerName, settings.network));
+    // Only a container labelled as ours counts: a foreign one with the same name is never started or
+    // stopped; creating ours then fails with the engine's name conflict, recorded in `error`.
+    const info = labelled.find((c) => c.name === row.containerName);
     const kind = kindOf(row.type);
     const creds = openCredentials(deps.sealer, row);
     const facts = toFacts(row, kind.needsProvisioning?.(creds) ?? false);
