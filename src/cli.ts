@@ -4,6 +4,7 @@
 import { loadConfig, ConfigError } from './config.js';
 import { createLogger } from './log.js';
 import { startDaemon } from './main.js';
+import { EncryptionKeyError } from './store/encryption-check.js';
 
 async function serveCommand() {
   const boot = createLogger('info');
@@ -18,7 +19,16 @@ async function serveCommand() {
     throw err;
   }
   const log = createLogger(config.logLevel);
-  const daemon = await startDaemon(config, log);
+  let daemon;
+  try {
+    daemon = await startDaemon(config, log);
+  } catch (err) {
+    if (err instanceof EncryptionKeyError) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
   const shutdown = (signal: string) => {
     log.info('signal received', { signal });
     daemon.stop().then(

@@ -8,6 +8,20 @@ import { createApi } from './api/app.js';
 import { createManager, type Manager } from './controller/manager.js';
 import { createDockerRuntime } from './runtime/docker.js';
 import type { Runtime } from './runtime/runtime.js';
+import { join } from 'node:path';
+import { Bus } from './events/bus.js';
+import { verifyEncryptionKey } from './store/encryption-check.js';
+import { missingRequired } from './store/env.js';
+import { deployEnv } from './store/deploy-env.js';
+import { createCaddyProxy } from './proxy/caddy.js';
+import { DNS_REFRESH_MS } from './proxy/config.js';
+import { ensureProxyContainer } from './proxy/container.js';
+import { ensureDnsResponder, writeDnsRecords } from './dns/state.js';
+import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
+import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
+import { createAppReconciler } from './reconcilers/app/reconciler.js';
+import { httpProbe } from './reconcilers/app/probe.js';
+import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 
 export interface Daemon {
   db: Db;
@@ -21,6 +35,8 @@ export interface Daemon {
 export async function startDaemon(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Daemon> {
   const db = openDb(config.dbPath);
   const sealer = createSealer(config.encryptionKey);
+  // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
+  verifyEncryptionKey(db, sealer);
   const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log });
   const manager = createManager({
     runtime,
@@ -30,7 +46,9 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
   });
   const enqueue = manager.enqueue;
-  const api = createApi({ db, sealer, config, log, enqueue, now: () => new Date() });
+  const bus = new Bus();
+  registerReconcilers({ config, db, sealer, log, runtime, manager, bus });
+  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, now: () => new Date() });
 
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: api.fetch, port: config.port, hostname: config.host }, () => resolve(s));
@@ -61,4 +79,63 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
       log.info('svc stopped');
     })());
   return { db, url: `http://127.0.0.1:${port}`, runtime, manager, stop };
+}
+
+/** The reconcilers and the adapters they act through. */
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus }) {
+  const { config, db, sealer, log, runtime, manager, bus } = d;
+  const proxy = createCaddyProxy({ ...config.proxy, log });
+  const dnsStateFile = join(config.dataDir, 'proxy', 'dns-records.json');
+  const dns = createDnsSync(db, (records) => writeDnsRecords(dnsStateFile, records));
+  manager.register(
+    createProxyReconciler({
+      db,
+      proxy,
+      dns,
+      log,
+      ensureDnsResponder: async () => void (await ensureDnsResponder({ stateFile: dnsStateFile, port: config.proxy.dnsPort, log })),
+      ensureProxyContainer:
+        config.proxy.mode === 'container'
+          ? async () =>
+              void (await ensureProxyContainer({
+                runtime,
+                image: config.proxy.image,
+                adminUrl: config.proxy.adminUrl,
+                dataDir: config.dataDir,
+                instance: config.instance,
+                log,
+                waitReady: (ms) => proxy.waitReady(ms),
+              }))
+          : undefined,
+    }),
+  );
+  manager.register(
+    createAppReconciler({
+      db,
+      bus,
+      runtime,
+      sealer,
+      log,
+      enqueue: manager.enqueue,
+      dns,
+      proxy,
+      env: {
+        resolve: (appId) => deployEnv(db, sealer, appId),
+        missingRequired: (appId) => missingRequired(db, appId),
+      },
+      probe: httpProbe,
+      now: Date.now,
+      settings: {
+        network: config.network,
+        instance: config.instance,
+        healthTimeoutMs: 30_000,
+        dnsRefreshMs: DNS_REFRESH_MS,
+        drainCapMs: 10_000,
+        stopGraceSeconds: 10,
+      },
+    }),
+  );
+  manager.register(
+    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
+  );
 }

@@ -12,6 +12,8 @@ import { authRoutes } from './auth.js';
 import { tokenRoutes } from './tokens.js';
 import { appRoutes } from './apps.js';
 import { envRoutes } from './env.js';
+import { deployRoutes } from './deploys.js';
+import { logRoutes } from './logs.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -36,6 +38,8 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/api', tokenRoutes(deps));
   app.route('/api', appRoutes(deps));
   app.route('/api', envRoutes(deps));
+  app.route('/api', deployRoutes(deps));
+  app.route('/api', logRoutes(deps));
   app.route('/api', serviceRoutes(deps));
   app.route('/api', linkRoutes(deps));
   return app;

@@ -31,9 +31,12 @@ const page = (version: string) =>
 /** Start script: one line on stdout (tests follow logs for it), then httpd in the foreground. */
 const start = (name: string) => `#!/bin/sh\necho "svc-test web ${name} starting on port ${WEB_PORT}"\nexec httpd -f -v -p ${WEB_PORT} -h /www\n`;
 
+/** A CGI that accepts POST (busybox httpd answers 501 to a POST of a static file) and names the version. */
+const echo = (version: string) => `#!/bin/sh\nprintf "Content-Type: text/plain\\r\\n\\r\\n"\necho "posted to ${version}"\n`;
+
 const VARIANTS: Record<(typeof TEST_IMAGES)[number], Files> = {
-  [WEB_V1]: { '/start': start('v1'), '/www/index.html': page('v1'), '/www/health': 'ok\n' },
-  [WEB_V2]: { '/start': start('v2'), '/www/index.html': page('v2'), '/www/health': 'ok\n' },
+  [WEB_V1]: { '/start': start('v1'), '/www/index.html': page('v1'), '/www/health': 'ok\n', '/www/cgi-bin/echo': echo('v1') },
+  [WEB_V2]: { '/start': start('v2'), '/www/index.html': page('v2'), '/www/health': 'ok\n', '/www/cgi-bin/echo': echo('v2') },
   [WEB_UNHEALTHY]: {
     '/start': start('unhealthy'),
     // No index.html: httpd runs the directory's index.cgi for `/`, which answers 500.

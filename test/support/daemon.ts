@@ -1,0 +1,117 @@
+// A whole svc daemon for integration tests: real Docker engine, real host Caddy (external proxy mode),
+// the real DNS responder, a temp data dir, its own network and instance label. `close()` stops the
+// daemon and removes every container, the network, the responder process, Caddy and the temp dir.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseConfig } from '../../src/config.js';
+import { silentLogger, createLogger } from '../../src/log.js';
+import { startDaemon, type Daemon } from '../../src/main.js';
+import { createDockerRuntime } from '../../src/runtime/docker.js';
+import { LABELS } from '../../src/runtime/runtime.js';
+import { freePort, startCaddy, type TestCaddy } from './caddy.js';
+
+const run = promisify(execFile);
+
+export interface TestDaemon {
+  daemon: Daemon;
+  caddy: TestCaddy;
+  dataDir: string;
+  instance: string;
+  network: string;
+  url: string;
+  httpsPort: number;
+  token: string;
+  /** JSON request with the bearer token; returns status and parsed body. */
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Restarts the daemon process part only (same data dir, Caddy and responder keep running). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestDaemon(name: string, env: Record<string, string> = {}): Promise<TestDaemon> {
+  const dataDir = await mkdtemp(join(tmpdir(), `svc-test-${name}-`));
+  const instance = `test-${name}`;
+  const network = `svc-test-${name}`;
+  const caddy = await startCaddy();
+  const vars = {
+    SVC_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: String(await freePort()),
+    SVC_HOST: '127.0.0.1',
+    SVC_PROXY_MODE: 'external',
+    SVC_PROXY_ADMIN_URL: caddy.adminUrl,
+    SVC_HTTP_PORT: String(await freePort()),
+    SVC_HTTPS_PORT: String(await freePort()),
+    SVC_TLS_ISSUER: 'internal',
+    SVC_DNS_PORT: String(await freePort()),
+    SVC_NETWORK: network,
+    SVC_INSTANCE: instance,
+    SVC_LOG_LEVEL: process.env.SVC_TEST_LOG ? 'debug' : 'error',
+    ...env,
+  };
+  const config = parseConfig(vars, join(dataDir, '.env'));
+  const log = process.env.SVC_TEST_LOG ? createLogger('debug') : silentLogger;
+  let daemon = await startDaemon(config, log);
+  const url = daemon.url;
+  const raw = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? safeJson(text) : undefined, headers: res.headers };
+  };
+  const setup = await raw('POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
+  const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const tok = await raw('POST', '/api/tokens', { name: 'tests' }, { cookie });
+  if (tok.status !== 201) throw new Error(`token creation failed: ${tok.status} ${JSON.stringify(tok.body)}`);
+  const token = (tok.body as { token: string }).token;
+
+  const td: TestDaemon = {
+    get daemon() {
+      return daemon;
+    },
+    caddy,
+    dataDir,
+    instance,
+    network,
+    url,
+    httpsPort: config.proxy.httpsPort,
+    token,
+    api: async (method, path, body) => {
+      const r = await raw(method, path, body, { authorization: `Bearer ${token}` });
+      return { status: r.status, body: r.body as any };
+    },
+    async restart() {
+      await daemon.stop();
+      daemon = await startDaemon(config, log);
+    },
+    async close() {
+      await daemon.stop().catch(() => {});
+      await removeInstance(instance, network);
+      await run('pkill', ['-f', join(dataDir, 'proxy')]).catch(() => {});
+      await caddy.stop().catch(() => {});
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return td;
+}
+
+/** Removes every container of a test instance and its network. */
+export async function removeInstance(instance: string, network: string) {
+  const runtime = createDockerRuntime({ log: silentLogger });
+  for (const c of await runtime.list({ [LABELS.instance]: instance })) await runtime.remove(c.id);
+  await runtime.docker.getNetwork(network).remove().catch(() => {});
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
