@@ -22,6 +22,7 @@ export function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOpti
       NetworkMode: spec.hostNetwork ? 'host' : (spec.network ?? 'bridge'),
       Binds: spec.mounts?.map((m) => `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`),
       RestartPolicy: { Name: spec.restart ?? 'no' },
+      Init: spec.init || undefined,
     },
     NetworkingConfig: joinNetwork
       ? { EndpointsConfig: { [spec.network!]: { Aliases: spec.networkAliases?.length ? spec.networkAliases : undefined } } }

@@ -35,6 +35,11 @@ export interface ContainerSpec {
   mounts?: Mount[];
   user?: string;
   workingDir?: string;
+  /**
+   * Run a tiny init as PID 1 (Docker's `--init`): it forwards SIGTERM to the app and reaps zombies, so an
+   * app that never installed a SIGTERM handler still stops at once instead of after the whole grace period.
+   */
+  init?: boolean;
   /** Engine-level restart policy; svc heals by itself, so `no` is the default. */
   restart?: 'no' | 'unless-stopped';
 }

@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
-import { LABELS } from '../../runtime/runtime.js';
+import { appContainerSpec } from './container-spec.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import { apps, type AppRow } from '../../store/schema/index.js';
 import type { AppReconcilerDeps } from './deps.js';
@@ -21,20 +21,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean
     } else {
       const deploy = getDeploy(deps.db, app.currentDeployId!);
       if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-      await deps.runtime.run({
-        name,
-        image: deploy.imageRef,
-        env: deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed),
-        network: deps.settings.network,
-        labels: {
-          [LABELS.managed]: 'true',
-          [LABELS.instance]: deps.settings.instance,
-          [LABELS.app]: app.name,
-          [LABELS.appId]: String(app.id),
-          [LABELS.deploy]: String(deploy.id),
-          [LABELS.role]: 'app',
-        },
-      });
+      await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
     }
   } catch (err) {
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record

@@ -4,11 +4,11 @@
 import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
-import { LABELS } from '../../runtime/runtime.js';
 import { addDeployEvent, getDeploy, lastSuccessful, updateDeploy } from '../../store/deploys.js';
 import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../../store/schema/index.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
+import { appContainerSpec } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, judgeProbe, redact, type DeployStep } from './plan.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -97,20 +97,7 @@ async function create(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): 
   await deps.runtime.remove(name); // a half-made container of an interrupted pass
   await deps.runtime.ensureNetwork(deps.settings.network);
   const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!);
-  await deps.runtime.run({
-    name,
-    image: deploy.imageRef!,
-    env,
-    network: deps.settings.network,
-    labels: {
-      [LABELS.managed]: 'true',
-      [LABELS.instance]: deps.settings.instance,
-      [LABELS.app]: app.name,
-      [LABELS.appId]: String(app.id),
-      [LABELS.deploy]: String(deploy.id),
-      [LABELS.role]: 'app',
-    },
-  });
+  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env));
   const now = deps.now();
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',
