@@ -99,10 +99,12 @@ async function create(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): 
   const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!);
   await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env));
   const now = deps.now();
+  // An adopted app deployed before any steady pass recorded its container as live still has one to replace.
+  const previous = app.liveContainerName ?? (app.appType === 'adopted_container' ? app.source : null);
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',
     stagingContainer: name,
-    previousContainer: app.liveContainerName,
+    previousContainer: previous,
     deadline: iso(now + deps.settings.healthTimeoutMs),
   });
   event(deps, deploy, 'start', `staging container ${name} started`);
