@@ -6,6 +6,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+COPY packages ./packages
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -15,6 +16,7 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+COPY --from=build /app/packages ./packages
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/drizzle ./drizzle
@@ -24,5 +26,5 @@ COPY package.json ./
 WORKDIR /srv/svc
 ENV SVC_DATA_DIR=/srv/svc/data NODE_ENV=production
 EXPOSE 3000
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps", "/app/dist/cli.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps", "--max-semi-space-size=1", "/app/dist/cli.js"]
 CMD ["serve"]
