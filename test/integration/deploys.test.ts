@@ -152,8 +152,14 @@ describe('blue/green deploys', () => {
     await runtime.remove(live);
     await waitFor(async () => (await runtime.inspect(live))?.running, { timeoutMs: 30_000, what: 'recreate after rm -f' });
     await serves(app.port, 'v2');
-    const events = (await t.api('GET', `/api/apps/${app.id}/events`)).body as { step: string; message: string }[];
-    expect(events.filter((e) => e.step === 'heal').length).toBeGreaterThanOrEqual(2);
+    // The heal event is written right after the container runs: wait for it rather than racing it.
+    const heals = await waitFor(async () => {
+      const events = (await t.api('GET', `/api/apps/${app.id}/events`)).body as { step: string; message: string }[];
+      const h = events.filter((e) => e.step === 'heal');
+      return h.length >= 2 ? h : undefined;
+    });
+    expect(heals[0].message).toMatch(/restarted/);
+    expect(heals[1].message).toMatch(/recreated/);
   });
 });
 
