@@ -1,6 +1,7 @@
 // Blue/green deploys end to end: the real daemon, Docker engine, host Caddy and DNS responder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:http';
 import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
@@ -247,5 +248,41 @@ describe('deploy inputs and app lifecycle', () => {
     expect(text).toContain('event: status\ndata: connected');
     expect(text).toMatch(/event: stdout\n(id: .+\n)?data: svc-test web v1 starting on port 3000\n(id: \d{4}-.+\n)?/);
     ctrl.abort();
+  });
+});
+
+describe('adopted and external apps', () => {
+  it('routes to an adopted container, and the first deploy replaces it blue/green without removing it', async () => {
+    const source = 'svc-test-adoptee';
+    await runtime.remove(source);
+    try {
+      await runtime.run({ name: source, image: WEB_V1, labels: { 'svc.test': 'adopted' } });
+      const app = await createApp('adopted', { app_type: 'adopted_container', source });
+      await serves(app.port, 'v1');
+      expect((await t.api('GET', `/api/apps/${app.id}`)).body).toMatchObject({ status: 'active', live_container_name: source });
+      const id = await deploy(app.id, WEB_V2);
+      expect((await finished(id)).status).toBe('success');
+      await serves(app.port, 'v2');
+      const adoptee = await runtime.inspect(source);
+      expect(adoptee).toBeDefined();
+      expect(adoptee!.running).toBe(false);
+      expect((await t.api('GET', `/api/apps/${app.id}`)).body.app_type).toBe('managed');
+    } finally {
+      await runtime.remove(source);
+    }
+  });
+
+  it('routes an external_service app to its upstream URL and refuses deploys', async () => {
+    const upstream = createServer((_req, res) => res.end('external upstream'));
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    try {
+      const upstreamPort = (upstream.address() as { port: number }).port;
+      const app = await createApp('external', { app_type: 'external_service', source: `http://127.0.0.1:${upstreamPort}` });
+      await serves(app.port, 'external upstream');
+      const res = await t.api('POST', `/api/apps/${app.id}/deploys`, { image_ref: WEB_V1 });
+      expect(res.status).toBe(409);
+    } finally {
+      upstream.close();
+    }
   });
 });
