@@ -37,7 +37,7 @@ const schema = z.object({
   SVC_HTTPS_PORT: port.default(443),
   SVC_ACME_EMAIL: optional,
   SVC_TLS_ISSUER: z.enum(['acme', 'internal']).default('acme'),
-  SVC_DNS_PORT: port.default(5353),
+  SVC_DNS_PORT: port.default(15353),
   SVC_NETWORK: z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).default('svc'),
   SVC_INSTANCE: z.string().regex(/^[a-z][a-z0-9-]{0,30}$/).default('svc'),
   SVC_IMAGE_POSTGRES: z.string().default('postgres:16'),
