@@ -37,6 +37,8 @@ export interface FakeRuntimeOptions {
   images?: string[];
   /** run() of an image not present fails like the engine does (default true). */
   strictImages?: boolean;
+  /** Clock for startedAt/finishedAt/log times (default the real one), so a test's fake time agrees. */
+  now?: () => number;
 }
 
 /** Thrown by every method while the fake engine is unreachable. */
@@ -62,10 +64,12 @@ export class FakeRuntime implements Runtime {
   private nextId = 1;
   private subscribers = new Set<{ push(ev: RuntimeEvent | null): void }>();
   private readonly strictImages: boolean;
+  private readonly now: () => number;
 
   constructor(opts: FakeRuntimeOptions = {}) {
     for (const i of opts.images ?? []) this.images.add(i);
     this.strictImages = opts.strictImages ?? true;
+    this.now = opts.now ?? Date.now;
   }
 
   // ---- test controls -------------------------------------------------------------------------------
@@ -85,7 +89,7 @@ export class FakeRuntime implements Runtime {
 
   /** Appends a log line a container "printed". */
   log(name: string, line: string, stream: LogLine['stream'] = 'stdout'): void {
-    this.must(name).logs.push({ stream, line, time: new Date().toISOString() });
+    this.must(name).logs.push({ stream, line, time: new Date(this.now()).toISOString() });
   }
 
   /** Engine goes away (every call fails, event streams end with an error) or comes back. */
@@ -275,7 +279,7 @@ export class FakeRuntime implements Runtime {
     const b = this.behaviour.get(c.spec.image) ?? 'runs';
     c.state = 'running';
     c.exitCode = undefined;
-    c.startedAt = new Date().toISOString();
+    c.startedAt = new Date(this.now()).toISOString();
     c.health = b === 'unhealthy' ? 'unhealthy' : b === 'healthy' ? 'healthy' : 'none';
     this.emit(c, 'start');
     if (b === 'exits') this.exit(c, 1);
@@ -284,7 +288,7 @@ export class FakeRuntime implements Runtime {
   private exit(c: FakeContainer, exitCode: number) {
     c.state = 'exited';
     c.exitCode = exitCode;
-    c.finishedAt = new Date().toISOString();
+    c.finishedAt = new Date(this.now()).toISOString();
     this.emit(c, 'die');
   }
 
