@@ -1,0 +1,270 @@
+// The proxy reconciler and the DNS record sync, with a fake Proxy and fake responder/container starters
+// over a real `:memory:` SQLite. Routes come from the app rows; deploys only move DNS answers.
+import { describe, it, expect, beforeEach } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { memoryDb, recordingEnqueue } from '../../support/db.js';
+import { settle } from '../../support/fake-clock.js';
+import { silentLogger } from '../../../src/log.js';
+import { createProxyReconciler } from '../../../src/reconcilers/proxy/reconciler.js';
+import { createDnsSync, type DnsSync } from '../../../src/reconcilers/proxy/dns-sync.js';
+import { createApp, deleteApp, updateApp } from '../../../src/store/apps.js';
+import { apps } from '../../../src/store/schema/index.js';
+import type { Reconciler } from '../../../src/controller/types.js';
+import type { Proxy, Route } from '../../../src/proxy/proxy.js';
+import type { Db } from '../../../src/store/db.js';
+
+let db: Db;
+const enqueue = recordingEnqueue();
+
+/** A Proxy that keeps what is loaded and counts real loads (the port's contract: same routes, no load). */
+function fakeProxy() {
+  let loaded: string | undefined;
+  const applied: Route[][] = [];
+  let loads = 0;
+  let fail: Error | undefined;
+  const proxy: Proxy & { applied: Route[][]; loads(): number; current(): Route[] | undefined; failWith(e?: Error): void } = {
+    async apply(routes) {
+      applied.push(routes);
+      if (fail) throw fail;
+      const json = JSON.stringify(routes);
+      if (json !== loaded) {
+        loaded = json;
+        loads++;
+      }
+    },
+    async upstreamRequests() {
+      return new Map();
+    },
+    applied,
+    loads: () => loads,
+    current: () => (loaded === undefined ? undefined : JSON.parse(loaded)),
+    failWith: (e) => void (fail = e),
+  };
+  return proxy;
+}
+
+/** A deferred promise, to hold a write open while the test looks. */
+function deferred() {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+const setLive = (name: string, liveAddress: string | null) => db.update(apps).set({ liveAddress }).where(eq(apps.name, name)).run();
+
+beforeEach(() => {
+  db = memoryDb();
+});
+
+describe('proxy reconciler', () => {
+  let proxy: ReturnType<typeof fakeProxy>;
+  let order: string[];
+  let writes: Record<string, string>[];
+  let dns: DnsSync;
+  let rec: Reconciler;
+  let containerFailure: Error | undefined;
+
+  const build = (containerMode: boolean) =>
+    createProxyReconciler({
+      db,
+      proxy: new OrderedProxy(proxy, order),
+      dns: { sync: async () => (order.push('dns'), dns.sync()) },
+      ensureDnsResponder: async () => void order.push('responder'),
+      ensureProxyContainer: containerMode
+        ? async () => {
+            order.push('container');
+            if (containerFailure) throw containerFailure;
+          }
+        : undefined,
+      log: silentLogger,
+    });
+
+  // Records the order of apply among the other steps.
+  class OrderedProxy implements Proxy {
+    constructor(private inner: ReturnType<typeof fakeProxy>, private log: string[]) {}
+    apply(routes: Route[]) {
+      this.log.push('apply');
+      return this.inner.apply(routes);
+    }
+    upstreamRequests() {
+      return this.inner.upstreamRequests();
+    }
+  }
+
+  beforeEach(() => {
+    proxy = fakeProxy();
+    order = [];
+    writes = [];
+    containerFailure = undefined;
+    dns = createDnsSync(db, (records) => void writes.push(records));
+    rec = build(true);
+  });
+
+  it('serves exactly the routes of the apps: port, domain and external upstreams, sorted; then steady', async () => {
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    createApp(db, enqueue, { name: 'api', accessMode: 'domain', domain: 'api.example.com', internalPort: 8000 }, 'rest');
+    createApp(db, enqueue, { name: 'ext', fallbackPort: 8090, appType: 'external_service', source: 'http://10.1.2.3:9000' }, 'rest');
+    setLive('web', '10.0.0.2');
+
+    expect(await rec.reconcile('main')).toEqual({});
+    expect(order).toEqual(['responder', 'dns', 'container', 'apply']);
+    expect(proxy.current()).toEqual([
+      { app: 'api', mode: 'domain', domain: 'api.example.com', upstream: { kind: 'dns', name: 'api.svc.internal.', port: 8000 } },
+      { app: 'ext', mode: 'port', port: 8090, upstream: { kind: 'url', url: 'http://10.1.2.3:9000' } },
+      { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } },
+    ]);
+    expect(writes).toEqual([{ 'web.svc.internal.': '10.0.0.2' }]);
+
+    // Steady: the same routes again (the proxy loads nothing), no DNS write.
+    expect(await rec.reconcile('main')).toEqual({});
+    expect(proxy.applied).toHaveLength(2);
+    expect(proxy.applied[1]).toEqual(proxy.applied[0]);
+    expect(proxy.loads()).toBe(1);
+    expect(writes).toHaveLength(1);
+  });
+
+  it('a deploy (new live address) changes the DNS answer, never the proxy config; a routing change does', async () => {
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    setLive('web', '10.0.0.2');
+    await rec.reconcile('main');
+    setLive('web', '10.0.0.3');
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(1);
+    expect(writes).toEqual([{ 'web.svc.internal.': '10.0.0.2' }, { 'web.svc.internal.': '10.0.0.3' }]);
+
+    const web = db.select().from(apps).where(eq(apps.name, 'web')).get()!;
+    updateApp(db, enqueue, web.id, { fallbackPort: 8081 });
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(2);
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8081, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(2);
+    expect(writes).toHaveLength(2);
+  });
+
+  it('a deleted app (or one marked deleted) loses its route and its DNS answer', async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    createApp(db, enqueue, { name: 'old', fallbackPort: 8081 }, 'rest');
+    setLive('web', '10.0.0.2');
+    setLive('old', '10.0.0.5');
+    await rec.reconcile('main');
+    expect(proxy.current()!.map((r) => r.app)).toEqual(['old', 'web']);
+
+    db.update(apps).set({ deletedAt: new Date().toISOString() }).where(eq(apps.name, 'old')).run();
+    deleteApp(db, enqueue, web.id);
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([]);
+    expect(writes.at(-1)).toEqual({});
+
+    const loads = proxy.loads();
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(loads);
+    expect(writes).toHaveLength(2);
+  });
+
+  it('external mode (no proxy container) skips the container step', async () => {
+    rec = build(false);
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    await rec.reconcile('main');
+    expect(order).toEqual(['responder', 'dns', 'apply']);
+    expect(proxy.current()).toHaveLength(1);
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(1);
+  });
+
+  it('a failure throws (the work queue backs off) and applies nothing; the next pass converges', async () => {
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    containerFailure = new Error('proxy image missing');
+    await expect(rec.reconcile('main')).rejects.toThrow('proxy image missing');
+    expect(proxy.applied).toEqual([]);
+
+    containerFailure = undefined;
+    proxy.failWith(new Error('admin API unreachable'));
+    await expect(rec.reconcile('main')).rejects.toThrow('admin API unreachable');
+    proxy.failWith(undefined);
+    expect(await rec.reconcile('main')).toEqual({});
+    expect(proxy.loads()).toBe(1);
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(1);
+  });
+});
+
+describe('dns sync', () => {
+  it('writes only when the records change', async () => {
+    const writes: Record<string, string>[] = [];
+    const dns = createDnsSync(db, (r) => void writes.push(r));
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    createApp(db, enqueue, { name: 'api', fallbackPort: 8081 }, 'rest');
+
+    await dns.sync();
+    expect(writes).toEqual([{}]);
+    await dns.sync();
+    expect(writes).toHaveLength(1);
+
+    setLive('web', '10.0.0.2');
+    await dns.sync();
+    await dns.sync();
+    expect(writes).toEqual([{}, { 'web.svc.internal.': '10.0.0.2' }]);
+
+    setLive('api', '10.0.0.3');
+    setLive('web', '10.0.0.4');
+    await dns.sync();
+    expect(writes.at(-1)).toEqual({ 'api.svc.internal.': '10.0.0.3', 'web.svc.internal.': '10.0.0.4' });
+    setLive('web', null);
+    await dns.sync();
+    expect(writes.at(-1)).toEqual({ 'api.svc.internal.': '10.0.0.3' });
+    expect(writes).toHaveLength(4);
+  });
+
+  it('is serialized: a sync waits for the write before it, and the newest view is written last', async () => {
+    const writes: { records: Record<string, string>; done: ReturnType<typeof deferred> }[] = [];
+    let open = 0;
+    let maxOpen = 0;
+    const dns = createDnsSync(db, async (records) => {
+      const done = deferred();
+      writes.push({ records, done });
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      await done.promise;
+      open--;
+    });
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    setLive('web', '10.0.0.2');
+
+    const first = dns.sync();
+    await settle();
+    setLive('web', '10.0.0.3');
+    const second = dns.sync();
+    await settle();
+    expect(writes.map((w) => w.records)).toEqual([{ 'web.svc.internal.': '10.0.0.2' }]); // the second waits
+
+    writes[0].done.resolve();
+    await first;
+    await settle();
+    expect(writes.map((w) => w.records)).toEqual([{ 'web.svc.internal.': '10.0.0.2' }, { 'web.svc.internal.': '10.0.0.3' }]);
+    writes[1].done.resolve();
+    await second;
+    expect(maxOpen).toBe(1);
+  });
+
+  it('a failed write is retried by the next sync, and does not block the ones after it', async () => {
+    const writes: Record<string, string>[] = [];
+    let failNext = true;
+    const dns = createDnsSync(db, (r) => {
+      writes.push(r);
+      if (failNext) {
+        failNext = false;
+        throw new Error('disk full');
+      }
+    });
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    setLive('web', '10.0.0.2');
+    await expect(dns.sync()).rejects.toThrow('disk full');
+    await dns.sync();
+    expect(writes).toEqual([{ 'web.svc.internal.': '10.0.0.2' }, { 'web.svc.internal.': '10.0.0.2' }]);
+    await dns.sync();
+    expect(writes).toHaveLength(2);
+  });
+});
