@@ -7,6 +7,8 @@ import { createApi } from '../../src/api/app.js';
 import { hashPassword } from '../../src/auth/password.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import type { Bus } from '../../src/events/bus.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Db } from '../../src/store/db.js';
 import { users } from '../../src/store/schema/index.js';
 import { createSession } from '../../src/store/sessions.js';
@@ -37,7 +39,8 @@ export interface TestResponse {
 let seededHash: Promise<string> | undefined;
 export const SEEDED_PASSWORD = 'correct horse battery';
 
-export function createTestApi(opts: { env?: Record<string, string> } = {}) {
+/** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
+export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus } = {}) {
   const db: Db = memoryDb();
   const enqueue = recordingEnqueue();
   const sealer = testSealer();
@@ -50,7 +53,7 @@ export function createTestApi(opts: { env?: Record<string, string> } = {}) {
   let nowMs = Date.parse('2026-01-01T00:00:00Z');
   const clock = { now: () => new Date(nowMs), advance: (ms: number) => void (nowMs += ms) };
   const log = createLogger('debug', {}, (l) => logs.push(l));
-  const app = createApi({ db, sealer, config, log, enqueue, now: clock.now });
+  const app = createApi({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus });
   let session: string | undefined;
 
   async function request(method: string, path: string, body?: unknown, o: RequestOpts = {}): Promise<TestResponse> {
