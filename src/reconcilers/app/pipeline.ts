@@ -12,8 +12,14 @@ import { appContainerSpec } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, judgeProbe, redact, type DeployStep } from './plan.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/** Consecutive drain polls that saw no request in flight, per deploy (lost on restart: it just re-polls). */
-const zeroPolls = new Map<number, number>();
+/**
+ * Per-reconciler memory of the pipeline: consecutive drain polls that saw no request in flight, per
+ * deploy. Lost on restart, which only means the drain polls again.
+ */
+export interface PipelineMemory {
+  zeroPolls: Map<number, number>;
+}
+export const newPipelineMemory = (): PipelineMemory => ({ zeroPolls: new Map() });
 
 export async function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: number) {
   updateDeploy(deps.db, deps.bus, deployId, { status: 'running', step: 'validate', startedAt: nowIso() });
@@ -22,7 +28,7 @@ export async function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId
   deps.enqueue(keyOf('proxy', 'main'));
 }
 
-export async function runDeployStep(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow, step: DeployStep): Promise<Result> {
+export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppRow, deploy: DeployRow, step: DeployStep): Promise<Result> {
   const secrets = () => deps.env.resolve(app.id).secrets;
   try {
     switch (step) {
@@ -37,7 +43,7 @@ export async function runDeployStep(deps: AppReconcilerDeps, app: AppRow, deploy
       case 'route_update':
         return await routeUpdate(deps, app, deploy);
       case 'stop_old':
-        return await stopOld(deps, app, deploy);
+        return await stopOld(deps, memory.zeroPolls, app, deploy);
       case 'finalize':
         return finalize(deps, app, deploy);
     }
@@ -153,7 +159,7 @@ async function routeUpdate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployR
   return { requeueAfterMs: deploy.previousContainer ? deps.settings.dnsRefreshMs : 0 };
 }
 
-async function stopOld(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, app: AppRow, deploy: DeployRow): Promise<Result> {
   const old = deploy.previousContainer;
   if (!old) {
     event(deps, deploy, 'stop_old', 'no previous container');

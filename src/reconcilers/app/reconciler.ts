@@ -8,12 +8,13 @@ import { LABELS } from '../../runtime/runtime.js';
 import { apps, deploys, type AppRow } from '../../store/schema/index.js';
 import { activeDeploy } from '../../store/deploys.js';
 import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer } from './plan.js';
-import { runDeployStep, beginDeploy } from './pipeline.js';
+import { runDeployStep, beginDeploy, newPipelineMemory } from './pipeline.js';
 import { heal } from './heal.js';
 import type { AppReconcilerDeps } from './deps.js';
 
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const { db, runtime, settings } = deps;
+  const memory = newPipelineMemory();
 
   async function observe(name: string) {
     const row = db.select().from(apps).where(eq(apps.name, name)).get();
@@ -59,7 +60,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         await beginDeploy(deps, row, action.deployId);
         return { requeueAfterMs: 0 };
       case 'deploy_step':
-        return runDeployStep(deps, row, deploy!, action.step);
+        return runDeployStep(deps, memory, row, deploy!, action.step);
       case 'heal':
         return heal(deps, row, action.exists);
       case 'heal_wait':
