@@ -3,7 +3,7 @@
 // Run: npm run bench:api. The data is seeded in-process, then the daemon runs as its own process (as
 // `npm start` runs it) so the client's work does not count against the server's latency. The engine is
 // pointed at a socket that does not exist, so nothing here touches Docker.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -138,6 +138,8 @@ async function main() {
     });
     console.log(`idle RSS, empty data dir:               ${mib(await withDaemonProcess(emptyDir, key, (_url, pid) => idleRss(pid)))}`);
   } finally {
+    // The daemons started svc's detached DNS responder for each data dir; it outlives them by design.
+    for (const d of [dir, emptyDir]) spawnSync('pkill', ['-f', join(d, 'proxy')]);
     rmSync(dir, { recursive: true, force: true });
     rmSync(emptyDir, { recursive: true, force: true });
   }
