@@ -1,0 +1,219 @@
+// Shared pieces of the app benchmarks (deploy latency, zero downtime, heal, idle): flags, percentiles,
+// a bounded keep-alive load generator against a loopback port, a deploy-event SSE reader that
+// timestamps arrivals, and small HTTP helpers. Benchmarks print figures; none of this is a test.
+import { Agent, request } from 'node:http';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 23)} ${msg}\n`);
+
+/** `--name value` from argv, clamped to [min, max]. */
+export function numFlag(name: string, fallback: number, min: number, max: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return Number.isFinite(v) ? Math.min(Math.max(v, min), max) : fallback;
+}
+
+/** Nearest-rank percentile of `xs` (p in 0..100). */
+export function pct(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+export const ms = (x: number) => `${Math.round(x)} ms`;
+export const secs = (x: number) => `${(x / 1000).toFixed(2)} s`;
+
+/** The 1/5/15 min load averages, for the report (the machine is shared). */
+export async function loadAvg(): Promise<string> {
+  const { loadavg, cpus } = await import('node:os');
+  return `load ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`;
+}
+
+/** Status code of one GET (fresh connection), or undefined on error/timeout. */
+export function httpStatus(url: string, timeoutMs = 1000): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+}
+
+/** GET body text (fresh connection), or undefined. */
+export function httpText(url: string, timeoutMs = 2000): Promise<{ status: number; text: string } | undefined> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false, timeout: timeoutMs }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Load generator
+
+export interface LoadStats {
+  total: number;
+  ok: number;
+  non2xx: Map<string, number>;
+  connErrors: Map<string, number>;
+  latencies: number[];
+}
+
+export interface Load {
+  stats: LoadStats;
+  stop(): Promise<void>;
+}
+
+const MAX_REQUESTS_PER_CLIENT = 5_000_000;
+const MAX_LATENCIES = 5_000_000;
+
+/**
+ * `clients` keep-alive clients (one socket each), each alternating GET / and POST /cgi-bin/echo to
+ * 127.0.0.1:port until stop(), a hard deadline (`maxMs`) or a request count. Non-2xx responses and
+ * connection errors (resets, refused, timeouts) are counted apart.
+ */
+export function startLoad(port: number, opts: { clients?: number; maxMs: number; timeoutMs?: number }): Load {
+  const clients = opts.clients ?? 16;
+  const deadline = Date.now() + opts.maxMs;
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [] };
+  let stopped = false;
+  const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+
+  const one = async (i: number) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let n = 0; n < MAX_REQUESTS_PER_CLIENT && !stopped && Date.now() < deadline; n++) {
+        const post = (n + i) % 2 === 1;
+        const what = post ? 'POST' : 'GET';
+        const t0 = performance.now();
+        await new Promise<void>((resolve) => {
+          let done = false;
+          const finish = (f: () => void) => {
+            if (done) return;
+            done = true;
+            stats.total++;
+            f();
+            resolve();
+          };
+          const req = request(
+            {
+              host: '127.0.0.1',
+              port,
+              agent,
+              method: what,
+              path: post ? '/cgi-bin/echo' : '/',
+              timeout: timeoutMs,
+              headers: post ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '3' } : {},
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () =>
+                finish(() => {
+                  const s = res.statusCode ?? 0;
+                  if (s >= 200 && s < 300) stats.ok++;
+                  else bump(stats.non2xx, `${what} ${s}`);
+                  if (stats.latencies.length < MAX_LATENCIES) stats.latencies.push(performance.now() - t0);
+                }),
+              );
+              res.on('error', (err: NodeJS.ErrnoException) => finish(() => bump(stats.connErrors, `${what} ${err.code ?? err.message}`)));
+            },
+          );
+          req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+          req.on('error', (err: NodeJS.ErrnoException) => finish(() => bump(stats.connErrors, `${what} ${err.code ?? err.message}`)));
+          req.end(post ? 'x=1' : undefined);
+        });
+      }
+    } finally {
+      agent.destroy();
+    }
+  };
+
+  const running = Promise.all(Array.from({ length: clients }, (_, i) => one(i)));
+  return {
+    stats,
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
+}
+
+export function formatCounts(m: Map<string, number>): string {
+  const parts = [...m.entries()].map(([k, v]) => `${k} x${v}`);
+  return parts.length ? parts.join(', ') : 'none';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Deploy events over SSE, with arrival times
+
+export interface TimedEvent {
+  /** performance.now() when the event arrived. */
+  at: number;
+  step: string;
+  level: string;
+  message: string;
+}
+
+export interface DeployTrace {
+  events: TimedEvent[];
+  /** performance.now() when `done` arrived, and the final status it named. */
+  doneAt: number;
+  status: string;
+}
+
+/**
+ * Follows GET /api/deploys/{id}/events/stream until `done` (or `timeoutMs`), timestamping each event's
+ * arrival. The stream replays earlier events first, so opening it right after the POST loses nothing
+ * (replayed ones just get the arrival time of the replay).
+ */
+export async function traceDeploy(baseUrl: string, token: string, deployId: number, timeoutMs: number): Promise<DeployTrace> {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+  const events: TimedEvent[] = [];
+  try {
+    const res = await fetch(`${baseUrl}/api/deploys/${deployId}/events/stream`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal });
+    if (!res.ok || !res.body) throw new Error(`event stream of deploy ${deployId}: HTTP ${res.status}`);
+    const reader = res.body.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`event stream of deploy ${deployId} ended without done`);
+      const now = performance.now();
+      buf += dec.decode(value, { stream: true });
+      let idx: number;
+      while ((idx = buf.indexOf('\n\n')) >= 0) {
+        const block = buf.slice(0, idx);
+        buf = buf.slice(idx + 2);
+        const ev = /^event: (.*)$/m.exec(block)?.[1];
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n');
+        if (ev === 'deploy_event') {
+          const e = JSON.parse(data) as { step: string; level: string; message: string };
+          events.push({ at: now, step: e.step, level: e.level, message: e.message });
+        } else if (ev === 'done') {
+          ctrl.abort();
+          return { events, doneAt: now, status: (JSON.parse(data) as { status: string }).status };
+        }
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    ctrl.abort();
+  }
+}

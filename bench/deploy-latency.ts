@@ -1,0 +1,133 @@
+// Deploy latency benchmark: trigger (POST /api/apps/{id}/deploys) to `success` through the whole daemon
+// (real engine, host Caddy, DNS responder), p50/p95 over N deploys alternating v1/v2, beside the same
+// work done by hand with the docker CLI in the same run (create + start on the same network, GET / on
+// the container address every 10 ms until 200, rm -f of the previous one). Per-step breakdown from the
+// arrival times of the deploy's SSE events. Prints figures; not a test.
+//
+//   npm run bench:deploy -- [--deploys 20]
+//
+// Traffic goes only to loopback and to containers it started; every loop is bounded; everything it
+// created (daemon, Caddy, responder, containers, network, temp dir) is removed at the end, even on error.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { freePort } from '../test/support/caddy.js';
+import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
+import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
+import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, type DeployTrace } from './common.js';
+
+const run = promisify(execFile);
+const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();
+const N = numFlag('deploys', 20, 1, 200);
+const DEPLOY_TIMEOUT_MS = 60_000;
+
+/** Marks in the order the pipeline emits them; each segment is the time from the previous mark. */
+const MARKS: { name: string; match: (e: { step: string; message: string }) => boolean }[] = [
+  { name: 'queue -> begin', match: (e) => e.step === 'start' && e.message.startsWith('deploying') },
+  { name: 'validate + pull', match: (e) => e.step === 'pull' },
+  { name: 'create (staging)', match: (e) => e.step === 'start' && e.message.startsWith('staging') },
+  { name: 'health_check', match: (e) => e.step === 'health_check' && e.message.startsWith('healthy') },
+  { name: 'route_update', match: (e) => e.step === 'route_update' },
+  { name: 'drain + stop_old', match: (e) => e.step === 'stop_old' },
+  { name: 'finalize', match: (e) => e.step === 'finalize' },
+];
+
+function segments(t0: number, trace: DeployTrace): Record<string, number> {
+  const out: Record<string, number> = {};
+  let prev = t0;
+  for (const m of MARKS) {
+    const e = trace.events.find(m.match);
+    if (!e) continue;
+    out[m.name] = e.at - prev;
+    prev = e.at;
+  }
+  out['-> done on stream'] = trace.doneAt - prev;
+  return out;
+}
+
+async function daemonDeploy(t: TestDaemon, appId: number, image: string) {
+  const t0 = performance.now();
+  const res = await t.api('POST', `/api/apps/${appId}/deploys`, { image_ref: image });
+  if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  const trace = await traceDeploy(t.url, t.token, res.body.id as number, DEPLOY_TIMEOUT_MS);
+  if (trace.status !== 'success') throw new Error(`deploy ${res.body.id} ended ${trace.status}: ${JSON.stringify(trace.events.at(-1))}`);
+  const switchAt = trace.events.find((e) => e.step === 'route_update')?.at ?? NaN;
+  return { total: trace.doneAt - t0, toSwitch: switchAt - t0, seg: segments(t0, trace) };
+}
+
+/** The same blue/green steps with the docker CLI: create + start new, poll it, rm -f the previous one. */
+async function handDeploy(t: TestDaemon, i: number, image: string, previous: string | undefined): Promise<{ total: number; name: string }> {
+  const name = `svc-bench-hand-${i}`;
+  const t0 = performance.now();
+  await docker('create', '--name', name, '--network', t.network, '--label', `svc.instance=${t.instance}`, '--label', 'svc.bench=hand', image);
+  await docker('start', name);
+  const address = await docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${t.network}").IPAddress}}`, name);
+  const end = Date.now() + 30_000;
+  for (;;) {
+    if ((await httpStatus(`http://${address}:${WEB_PORT}/`, 1000)) === 200) break;
+    if (Date.now() > end) throw new Error(`${name} did not answer within 30 s`);
+    await sleep(10);
+  }
+  if (previous) await docker('rm', '-f', previous);
+  return { total: performance.now() - t0, name };
+}
+
+async function main() {
+  await ensureTestImages();
+  log(`starting daemon (${await loadAvg()})`);
+  const t = await startTestDaemon('bench-deploy');
+  try {
+    const port = await freePort();
+    const app = await t.api('POST', '/api/apps', { name: 'latency', internal_port: WEB_PORT, access_mode: 'port', fallback_port: port });
+    if (app.status !== 201) throw new Error(`create app: ${app.status} ${JSON.stringify(app.body)}`);
+    const appId = app.body.id as number;
+    // Warm-up, not counted: the first deploy (no previous container) and one hand run.
+    log('warm-up deploy');
+    await daemonDeploy(t, appId, WEB_V1);
+    let prevHand = (await handDeploy(t, 0, WEB_V1, undefined)).name;
+
+    const daemonMs: number[] = [];
+    const switchMs: number[] = [];
+    const handMs: number[] = [];
+    const segs: Record<string, number[]> = {};
+    for (let i = 1; i <= N; i++) {
+      const image = i % 2 === 1 ? WEB_V2 : WEB_V1;
+      const d = await daemonDeploy(t, appId, image);
+      daemonMs.push(d.total);
+      switchMs.push(d.toSwitch);
+      for (const [k, v] of Object.entries(d.seg)) (segs[k] ??= []).push(v);
+      const h = await handDeploy(t, i, image, prevHand);
+      prevHand = h.name;
+      handMs.push(h.total);
+      log(`#${i} ${image}: daemon ${ms(d.total)} (switch at ${ms(d.toSwitch)}), by hand ${ms(h.total)}`);
+    }
+
+    const p50 = pct(daemonMs, 50);
+    const h50 = pct(handMs, 50);
+    console.log(`\nDeploy latency, ${N} deploys alternating v1/v2 (${await loadAvg()})`);
+    console.log('| | p50 | p95 | max |');
+    console.log('|---|---|---|---|');
+    console.log(`| svc: trigger -> success | ${ms(p50)} | ${ms(pct(daemonMs, 95))} | ${ms(Math.max(...daemonMs))} |`);
+    console.log(`| svc: trigger -> route switched | ${ms(pct(switchMs, 50))} | ${ms(pct(switchMs, 95))} | ${ms(Math.max(...switchMs))} |`);
+    console.log(`| by hand (docker CLI) | ${ms(h50)} | ${ms(pct(handMs, 95))} | ${ms(Math.max(...handMs))} |`);
+    console.log(`ratio p50 svc/hand: ${(p50 / h50).toFixed(2)}x, p95: ${(pct(daemonMs, 95) / pct(handMs, 95)).toFixed(2)}x (goal: p50 < 2 s and <= 1.3x)`);
+    console.log('\nPer-step breakdown (SSE arrival times; each step = time since the previous mark)');
+    console.log('| step | p50 | p95 | mean | share of mean total |');
+    console.log('|---|---|---|---|---|');
+    const meanTotal = daemonMs.reduce((a, b) => a + b, 0) / daemonMs.length;
+    for (const [k, v] of Object.entries(segs)) {
+      const mean = v.reduce((a, b) => a + b, 0) / v.length;
+      console.log(`| ${k} | ${ms(pct(v, 50))} | ${ms(pct(v, 95))} | ${ms(mean)} | ${((100 * mean) / meanTotal).toFixed(1)} % |`);
+    }
+  } finally {
+    log('cleaning up');
+    await t.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

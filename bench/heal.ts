@@ -1,0 +1,141 @@
+// Self-healing benchmark, two parts, through the whole daemon (real engine, host Caddy, DNS responder).
+//  1. `docker kill` of the live container to the first successful request through Caddy again, p50 of
+//     N kills (waiting past HEAL_RESET_AFTER_MS between kills so each is a first failure, healed at once).
+//     Detection is the engine's event stream (no polling in the daemon). Goal: < 2 s.
+//  2. A crash-looping app (an image that serves for 3 s, then exits 1): the daemon's CPU over a window
+//     (the daemon runs in this process, so process.cpuUsage() deltas while the bench itself only sleeps)
+//     and the restarts seen (app events `heal`). Goal: < 2 % CPU and the backoff visible (10 s doubling).
+//
+//   npm run bench:heal -- [--kills 10] [--crash-seconds 60]
+//
+// Traffic goes only to loopback; every loop is bounded; everything it created (daemon, Caddy, responder,
+// containers, network, temp dir, the flaky image) is removed at the end, even on error.
+import { execFile } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { silentLogger } from '../src/log.js';
+import { HEAL_RESET_AFTER_MS } from '../src/reconcilers/app/plan.js';
+import { createDockerRuntime } from '../src/runtime/docker.js';
+import { freePort } from '../test/support/caddy.js';
+import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
+import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
+import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy } from './common.js';
+
+const run = promisify(execFile);
+const KILLS = numFlag('kills', 10, 1, 50);
+const CRASH_SECONDS = numFlag('crash-seconds', 60, 10, 600);
+const WEB_FLAKY = 'svc-test/web:flaky';
+const runtime = createDockerRuntime({ log: silentLogger });
+
+/** Serves like v1 for 3 s, then exits 1: a crash loop once it is live. */
+async function buildFlaky() {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-flaky-'));
+  try {
+    writeFileSync(join(dir, 'start'), `#!/bin/sh\necho "svc-test web flaky starting"\nhttpd -f -p ${WEB_PORT} -h /www &\nsleep 3\necho "svc-test web flaky: exiting with 1" >&2\nexit 1\n`);
+    chmodSync(join(dir, 'start'), 0o755);
+    writeFileSync(join(dir, 'Dockerfile'), `FROM ${WEB_V1}\nCOPY start /start\n`);
+    await runtime.build(dir, WEB_FLAKY);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function createAndDeploy(t: TestDaemon, name: string, image: string) {
+  const port = await freePort();
+  const app = await t.api('POST', '/api/apps', { name, internal_port: WEB_PORT, access_mode: 'port', fallback_port: port });
+  if (app.status !== 201) throw new Error(`create app: ${app.status} ${JSON.stringify(app.body)}`);
+  const id = app.body.id as number;
+  const res = await t.api('POST', `/api/apps/${id}/deploys`, { image_ref: image });
+  if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  const trace = await traceDeploy(t.url, t.token, res.body.id as number, 60_000);
+  if (trace.status !== 'success') throw new Error(`deploy of ${name} ended ${trace.status}`);
+  return { id, port };
+}
+
+/** GETs through Caddy every 10 ms (each with a 6 s timeout: Caddy may hold one while it retries) until 200. */
+async function firstOk(port: number, maxMs: number): Promise<{ at: number; attempts: number; lastMs: number }> {
+  const end = performance.now() + maxMs;
+  for (let attempts = 1; ; attempts++) {
+    const sent = performance.now();
+    if ((await httpStatus(`http://127.0.0.1:${port}/`, 6_000)) === 200) return { at: performance.now(), attempts, lastMs: performance.now() - sent };
+    if (performance.now() > end) throw new Error(`no 200 on port ${port} within ${maxMs} ms`);
+    await sleep(10);
+  }
+}
+
+async function main() {
+  await ensureTestImages(runtime);
+  await buildFlaky();
+  log(`starting daemon (${await loadAvg()})`);
+  const t = await startTestDaemon('bench-heal');
+  try {
+    // Part 1: kill -> served again.
+    const app = await createAndDeploy(t, 'healme', WEB_V1);
+    await firstOk(app.port, 15_000);
+    const recoverMs: number[] = [];
+    const restartMs: number[] = [];
+    const lastReqMs: number[] = [];
+    for (let i = 1; i <= KILLS; i++) {
+      const live = (await t.api('GET', `/api/apps/${app.id}`)).body.live_container_name as string;
+      const addrBefore = (await runtime.inspect(live, t.network))?.address;
+      const killWall = Date.now();
+      const t0 = performance.now();
+      await runtime.docker.getContainer(live).kill();
+      const ok = await firstOk(app.port, 30_000);
+      const t1 = ok.at;
+      const info = await runtime.inspect(live, t.network);
+      const startedWall = info?.startedAt ? Date.parse(info.startedAt) : NaN;
+      recoverMs.push(t1 - t0);
+      restartMs.push(startedWall - killWall);
+      lastReqMs.push(ok.lastMs);
+      log(
+        `kill #${i} of ${live}: served again after ${ms(t1 - t0)} (container restarted ${ms(startedWall - killWall)} after the kill; ` +
+          `${ok.attempts} request(s), the successful one took ${ms(ok.lastMs)}; address ${addrBefore ?? '-'} -> ${info?.address})`,
+      );
+      if (i < KILLS) await sleep(HEAL_RESET_AFTER_MS + 2_500); // let the failure counter reset
+    }
+    const heals1 = ((await t.api('GET', `/api/apps/${app.id}/events`)).body as { step: string }[]).filter((e) => e.step === 'heal').length;
+
+    // Part 2: crash loop, CPU of this process (daemon in-process) while the bench only sleeps.
+    const flaky = await createAndDeploy(t, 'flaky', WEB_FLAKY);
+    const deployedAt = Date.now();
+    log(`flaky deployed; measuring CPU over ${CRASH_SECONDS} s`);
+    const c0 = process.cpuUsage();
+    const w0 = performance.now();
+    await sleep(CRASH_SECONDS * 1000);
+    const c1 = process.cpuUsage(c0);
+    const wall = performance.now() - w0;
+    const cpuPct = (100 * (c1.user + c1.system)) / 1000 / wall;
+    const heals = ((await t.api('GET', `/api/apps/${flaky.id}/events`)).body as { step: string; timestamp: string; message: string }[]).filter(
+      (e) => e.step === 'heal',
+    );
+    const healAt = heals.map((e) => (Date.parse(e.timestamp) - deployedAt) / 1000);
+    const gaps = healAt.slice(1).map((x, i) => x - healAt[i]);
+
+    console.log(`\nSelf-healing (${await loadAvg()})`);
+    console.log('| figure | value | goal |');
+    console.log('|---|---|---|');
+    console.log(`| docker kill -> first 200 through Caddy, p50 of ${KILLS} | ${ms(pct(recoverMs, 50))} (p95 ${ms(pct(recoverMs, 95))}, max ${ms(Math.max(...recoverMs))}) | < 2 s |`);
+    console.log(`| docker kill -> container started again (engine StartedAt), p50 | ${ms(pct(restartMs, 50))} (max ${ms(Math.max(...restartMs))}) | |`);
+    console.log(`| duration of that first successful request (held in Caddy), p50 | ${ms(pct(lastReqMs, 50))} | |`);
+    console.log(`| heal events for the killed app | ${heals1} (kills: ${KILLS}) | |`);
+    console.log(`| crash loop: CPU of the daemon process over ${(wall / 1000).toFixed(0)} s | ${cpuPct.toFixed(2)} % (user ${(c1.user / 1e6).toFixed(2)} s, sys ${(c1.system / 1e6).toFixed(2)} s) | < 2 % |`);
+    console.log(`| crash loop: restarts (heal events) | ${heals.length} at +${healAt.map((x) => x.toFixed(0)).join(' s, +')} s after deploy | |`);
+    console.log(`| crash loop: gaps between restarts | ${gaps.map((g) => `${g.toFixed(0)} s`).join(', ') || '-'} | 10 s doubling |`);
+  } finally {
+    log('cleaning up');
+    await t.close();
+    await run('docker', ['rmi', WEB_FLAKY]).catch(() => {});
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,240 @@
+// Idle footprint benchmark: the daemon as its own process (`node <npm start's flags> dist/cli.js serve`
+// after `npm run build`), external proxy mode to a host Caddy, its own network, instance, DNS and API ports and temp data
+// dir; 50 apps created and deployed (busybox httpd), then its RSS (/proc/<pid>/status VmRSS) and CPU
+// (/proc/<pid>/stat utime+stime) sampled every second over 60 s. Prints figures; not a test.
+//
+//   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--mem-breakdown] [--node-arg <flag>]...
+//
+// Traffic goes only to loopback; every loop is bounded; at the end (even on error) the daemon is
+// stopped, every container with its instance label and its network removed, its DNS responder killed
+// (by pid, found by its state-file path under the temp data dir), Caddy stopped, the temp dir removed.
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
+import { removeInstance } from '../test/support/daemon.js';
+import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
+import { loadAvg, log, numFlag, sleep } from './common.js';
+
+const run = promisify(execFile);
+const APPS = numFlag('apps', 50, 1, 200);
+const SECONDS = numFlag('seconds', 60, 5, 600);
+const BUILD = !process.argv.includes('--no-build');
+/** Opt-in diagnosis: preload a SIGUSR2 handler (and --expose-gc) that writes process.memoryUsage() before and after a full GC. */
+const MEM_BREAKDOWN = process.argv.includes('--mem-breakdown');
+/** Extra node flags for the daemon, for experiments: `--node-arg --max-semi-space-size=2` (repeatable). */
+const NODE_ARGS = process.argv.flatMap((a, i) => (a === '--node-arg' && process.argv[i + 1] ? [process.argv[i + 1]] : []));
+const INSTANCE = 'bench-idle';
+const NETWORK = 'svc-bench-idle';
+const CLK_TCK = 100; // getconf CLK_TCK on Linux
+
+/** The node flags of package.json's `start` script (what `npm start` runs the daemon with). */
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const words = start.split(/\s+/);
+  const from = words.indexOf('node');
+  const to = words.indexOf('dist/cli.js');
+  return from >= 0 && to > from ? words.slice(from + 1, to).filter((w) => w.startsWith('--')) : [];
+}
+
+function procStat(pid: number): { cpuTicks: number; rssKb: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from #3 (state) on
+    const cpuTicks = Number(fields[11]) + Number(fields[12]); // utime (#14) + stime (#15)
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+    return { cpuTicks, rssKb };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids whose command line mentions `needle` (the responder: its --state path lies under the data dir). */
+function pidsMatching(needle: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').some((a) => a.includes(needle))) out.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+async function main() {
+  if (BUILD) {
+    log('npm run build');
+    await run('npm', ['run', 'build'], { maxBuffer: 16 * 1024 * 1024 }).catch((err: { stdout?: string }) => {
+      // tsc emits even with type errors (another engineer may be mid-edit); only a missing output is fatal.
+      log(`build reported errors (continuing with what it emitted): ${String(err.stdout ?? '').split('\n').slice(0, 5).join(' | ')}`);
+    });
+  }
+  await ensureTestImages();
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-idle-'));
+  let caddy: TestCaddy | undefined;
+  let child: ChildProcess | undefined;
+  let exited = false;
+  let out = '';
+  try {
+    caddy = await startCaddy();
+    mkdirSync(join(dataDir, 'manifests'));
+    const port = await freePort();
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dataDir,
+      SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      SVC_DATA_DIR: dataDir,
+      SVC_MANIFESTS_DIR: join(dataDir, 'manifests'),
+      SVC_PORT: String(port),
+      SVC_HOST: '127.0.0.1',
+      SVC_PROXY_MODE: 'external',
+      SVC_PROXY_ADMIN_URL: caddy.adminUrl,
+      SVC_HTTP_PORT: String(await freePort()),
+      SVC_HTTPS_PORT: String(await freePort()),
+      SVC_TLS_ISSUER: 'internal',
+      SVC_DNS_PORT: String(await freePort()),
+      SVC_NETWORK: NETWORK,
+      SVC_INSTANCE: INSTANCE,
+      SVC_LOG_LEVEL: 'warn',
+    };
+    // cwd = the data dir: no `.env` of the repo is read, nothing is written next to it.
+    const memFile = join(dataDir, 'mem.json');
+    const nodeArgs: string[] = [...startFlags(), ...NODE_ARGS];
+    if (MEM_BREAKDOWN) {
+      const preload = join(dataDir, 'mem-preload.mjs');
+      writeFileSync(
+        preload,
+        `import { writeFileSync } from 'node:fs';\n` +
+          `process.on('SIGUSR2', () => { const before = process.memoryUsage(); globalThis.gc?.(); const after = process.memoryUsage();\n` +
+          `  writeFileSync(${JSON.stringify(memFile)}, JSON.stringify({ before, after })); });\n`,
+      );
+      nodeArgs.push('--expose-gc', '--import', preload);
+    }
+    child = spawn(process.execPath, [...nodeArgs, join(process.cwd(), 'dist/cli.js'), 'serve'], { cwd: dataDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.once('exit', () => (exited = true));
+    const pid = child.pid!;
+    const url = `http://127.0.0.1:${port}`;
+
+    const end = Date.now() + 20_000;
+    for (;;) {
+      if (exited) throw new Error(`daemon exited: ${out}`);
+      const ok = await fetch(`${url}/api/auth/setup`, { method: 'GET' }).then(() => true, () => false);
+      if (ok) break;
+      if (Date.now() > end) throw new Error(`daemon did not listen within 20 s: ${out}`);
+      await sleep(100);
+    }
+    const raw = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    };
+    const setup = await raw('POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
+    const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const tok = await raw('POST', '/api/tokens', { name: 'bench' }, { cookie });
+    if (tok.status !== 201) throw new Error(`token: ${tok.status} ${JSON.stringify(tok.body)}`);
+    const auth = { authorization: `Bearer ${tok.body.token as string}` };
+    const api = (method: string, path: string, body?: unknown) => raw(method, path, body, auth);
+
+    const afterStart = procStat(pid);
+    log(`daemon pid ${pid} up, RSS ${((afterStart?.rssKb ?? NaN) / 1024).toFixed(1)} MiB; creating and deploying ${APPS} apps`);
+    const deployIds: number[] = [];
+    const t0 = Date.now();
+    for (let i = 0; i < APPS; i++) {
+      const app = await api('POST', '/api/apps', { name: `idle-${i}`, internal_port: WEB_PORT, access_mode: 'port', fallback_port: await freePort() });
+      if (app.status !== 201) throw new Error(`create app ${i}: ${app.status} ${JSON.stringify(app.body)}`);
+      const d = await api('POST', `/api/apps/${app.body.id}/deploys`, { image_ref: WEB_V1 });
+      if (d.status !== 202) throw new Error(`deploy app ${i}: ${d.status} ${JSON.stringify(d.body)}`);
+      deployIds.push(d.body.id as number);
+    }
+    const pending = new Set(deployIds);
+    const deadline = Date.now() + 10 * 60_000;
+    while (pending.size > 0) {
+      if (exited) throw new Error(`daemon exited: ${out}`);
+      if (Date.now() > deadline) throw new Error(`${pending.size} deploys not finished within 10 min`);
+      for (const id of [...pending]) {
+        const d = await api('GET', `/api/deploys/${id}`);
+        if (d.body.status === 'success') pending.delete(id);
+        else if (['failed', 'auto_rollback', 'cancelled'].includes(d.body.status)) throw new Error(`deploy ${id} ended ${d.body.status}: ${d.body.error}`);
+      }
+      await sleep(1000);
+    }
+    const deployedIn = (Date.now() - t0) / 1000;
+    const running = (await run('docker', ['ps', '-q', '--filter', `label=svc.instance=${INSTANCE}`])).stdout.trim().split('\n').filter(Boolean).length;
+    log(`${APPS} apps deployed in ${deployedIn.toFixed(1)} s (${running} containers running); settling 10 s`);
+    await sleep(10_000);
+
+    const responder = pidsMatching(join(dataDir, 'proxy'));
+    const s0 = procStat(pid)!;
+    const r0 = responder.map(procStat);
+    const w0 = performance.now();
+    const rss: number[] = [];
+    for (let i = 0; i < SECONDS; i++) {
+      await sleep(1000);
+      const s = procStat(pid);
+      if (!s) throw new Error(`daemon gone: ${out}`);
+      rss.push(s.rssKb);
+    }
+    const s1 = procStat(pid)!;
+    const r1 = responder.map(procStat);
+    const wall = (performance.now() - w0) / 1000;
+    const cpu = (100 * (s1.cpuTicks - s0.cpuTicks)) / CLK_TCK / wall;
+    const rCpu = responder.reduce((a, _, i) => a + ((r1[i]?.cpuTicks ?? 0) - (r0[i]?.cpuTicks ?? 0)), 0) / CLK_TCK / wall * 100;
+    const rRss = r1.reduce((a, r) => a + (r?.rssKb ?? 0), 0);
+    const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
+
+    console.log(`\nIdle daemon with ${APPS} running apps, ${SECONDS} s sample (node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
+    console.log('| figure | value | goal |');
+    console.log('|---|---|---|');
+    console.log(`| daemon RSS after start (no apps) | ${mib(afterStart?.rssKb ?? NaN)} | |`);
+    console.log(`| daemon RSS idle: first / last / max | ${mib(rss[0])} / ${mib(rss.at(-1)!)} / ${mib(Math.max(...rss))} | < 100 MB |`);
+    console.log(`| daemon CPU idle (utime+stime) | ${cpu.toFixed(2)} % of one core (${s1.cpuTicks - s0.cpuTicks} ticks in ${wall.toFixed(1)} s) | < 1 % |`);
+    console.log(`| DNS responder (separate process) RSS / CPU | ${mib(rRss)} / ${rCpu.toFixed(2)} % | |`);
+    console.log(`| time to create + deploy ${APPS} apps | ${deployedIn.toFixed(1)} s | |`);
+    console.log(`| app containers running | ${running} | ${APPS} |`);
+    if (MEM_BREAKDOWN) {
+      process.kill(pid, 'SIGUSR2');
+      for (let i = 0; i < 50 && !existsSync(memFile); i++) await sleep(100);
+      const m = JSON.parse(readFileSync(memFile, 'utf8')) as Record<'before' | 'after', Record<string, number>>;
+      const f = (o: Record<string, number>) => ['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'].map((k) => `${k} ${(o[k] / 1048576).toFixed(1)}`).join(', ');
+      console.log(`memoryUsage (MiB) before GC: ${f(m.before)}`);
+      console.log(`memoryUsage (MiB) after full GC: ${f(m.after)}`);
+      const after = procStat(pid);
+      console.log(`VmRSS after GC: ${mib(after?.rssKb ?? NaN)}`);
+    }
+  } finally {
+    log('cleaning up');
+    if (child && !exited) {
+      const gone = new Promise<void>((r) => child!.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child!.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(t);
+    }
+    await removeInstance(INSTANCE, NETWORK).catch((err) => log(`removing containers failed: ${err}`));
+    for (const pid of pidsMatching(join(dataDir, 'proxy'))) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    }
+    await caddy?.stop().catch(() => {});
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
