@@ -18,7 +18,7 @@ export interface CaddyConfigOptions {
 }
 
 /** How often Caddy re-resolves an app's DNS name; a switch waits at least this long before draining. */
-export const DNS_REFRESH_MS = 1000;
+export const DNS_REFRESH_MS = 250;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -78,7 +78,7 @@ export function reverseProxyHandler(up: Upstream, dnsPort: number): Json {
         source: 'a',
         name: up.name.endsWith('.') ? up.name : `${up.name}.`,
         port: String(up.port),
-        refresh: `${DNS_REFRESH_MS / 1000}s`,
+        refresh: `${DNS_REFRESH_MS}ms`,
         // `udp/` matters: without it Caddy asks over TCP and every request fails after 5 s.
         resolver: { addresses: [`udp/127.0.0.1:${dnsPort}`] },
         dial_timeout: '1s',

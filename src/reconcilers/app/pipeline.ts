@@ -169,7 +169,7 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     const inFlight = oldInfo?.address ? await countInFlight(deps, `${oldInfo.address}:${app.internalPort}`) : 0;
     const polls = inFlight === 0 ? (zeroPolls.get(deploy.id) ?? 0) + 1 : 0;
     zeroPolls.set(deploy.id, polls);
-    const verdict = judgeDrain({ sinceCutMs, minWaitMs: deps.settings.dnsRefreshMs + 250, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
+    const verdict = judgeDrain({ sinceCutMs, dnsRefreshMs: deps.settings.dnsRefreshMs, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
     if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
     zeroPolls.delete(deploy.id);
     await deps.runtime.stop(old, deps.settings.stopGraceSeconds);

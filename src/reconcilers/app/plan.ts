@@ -110,14 +110,18 @@ export function judgeProbe(input: {
 
 export type DrainVerdict = { kind: 'stop' } | { kind: 'wait'; afterMs: number };
 
+/** Earliest SIGTERM after the cut: the proxy has re-resolved the route (plus 50 ms), and never < 250 ms. */
+export const drainMinWaitMs = (dnsRefreshMs: number) => Math.max(dnsRefreshMs + 50, 250);
+
 /**
- * When the old container may get SIGTERM (notes/zero-downtime-switch.md rule 2): not before the proxy has
- * re-resolved the route plus 250 ms, then once it has had no request in flight for 3 polls in a row, or
- * at the drain cap regardless (long-lived streams are not moved).
+ * When the old container may get SIGTERM (notes/zero-downtime-switch.md rule 2): not before the proxy can
+ * no longer send it new requests (drainMinWaitMs), then once it has had no request in flight for 3 polls
+ * in a row, or at the drain cap regardless (long-lived streams are not moved).
  */
-export function judgeDrain(input: { sinceCutMs: number; minWaitMs: number; capMs: number; inFlight: number; zeroPolls: number }): DrainVerdict {
+export function judgeDrain(input: { sinceCutMs: number; dnsRefreshMs: number; capMs: number; inFlight: number; zeroPolls: number }): DrainVerdict {
+  const minWaitMs = drainMinWaitMs(input.dnsRefreshMs);
   if (input.sinceCutMs >= input.capMs) return { kind: 'stop' };
-  if (input.sinceCutMs < input.minWaitMs) return { kind: 'wait', afterMs: input.minWaitMs - input.sinceCutMs };
+  if (input.sinceCutMs < minWaitMs) return { kind: 'wait', afterMs: minWaitMs - input.sinceCutMs };
   if (input.inFlight === 0 && input.zeroPolls >= 2) return { kind: 'stop' };
   return { kind: 'wait', afterMs: 50 };
 }

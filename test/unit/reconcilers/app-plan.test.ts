@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import {
-  deriveAppStatus, envDiff, healBackoffMs, judgeDrain, judgeProbe, orphans, planApp, redact,
+  deriveAppStatus, drainMinWaitMs, envDiff, healBackoffMs, judgeDrain, judgeProbe, orphans, planApp, redact,
   type AppFacts, type DeployFacts,
 } from '../../../src/reconcilers/app/plan.js';
 import { isLatest, mustPull, repositoryOf } from '../../../src/reconcilers/app/images.js';
@@ -81,7 +81,12 @@ describe('judgeProbe', () => {
 });
 
 describe('judgeDrain', () => {
-  const base = { minWaitMs: 1_250, capMs: 10_000, inFlight: 0, zeroPolls: 2 };
+  const base = { dnsRefreshMs: 1_200, capMs: 10_000, inFlight: 0, zeroPolls: 2 };
+  it('never stops before 250 ms, nor before the proxy re-resolved', () => {
+    expect(drainMinWaitMs(100)).toBe(250);
+    expect(drainMinWaitMs(250)).toBe(300);
+    expect(drainMinWaitMs(1_000)).toBe(1_050);
+  });
   it('waits for the proxy to re-resolve, then for idle polls, capped', () => {
     expect(judgeDrain({ ...base, sinceCutMs: 100 })).toEqual({ kind: 'wait', afterMs: 1_150 });
     expect(judgeDrain({ ...base, sinceCutMs: 1_300 })).toEqual({ kind: 'stop' });

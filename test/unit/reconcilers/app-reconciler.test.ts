@@ -9,6 +9,7 @@ import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { Bus } from '../../../src/events/bus.js';
 import { createAppReconciler } from '../../../src/reconcilers/app/reconciler.js';
+import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
 import { createApp, deleteApp, getAppByName } from '../../../src/store/apps.js';
 import { createDeploy, getDeploy, listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
@@ -224,15 +225,15 @@ describe('app reconciler: deploys', () => {
     await expectSteady();
   });
 
-  it('drain: an idle old container still waits for the DNS refresh plus 250 ms; a busy one is stopped at the 10 s cap regardless', async () => {
+  it('drain: an idle old container still waits until the proxy re-resolved (drainMinWaitMs); a busy one is stopped at the 10 s cap regardless', async () => {
     await deployed();
     const cutAt = (addr: string) => dnsCalls.find((c) => c.records['web.svc.internal.'] === addr)!.at;
 
     deploy('web:2');
     await drive();
     const idleStop = timed.find((t) => t.method === 'stop' && t.name === 'svc-web-1')!;
-    expect(idleStop.at - cutAt('10.0.0.3')).toBeGreaterThanOrEqual(settings.dnsRefreshMs + 250);
-    expect(idleStop.at - cutAt('10.0.0.3')).toBeLessThan(settings.dnsRefreshMs + 250 + 200);
+    expect(idleStop.at - cutAt('10.0.0.3')).toBeGreaterThanOrEqual(drainMinWaitMs(settings.dnsRefreshMs));
+    expect(idleStop.at - cutAt('10.0.0.3')).toBeLessThan(drainMinWaitMs(settings.dnsRefreshMs) + 200);
 
     upstream = () => new Map([['10.0.0.3:3000', 1]]); // a stream that never ends
     const d3 = deploy('web:1');
