@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs the host packages svc and its tests use, from Debian's archive, only when something is missing.
+# Installs host packages from Debian's archive, only those whose command is missing.
+#   install-host-packages.sh            what the test suite needs (engine, Caddy, image-building tools)
+#   install-host-packages.sh --daemon   what `svc serve` needs (the engine and git; Caddy runs as a container,
+#                                       so no host Caddy service competes for ports 80/443/2019)
 set -euo pipefail
+declare -A pkg=([dockerd]=docker.io [git]=git [caddy]=caddy [busybox]=busybox-static [debootstrap]=debootstrap)
+cmds=(dockerd git caddy busybox debootstrap)
+[ "${1:-}" = "--daemon" ] && cmds=(dockerd git)
 need=()
-command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
-command -v caddy >/dev/null 2>&1 || need+=(caddy)
-command -v busybox >/dev/null 2>&1 || need+=(busybox-static)
-command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
-command -v git >/dev/null 2>&1 || need+=(git)
+for c in "${cmds[@]}"; do command -v "$c" >/dev/null 2>&1 || need+=("${pkg[$c]}"); done
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then echo "missing packages: ${need[*]}; run as root or install them" >&2; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive

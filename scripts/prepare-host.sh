@@ -3,7 +3,7 @@
 # not running and we are root. svc itself keeps serving its API if the engine is unreachable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-host-packages.sh || echo "svc: could not install host packages; continuing" >&2
+bash scripts/install-host-packages.sh --daemon || echo "svc: could not install host packages; continuing" >&2
 [ -d node_modules ] || npm ci --no-audit --no-fund
 if ! docker info >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v dockerd >/dev/null 2>&1; then
   nohup dockerd >/var/log/svc-dockerd.log 2>&1 &
