@@ -21,7 +21,7 @@ export interface PipelineMemory {
 }
 export const newPipelineMemory = (): PipelineMemory => ({ zeroPolls: new Map() });
 
-export async function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: number) {
+export function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: number) {
   updateDeploy(deps.db, deps.bus, deployId, { status: 'running', step: 'validate', startedAt: nowIso() });
   const image = getDeploy(deps.db, deployId)?.imageRef;
   event(deps, { id: deployId }, 'start', `deploying ${app.name} with image ${image ?? '(none)'}`);
@@ -51,15 +51,14 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
     // An engine that is down is retried with backoff; anything else ends the deploy as failed.
     if (!(await deps.runtime.ping())) throw err;
     const message = redact(err instanceof Error ? err.message : String(err), secrets());
-    await fail(deps, app, deploy, step, 'failed', message);
-    return {};
+    return fail(deps, deploy, step, 'failed', message);
   }
 }
 
 function validate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Result {
-  if (!deploy.imageRef) return failSync(deps, deploy, 'validate', 'no image to deploy: set image_ref on the app or the deploy');
+  if (!deploy.imageRef) return fail(deps, deploy, 'validate', 'failed', 'no image to deploy: set image_ref on the app or the deploy');
   const missing = deps.env.missingRequired(app.id);
-  if (missing.length > 0) return failSync(deps, deploy, 'validate', `missing required environment variables: ${missing.join(', ')}`);
+  if (missing.length > 0) return fail(deps, deploy, 'validate', 'failed', `missing required environment variables: ${missing.join(', ')}`);
   const { env } = deps.env.resolve(app.id);
   const previous = lastSuccessful(deps.db, app.id);
   const previousEnv = previous?.envSnapshotSealed ? deps.sealer.openJson<Record<string, string>>(previous.envSnapshotSealed) : undefined;
@@ -134,8 +133,7 @@ async function healthCheck(deps: AppReconcilerDeps, app: AppRow, deploy: DeployR
   if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
   if (verdict.kind === 'failed') {
     await deps.runtime.remove(deploy.stagingContainer!);
-    await fail(deps, app, deploy, 'health_check', 'auto_rollback', `${verdict.reason}; staging container removed, the previous version keeps serving`);
-    return {};
+    return fail(deps, deploy, 'health_check', 'auto_rollback', `${verdict.reason}; staging container removed, the previous version keeps serving`);
   }
   event(deps, deploy, 'health_check', `healthy after ${deps.now() - started} ms (HTTP ${httpStatus})`);
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'route_update' });
@@ -209,15 +207,10 @@ async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<
   }
 }
 
-async function fail(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow, step: string, status: 'failed' | 'auto_rollback', message: string) {
+/** Ends the deploy; the next pass (right away) brings the app status up to date and picks the next deploy. */
+function fail(deps: AppReconcilerDeps, deploy: DeployRow, step: string, status: 'failed' | 'auto_rollback', message: string): Result {
   event(deps, deploy, step, message, 'error');
   updateDeploy(deps.db, deps.bus, deploy.id, { status, step: null, deadline: null, error: message, completedAt: nowIso() });
-  deps.enqueue(keyOf('app', app.name));
-}
-
-function failSync(deps: AppReconcilerDeps, deploy: DeployRow, step: string, message: string): Result {
-  event(deps, deploy, step, message, 'error');
-  updateDeploy(deps.db, deps.bus, deploy.id, { status: 'failed', step: null, error: message, completedAt: nowIso() });
   return { requeueAfterMs: 0 };
 }
 

@@ -57,7 +57,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     const action = planApp(facts, deployFacts, containers, deps.now());
     switch (action.kind) {
       case 'begin_deploy':
-        await beginDeploy(deps, row, action.deployId);
+        beginDeploy(deps, row, action.deployId);
         return { requeueAfterMs: 0 };
       case 'deploy_step':
         return runDeployStep(deps, memory, row, deploy!, action.step);
