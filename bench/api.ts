@@ -41,7 +41,7 @@ function baseEnv(dir: string, port: number, key: string): Record<string, string>
 }
 
 /** `REQUESTS` GETs from `CONCURRENCY` workers; per-request latency and overall throughput. */
-async function measure(label: string, url: (i: number) => string, headers: Record<string, string>) {
+async function measure(label: string, url: (i: number) => string, headers: Record<string, string>, concurrency = CONCURRENCY) {
   const latencies: number[] = [];
   let next = 0;
   let bytes = 0;
@@ -57,12 +57,12 @@ async function measure(label: string, url: (i: number) => string, headers: Recor
       bytes += body.byteLength;
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   console.log(
     `${label.padEnd(22)} p50 ${ms(pct(latencies, 50)).padStart(10)}  p99 ${ms(pct(latencies, 99)).padStart(10)}  ` +
-      `${(REQUESTS / seconds).toFixed(0).padStart(6)} req/s  (${REQUESTS} requests, ${CONCURRENCY} concurrent, ${(bytes / REQUESTS / 1024).toFixed(1)} KiB each)`,
+      `${(REQUESTS / seconds).toFixed(0).padStart(6)} req/s  (${REQUESTS} requests, ${concurrency} concurrent, ${(bytes / REQUESTS / 1024).toFixed(1)} KiB each)`,
   );
 }
 
@@ -133,6 +133,7 @@ async function main() {
       for (let i = 0; i < 200; i++) await (await fetch(`${url}/api/apps/${ids[i]}`, { headers })).arrayBuffer();
       await measure('GET /api/apps', () => `${url}/api/apps`, headers);
       await measure('GET /api/apps/{id}', (i) => `${url}/api/apps/${ids[(i * 7919) % ids.length]}`, headers);
+      await measure('GET /api/apps/{id}', (i) => `${url}/api/apps/${ids[(i * 7919) % ids.length]}`, headers, 1);
       await measure('GET /api/auth/me', () => `${url}/api/auth/me`, headers);
       console.log(`RSS after the run, seeded 1,000-app dir: ${mib(await idleRss(pid))}`);
     });
