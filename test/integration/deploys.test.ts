@@ -135,10 +135,12 @@ describe('blue/green deploys', () => {
 
   it('queued deploys: a newer one cancels the older pending one', async () => {
     const a = await deploy(app.id, WEB_V2);
+    // `b` must queue behind a running `a` (a still-pending `a` would itself be superseded by `b`).
+    await waitFor(async () => (await t.api('GET', `/api/deploys/${a}`)).body.status === 'running', { intervalMs: 5, what: 'a running' });
     const b = await deploy(app.id, WEB_V1);
     const c = await deploy(app.id, WEB_V2);
     const states = await Promise.all([a, b, c].map((id) => finished(id)));
-    // `a` may already run when `b` arrives; `b` is pending behind it and is superseded by `c`.
+    // `b` is pending behind the running `a` and is superseded by `c`.
     expect(states[1].status).toBe('cancelled');
     expect(states[2].status).toBe('success');
     await serves(app.port, 'v2');
