@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
-import { removeInstance } from '../test/support/daemon.js';
+import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
 import { loadAvg, log, numFlag, sleep } from './common.js';
 
@@ -83,25 +83,13 @@ async function main() {
   try {
     caddy = await startCaddy();
     mkdirSync(join(dataDir, 'manifests'));
-    const port = await freePort();
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: dataDir,
-      SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-      SVC_DATA_DIR: dataDir,
-      SVC_MANIFESTS_DIR: join(dataDir, 'manifests'),
-      SVC_PORT: String(port),
-      SVC_HOST: '127.0.0.1',
-      SVC_PROXY_MODE: 'external',
-      SVC_PROXY_ADMIN_URL: caddy.adminUrl,
-      SVC_HTTP_PORT: String(await freePort()),
-      SVC_HTTPS_PORT: String(await freePort()),
-      SVC_TLS_ISSUER: 'internal',
-      SVC_DNS_PORT: String(await freePort()),
-      SVC_NETWORK: NETWORK,
-      SVC_INSTANCE: INSTANCE,
+      ...(await isolatedDaemonEnv({ dataDir, caddyAdminUrl: caddy.adminUrl, network: NETWORK, instance: INSTANCE })),
       SVC_LOG_LEVEL: 'warn',
     };
+    const port = Number(env.SVC_PORT);
     // cwd = the data dir: no `.env` of the repo is read, nothing is written next to it.
     const memFile = join(dataDir, 'mem.json');
     const nodeArgs: string[] = [...startFlags(), ...NODE_ARGS];

@@ -36,22 +36,7 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
   const instance = `test-${name}`;
   const network = `svc-test-${name}`;
   const caddy = await startCaddy();
-  const vars = {
-    SVC_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    SVC_DATA_DIR: dataDir,
-    SVC_PORT: String(await freePort()),
-    SVC_HOST: '127.0.0.1',
-    SVC_PROXY_MODE: 'external',
-    SVC_PROXY_ADMIN_URL: caddy.adminUrl,
-    SVC_HTTP_PORT: String(await freePort()),
-    SVC_HTTPS_PORT: String(await freePort()),
-    SVC_TLS_ISSUER: 'internal',
-    SVC_DNS_PORT: String(await freePort()),
-    SVC_NETWORK: network,
-    SVC_INSTANCE: instance,
-    SVC_LOG_LEVEL: process.env.SVC_TEST_LOG ? 'debug' : 'error',
-    ...env,
-  };
+  const vars = { ...(await isolatedDaemonEnv({ dataDir, caddyAdminUrl: caddy.adminUrl, network, instance })), ...env };
   const config = parseConfig(vars, join(dataDir, '.env'));
   const log = process.env.SVC_TEST_LOG ? createLogger('debug') : silentLogger;
   let daemon = await startDaemon(config, log);
@@ -99,6 +84,29 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
     },
   };
   return td;
+}
+
+/**
+ * The settings of a daemon that shares this machine with others: its own data dir, free loopback ports,
+ * an external Caddy, its own Docker network and instance label.
+ */
+export async function isolatedDaemonEnv(o: { dataDir: string; caddyAdminUrl: string; network: string; instance: string }): Promise<Record<string, string>> {
+  return {
+    SVC_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    SVC_DATA_DIR: o.dataDir,
+    SVC_MANIFESTS_DIR: join(o.dataDir, 'manifests'),
+    SVC_PORT: String(await freePort()),
+    SVC_HOST: '127.0.0.1',
+    SVC_PROXY_MODE: 'external',
+    SVC_PROXY_ADMIN_URL: o.caddyAdminUrl,
+    SVC_HTTP_PORT: String(await freePort()),
+    SVC_HTTPS_PORT: String(await freePort()),
+    SVC_TLS_ISSUER: 'internal',
+    SVC_DNS_PORT: String(await freePort()),
+    SVC_NETWORK: o.network,
+    SVC_INSTANCE: o.instance,
+    SVC_LOG_LEVEL: process.env.SVC_TEST_LOG ? 'debug' : 'error',
+  };
 }
 
 /** Removes every container of a test instance and its network. */
