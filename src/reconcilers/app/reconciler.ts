@@ -123,7 +123,14 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   return {
     kind: 'app',
     reconcile,
-    listNames: () => db.select({ name: apps.name }).from(apps).all().map((a) => a.name),
+    // Apps in the database, plus any app name on a container of ours: an app deleted while the daemon was
+    // down still gets a pass, which removes its containers.
+    async listNames() {
+      const names = new Set(db.select({ name: apps.name }).from(apps).all().map((a) => a.name));
+      const ours = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.role]: 'app' });
+      for (const c of ours) if (c.labels[LABELS.app]) names.add(c.labels[LABELS.app]);
+      return [...names];
+    },
   };
 }
 

@@ -522,6 +522,16 @@ describe('app reconciler: self-healing and cleanup', () => {
     await expectSteady('web', { dnsSyncs: true });
   });
 
+  it('resync lists apps that exist only as containers of ours (deleted while the daemon was down)', async () => {
+    makeApp();
+    const ghost = { 'svc.managed': 'true', 'svc.instance': 'unit', 'svc.app': 'ghost', 'svc.deploy': '3', 'svc.role': 'app' };
+    await rt.run({ name: 'svc-ghost-3', image: 'web:1', network: 'svc-unit', labels: ghost });
+    await rt.run({ name: 'svc-other-3', image: 'web:1', network: 'svc-unit', labels: { ...ghost, 'svc.app': 'other', 'svc.instance': 'other' } });
+    expect((await rec.listNames()).sort()).toEqual(['ghost', 'web']);
+    await rec.reconcile('ghost');
+    expect([...rt.containers.keys()]).toEqual(['svc-other-3']);
+  });
+
   it('a daemon restart mid-deploy (new reconciler, same database and engine) at health_check completes the deploy once', async () => {
     await deployed();
     probeAnswer.set('web:2', null); // not answering yet
