@@ -7,10 +7,14 @@ export interface ObservedContainer {
   name: string;
   running: boolean;
   deployId?: number;
+  /** The app row id the container was made for (`svc.app-id`). */
+  appId?: number;
   startedAtMs?: number;
 }
 
 export interface AppFacts {
+  /** The row id, null when the app does not exist (any more). */
+  id: number | null;
   exists: boolean;
   appType: 'managed' | 'adopted_container' | 'external_service';
   liveContainerName: string | null;
@@ -53,7 +57,8 @@ export function planApp(app: AppFacts, deploy: DeployFacts | undefined, containe
 
 /**
  * Containers labelled for this app that nothing wants: not the live one, not the staging or the draining
- * old one of the deploy in progress. They are leftovers of crashes, failed deploys or a deleted app.
+ * old one of the deploy in progress. They are leftovers of crashes, failed deploys, a deleted app, or a
+ * deleted app of the same name (another `svc.app-id`), whose containers a re-created app never adopts.
  */
 export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[]): string[] {
   if (!app.exists) return containers.map((c) => c.name);
@@ -63,9 +68,10 @@ export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containe
     if (deploy.stagingContainer) keep.add(deploy.stagingContainer);
     if (deploy.previousContainer) keep.add(deploy.previousContainer);
   }
+  const foreign = (c: ObservedContainer) => c.appId !== undefined && c.appId !== app.id;
   // A resumed `create` step may find its own container half-made; that step replaces it itself.
   const ownStaging = (c: ObservedContainer) => deploy?.status === 'running' && c.deployId === deploy.id;
-  return containers.filter((c) => !keep.has(c.name) && !ownStaging(c)).map((c) => c.name);
+  return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c))).map((c) => c.name);
 }
 
 /** Kubelet-style restart backoff: the first restart is immediate, then 10 s doubling to 5 min. */

@@ -19,22 +19,19 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   async function observe(name: string) {
     const row = db.select().from(apps).where(eq(apps.name, name)).get();
     const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
-    const containers: ObservedContainer[] = list
-      // A deleted and re-created app of the same name must not adopt the old one's containers.
-      .filter((c) => !row || c.labels[LABELS.appId] === undefined || c.labels[LABELS.appId] === String(row.id))
-      .map((c) => ({
-        name: c.name,
-        running: c.running,
-        deployId: c.labels[LABELS.deploy] ? Number(c.labels[LABELS.deploy]) : undefined,
-        startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
-      }));
-    const strays = row ? list.filter((c) => c.labels[LABELS.appId] !== undefined && c.labels[LABELS.appId] !== String(row.id)) : [];
+    const containers: ObservedContainer[] = list.map((c) => ({
+      name: c.name,
+      running: c.running,
+      deployId: c.labels[LABELS.deploy] ? Number(c.labels[LABELS.deploy]) : undefined,
+      appId: c.labels[LABELS.appId] ? Number(c.labels[LABELS.appId]) : undefined,
+      startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
+    }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
-    return { row, containers, deploy, strays: strays.map((c) => c.name) };
+    return { row, containers, deploy };
   }
 
   async function reconcile(name: string): Promise<Result> {
-    const { row, containers, deploy, strays } = await observe(name);
+    const { row, containers, deploy } = await observe(name);
     const facts = toFacts(row);
     const deployFacts: DeployFacts | undefined = deploy && {
       id: deploy.id,
@@ -44,7 +41,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       previousContainer: deploy.previousContainer,
     };
 
-    for (const orphan of [...orphans(facts, deployFacts, containers), ...strays]) {
+    for (const orphan of orphans(facts, deployFacts, containers)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
       await runtime.remove(orphan);
     }
@@ -136,6 +133,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
 
 function toFacts(row: AppRow | undefined): AppFacts {
   return {
+    id: row?.id ?? null,
     exists: row !== undefined,
     appType: row?.appType ?? 'managed',
     liveContainerName: row?.liveContainerName ?? null,

@@ -7,7 +7,7 @@ import { isLatest, mustPull, repositoryOf } from '../../../src/reconcilers/app/i
 import { desiredRoutes, desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
 
 const app = (over: Partial<AppFacts> = {}): AppFacts => ({
-  exists: true, appType: 'managed', liveContainerName: 'svc-web-1', currentDeployId: 1, healFailures: 0, healNotBeforeMs: null, ...over,
+  id: 7, exists: true, appType: 'managed', liveContainerName: 'svc-web-1', currentDeployId: 1, healFailures: 0, healNotBeforeMs: null, ...over,
 });
 const deploy = (over: Partial<DeployFacts> = {}): DeployFacts => ({
   id: 2, status: 'running', step: 'health_check', stagingContainer: 'svc-web-2', previousContainer: 'svc-web-1', ...over,
@@ -43,6 +43,11 @@ describe('orphans', () => {
   });
   it('keeps a half-made container of the running deploy for its own step to replace', () => {
     expect(orphans(app(), deploy({ stagingContainer: null, step: 'create' }), [c('svc-web-2', 2)])).toEqual([]);
+  });
+  it('removes the containers of a deleted app of the same name, even under a kept name', () => {
+    const old = { name: 'svc-web-1', running: true, deployId: 1, appId: 3 };
+    expect(orphans(app(), undefined, [old, { name: 'svc-web-4', running: true, deployId: 4, appId: 7 }])).toEqual(['svc-web-1', 'svc-web-4']);
+    expect(orphans(app({ liveContainerName: 'svc-web-4' }), undefined, [{ name: 'svc-web-4', running: true, appId: 7 }])).toEqual([]);
   });
   it('removes everything of an app that no longer exists', () => {
     expect(orphans(app({ exists: false }), undefined, [c('a'), c('b')])).toEqual(['a', 'b']);
