@@ -2,10 +2,10 @@
 // app; the app reconciler runs the pipeline. Event streams read the database and wake on the bus.
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { ApiError, conflict, notFound } from '../errors.js';
-import { apps, type AppRow, type DeployTrigger } from '../store/schema/index.js';
+import type { AppRow, DeployTrigger } from '../store/schema/index.js';
+import { getApp } from '../store/apps.js';
 import {
   createDeploy, deployEventJson, getDeploy, lastSuccessful, listDeployEvents, listDeploys,
 } from '../store/deploys.js';
@@ -44,7 +44,7 @@ export function requestDeploy(deps: ApiDeps, app: AppRow, input: { imageRef?: st
 export function deployRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const appOf = (id: number) => {
-    const row = deps.db.select().from(apps).where(eq(apps.id, id)).get();
+    const row = getApp(deps.db, id);
     if (!row) throw notFound('app');
     return row;
   };

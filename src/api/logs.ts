@@ -2,10 +2,9 @@
 // across deploys and heals; every engine stream is aborted when the client leaves or the container changes.
 import { Hono } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { ApiError, notFound } from '../errors.js';
-import { apps } from '../store/schema/index.js';
+import { getApp } from '../store/apps.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, parse } from './validate.js';
@@ -17,11 +16,11 @@ export function logRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   r.get('/apps/:appID/logs/stream', (c) => {
     const appId = idParam(c, 'appID', 'app');
-    if (!deps.db.select({ id: apps.id }).from(apps).where(eq(apps.id, appId)).get()) throw notFound('app');
+    if (!getApp(deps.db, appId)) throw notFound('app');
     const { tail } = parse(querySchema, c.req.query());
     const runtime = deps.runtime;
     if (!runtime) throw new ApiError(503, 'engine_unavailable', 'the container engine is not available');
-    const liveName = () => deps.db.select({ name: apps.liveContainerName }).from(apps).where(eq(apps.id, appId)).get()?.name ?? null;
+    const liveName = () => getApp(deps.db, appId)?.liveContainerName ?? null;
 
     return streamSSE(c, async (stream) => {
       await stream.writeSSE({ event: 'status', data: 'connected' });

@@ -78,6 +78,17 @@ export function lastSuccessful(db: Db, appId: number, notImage?: string | null):
   return rows.find((d) => notImage === undefined || d.imageRef !== notImage);
 }
 
+/** Status of the newest deploy that finished (cancelled ones do not count), for the app status rules. */
+export function newestFinishedStatus(db: Db, appId: number): string | undefined {
+  return db
+    .select({ status: deploys.status })
+    .from(deploys)
+    .where(and(eq(deploys.appId, appId), inArray(deploys.status, ['success', 'failed', 'auto_rollback'])))
+    .orderBy(desc(deploys.id))
+    .limit(1)
+    .get()?.status;
+}
+
 /** Writes the fields that changed and tells live viewers. */
 export function updateDeploy(db: Db, bus: Bus | undefined, id: number, patch: Partial<DeployRow>): void {
   db.update(deploys).set(patch).where(eq(deploys.id, id)).run();

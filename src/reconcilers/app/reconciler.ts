@@ -1,12 +1,13 @@
 // The app reconciler: observes one app (its row, its open deploy, the containers labelled with it), asks
 // plan.ts what to do next, does exactly that one thing, and says when to look again. Deploy steps live
 // in pipeline.ts, healing in heal.ts; this file only observes, dispatches and keeps status true.
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
-import { apps, deploys, type AppRow } from '../../store/schema/index.js';
-import { activeDeploy } from '../../store/deploys.js';
+import { apps, type AppRow } from '../../store/schema/index.js';
+import { activeDeploy, newestFinishedStatus } from '../../store/deploys.js';
+import { getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer } from './plan.js';
 import { runDeployStep, beginDeploy, newPipelineMemory } from './pipeline.js';
 import { heal } from './heal.js';
@@ -17,7 +18,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const memory = newPipelineMemory();
 
   async function observe(name: string) {
-    const row = db.select().from(apps).where(eq(apps.name, name)).get();
+    const row = getAppByName(db, name);
     const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const containers: ObservedContainer[] = list.map((c) => ({
       name: c.name,
@@ -106,13 +107,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   }
 
   async function writeStatus(row: AppRow, liveRunning: boolean) {
-    const newestFinished = db
-      .select({ status: deploys.status })
-      .from(deploys)
-      .where(and(eq(deploys.appId, row.id), inArray(deploys.status, ['success', 'failed', 'auto_rollback'])))
-      .orderBy(desc(deploys.id))
-      .limit(1)
-      .get()?.status;
+    const newestFinished = newestFinishedStatus(db, row.id);
     const status = deriveAppStatus(liveRunning, newestFinished);
     if (status !== row.status) db.update(apps).set({ status }).where(eq(apps.id, row.id)).run();
   }
