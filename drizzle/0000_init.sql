@@ -52,7 +52,6 @@ CREATE TABLE `apps` (
 	`heal_failures` integer DEFAULT 0 NOT NULL,
 	`heal_not_before` text,
 	`owner` text DEFAULT 'rest' NOT NULL,
-	`deleted_at` text,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')) NOT NULL,
 	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')) NOT NULL
 );

@@ -19,7 +19,7 @@ export interface LinkView {
 
 /** The live app with this id, or a 404. */
 export const requireApp = (db: Db, appId: number) => {
-  const app = db.select({ id: apps.id, name: apps.name }).from(apps).where(and(eq(apps.id, appId), isNull(apps.deletedAt))).get();
+  const app = db.select({ id: apps.id, name: apps.name }).from(apps).where(eq(apps.id, appId)).get();
   if (!app) throw notFound('app');
   return app;
 };

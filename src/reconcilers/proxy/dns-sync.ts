@@ -1,7 +1,6 @@
 // Keeps the DNS answers the proxy resolves equal to the apps' live addresses in the database. The
 // database is the truth (the live address changes in the same write as the switch), the records file
 // is derived from it and rewritten only when it differs.
-import { isNull } from 'drizzle-orm';
 import type { Db } from '../../store/db.js';
 import { apps } from '../../store/schema/index.js';
 import { desiredDnsRecords } from './routes.js';
@@ -14,7 +13,7 @@ export function createDnsSync(db: Db, write: (records: Record<string, string>) =
   let last: string | undefined;
   let chain: Promise<void> = Promise.resolve();
   const syncOnce = async () => {
-    const rows = db.select({ name: apps.name, liveAddress: apps.liveAddress }).from(apps).where(isNull(apps.deletedAt)).all();
+    const rows = db.select({ name: apps.name, liveAddress: apps.liveAddress }).from(apps).all();
     const records = desiredDnsRecords(rows);
     const json = JSON.stringify(records);
     if (json === last) return;

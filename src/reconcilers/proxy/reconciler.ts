@@ -1,7 +1,6 @@
 // The proxy reconciler (key `proxy:main`): makes the reverse proxy serve exactly the routes of the apps
 // in the database, with its DNS responder up and, in container mode, its container running. Route
 // changes come from app create/update/delete only; deploys change DNS answers, never the proxy config.
-import { isNull } from 'drizzle-orm';
 import type { Reconciler, Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
 import type { Proxy } from '../../proxy/proxy.js';
@@ -29,7 +28,7 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
       await deps.ensureDnsResponder();
       await deps.dns.sync();
       await deps.ensureProxyContainer?.();
-      const rows = deps.db.select().from(apps).where(isNull(apps.deletedAt)).all();
+      const rows = deps.db.select().from(apps).all();
       await deps.proxy.apply(desiredRoutes(rows));
       return {};
     },

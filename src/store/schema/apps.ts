@@ -37,8 +37,6 @@ export const apps = sqliteTable('apps', {
   healFailures: integer('heal_failures').notNull().default(0),
   healNotBefore: text('heal_not_before'),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
-  /** Deletion is a state: set, cleaned up by the reconciler, then the row goes. */
-  deletedAt: text('deleted_at'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

@@ -144,15 +144,15 @@ describe('proxy reconciler', () => {
     expect(writes).toHaveLength(2);
   });
 
-  it('a deleted app (or one marked deleted) loses its route and its DNS answer', async () => {
+  it('deleted apps lose their route and their DNS answer', async () => {
     const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
-    createApp(db, enqueue, { name: 'old', fallbackPort: 8081 }, 'rest');
+    const old = createApp(db, enqueue, { name: 'old', fallbackPort: 8081 }, 'rest');
     setLive('web', '10.0.0.2');
     setLive('old', '10.0.0.5');
     await rec.reconcile('main');
     expect(proxy.current()!.map((r) => r.app)).toEqual(['old', 'web']);
 
-    db.update(apps).set({ deletedAt: new Date().toISOString() }).where(eq(apps.name, 'old')).run();
+    deleteApp(db, enqueue, old.id);
     deleteApp(db, enqueue, web.id);
     await rec.reconcile('main');
     expect(proxy.current()).toEqual([]);
