@@ -6,10 +6,11 @@
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/config.js';
+import { freePort } from '../test/support/caddy.js';
+import { pct } from './common.js';
 import { createSealer } from '../src/crypto.js';
 import { silentLogger } from '../src/log.js';
 import { startDaemon } from '../src/main.js';
@@ -25,14 +26,7 @@ const REQUESTS = 2_000;
 const CONCURRENCY = 4;
 const NO_ENGINE = 'unix:///nonexistent/svc-bench.sock';
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/** Two decimals: single-request latencies are below a millisecond. */
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
 
@@ -59,7 +53,6 @@ async function measure(label: string, url: (i: number) => string, headers: Recor
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
   console.log(
     `${label.padEnd(22)} p50 ${ms(pct(latencies, 50)).padStart(10)}  p99 ${ms(pct(latencies, 99)).padStart(10)}  ` +
       `${(REQUESTS / seconds).toFixed(0).padStart(6)} req/s  (${REQUESTS} requests, ${concurrency} concurrent, ${(bytes / REQUESTS / 1024).toFixed(1)} KiB each)`,

@@ -217,3 +217,14 @@ export async function traceDeploy(baseUrl: string, token: string, deployId: numb
     ctrl.abort();
   }
 }
+
+/** Runs a benchmark's main and exits with its outcome (detached responders and timers must not keep it alive). */
+export function runMain(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

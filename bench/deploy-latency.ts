@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
-import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, type DeployTrace } from './common.js';
+import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, type DeployTrace, runMain } from './common.js';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();
@@ -124,10 +124,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -22,7 +22,7 @@ import { createDockerRuntime } from '../src/runtime/docker.js';
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
-import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy } from './common.js';
+import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, runMain } from './common.js';
 
 const run = promisify(execFile);
 const KILLS = numFlag('kills', 10, 1, 50);
@@ -132,10 +132,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

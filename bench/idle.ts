@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
-import { loadAvg, log, numFlag, sleep } from './common.js';
+import { loadAvg, log, numFlag, sleep, runMain } from './common.js';
 
 const run = promisify(execFile);
 const APPS = numFlag('apps', 50, 1, 200);
@@ -219,10 +219,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -10,7 +10,7 @@
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
-import { formatCounts, httpText, loadAvg, log, ms, numFlag, pct, sleep, startLoad, traceDeploy } from './common.js';
+import { formatCounts, httpText, loadAvg, log, ms, numFlag, pct, sleep, startLoad, traceDeploy, runMain } from './common.js';
 
 const N = numFlag('deploys', 50, 1, 500);
 const CLIENTS = numFlag('clients', 16, 1, 64);
@@ -90,10 +90,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);
