@@ -8,12 +8,12 @@ import { appContainerSpec } from './container-spec.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import { apps, type AppRow } from '../../store/schema/index.js';
 import type { AppReconcilerDeps } from './deps.js';
-import { healBackoffMs, redact } from './plan.js';
+import { redact, restartBackoffMs } from '../restart.js';
 
 export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean): Promise<Result> {
   const name = app.liveContainerName!;
   const failures = app.healFailures + 1;
-  const notBefore = new Date(deps.now() + healBackoffMs(failures + 1)).toISOString();
+  const notBefore = new Date(deps.now() + restartBackoffMs(failures)).toISOString();
   deps.db.update(apps).set({ healFailures: failures, healNotBefore: notBefore }).where(eq(apps.id, app.id)).run();
   try {
     if (exists) {
@@ -27,7 +27,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
     const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
     addAppEvent(deps.db, app.id, 'heal', `could not restart ${name}: ${message}`, 'error');
-    return { requeueAfterMs: healBackoffMs(failures + 1) || 1_000 };
+    return { requeueAfterMs: restartBackoffMs(failures) || 1_000 };
   }
   const info = await deps.runtime.inspect(name, deps.settings.network);
   deps.db.update(apps).set({ liveAddress: info?.address ?? null, liveContainerId: info?.id ?? null }).where(eq(apps.id, app.id)).run();

@@ -9,7 +9,8 @@ import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../.
 import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { appContainerSpec } from './container-spec.js';
-import { containerName, envDiff, judgeDrain, judgeProbe, redact, type DeployStep } from './plan.js';
+import { containerName, envDiff, judgeDrain, judgeProbe, type DeployStep } from './plan.js';
+import { redact } from '../restart.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /**

@@ -74,12 +74,6 @@ export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containe
   return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c))).map((c) => c.name);
 }
 
-/** Kubelet-style restart backoff: the first restart is immediate, then 10 s doubling to 5 min. */
-export function healBackoffMs(failures: number): number {
-  if (failures <= 1) return 0;
-  return Math.min(10_000 * 2 ** (failures - 2), 300_000);
-}
-
 /** A container that stayed up this long is considered recovered: its failure count resets. */
 export const HEAL_RESET_AFTER_MS = 10_000;
 
@@ -153,11 +147,4 @@ export function envDiff(previous: Record<string, string> | undefined, next: Reco
   const removed = Object.keys(prev).filter((k) => !(k in next)).sort();
   const changed = Object.keys(next).filter((k) => k in prev && prev[k] !== next[k]).sort();
   return { added, removed, changed };
-}
-
-/** Replaces every secret value in a message (engine errors can echo env values) before it is stored. */
-export function redact(message: string, secrets: string[]): string {
-  let out = message;
-  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
-  return out;
 }

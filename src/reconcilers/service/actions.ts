@@ -9,7 +9,8 @@ import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
 import { GARAGE_ADMIN_PORT } from '../../catalog/garage.js';
 import { nowIso, services, type ServiceRow, type ServiceStatus } from '../../store/schema/index.js';
 import { provisionGarage } from './garage-admin.js';
-import { healBackoffMs, READY_POLL_MIN_MS, redact } from './plan.js';
+import { READY_POLL_MIN_MS } from './plan.js';
+import { redact, restartBackoffMs } from '../restart.js';
 import { prepareDataDir, serviceSpec } from './container.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 
@@ -30,7 +31,7 @@ export function createActions(deps: ServiceReconcilerDeps) {
   /** Counts a failed or crashed start and schedules the next try after the backoff. */
   function countFailure(row: ServiceRow): number {
     const failures = row.healFailures + 1;
-    const afterMs = healBackoffMs(failures);
+    const afterMs = restartBackoffMs(failures);
     db.update(services)
       .set({ healFailures: failures, healNotBefore: new Date(deps.now() + afterMs).toISOString() })
       .where(eq(services.id, row.id))

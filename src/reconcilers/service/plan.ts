@@ -53,12 +53,6 @@ export const readyPollMs = (upMs: number) => Math.min(READY_POLL_MAX_MS, Math.ma
 /** A container that stayed up this long after a heal is healthy again: the backoff starts over. */
 export const HEAL_RESET_AFTER_MS = 60_000;
 
-/** Restart backoff after `failures` failed or crashed starts: 10 s doubling, at most 5 min (as the kubelet). */
-export function healBackoffMs(failures: number): number {
-  if (failures <= 0) return 0;
-  return Math.min(10_000 * 2 ** (failures - 1), 300_000);
-}
-
 /**
  * The next step for one service. `ready` is the readiness check's answer, observed only for a running
  * container of a service that is not yet `active` (undefined otherwise).
@@ -100,11 +94,4 @@ export function planService(f: ServiceFacts, c: ObservedService, ready: boolean 
     return { action: { kind: 'provision-garage' }, status: f.status === 'error' ? 'error' : 'provisioning' };
   }
   return { action: { kind: 'mark-active' }, status: 'active' };
-}
-
-/** Replaces every secret value in an engine message before it is stored or logged. */
-export function redact(message: string, secrets: string[]): string {
-  let out = message;
-  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
-  return out;
 }

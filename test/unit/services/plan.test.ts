@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { healBackoffMs, planService, redact, HEAL_RESET_AFTER_MS, readyPollMs, type ObservedService, type ServiceFacts } from '../../../src/reconcilers/service/plan.js';
+import { planService, HEAL_RESET_AFTER_MS, readyPollMs, type ObservedService, type ServiceFacts } from '../../../src/reconcilers/service/plan.js';
 
 const f = (over: Partial<ServiceFacts> = {}): ServiceFacts => ({
   status: 'pending', desiredRunning: true, deleting: false, purge: false, dataDirExists: true,
@@ -63,17 +63,5 @@ describe('planService', () => {
 describe('readyPollMs', () => {
   it.each([[0, 100], [200, 100], [2000, 500], [4000, 1000], [60_000, 1000]])('up %i ms: poll after %i ms', (up, ms) => {
     expect(readyPollMs(up)).toBe(ms);
-  });
-});
-
-describe('healBackoffMs', () => {
-  it.each([[0, 0], [1, 10_000], [2, 20_000], [3, 40_000], [5, 160_000], [6, 300_000], [30, 300_000]])('%i failures: %i ms', (n, ms) => {
-    expect(healBackoffMs(n)).toBe(ms);
-  });
-});
-
-describe('redact', () => {
-  it('removes every secret value from an engine message', () => {
-    expect(redact('auth failed for s3cr3tpw and s3cr3tpw', ['s3cr3tpw', 'svc'])).toBe('auth failed for [redacted] and [redacted]');
   });
 });
