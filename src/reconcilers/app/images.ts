@@ -10,12 +10,3 @@ export function isLatest(ref: string): boolean {
 
 /** `:latest` is always pulled; any other reference only when the engine does not have it. */
 export const mustPull = (ref: string, present: boolean) => isLatest(ref) || !present;
-
-/** The image reference without its tag or digest (`ghcr.io/o/app:1.2` -> `ghcr.io/o/app`). */
-export function repositoryOf(ref: string): string {
-  const at = ref.indexOf('@');
-  const base = at === -1 ? ref : ref.slice(0, at);
-  const slash = base.lastIndexOf('/');
-  const colon = base.lastIndexOf(':');
-  return colon > slash ? base.slice(0, colon) : base;
-}

@@ -3,7 +3,7 @@ import {
   deriveAppStatus, drainMinWaitMs, envDiff, judgeDrain, judgeProbe, orphans, planApp,
   type AppFacts, type DeployFacts,
 } from '../../../src/reconcilers/app/plan.js';
-import { isLatest, mustPull, repositoryOf } from '../../../src/reconcilers/app/images.js';
+import { isLatest, mustPull } from '../../../src/reconcilers/app/images.js';
 import { desiredRoutes, desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
 
 const app = (over: Partial<AppFacts> = {}): AppFacts => ({
@@ -126,11 +126,6 @@ describe('image references', () => {
     expect(mustPull('app:1', true)).toBe(false);
     expect(mustPull('app:1', false)).toBe(true);
     expect(mustPull('app:latest', true)).toBe(true);
-  });
-  it('strips tag and digest', () => {
-    expect(repositoryOf('ghcr.io/o/app:1.2')).toBe('ghcr.io/o/app');
-    expect(repositoryOf('localhost:5000/app')).toBe('localhost:5000/app');
-    expect(repositoryOf('app@sha256:abc')).toBe('app');
   });
 });
 
