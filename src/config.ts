@@ -62,6 +62,14 @@ const schema = z.object({
   SVC_CODEHOST_API_URL: z.string().url().default('https://api.github.com'),
   SVC_CODEHOST_WEB_URL: z.string().url().default('https://github.com'),
   SVC_DEBUG_ENDPOINTS: bool.default(false),
+  SVC_DEPLOY_WATCH_SECONDS: nonNegInt.default(60),
+  SVC_BUILD_IMAGE_STATIC: z.string().default('caddy:2-alpine'),
+  SVC_BUILD_IMAGE_NODE: z.string().default('node:20-alpine'),
+  SVC_BUILD_IMAGE_GO: z.string().default('golang:1-alpine'),
+  SVC_BUILD_IMAGE_GO_RUNTIME: z.string().default('alpine:3'),
+  SVC_BUILD_IMAGE_MAVEN: z.string().default('maven:3-eclipse-temurin-21'),
+  SVC_BUILD_IMAGE_GRADLE: z.string().default('gradle:8-jdk21'),
+  SVC_BUILD_IMAGE_JAVA_RUNTIME: z.string().default('eclipse-temurin:21-jre'),
   SVC_RESYNC_SECONDS: z.coerce.number().int().min(1).default(300),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
@@ -112,6 +120,10 @@ export interface Config {
     webUrl: string;
   };
   debugEndpoints: boolean;
+  /** Seconds a successful deploy is watched after its switch (flip-back); 0 turns the watch off. */
+  deployWatchSeconds: number;
+  /** Base images of the Dockerfiles the `svc_build` providers generate. */
+  buildImages: { static: string; node: string; go: string; goRuntime: string; maven: string; gradle: string; javaRuntime: string };
   resyncMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** The effective SVC_* settings, written into backups as `.env` so a restore needs nothing else. */
@@ -185,6 +197,16 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       webUrl: e.SVC_CODEHOST_WEB_URL.replace(/\/+$/, ''),
     },
     debugEndpoints: e.SVC_DEBUG_ENDPOINTS,
+    deployWatchSeconds: e.SVC_DEPLOY_WATCH_SECONDS,
+    buildImages: {
+      static: e.SVC_BUILD_IMAGE_STATIC,
+      node: e.SVC_BUILD_IMAGE_NODE,
+      go: e.SVC_BUILD_IMAGE_GO,
+      goRuntime: e.SVC_BUILD_IMAGE_GO_RUNTIME,
+      maven: e.SVC_BUILD_IMAGE_MAVEN,
+      gradle: e.SVC_BUILD_IMAGE_GRADLE,
+      javaRuntime: e.SVC_BUILD_IMAGE_JAVA_RUNTIME,
+    },
     resyncMs: e.SVC_RESYNC_SECONDS * 1000,
     logLevel: e.SVC_LOG_LEVEL,
     effectiveEnv,

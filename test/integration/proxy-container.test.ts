@@ -17,8 +17,8 @@ import { ensureCaddyImage } from '../support/caddy-image.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 
-const INSTANCE = 'test-proxy-container';
-const NAME = 'test-proxy-container-caddy';
+const INSTANCE = `test-proxy-container-${process.pid}`;
+const NAME = `test-proxy-container-caddy-${process.pid}`;
 const runtime = createDockerRuntime({ log: silentLogger });
 let dataDir: string;
 let responder: Responder;

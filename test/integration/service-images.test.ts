@@ -19,7 +19,7 @@ import {
 } from '../support/service-images.js';
 
 const execFileP = promisify(execFile);
-const INSTANCE = 'test-images';
+const INSTANCE = `test-images-${process.pid}`;
 const created = { containers: new Set<string>(), dirs: new Set<string>() };
 
 async function docker(args: string[], timeout = 120_000): Promise<string> {

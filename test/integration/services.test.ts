@@ -22,8 +22,8 @@ import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../support/service-ima
 import { s3Fetch } from '../support/s3-sign.js';
 
 const execFileP = promisify(execFile);
-const INSTANCE = 'test-services';
-const NETWORK = 'svc-test-services';
+const INSTANCE = `test-services-${process.pid}`;
+const NETWORK = `svc-test-services-${process.pid}`;
 const sealer = createSealer(Buffer.alloc(32, 3));
 
 let dir: string;

@@ -33,8 +33,8 @@ export interface TestDaemon {
 
 export async function startTestDaemon(name: string, env: Record<string, string> = {}): Promise<TestDaemon> {
   const dataDir = await mkdtemp(join(tmpdir(), `svc-test-${name}-`));
-  const instance = `test-${name}`;
-  const network = `svc-test-${name}`;
+  const instance = `test-${name}-${process.pid}`;
+  const network = `svc-test-${name}-${process.pid}`;
   const caddy = await startCaddy();
   const vars = { ...(await isolatedDaemonEnv({ dataDir, caddyAdminUrl: caddy.adminUrl, network, instance })), ...env };
   const config = parseConfig(vars, join(dataDir, '.env'));

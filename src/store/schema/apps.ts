@@ -27,6 +27,8 @@ export const apps = sqliteTable('apps', {
   fallbackPort: integer('fallback_port').unique(),
   accessMode: text('access_mode', { enum: ['domain', 'port'] }).notNull().default('port'),
   healthCheckPath: text('health_check_path').notNull().default('/'),
+  /** `external_ci`: only runs of this workflow (file path or name) deploy; null: any workflow. */
+  ciWorkflow: text('ci_workflow'),
   status: text('status', { enum: ['active', 'inactive', 'error'] }).notNull().default('inactive'),
   liveContainerName: text('live_container_name'),
   liveContainerId: text('live_container_id'),

@@ -31,6 +31,10 @@ export const deploys = sqliteTable(
     previousContainer: text('previous_container'),
     /** Deadline of the current wait (health check, drain), ISO. */
     deadline: text('deadline'),
+    /** End of the post-switch watch window while it is open (API.md "Watch after the switch"), else null. */
+    watchUntil: text('watch_until'),
+    /** `svc_build`: the port the build provider chose; becomes the app's `internal_port` on success. */
+    buildPort: integer('build_port'),
     startedAt: text('started_at'),
     completedAt: text('completed_at'),
     createdAt: createdAt(),

@@ -8,6 +8,8 @@ export const backups = sqliteTable('backups', {
   sizeBytes: integer('size_bytes').notNull().default(0),
   type: text('type').notNull().default('full'),
   status: text('status', { enum: ['running', 'completed', 'failed'] }).notNull().default('completed'),
+  /** What asked for it: the API/CLI, the schedule, a restore's safety backup, or an imported archive. */
+  trigger: text('trigger', { enum: ['manual', 'scheduled', 'safety', 'import'] }).notNull().default('manual'),
   error: text('error'),
   createdAt: createdAt(),
 });
