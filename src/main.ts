@@ -23,6 +23,7 @@ import { createAppReconciler } from './reconcilers/app/reconciler.js';
 import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './backup/wiring.js';
+import { createGate, gatedManager } from './backup/quiesce.js';
 
 export interface Daemon {
   db: Db;
@@ -48,9 +49,11 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   });
   const enqueue = manager.enqueue;
   const bus = new Bus();
-  registerReconcilers({ config, db, sealer, log, runtime, manager, bus });
-  wireBackups({ config, db, sealer, log, runtime, manager });
-  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, now: () => new Date() });
+  // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
+  const gate = createGate();
+  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus });
+  const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate });
+  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, now: () => new Date(), backups: backups.control });
 
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: api.fetch, port: config.port, hostname: config.host }, () => resolve(s));

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { Bus } from '../events/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { BackupControl } from '../backup/control.js';
 
 /** What every API sub-app is built from (constructor injection, no module singletons). */
 export interface ApiDeps {
@@ -20,6 +21,8 @@ export interface ApiDeps {
   bus?: Bus;
   /** The engine, for reads only (log streams); handlers never change containers. */
   runtime?: Runtime;
+  /** Restores (the backup reconciler's work the request waits for); absent in tests that need none. */
+  backups?: BackupControl;
 }
 
 /** Hono context variables set by the auth middleware. */
