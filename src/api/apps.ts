@@ -2,6 +2,7 @@
 // (src/store/apps.ts), which checks whole-record rules and uniqueness and enqueues the reconcilers.
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import type { Config } from '../config.js';
 import { badRequest, notFound } from '../errors.js';
 import { createApp, deleteApp, getAppWithDeployVersion, listAppsWithDeployVersion, updateApp, type AppFields } from '../store/apps.js';
 import { appEventJson, listAppEvents, listDeploys } from '../store/deploys.js';
@@ -29,12 +30,13 @@ const fieldShape = {
   health_check_path: z.string().max(1024).regex(/^\/\S*$/, 'must be a path starting with /'),
 };
 const fields = z.object(fieldShape).partial();
-const createSchema = fields.extend({ name: nameSchema }).strict();
-const updateSchema = fields.extend({ name: z.unknown().optional() }).strict();
+/** The create and update bodies; the web UI's forms are checked by the same schemas. */
+export const createSchema = fields.extend({ name: nameSchema }).strict();
+export const updateSchema = fields.extend({ name: z.unknown().optional() }).strict();
 type Fields = z.infer<typeof fields>;
 
 /** snake_case API fields to the store's camelCase; absent stays absent (partial update). */
-function toStore(f: Fields): Partial<AppFields> {
+export function toStore(f: Fields): Partial<AppFields> {
   return {
     appType: f.app_type,
     buildMode: f.build_mode,
@@ -51,11 +53,15 @@ function toStore(f: Fields): Partial<AppFields> {
   };
 }
 
+/** Ports the host already listens on for svc: an app's listener there could never bind. */
+export const appWriteOpts = (config: Config) => ({
+  reservedPorts: [config.port, config.proxy.httpPort, config.proxy.httpsPort, config.proxy.dnsPort],
+});
+
 export function appRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
-  // Ports the host already listens on for svc: an app's listener there could never bind.
-  const opts = { reservedPorts: [deps.config.port, deps.config.proxy.httpPort, deps.config.proxy.httpsPort, deps.config.proxy.dnsPort] };
+  const opts = appWriteOpts(deps.config);
   const one = (c: Context, id: number) => {
     const found = getAppWithDeployVersion(db, id);
     if (!found) throw notFound('app');
