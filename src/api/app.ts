@@ -14,6 +14,7 @@ import { appRoutes } from './apps.js';
 import { envRoutes } from './env.js';
 import { deployRoutes } from './deploys.js';
 import { logRoutes } from './logs.js';
+import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
 import { createAuthFlows } from './auth-flows.js';
 import { createUi, uiNotFound } from '../ui/ui.js';
@@ -46,6 +47,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/api', logRoutes(deps));
   app.route('/api', serviceRoutes(deps));
   app.route('/api', linkRoutes(deps));
+  app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
   // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).
   app.route('/', createUi(deps, flows));
