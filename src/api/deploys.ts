@@ -14,7 +14,7 @@ import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, idParam } from './validate.js';
 
-const triggerSchema = z
+export const triggerSchema = z
   .object({
     image_ref: z.string().min(1).max(512).regex(/^[^\s]+$/, 'must not contain white space').optional(),
     commit_sha: z.string().regex(/^[0-9a-f]{7,64}$/i, 'must be a hex commit id').optional(),
@@ -28,7 +28,7 @@ const FINAL = new Set(['success', 'failed', 'auto_rollback', 'cancelled']);
  * (for manual and rollback triggers) every required variable set. A webhook deploy is created anyway
  * and fails at its `validate` step, so the failure is visible where the push is.
  */
-export function requestDeploy(deps: ApiDeps, app: AppRow, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
+export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app: AppRow, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
   if (app.appType === 'external_service') throw conflict('an external_service app is not deployed by svc; it is only routed');
   const imageRef = input.imageRef ?? app.imageRef;
   if (!imageRef) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');
@@ -39,6 +39,14 @@ export function requestDeploy(deps: ApiDeps, app: AppRow, input: { imageRef?: st
     }
   }
   return createDeploy(deps.db, deps.enqueue, deps.bus, { appId: app.id, appName: app.name, imageRef, commitSha: input.commitSha, trigger: input.trigger });
+}
+
+/** Queues a rollback: the image of the newest successful deploy whose image differs from the live one; 409 without one. */
+export function requestRollback(deps: ApiDeps, app: AppRow) {
+  const live = app.currentDeployId ? getDeploy(deps.db, app.currentDeployId)?.imageRef : undefined;
+  const target = lastSuccessful(deps.db, app.id, live ?? null);
+  if (!target?.imageRef) throw conflict('no earlier successful deploy with a different image to roll back to');
+  return requestDeploy(deps, app, { imageRef: target.imageRef, commitSha: target.commitSha, trigger: 'rollback' });
 }
 
 export function deployRoutes(deps: ApiDeps) {
@@ -61,14 +69,7 @@ export function deployRoutes(deps: ApiDeps) {
     return c.json(deployJson(deploy), 202);
   });
 
-  r.post('/apps/:appID/deploys/rollback', (c) => {
-    const app = appOf(idParam(c, 'appID', 'app'));
-    const live = app.currentDeployId ? getDeploy(deps.db, app.currentDeployId)?.imageRef : undefined;
-    const target = lastSuccessful(deps.db, app.id, live ?? null);
-    if (!target?.imageRef) throw conflict('no earlier successful deploy with a different image to roll back to');
-    const deploy = requestDeploy(deps, app, { imageRef: target.imageRef, commitSha: target.commitSha, trigger: 'rollback' });
-    return c.json(deployJson(deploy), 202);
-  });
+  r.post('/apps/:appID/deploys/rollback', (c) => c.json(deployJson(requestRollback(deps, appOf(idParam(c, 'appID', 'app')))), 202));
 
   r.get('/apps/:appID/deploys', (c) => {
     const app = appOf(idParam(c, 'appID', 'app'));
