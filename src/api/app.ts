@@ -14,13 +14,17 @@ import { appRoutes } from './apps.js';
 import { envRoutes } from './env.js';
 import { deployRoutes } from './deploys.js';
 import { logRoutes } from './logs.js';
+import { webhookRoutes } from './webhooks.js';
+import { codehostRoutes } from './codehost.js';
+import { credentialsHolder } from '../codehost/credentials.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
   throw new ApiError(413, 'too_large', 'request body is too large');
 };
 
-export function createApi(deps: ApiDeps): Hono<ApiEnv> {
+export function createApi(input: ApiDeps): Hono<ApiEnv> {
+  const deps = { ...input, codehost: input.codehost ?? credentialsHolder(input.config.codehost) };
   const app = new Hono<ApiEnv>();
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
@@ -34,6 +38,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The wall: every /api/* route below needs a session or token, except the public ones it lists.
   app.use('/api/*', authGuard(deps));
+  app.route('/api', webhookRoutes(deps));
   app.route('/api', authRoutes(deps));
   app.route('/api', tokenRoutes(deps));
   app.route('/api', appRoutes(deps));
@@ -42,5 +47,6 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/api', logRoutes(deps));
   app.route('/api', serviceRoutes(deps));
   app.route('/api', linkRoutes(deps));
+  app.route('/api', codehostRoutes(deps));
   return app;
 }
