@@ -134,6 +134,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         dnsRefreshMs: DNS_REFRESH_MS,
         drainCapMs: 10_000,
         stopGraceSeconds: 10,
+        watchMs: config.deployWatchSeconds * 1000,
       },
     }),
   );
