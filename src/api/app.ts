@@ -17,6 +17,7 @@ import { logRoutes } from './logs.js';
 import { webhookRoutes } from './webhooks.js';
 import { codehostRoutes } from './codehost.js';
 import { credentialsHolder } from '../codehost/credentials.js';
+import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
 
 const MiB = 1024 * 1024;
@@ -49,6 +50,7 @@ export function createApi(input: ApiDeps): Hono<ApiEnv> {
   app.route('/api', serviceRoutes(deps));
   app.route('/api', linkRoutes(deps));
   app.route('/api', codehostRoutes(deps));
+  app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
   return app;
 }
