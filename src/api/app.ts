@@ -1,5 +1,5 @@
 // Joins the per-resource sub-apps into the one hono app the daemon serves. Order matters: limits and
-// error handling first, public routes, then the auth wall, then everything that needs a user.
+// error handling first, public routes, then the auth wall, then everything that needs a user; the web UI last.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.js';
@@ -19,6 +19,8 @@ import { codehostRoutes } from './codehost.js';
 import { credentialsHolder } from '../codehost/credentials.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
+import { createAuthFlows } from './auth-flows.js';
+import { createUi, uiNotFound } from '../ui/ui.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -29,7 +31,8 @@ export function createApi(input: ApiDeps): Hono<ApiEnv> {
   const deps = { ...input, codehost: input.codehost ?? credentialsHolder(input.config.codehost) };
   const app = new Hono<ApiEnv>();
   app.onError(errorHandler(deps.log));
-  app.notFound(notFoundHandler);
+  app.notFound((c) => (c.req.path.startsWith('/api/') ? notFoundHandler(c) : uiNotFound(c)));
+  const flows = createAuthFlows(deps);
 
   app.use('/api/webhooks/*', bodyLimit({ maxSize: 25 * MiB, onError: tooLarge }));
   app.use('/api/*', async (c, next) => {
@@ -41,7 +44,7 @@ export function createApi(input: ApiDeps): Hono<ApiEnv> {
   // The wall: every /api/* route below needs a session or token, except the public ones it lists.
   app.use('/api/*', authGuard(deps));
   app.route('/api', webhookRoutes(deps));
-  app.route('/api', authRoutes(deps));
+  app.route('/api', authRoutes(deps, flows));
   app.route('/api', tokenRoutes(deps));
   app.route('/api', appRoutes(deps));
   app.route('/api', envRoutes(deps));
@@ -52,5 +55,7 @@ export function createApi(input: ApiDeps): Hono<ApiEnv> {
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
+  // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).
+  app.route('/', createUi(deps, flows));
   return app;
 }
