@@ -97,7 +97,7 @@ describe('the watched directory source', () => {
     rmSync(s.dir, { recursive: true });
     await s.r.reconcile('dir');
     expect(s.names()).toEqual(['mf-a:8001:dir']);
-    expect(s.record('dir')!.errors[0].message).toContain('does not exist');
+    expect((s.record('dir')!.errors as { message: string }[])[0].message).toContain('does not exist');
     mkdirSync(s.dir);
     await s.r.reconcile('dir');
     expect(s.names()).toEqual([]);
