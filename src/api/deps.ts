@@ -6,6 +6,7 @@ import type { Db } from '../store/db.js';
 import type { Bus } from '../events/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { BackupControl } from '../backup/control.js';
+import type { CredentialsHolder } from '../codehost/credentials.js';
 
 /** What every API sub-app is built from (constructor injection, no module singletons). */
 export interface ApiDeps {
@@ -23,6 +24,8 @@ export interface ApiDeps {
   runtime?: Runtime;
   /** Restores (the backup reconciler's work the request waits for); absent in tests that need none. */
   backups?: BackupControl;
+  /** The code-host credentials as they are now (the manifest flow replaces them live); default: config's. */
+  codehost?: CredentialsHolder;
 }
 
 /** Hono context variables set by the auth middleware. */
