@@ -35,6 +35,7 @@ input,select{font:inherit;color:inherit;background:var(--bg);border:1px solid va
 input[type=checkbox]{width:1.2rem;min-height:1.2rem;margin:0}
 .row label{flex:1 1 10rem}
 .row label.check{flex:0 0 auto}
+.grow{flex:1 1 24rem}
 .hint{font-weight:400;color:var(--muted);font-size:.85rem}
 button,.button{font:inherit;font-weight:600;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:#fff;border-radius:6px;padding:.45rem .9rem;min-height:2.5rem;text-decoration:none;display:inline-block}
 @media (prefers-color-scheme:dark){button,.button{color:#0d1117}}
