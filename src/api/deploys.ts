@@ -13,6 +13,7 @@ import { missingRequired } from '../store/env.js';
 import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, idParam } from './validate.js';
+import { builtImage } from '../codehost/repository.js';
 
 export const triggerSchema = z
   .object({
@@ -30,8 +31,10 @@ const FINAL = new Set(['success', 'failed', 'auto_rollback', 'cancelled']);
  */
 export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app: AppRow, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
   if (app.appType === 'external_service') throw conflict('an external_service app is not deployed by svc; it is only routed');
-  const imageRef = input.imageRef ?? app.imageRef;
-  if (!imageRef) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');
+  // A svc_build app builds its branch head (or the given commit) unless an image is named explicitly.
+  const build = app.buildMode === 'svc_build' && !input.imageRef && input.trigger !== 'rollback';
+  const imageRef = build ? (input.commitSha ? builtImage(app.name, input.commitSha.toLowerCase()) : null) : (input.imageRef ?? app.imageRef);
+  if (!imageRef && !build) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');
   if (input.trigger !== 'webhook') {
     const missing = missingRequired(deps.db, app.id);
     if (missing.length > 0) {

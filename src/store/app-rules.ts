@@ -7,7 +7,7 @@ import type { AppRow } from './schema/index.js';
 export type AppFields = Pick<
   AppRow,
   | 'appType' | 'buildMode' | 'projectType' | 'source' | 'repoUrl' | 'branch' | 'internalPort'
-  | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath'
+  | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath' | 'ciWorkflow'
 >;
 
 /** A Docker container name, as the engine accepts it. */
