@@ -26,6 +26,7 @@ import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './backup/wiring.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
 import { wireManifests } from './manifests/wiring.js';
+import { join } from 'node:path';
 
 export interface Daemon {
   db: Db;
@@ -134,6 +135,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       },
       probe: httpProbe,
       now: Date.now,
+      build: { workDir: join(config.dataDir, 'builds'), images: config.buildImages },
       settings: {
         network: config.network,
         instance: config.instance,
