@@ -7,12 +7,20 @@ import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { keyOf } from '../controller/types.js';
 import { ApiError, conflict, notFound } from '../errors.js';
-import { backupJson, createBackup, deleteBackupRecord, getBackup, listBackups } from '../store/backups.js';
+import { backupJson, createBackup, deleteBackupRecord, getBackup, listBackups, type BackupRow } from '../store/backups.js';
 import { ArchiveError } from '../backup/extract-archive.js';
 import { importArchive } from '../backup/import.js';
 import { KeyMismatchError } from '../backup/snapshot.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam } from './validate.js';
+
+/** Deletes a finished backup's record; the backup reconciler removes the file. 409 while it runs. Shared with the UI. */
+export function requestBackupDelete(deps: ApiDeps, row: BackupRow): void {
+  if (row.status === 'running') throw conflict(`backup ${row.id} is still running; delete it when it has finished`);
+  deleteBackupRecord(deps.db, row.id);
+  deps.enqueue(keyOf('backup', 'files'));
+  deps.log.info('backup deleted', { id: row.id, filename: row.filename });
+}
 
 /** Archive problems are the caller's: 400 (unreadable or hostile archive) or 422 (another encryption key). */
 function refusal(err: unknown): never | void {
@@ -86,11 +94,7 @@ export function backupRoutes(deps: ApiDeps) {
   });
 
   r.delete('/backups/:id', (c) => {
-    const row = backupOf(c);
-    if (row.status === 'running') throw conflict(`backup ${row.id} is still running; delete it when it has finished`);
-    deleteBackupRecord(db, row.id);
-    deps.enqueue(keyOf('backup', 'files'));
-    deps.log.info('backup deleted', { id: row.id, filename: row.filename });
+    requestBackupDelete(deps, backupOf(c));
     return c.body(null, 204);
   });
 
