@@ -9,7 +9,7 @@ import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES } from '../store/sc
 import { appJson, publicHostname } from './app-json.js';
 import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body, domainSchema, idParam, nameSchema, portSchema } from './validate.js';
+import { body, domainSchema, idParam, imageRefSchema, nameSchema, portSchema } from './validate.js';
 
 const noSpace = (max: number) => z.string().min(1).max(max).regex(/^\S+$/, 'must not contain white space');
 
@@ -22,7 +22,7 @@ const fieldShape = {
   repo_url: noSpace(2048).nullable(),
   branch: z.string().regex(/^(?!-)[A-Za-z0-9._/-]{1,255}$/, 'must be a git branch name'),
   internal_port: portSchema,
-  image_ref: noSpace(512).nullable(),
+  image_ref: imageRefSchema.nullable(),
   domain: domainSchema.nullable(),
   fallback_port: portSchema.nullable(),
   access_mode: z.enum(ACCESS_MODES),
