@@ -5,6 +5,7 @@ import { loadConfig, ConfigError } from './config.js';
 import { createLogger } from './log.js';
 import { startDaemon } from './main.js';
 import { EncryptionKeyError } from './store/encryption-check.js';
+import { installProcessGuard } from './process-guard.js';
 
 async function serveCommand() {
   const boot = createLogger('info');
@@ -19,15 +20,13 @@ async function serveCommand() {
     throw err;
   }
   const log = createLogger(config.logLevel);
+  installProcessGuard({ log });
   let daemon;
   try {
     daemon = await startDaemon(config, log);
   } catch (err) {
-    if (err instanceof EncryptionKeyError) {
-      process.stderr.write(`svc: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
+    process.stderr.write(`svc: ${err instanceof EncryptionKeyError ? '' : 'could not start: '}${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(err instanceof EncryptionKeyError ? 2 : 1);
   }
   const shutdown = (signal: string) => {
     log.info('signal received', { signal });
