@@ -22,6 +22,7 @@ import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
 import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
+import { wireBackups } from './backup/wiring.js';
 
 export interface Daemon {
   db: Db;
@@ -48,6 +49,7 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   const enqueue = manager.enqueue;
   const bus = new Bus();
   registerReconcilers({ config, db, sealer, log, runtime, manager, bus });
+  wireBackups({ config, db, sealer, log, runtime, manager });
   const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, now: () => new Date() });
 
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -142,6 +144,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         dnsRefreshMs: DNS_REFRESH_MS,
         drainCapMs: 10_000,
         stopGraceSeconds: 10,
+        watchMs: config.deployWatchSeconds * 1000,
       },
     }),
   );

@@ -14,6 +14,8 @@ import { appRoutes } from './apps.js';
 import { envRoutes } from './env.js';
 import { deployRoutes } from './deploys.js';
 import { logRoutes } from './logs.js';
+import { manifestRoutes } from './manifests.js';
+import { backupRoutes } from './backups.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -42,5 +44,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/api', logRoutes(deps));
   app.route('/api', serviceRoutes(deps));
   app.route('/api', linkRoutes(deps));
+  app.route('/api', manifestRoutes(deps));
+  app.route('/api', backupRoutes(deps));
   return app;
 }

@@ -13,8 +13,8 @@ import { body, domainSchema, idParam, imageRefSchema, nameSchema, portSchema } f
 
 const noSpace = (max: number) => z.string().min(1).max(max).regex(/^\S+$/, 'must not contain white space');
 
-/** Writable fields, each optional; `null` clears a nullable one. */
-const fieldShape = {
+/** Writable fields, each optional; `null` clears a nullable one. Manifests validate App specs with it too. */
+export const appFieldShape = {
   app_type: z.enum(APP_TYPES),
   build_mode: z.enum(BUILD_MODES),
   project_type: z.enum(PROJECT_TYPES),
@@ -28,13 +28,13 @@ const fieldShape = {
   access_mode: z.enum(ACCESS_MODES),
   health_check_path: z.string().max(1024).regex(/^\/\S*$/, 'must be a path starting with /'),
 };
-const fields = z.object(fieldShape).partial();
+const fields = z.object(appFieldShape).partial();
 const createSchema = fields.extend({ name: nameSchema }).strict();
 const updateSchema = fields.extend({ name: z.unknown().optional() }).strict();
-type Fields = z.infer<typeof fields>;
+export type AppApiFields = z.infer<typeof fields>;
 
-/** snake_case API fields to the store's camelCase; absent stays absent (partial update). */
-function toStore(f: Fields): Partial<AppFields> {
+/** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */
+export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
   return {
     appType: f.app_type,
     buildMode: f.build_mode,
@@ -51,11 +51,13 @@ function toStore(f: Fields): Partial<AppFields> {
   };
 }
 
+/** Ports the host already listens on for svc: an app's listener there could never bind. */
+export const reservedPorts = (config: ApiDeps['config']): number[] => [config.port, config.proxy.httpPort, config.proxy.httpsPort, config.proxy.dnsPort];
+
 export function appRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
-  // Ports the host already listens on for svc: an app's listener there could never bind.
-  const opts = { reservedPorts: [deps.config.port, deps.config.proxy.httpPort, deps.config.proxy.httpsPort, deps.config.proxy.dnsPort] };
+  const opts = { reservedPorts: reservedPorts(deps.config) };
   const one = (c: Context, id: number) => {
     const found = getAppWithDeployVersion(db, id);
     if (!found) throw notFound('app');
@@ -69,7 +71,7 @@ export function appRoutes(deps: ApiDeps) {
 
   r.post('/apps', async (c) => {
     const input = await body(c, createSchema);
-    const row = createApp(db, deps.enqueue, { name: input.name, ...toStore(input) }, 'rest', opts);
+    const row = createApp(db, deps.enqueue, { name: input.name, ...appFieldsToStore(input) }, 'rest', opts);
     deps.log.info('app created', { app: row.name });
     return c.json(one(c, row.id), 201);
   });
@@ -84,7 +86,7 @@ export function appRoutes(deps: ApiDeps) {
     const id = idParam(c, 'appID', 'app');
     const input = await body(c, updateSchema);
     if (input.name !== undefined) throw badRequest('name is immutable; create a new app instead', { issues: [{ path: 'name', message: 'immutable' }] });
-    updateApp(db, deps.enqueue, id, toStore(input), opts);
+    updateApp(db, deps.enqueue, id, appFieldsToStore(input), opts);
     return c.json(one(c, id));
   });
 

@@ -15,5 +15,6 @@ export function deployJson(d: DeployRow) {
     completed_at: d.completedAt,
     created_at: d.createdAt,
     env_diff: d.envDiff ?? null,
+    watch_until: d.watchUntil,
   };
 }

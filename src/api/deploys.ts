@@ -29,7 +29,7 @@ const FINAL = new Set(['success', 'failed', 'auto_rollback', 'cancelled']);
  * (for manual and rollback triggers) every required variable set. A webhook deploy is created anyway
  * and fails at its `validate` step, so the failure is visible where the push is.
  */
-export function requestDeploy(deps: ApiDeps, app: AppRow, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
+export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app: AppRow, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
   if (app.appType === 'external_service') throw conflict('an external_service app is not deployed by svc; it is only routed');
   const imageRef = input.imageRef ?? app.imageRef;
   if (!imageRef) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');

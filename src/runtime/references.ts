@@ -13,7 +13,8 @@ const domain = `${host}(?::[0-9]+)?`;
 const name = `(?:${domain}/)?${pathComponent}(?:/${pathComponent})*`;
 const tag = '[\\w][\\w.-]{0,127}';
 const digest = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}';
-const REFERENCE = new RegExp(`^(${name})(?::${tag})?(?:@${digest})?$`);
+/** The whole grammar as one anchored pattern (also published in the manifest JSON Schema). */
+export const IMAGE_REF_PATTERN = new RegExp(`^(${name})(?::${tag})?(?:@${digest})?$`);
 
 /** The engine's limit on a repository name (NameTotalLengthMax); whole references stay under 512. */
 export const IMAGE_NAME_MAX = 255;
@@ -25,7 +26,7 @@ export const IMAGE_REF_MAX = 512;
  */
 export function isImageRef(ref: string): boolean {
   if (typeof ref !== 'string' || ref.length === 0 || ref.length > IMAGE_REF_MAX) return false;
-  const m = REFERENCE.exec(ref);
+  const m = IMAGE_REF_PATTERN.exec(ref);
   return m !== null && m[1]!.length <= IMAGE_NAME_MAX;
 }
 

@@ -1,6 +1,6 @@
 // Deploy records and their events: the persisted state machine the app reconciler advances. Creating a
 // deploy is a desired-state write (it enqueues the app); everything else here is written by the reconciler.
-import { and, asc, desc, eq, gt, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
 import type { Enqueue } from '../controller/types.js';
 import { keyOf } from '../controller/types.js';
 import type { Bus } from '../events/bus.js';
@@ -66,6 +66,10 @@ export function activeDeploy(db: Db, appId: number): DeployRow | undefined {
     .all();
   return open.find((d) => d.status === 'running') ?? open[0];
 }
+
+/** The deploy whose watch window is open (at most one per app: a newer deploy closes it before it begins). */
+export const watchedDeploy = (db: Db, appId: number): DeployRow | undefined =>
+  db.select().from(deploys).where(and(eq(deploys.appId, appId), isNotNull(deploys.watchUntil))).orderBy(desc(deploys.id)).limit(1).get();
 
 /** The newest successful deploy, optionally skipping a given image (rollback). */
 export function lastSuccessful(db: Db, appId: number, notImage?: string | null): DeployRow | undefined {

@@ -106,6 +106,8 @@ export async function isolatedDaemonEnv(o: { dataDir: string; caddyAdminUrl: str
     SVC_NETWORK: o.network,
     SVC_INSTANCE: o.instance,
     SVC_LOG_LEVEL: process.env.SVC_TEST_LOG ? 'debug' : 'error',
+    // Off unless a test turns it on: tests of deploys expect the old container gone once a deploy ends.
+    SVC_DEPLOY_WATCH_SECONDS: '0',
   };
 }
 

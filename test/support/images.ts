@@ -1,7 +1,9 @@
 // Local web-app images for integration tests (no registry is reachable): `FROM scratch` plus Debian's
 // static busybox serving /www with `httpd` on port 3000. Built once through the adapter's `build` and
 // reused by tag. Variants: v1/v2 (index says which), unhealthy (`/` answers 500), crash (exits 1 at once),
-// env (GET /cgi-bin/env prints the container's environment).
+// env (GET /cgi-bin/env prints the container's environment), and for the watch after the switch:
+// exits-later (healthy, then exits 1 after EXIT_AFTER seconds, default 3) and decays (healthy, then `/`
+// answers 500 once FAIL_AFTER seconds, default 3, have passed).
 import { chmodSync, copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,12 +17,14 @@ export const WEB_V2 = 'svc-test/web:v2';
 export const WEB_UNHEALTHY = 'svc-test/web:unhealthy';
 export const WEB_CRASH = 'svc-test/web:crash';
 export const WEB_ENV = 'svc-test/web:env';
+export const WEB_EXITS_LATER = 'svc-test/web:exits-later';
+export const WEB_DECAYS = 'svc-test/web:decays';
 /** Port every web test image listens on. */
 export const WEB_PORT = 3000;
-export const TEST_IMAGES = [WEB_V1, WEB_V2, WEB_UNHEALTHY, WEB_CRASH, WEB_ENV] as const;
+export const TEST_IMAGES = [WEB_V1, WEB_V2, WEB_UNHEALTHY, WEB_CRASH, WEB_ENV, WEB_EXITS_LATER, WEB_DECAYS] as const;
 
 const BUSYBOX = '/bin/busybox';
-const APPLETS = ['sh', 'httpd', 'env', 'echo', 'cat', 'sleep', 'wget', 'ls', 'kill'];
+const APPLETS = ['sh', 'httpd', 'env', 'echo', 'cat', 'sleep', 'wget', 'ls', 'kill', 'date', 'mkdir'];
 
 /** Files of an image's rootfs, besides busybox and its applet links; executable when the value starts "#!". */
 type Files = Record<string, string>;
@@ -43,6 +47,22 @@ const VARIANTS: Record<(typeof TEST_IMAGES)[number], Files> = {
     '/www/cgi-bin/index.cgi': '#!/bin/sh\nprintf "Status: 500 Internal Server Error\\r\\nContent-Type: text/plain\\r\\n\\r\\nunhealthy\\n"\n',
   },
   [WEB_CRASH]: { '/start': '#!/bin/sh\necho "svc-test web crash: exiting with 1" >&2\nexit 1\n' },
+  [WEB_EXITS_LATER]: {
+    '/start':
+      `#!/bin/sh\necho "svc-test web exits-later starting on port ${WEB_PORT}"\nhttpd -f -v -p ${WEB_PORT} -h /www &\n` +
+      'sleep "${EXIT_AFTER:-3}"\necho "svc-test web exits-later: exiting with 1" >&2\nexit 1\n',
+    '/www/index.html': page('exits-later'),
+  },
+  [WEB_DECAYS]: {
+    '/start':
+      '#!/bin/sh\nmkdir -p /tmp\ndate +%s > /tmp/started\necho "${FAIL_AFTER:-3}" > /tmp/fail-after\n' +
+      `echo "svc-test web decays starting on port ${WEB_PORT}"\nexec httpd -f -v -p ${WEB_PORT} -h /www\n`,
+    // No index.html: `/` runs cgi-bin/index.cgi, which answers 200 until FAIL_AFTER seconds passed, then 500.
+    '/www/cgi-bin/index.cgi':
+      '#!/bin/sh\nage=$(( $(date +%s) - $(cat /tmp/started) ))\nif [ "$age" -ge "$(cat /tmp/fail-after)" ]; then\n' +
+      '  printf "Status: 500 Internal Server Error\\r\\nContent-Type: text/plain\\r\\n\\r\\ndecayed\\n"\nelse\n' +
+      '  printf "Content-Type: text/html\\r\\n\\r\\n<h1>svc-test web decays</h1>\\n"\nfi\n',
+  },
   [WEB_ENV]: {
     '/start': start('env'),
     '/www/index.html': page('env'),

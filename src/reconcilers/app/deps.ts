@@ -43,5 +43,7 @@ export interface AppReconcilerDeps {
     drainCapMs: number;
     /** SIGTERM to SIGKILL. */
     stopGraceSeconds: number;
+    /** Watch window after a switch (SVC_DEPLOY_WATCH_SECONDS); 0: the old container is removed at once. */
+    watchMs: number;
   };
 }

@@ -10,8 +10,11 @@ import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
 import { appContainerSpec } from './container-spec.js';
-import { containerName, envDiff, judgeDrain, judgeProbe, type DeployStep } from './plan.js';
+import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
+import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
+import { watchesOld } from './watch-plan.js';
+import type { WatchMemory } from './watch.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /**
@@ -20,8 +23,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export interface PipelineMemory {
   zeroPolls: Map<number, number>;
+  /** Consecutive failed probes of a watched deploy's container (watch.ts). */
+  watchFailures: WatchMemory;
 }
-export const newPipelineMemory = (): PipelineMemory => ({ zeroPolls: new Map() });
+export const newPipelineMemory = (): PipelineMemory => ({ zeroPolls: new Map(), watchFailures: new Map() });
 
 export function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: number) {
   updateDeploy(deps.db, deps.bus, deployId, { status: 'running', step: 'validate', startedAt: nowIso() });
@@ -122,17 +127,7 @@ async function create(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): 
 
 async function healthCheck(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
   const started = Date.parse(deploy.deadline!) - deps.settings.healthTimeoutMs;
-  const info = await deps.runtime.inspect(deploy.stagingContainer!, deps.settings.network);
-  const httpStatus =
-    info?.running && info.address ? await deps.probe(`http://${info.address}:${app.internalPort}${app.healthCheckPath}`, 1_000) : undefined;
-  const verdict = judgeProbe({
-    running: info?.running ?? false,
-    exitCode: info?.exitCode,
-    httpStatus,
-    dockerHealth: info?.health ?? 'none',
-    elapsedMs: deps.now() - started,
-    timeoutMs: deps.settings.healthTimeoutMs,
-  });
+  const { httpStatus, verdict } = await checkHealth(deps, app, deploy.stagingContainer!, started);
   if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
   if (verdict.kind === 'failed') {
     await deps.runtime.remove(deploy.stagingContainer!);
@@ -175,9 +170,20 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     zeroPolls.delete(deploy.id);
     await deps.runtime.stop(old, deps.settings.stopGraceSeconds);
     // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
+    // Inside a watch window the old container is kept, stopped, to flip back to (watch.ts).
     const adopted = app.appType === 'adopted_container' && old === app.source;
-    if (!adopted) await deps.runtime.remove(old);
-    event(deps, deploy, 'stop_old', adopted ? `adopted container ${old} stopped (kept, not removed)` : `old container ${old} stopped and removed`);
+    const kept = keepsOld(deps, app, deploy);
+    if (!adopted && !kept) await deps.runtime.remove(old);
+    event(
+      deps,
+      deploy,
+      'stop_old',
+      adopted
+        ? `adopted container ${old} stopped (kept, not removed)`
+        : kept
+          ? `old container ${old} stopped and kept for the ${deps.settings.watchMs / 1000} s watch window`
+          : `old container ${old} stopped and removed`,
+    );
   }
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'finalize' });
   return { requeueAfterMs: 0 };
@@ -197,9 +203,22 @@ function finalize(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Resu
     })
     .where(eq(apps.id, app.id))
     .run();
-  updateDeploy(deps.db, deps.bus, deploy.id, { status: 'success', step: null, deadline: null, completedAt: nowIso() });
+  const watched = keepsOld(deps, app, deploy);
+  updateDeploy(deps.db, deps.bus, deploy.id, {
+    status: 'success',
+    step: watched ? 'watch' : null,
+    deadline: null,
+    watchUntil: watched ? iso(deps.now() + deps.settings.watchMs) : null,
+    completedAt: nowIso(),
+  });
   event(deps, deploy, 'finalize', `deploy ${deploy.id} of ${app.name} succeeded`);
   return { requeueAfterMs: 0 };
+}
+
+/** Whether this deploy keeps its old container for a watch window (not a first deploy, not an adopted one). */
+function keepsOld(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): boolean {
+  const adopted = app.appType === 'adopted_container' && deploy.previousContainer === app.source;
+  return watchesOld({ watchMs: deps.settings.watchMs, previousContainer: adopted ? null : deploy.previousContainer, previousDeployId: app.currentDeployId });
 }
 
 async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<number> {

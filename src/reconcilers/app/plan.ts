@@ -1,5 +1,6 @@
 // Pure decisions of the app reconciler: given what the database wants and what the engine runs, what is
 // the one next thing to do. The reconciler only observes, calls these, and acts (DESIGN.md rule 5).
+import { planWatch, type WatchAction, type WatchStep } from './watch-plan.js';
 
 export type DeployStep = 'validate' | 'pull' | 'create' | 'health_check' | 'route_update' | 'stop_old' | 'finalize';
 
@@ -31,7 +32,20 @@ export interface DeployFacts {
   previousContainer: string | null;
 }
 
+/** A successful deploy still inside its watch window (API.md "Watch after the switch"). */
+export interface WatchFacts {
+  id: number;
+  /** 'watch' while probing, 'flip_back' while the kept container comes back, 'flip_stop' once switched back. */
+  step: WatchStep;
+  watchUntilMs: number;
+  /** The new live container under watch. */
+  watched: string | null;
+  /** The old container, stopped but kept. */
+  kept: string | null;
+}
+
 export type AppAction =
+  | WatchAction
   | { kind: 'begin_deploy'; deployId: number }
   | { kind: 'deploy_step'; deployId: number; step: DeployStep }
   | { kind: 'heal'; container: string; exists: boolean }
@@ -45,7 +59,15 @@ export const containerName = (app: string, deployId: number) => `svc-${app}-${de
  * The next action for an app. A deploy in progress always goes first (self-healing waits for it: the
  * pipeline decides what serves); otherwise a live container that is not running is healed, with backoff.
  */
-export function planApp(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[], nowMs: number): AppAction {
+export function planApp(
+  app: AppFacts,
+  deploy: DeployFacts | undefined,
+  containers: ObservedContainer[],
+  nowMs: number,
+  watch?: WatchFacts,
+): AppAction {
+  const watching = watch && planWatch(app, watch, deploy, containers, nowMs);
+  if (watching) return watching;
   if (deploy?.status === 'running') return { kind: 'deploy_step', deployId: deploy.id, step: deploy.step ?? 'validate' };
   if (deploy?.status === 'pending') return { kind: 'begin_deploy', deployId: deploy.id };
   if (app.appType !== 'managed' || !app.liveContainerName || app.currentDeployId === null) return { kind: 'steady' };
@@ -60,10 +82,12 @@ export function planApp(app: AppFacts, deploy: DeployFacts | undefined, containe
  * old one of the deploy in progress. They are leftovers of crashes, failed deploys, a deleted app, or a
  * deleted app of the same name (another `svc.app-id`), whose containers a re-created app never adopts.
  */
-export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[]): string[] {
+export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[], watch?: WatchFacts): string[] {
   if (!app.exists) return containers.map((c) => c.name);
   const keep = new Set<string>();
   if (app.liveContainerName) keep.add(app.liveContainerName);
+  if (watch?.kept) keep.add(watch.kept);
+  if (watch?.watched) keep.add(watch.watched);
   if (deploy?.status === 'running') {
     if (deploy.stagingContainer) keep.add(deploy.stagingContainer);
     if (deploy.previousContainer) keep.add(deploy.previousContainer);

@@ -6,9 +6,11 @@ import type { Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
 import { apps, type AppRow } from '../../store/schema/index.js';
-import { activeDeploy, newestFinishedStatus } from '../../store/deploys.js';
+import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/deploys.js';
 import { getAppByName } from '../../store/apps.js';
-import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer } from './plan.js';
+import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
+import type { WatchStep } from './watch-plan.js';
+import { beginFlipBack, downReason, endWatch, flipBackStep, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
@@ -30,11 +32,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
-    return { row, containers, deploy };
+    const watched = row ? watchedDeploy(db, row.id) : undefined;
+    return { row, containers, deploy, watched };
   }
 
   async function reconcile(name: string): Promise<Result> {
-    const { row, containers, deploy } = await observe(name);
+    const { row, containers, deploy, watched } = await observe(name);
     const facts = toFacts(row);
     const deployFacts: DeployFacts | undefined = deploy && {
       id: deploy.id,
@@ -44,7 +47,15 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       previousContainer: deploy.previousContainer,
     };
 
-    for (const orphan of orphans(facts, deployFacts, containers)) {
+    const watchFacts: WatchFacts | undefined = watched && {
+      id: watched.id,
+      step: (watched.step ?? 'watch') as WatchStep,
+      watchUntilMs: Date.parse(watched.watchUntil!),
+      watched: watched.stagingContainer,
+      kept: watched.previousContainer,
+    };
+
+    for (const orphan of orphans(facts, deployFacts, containers, watchFacts)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
       await runtime.remove(orphan);
     }
@@ -54,8 +65,20 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       return {};
     }
 
-    const action = planApp(facts, deployFacts, containers, deps.now());
+    const action = planApp(facts, deployFacts, containers, deps.now(), watchFacts);
     switch (action.kind) {
+      case 'watch_probe': {
+        const probed = await watchProbe(deps, memory.watchFailures, row, watched!);
+        if (probed.requeueAfterMs === 0) return probed; // flipping back
+        const rest = await steady(row, containers);
+        return { requeueAfterMs: Math.min(probed.requeueAfterMs ?? Infinity, rest.requeueAfterMs ?? Infinity) };
+      }
+      case 'flip_back_begin':
+        return beginFlipBack(deps, memory.watchFailures, row, watched!, await downReason(deps, watched!.stagingContainer!));
+      case 'flip_back_step':
+        return flipBackStep(deps, row, watched!, action.step);
+      case 'end_watch':
+        return endWatch(deps, memory.watchFailures, row, watched!, action.why);
       case 'begin_deploy':
         beginDeploy(deps, row, action.deployId);
         return { requeueAfterMs: 0 };

@@ -20,7 +20,7 @@ import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Runtime } from '../../../src/runtime/runtime.js';
 import type { Db } from '../../../src/store/db.js';
 
-const settings = { network: 'svc-unit', instance: 'unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10 };
+const settings = { network: 'svc-unit', instance: 'unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
 const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
 const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events']);
 const sealer = testSealer();

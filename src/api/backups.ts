@@ -1,0 +1,62 @@
+// Backup endpoints (API.md "Backups"). Create inserts a `running` record and enqueues it: the answer is
+// the record (201), the archive follows from the backup reconciler. Delete drops the record and enqueues
+// `backup:files`, which removes the file. Download streams the finished archive.
+import { createReadStream, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { Hono } from 'hono';
+import { keyOf } from '../controller/types.js';
+import { ApiError, conflict, notFound } from '../errors.js';
+import { backupJson, createBackup, deleteBackupRecord, getBackup, listBackups } from '../store/backups.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+import { idParam } from './validate.js';
+
+export function backupRoutes(deps: ApiDeps) {
+  const r = new Hono<ApiEnv>();
+  const { db } = deps;
+  const backupOf = (c: Parameters<typeof idParam>[0]) => {
+    const row = getBackup(db, idParam(c, 'id', 'backup'));
+    if (!row) throw notFound('backup');
+    return row;
+  };
+
+  r.get('/backups', (c) => c.json(listBackups(db).map(backupJson)));
+
+  r.post('/backups', (c) => {
+    const row = createBackup(db, deps.enqueue, { trigger: 'manual', now: deps.now() });
+    deps.log.info('backup requested', { id: row.id, filename: row.filename });
+    return c.json(backupJson(row), 201);
+  });
+
+  r.get('/backups/:id', (c) => c.json(backupJson(backupOf(c))));
+
+  r.get('/backups/:id/download', (c) => {
+    const row = backupOf(c);
+    if (row.status !== 'completed') throw conflict(`backup ${row.id} is ${row.status}; only a completed backup has an archive`);
+    const path = join(deps.config.backupDir, row.filename);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      throw new ApiError(404, 'not_found', `the archive of backup ${row.id} is missing from the backup directory`);
+    }
+    const stream = Readable.toWeb(createReadStream(path)) as ReadableStream;
+    return c.body(stream, 200, {
+      'content-type': 'application/gzip',
+      'content-length': String(size),
+      'content-disposition': `attachment; filename="${row.filename}"`,
+      'cache-control': 'no-store',
+    });
+  });
+
+  r.delete('/backups/:id', (c) => {
+    const row = backupOf(c);
+    if (row.status === 'running') throw conflict(`backup ${row.id} is still running; delete it when it has finished`);
+    deleteBackupRecord(db, row.id);
+    deps.enqueue(keyOf('backup', 'files'));
+    deps.log.info('backup deleted', { id: row.id, filename: row.filename });
+    return c.body(null, 204);
+  });
+
+  return r;
+}

@@ -1,0 +1,108 @@
+// Builds one full-state archive (SPEC.md 2.7, API.md "Backups"): an online snapshot of svc.db, a dump of
+// every running relational service (run inside its container), the services/ and proxy/ folders of the
+// data dir and the effective `.env`. Everything is written to `.<name>.partial` in the backup dir, fsynced
+// and only then renamed into place, so a crash or a full disk never leaves a file under a published name.
+import { mkdir, mkdtemp, rm, writeFile, rename, stat, chmod, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { kindOf } from '../catalog/catalog.js';
+import type { Sealer } from '../crypto.js';
+import type { Logger } from '../log.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Db } from '../store/db.js';
+import { listServices, openCredentials } from '../store/services.js';
+import { envFileText } from './env-text.js';
+import { TarWriter } from './tar-writer.js';
+
+export interface ArchiveDeps {
+  db: Db;
+  sealer: Sealer;
+  runtime: Pick<Runtime, 'exec' | 'inspect'>;
+  log: Logger;
+  dataDir: string;
+  backupDir: string;
+  /** config.effectiveEnv: written as the archive's `.env` (includes SVC_ENCRYPTION_KEY). */
+  effectiveEnv: Record<string, string>;
+  /** gzip level (default 6). */
+  gzipLevel?: number;
+}
+
+/** Prefixes of the work files in the backup dir; nothing published ever starts with a dot. */
+export const PARTIAL_SUFFIX = '.partial';
+export const STAGING_PREFIX = '.staging-';
+
+/** Creates the backup dir with mode 700 (and tightens it if it already existed). */
+export async function ensureBackupDir(dir: string) {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+}
+
+/** Writes the archive `filename` into the backup dir; returns its size. Throws with the reason on failure. */
+export async function createArchive(d: ArchiveDeps, filename: string): Promise<number> {
+  await ensureBackupDir(d.backupDir);
+  const staging = await mkdtemp(join(d.backupDir, STAGING_PREFIX));
+  const partial = join(d.backupDir, `.${filename}${PARTIAL_SUFFIX}`);
+  const final = join(d.backupDir, filename);
+  let writer: TarWriter | undefined;
+  try {
+    // better-sqlite3's online backup copies pages in steps; writers are never blocked for long.
+    await d.db.$client.backup(join(staging, 'svc.db'));
+    const dumps = await dumpServices(d, staging);
+    writer = new TarWriter(partial, d.gzipLevel);
+    await writer.addFile('svc.db', join(staging, 'svc.db'));
+    await writer.addBuffer('.env', Buffer.from(envFileText(d.effectiveEnv)));
+    await writer.addDir('dumps');
+    for (const name of dumps) await writer.addFile(`dumps/${name}.sql`, join(staging, 'dumps', `${name}.sql`));
+    await writer.addTree('services', join(d.dataDir, 'services'));
+    await writer.addTree('proxy', join(d.dataDir, 'proxy'));
+    await writer.finish();
+    writer = undefined;
+    await rename(partial, final);
+    await fsyncDir(d.backupDir);
+    return (await stat(final)).size;
+  } catch (err) {
+    writer?.abort();
+    await rm(partial, { force: true });
+    throw describe(err);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Dumps every running service whose type has a dump command; returns the names dumped. */
+async function dumpServices(d: ArchiveDeps, staging: string): Promise<string[]> {
+  const names: string[] = [];
+  await mkdir(join(staging, 'dumps'), { mode: 0o700 });
+  for (const svc of listServices(d.db)) {
+    const kind = kindOf(svc.type);
+    if (!kind.dump) continue;
+    // A stopped service's data dir is at rest: its copy under services/ is consistent without a dump.
+    const info = await d.runtime.inspect(svc.containerName);
+    if (!info?.running) continue;
+    const cmd = kind.dump(openCredentials(d.sealer, svc));
+    const res = await d.runtime.exec(svc.containerName, cmd.cmd, { env: cmd.env });
+    if (res.exitCode !== 0) {
+      throw new Error(`dump of service ${svc.name} failed (exit ${res.exitCode}): ${res.stderr.trim().split('\n').slice(-3).join(' ')}`);
+    }
+    await writeFile(join(staging, 'dumps', `${svc.name}.sql`), res.stdout, { mode: 0o600 });
+    names.push(svc.name);
+  }
+  return names;
+}
+
+async function fsyncDir(dir: string) {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** One sentence for the record's `error`: a full disk says so plainly. */
+function describe(err: unknown): Error {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC') return new Error('no space left on the backup disk (ENOSPC); nothing was published');
+  if (code === 'EDQUOT') return new Error('disk quota exceeded on the backup disk (EDQUOT); nothing was published');
+  return e;
+}

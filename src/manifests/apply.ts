@@ -1,0 +1,138 @@
+// The one apply path of every manifest source (directory, git, POST /api/manifests/apply): parse, read
+// the current state, plan (pure), then perform the plan in ONE transaction through the same store
+// functions the REST handlers call (createApp, setEnv, createLink, createService, requestDeploy, ...), so
+// validation, uniqueness, config_changed and the queue keys are exactly the API's. A failure anywhere
+// rolls the whole source back; a dry run stops after the plan.
+import { requestDeploy } from '../api/deploys.js';
+import type { ApiDeps } from '../api/deps.js';
+import { reservedPorts } from '../api/apps.js';
+import { ApiError } from '../errors.js';
+import { createApp, deleteApp, getApp, updateApp } from '../store/apps.js';
+import { tx } from '../store/db.js';
+import { addAppEvent } from '../store/deploys.js';
+import { deleteEnv, setEnv } from '../store/env.js';
+import { createLink, deleteLink } from '../store/links.js';
+import { createService, getServiceByName, markServiceDeleted } from '../store/services.js';
+import { parseManifestFile, type ManifestError, type SourcedDoc } from './parse.js';
+import { planManifests, type ManifestSource, type Plan, type PlannedResource } from './plan.js';
+import { contentRevision, getSourceRecord, writeSourceRecord, type RecordedResource } from './record.js';
+import { appIdByName, readState, serviceIdByName } from './state.js';
+
+export type ApplyDeps = Pick<ApiDeps, 'db' | 'sealer' | 'enqueue' | 'bus' | 'config' | 'log'>;
+
+export interface ApplyRequest {
+  source: ManifestSource;
+  /** Shown by GET /api/manifests: the directory, the repository, or the API. */
+  location: string;
+  files: { file: string; text: string }[];
+  /** The git commit; otherwise the content hash is the revision. */
+  revision?: string;
+  dryRun?: boolean;
+  prune: boolean;
+  pruneServices: boolean;
+}
+
+/** The answer of an apply (API.md "Manifests"). */
+export interface ApplyResult {
+  source: ManifestSource;
+  revision: string;
+  dry_run: boolean;
+  resources: PlannedResource[];
+  errors: ManifestError[];
+}
+
+export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult {
+  const { db } = deps;
+  const docs: SourcedDoc[] = [];
+  const errors: ManifestError[] = [];
+  for (const f of req.files) {
+    const parsed = parseManifestFile(f.file, f.text);
+    docs.push(...parsed.docs);
+    errors.push(...parsed.errors);
+  }
+  const revision = req.revision ?? contentRevision(req.files);
+  const previous = getSourceRecord(db, req.source);
+  const plan = planManifests({
+    source: req.source,
+    docs,
+    state: readState(db, deps.sealer),
+    prune: req.prune,
+    pruneServices: req.pruneServices,
+    keepFiles: new Set(errors.map((e) => e.file)),
+    previous: previous?.resources ?? [],
+    // An API request is one unit: with an error in it, what it leaves out says nothing about deletion.
+    noPrune: req.source === 'api' && errors.length > 0,
+    reservedPorts: reservedPorts(deps.config),
+  });
+  errors.push(...plan.errors);
+  const result: ApplyResult = { source: req.source, revision, dry_run: req.dryRun ?? false, resources: plan.resources, errors };
+  if (req.dryRun) return result;
+
+  const changed = plan.resources.some((r) => r.action !== 'unchanged');
+  const drift = previous?.revision === revision;
+  try {
+    tx(db, () => perform(deps, req.source, plan, drift ? 'drift' : 'manifest', revision));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    errors.push({ file: '', document: -1, path: '', message: `nothing applied: ${err.message}` });
+    writeSourceRecord(db, { source: req.source, location: req.location, revision: previous?.revision ?? null, resources: previous?.resources ?? [], errors }, false);
+    return { ...result, resources: plan.resources.map((r) => ({ ...r, action: 'unchanged', changes: [] })) };
+  }
+  if (changed) deps.log.info('manifests applied', { source: req.source, revision, changed: plan.resources.filter((r) => r.action !== 'unchanged').length });
+  writeSourceRecord(db, { source: req.source, location: req.location, revision, resources: recorded(plan, previous?.resources ?? [], errors), errors }, changed);
+  return result;
+}
+
+/** What the source now declares: the applied documents plus what bad files keep from last time. */
+function recorded(plan: Plan, previous: RecordedResource[], errors: ManifestError[]): RecordedResource[] {
+  const out: RecordedResource[] = plan.applied.map((d) => ({ kind: d.doc.kind, name: d.doc.metadata.name, file: d.file }));
+  const bad = new Set(errors.map((e) => e.file));
+  for (const r of previous) if (r.file && bad.has(r.file) && !out.some((o) => o.kind === r.kind && o.name === r.name)) out.push(r);
+  return out;
+}
+
+/** Performs a plan; must run inside a transaction. Throws ApiError when a store rule refuses a write. */
+function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'manifest' | 'drift', revision: string) {
+  const { db, sealer, enqueue } = deps;
+  const opts = { reservedPorts: reservedPorts(deps.config) };
+  const by = `manifest:${source}`;
+  for (const name of plan.deleteApps) {
+    const id = appIdByName(db, name);
+    if (id !== undefined) deleteApp(db, enqueue, id);
+  }
+  for (const s of plan.createServices) createService(db, sealer, enqueue, deps.config, { name: s.name, type: s.type, owner: source });
+  const rev = revision.slice(0, 12);
+  for (const a of plan.apps) {
+    const { diff } = a;
+    const id = a.create
+      ? createApp(db, enqueue, { name: a.name, ...diff.fields }, source, opts).id
+      : appIdByName(db, a.name)!;
+    if (!a.create && Object.keys(diff.fields).length > 0) updateApp(db, enqueue, id, diff.fields, opts);
+    for (const op of diff.env) {
+      if (op.op === 'set') setEnv(db, sealer, enqueue, id, { key: op.key, value: op.value, isSecret: op.isSecret, required: op.required }, by);
+      else deleteEnv(db, enqueue, id, op.key, by);
+    }
+    for (const op of diff.links) {
+      const serviceId = serviceIdByName(db, op.service);
+      if (serviceId === undefined) throw new ApiError(404, 'not_found', `service ${op.service} not found`);
+      if (op.op === 'unlink') deleteLink(db, enqueue, id, serviceId);
+      else createLink(db, enqueue, { appId: id, serviceId, alias: op.alias });
+    }
+    let deployed = '';
+    if (diff.deployImage) {
+      const d = requestDeploy(deps, getApp(db, id)!, { imageRef: diff.deployImage, trigger: 'manual' });
+      deployed = `; deploy ${d.id} of ${diff.deployImage} queued`;
+    }
+    if (a.create) addAppEvent(db, id, 'manifest', `created from the ${source} manifests (revision ${rev})${deployed}`);
+    else if (diff.changes.length > 0 || deployed) {
+      const what = diff.changes.join(', ');
+      if (step === 'drift') addAppEvent(db, id, 'drift', `drift corrected: ${what} set back to the ${source} manifests (revision ${rev})${deployed}`, 'warn');
+      else addAppEvent(db, id, 'manifest', `updated from the ${source} manifests (revision ${rev}): ${what}${deployed}`);
+    }
+    if (diff.note && (a.create || diff.changes.length > 0)) addAppEvent(db, id, 'manifest', diff.note, 'warn');
+  }
+  for (const name of plan.deleteServices) {
+    const row = getServiceByName(db, name);
+    if (row && !row.deletedAt) markServiceDeleted(db, enqueue, row, { purge: false, force: false });
+  }
+}

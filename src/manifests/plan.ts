@@ -1,0 +1,206 @@
+// The pure plan of a manifest apply: desired documents + current state -> per-resource actions, document
+// errors and the operations apply.ts performs. Files are atomic: a file with any error (here or in
+// parse.ts) contributes nothing, and the plan is recomputed without it until no new error appears (a
+// file whose app links a service from a dropped file then fails too). Ownership and prune follow API.md:
+// never touch a `rest` resource, any manifest source may update another's, only the creator deletes.
+import { ApiError } from '../errors.js';
+import { envKeys, kindOf } from '../catalog/catalog.js';
+import { checkAppRules } from '../store/app-rules.js';
+import type { Owner } from '../store/schema/index.js';
+import { ENV_VALUE_MAX_BYTES } from '../store/env.js';
+import { diffApp, type AppDiff } from './plan-app.js';
+import type { ManifestError, SourcedDoc } from './parse.js';
+import type { CurrentState } from './state.js';
+
+export type ManifestSource = Exclude<Owner, 'rest'>;
+export type Action = 'create' | 'update' | 'delete' | 'unchanged';
+
+export interface PlannedResource {
+  kind: 'App' | 'Service';
+  name: string;
+  action: Action;
+  changes: string[];
+  /** The file that declares it (none for deletions). */
+  file?: string;
+  note?: string;
+}
+
+export interface PlanInput {
+  source: ManifestSource;
+  docs: SourcedDoc[];
+  state: CurrentState;
+  /** Delete this source's apps that no document names (dir and git: always; API: `prune`). */
+  prune: boolean;
+  /** Delete this source's services too (needs `prune` as well). */
+  pruneServices: boolean;
+  /** Files that had errors: what this source last applied from them is kept, never pruned. */
+  keepFiles: Set<string>;
+  /** What this source applied last time, with the file each came from. */
+  previous: { kind: string; name: string; file?: string }[];
+  /** When nothing may be pruned at all (the whole source could not be read, or an API apply had errors). */
+  noPrune?: boolean;
+  reservedPorts: number[];
+}
+
+export interface AppStep {
+  name: string;
+  create: boolean;
+  diff: AppDiff;
+}
+
+export interface Plan {
+  resources: PlannedResource[];
+  errors: ManifestError[];
+  /** Services to create (name, type), apps to write, apps and services to delete. */
+  createServices: { name: string; type: string }[];
+  apps: AppStep[];
+  deleteApps: string[];
+  deleteServices: string[];
+  /** The documents that survived (their files had no error): what the source now declares. */
+  applied: SourcedDoc[];
+}
+
+/** Errors of each document against the state and the other documents; pure. */
+function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
+  const errors: ManifestError[] = [];
+  const err = (d: SourcedDoc, path: string, message: string) => errors.push({ file: d.file, document: d.document, path, message });
+  const { state } = input;
+  const apps = new Map(state.apps.map((a) => [a.name, a]));
+  const services = new Map(state.services.map((s) => [s.name, s]));
+  const declaredServices = new Map<string, string>();
+  const seen = new Set<string>();
+  for (const d of docs) {
+    const id = `${d.doc.kind}/${d.doc.metadata.name}`;
+    if (seen.has(id)) err(d, 'metadata.name', `${d.doc.kind} ${d.doc.metadata.name} is declared more than once`);
+    seen.add(id);
+    if (d.doc.kind === 'Service') {
+      declaredServices.set(d.doc.metadata.name, d.doc.spec.type);
+      const cur = services.get(d.doc.metadata.name);
+      if (cur?.owner === 'rest') err(d, 'metadata.name', `service ${cur.name} was created through the API or UI; manifests do not change it`);
+      else if (cur?.deleting) err(d, 'metadata.name', `service ${cur.name} is being deleted; apply again shortly`);
+      else if (cur && cur.type !== d.doc.spec.type) err(d, 'spec.type', `the type of service ${cur.name} is ${cur.type} and cannot change`);
+    }
+  }
+  const pruned = new Set(pruneApps(docs, input));
+  const taken = new Map<string, string>();
+  for (const a of state.apps) {
+    if (pruned.has(a.name) || docs.some((d) => d.doc.kind === 'App' && d.doc.metadata.name === a.name)) continue;
+    if (a.fields.domain) taken.set(`domain:${a.fields.domain}`, a.name);
+    if (a.fields.fallbackPort) taken.set(`port:${a.fields.fallbackPort}`, a.name);
+  }
+  for (const d of docs) {
+    if (d.doc.kind !== 'App') continue;
+    const name = d.doc.metadata.name;
+    const cur = apps.get(name);
+    if (cur?.owner === 'rest') {
+      err(d, 'metadata.name', `app ${name} was created through the API or UI; manifests do not change it`);
+      continue;
+    }
+    const diff = diffApp(d.doc.spec, cur);
+    const fields = { ...(cur?.fields ?? {}), ...diff.fields } as Parameters<typeof checkAppRules>[0];
+    try {
+      checkAppRules(fields, input.reservedPorts);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      for (const i of (e.details?.issues as { path: string; message: string }[]) ?? []) err(d, `spec.${i.path}`, i.message);
+    }
+    for (const [key, path] of [[fields.domain && `domain:${fields.domain}`, 'spec.domain'], [fields.fallbackPort && `port:${fields.fallbackPort}`, 'spec.fallback_port']] as const) {
+      if (!key) continue;
+      const holder = taken.get(key);
+      if (holder) err(d, path, `${key.split(':')[1]} is already used by app ${holder}`);
+      else taken.set(key, name);
+    }
+    (d.doc.spec.env ?? []).forEach((e, i) => {
+      if (e.value !== undefined && Buffer.byteLength(e.value, 'utf8') > ENV_VALUE_MAX_BYTES) err(d, `spec.env.${i}.value`, `larger than ${ENV_VALUE_MAX_BYTES} bytes`);
+    });
+    const injected = new Map<string, string>();
+    (d.doc.spec.services ?? []).forEach((l, i) => {
+      const live = services.get(l.name);
+      const type = declaredServices.get(l.name) ?? (live && !live.deleting ? live.type : undefined);
+      if (!type) return err(d, `spec.services.${i}.name`, `no service named ${l.name}`);
+      for (const k of envKeys(kindOf(type as never), l.alias)) {
+        const other = injected.get(k);
+        if (other) return err(d, `spec.services.${i}.alias`, `variable ${k} would also come from service ${other}; choose an alias`);
+        injected.set(k, l.name);
+      }
+    });
+  }
+  return errors;
+}
+
+/** This source's apps that no document names and that may go (prune rules, kept files). */
+function pruneApps(docs: SourcedDoc[], input: PlanInput): string[] {
+  if (!input.prune || input.noPrune) return [];
+  const named = new Set(docs.filter((d) => d.doc.kind === 'App').map((d) => d.doc.metadata.name));
+  const kept = new Set(input.previous.filter((r) => r.kind === 'App' && r.file && input.keepFiles.has(r.file)).map((r) => r.name));
+  return input.state.apps.filter((a) => a.owner === input.source && !named.has(a.name) && !kept.has(a.name)).map((a) => a.name);
+}
+
+export function planManifests(input: PlanInput): Plan {
+  let docs = input.docs;
+  const errors: ManifestError[] = [];
+  const keepFiles = new Set(input.keepFiles);
+  for (;;) {
+    const found = documentErrors(docs, { ...input, keepFiles });
+    if (found.length === 0) break;
+    errors.push(...found);
+    const bad = new Set(found.map((e) => e.file));
+    for (const f of bad) keepFiles.add(f);
+    docs = docs.filter((d) => !bad.has(d.file));
+  }
+  return { ...buildPlan(docs, { ...input, keepFiles }), errors };
+}
+
+function buildPlan(docs: SourcedDoc[], input: PlanInput): Omit<Plan, 'errors'> {
+  const { state } = input;
+  const resources: PlannedResource[] = [];
+  const createServices: Plan['createServices'] = [];
+  const appSteps: AppStep[] = [];
+  const liveServices = new Map(state.services.filter((s) => !s.deleting).map((s) => [s.name, s]));
+  for (const d of docs) {
+    if (d.doc.kind !== 'Service') continue;
+    const exists = liveServices.has(d.doc.metadata.name);
+    if (!exists) createServices.push({ name: d.doc.metadata.name, type: d.doc.spec.type });
+    resources.push({ kind: 'Service', name: d.doc.metadata.name, action: exists ? 'unchanged' : 'create', changes: [], file: d.file });
+  }
+  const apps = new Map(state.apps.map((a) => [a.name, a]));
+  const finalLinks = new Map<string, string[]>();
+  for (const a of state.apps) finalLinks.set(a.name, a.links.map((l) => l.service));
+  for (const d of docs) {
+    if (d.doc.kind !== 'App') continue;
+    const cur = apps.get(d.doc.metadata.name);
+    const diff = diffApp(d.doc.spec, cur);
+    const changed = !cur || diff.changes.length > 0 || diff.deployImage !== null;
+    appSteps.push({ name: d.doc.metadata.name, create: !cur, diff });
+    if (d.doc.spec.services) finalLinks.set(d.doc.metadata.name, d.doc.spec.services.map((l) => l.name));
+    resources.push({
+      kind: 'App',
+      name: d.doc.metadata.name,
+      action: !cur ? 'create' : changed ? 'update' : 'unchanged',
+      changes: diff.changes,
+      file: d.file,
+      ...(diff.note ? { note: diff.note } : {}),
+    });
+  }
+  const deleteApps = pruneApps(docs, input);
+  for (const name of deleteApps) {
+    finalLinks.delete(name);
+    resources.push({ kind: 'App', name, action: 'delete', changes: [] });
+  }
+  const deleteServices: string[] = [];
+  if (input.prune && input.pruneServices && !input.noPrune) {
+    const named = new Set(docs.filter((d) => d.doc.kind === 'Service').map((d) => d.doc.metadata.name));
+    const kept = new Set(input.previous.filter((r) => r.kind === 'Service' && r.file && input.keepFiles.has(r.file)).map((r) => r.name));
+    for (const s of liveServices.values()) {
+      if (s.owner !== input.source || named.has(s.name) || kept.has(s.name)) continue;
+      const users = [...finalLinks].filter(([, list]) => list.includes(s.name)).map(([app]) => app);
+      if (users.length > 0) {
+        resources.push({ kind: 'Service', name: s.name, action: 'unchanged', changes: [], note: `not deleted: still linked to ${users.join(', ')}` });
+        continue;
+      }
+      deleteServices.push(s.name);
+      resources.push({ kind: 'Service', name: s.name, action: 'delete', changes: [] });
+    }
+  }
+  return { resources, createServices, apps: appSteps, deleteApps, deleteServices, applied: docs };
+}

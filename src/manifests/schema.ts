@@ -1,0 +1,64 @@
+// The manifest documents (API.md "Manifests"): Kubernetes-shaped `App` and `Service` documents whose
+// `spec` holds the API's own field names and is validated by the API's own zod rules (appFieldShape,
+// nameSchema, envKeySchema, aliasSchema), so a manifest can never accept what POST /api/apps refuses.
+// Unknown fields are errors: a typo in git must not silently become a default.
+import { z } from 'zod';
+import { appFieldShape } from '../api/apps.js';
+import { aliasSchema, envKeySchema, nameSchema } from '../api/validate.js';
+import { SERVICE_TYPES } from '../store/schema/index.js';
+
+export const API_VERSION = 'svc/v1';
+
+const metadata = z.object({ name: nameSchema }).strict();
+
+/** One variable; without `value` the value set through the API is kept (secrets stay out of git). */
+export const envEntrySchema = z
+  .object({ key: envKeySchema, value: z.string().optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
+  .strict();
+
+/** A link to a service by its name, optionally under an alias for the injected variable names. */
+export const linkEntrySchema = z.object({ name: nameSchema, alias: aliasSchema.optional() }).strict();
+
+const unique = <T>(key: (t: T) => string, what: string) => (list: T[], ctx: z.RefinementCtx) => {
+  const seen = new Set<string>();
+  list.forEach((item, i) => {
+    const k = key(item);
+    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [i], message: `duplicate ${what} ${k}` });
+    seen.add(k);
+  });
+};
+
+export const appSpecSchema = z
+  .object({
+    ...appFieldShape,
+    env: z.array(envEntrySchema).superRefine(unique((e) => e.key, 'env key')).optional(),
+    services: z.array(linkEntrySchema).superRefine(unique((l) => l.name, 'service')).optional(),
+  })
+  .partial()
+  .strict();
+
+export const appDocSchema = z
+  .object({ apiVersion: z.literal(API_VERSION), kind: z.literal('App'), metadata, spec: appSpecSchema.default({}) })
+  .strict();
+
+export const serviceDocSchema = z
+  .object({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('Service'),
+    metadata,
+    spec: z.object({ type: z.enum(SERVICE_TYPES) }).strict(),
+  })
+  .strict();
+
+export const manifestDocSchema = z.discriminatedUnion('kind', [appDocSchema, serviceDocSchema]);
+
+export type AppSpec = z.infer<typeof appSpecSchema>;
+export type AppDoc = z.infer<typeof appDocSchema>;
+export type ServiceDoc = z.infer<typeof serviceDocSchema>;
+export type ManifestDoc = z.infer<typeof manifestDocSchema>;
+
+/** The JSON Schema editors validate manifests with (published as docs/manifest.schema.json). */
+export function manifestJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(manifestDocSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...schema, $id: 'https://svc.local/manifest.schema.json', title: 'svc manifest document (App or Service)' };
+}

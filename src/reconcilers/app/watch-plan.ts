@@ -1,0 +1,69 @@
+// Pure decisions of the watch after the switch (API.md "Watch after the switch (flip-back)"): while a
+// successful deploy's window is open, its new live container is probed every second and the old one is
+// kept stopped; an exit or 3 failed probes in a row flip back. The effects live in watch.ts.
+import type { AppFacts, DeployFacts, ObservedContainer } from './plan.js';
+import type { WatchFacts } from './plan.js';
+
+export type WatchStep = 'watch' | 'flip_back' | 'flip_stop';
+
+export type WatchAction =
+  /** Probe the watched container (it runs and the window is open). */
+  | { kind: 'watch_probe'; deployId: number }
+  /** The watched container exited: start the kept one and flip back (self-healing waits for this). */
+  | { kind: 'flip_back_begin'; deployId: number; reason: string }
+  /** A flip-back in progress: bring the kept container up, switch back, remove the failed one. */
+  | { kind: 'flip_back_step'; deployId: number; step: 'flip_back' | 'flip_stop' }
+  /** The window is over (time, a newer deploy, or nothing left to watch): remove the kept container. */
+  | { kind: 'end_watch'; deployId: number; why: string };
+
+/** Consecutive failed probes of the watched container that flip back. */
+export const WATCH_FAILURES_TO_FLIP = 3;
+/** Probe interval of the watched container. */
+export const WATCH_PROBE_MS = 1_000;
+
+/**
+ * What the watch needs next, or undefined when it does not decide this pass. A flip-back under way always
+ * finishes first (even past the window, even with a newer deploy queued: it owns the route); a newer
+ * deploy, rollback or the end of the window closes a quiet watch before anything else happens.
+ */
+export function planWatch(
+  app: AppFacts,
+  watch: WatchFacts,
+  deploy: DeployFacts | undefined,
+  containers: ObservedContainer[],
+  nowMs: number,
+): WatchAction | undefined {
+  if (watch.step === 'flip_back' || watch.step === 'flip_stop') return { kind: 'flip_back_step', deployId: watch.id, step: watch.step };
+  if (deploy) return { kind: 'end_watch', deployId: watch.id, why: `deploy ${deploy.id} supersedes it` };
+  if (!watch.watched || !watch.kept || app.liveContainerName !== watch.watched) {
+    return { kind: 'end_watch', deployId: watch.id, why: 'the watched container is no longer live' };
+  }
+  if (nowMs >= watch.watchUntilMs) return { kind: 'end_watch', deployId: watch.id, why: 'the window is over' };
+  const live = containers.find((c) => c.name === watch.watched);
+  if (!live) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} disappeared` };
+  if (!live.running) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} exited` };
+  return { kind: 'watch_probe', deployId: watch.id };
+}
+
+export type WatchProbeVerdict = { kind: 'ok' | 'wait'; afterMs: number } | { kind: 'flip_back'; reason: string };
+
+/**
+ * One probe of the watched container: a 2xx/3xx resets the count; the third failure in a row flips back.
+ * The next probe comes a second later, or at the window's end, whichever is first.
+ */
+export function judgeWatchProbe(input: { httpStatus: number | undefined; failuresBefore: number; nowMs: number; watchUntilMs: number }): WatchProbeVerdict {
+  const afterMs = Math.max(0, Math.min(WATCH_PROBE_MS, input.watchUntilMs - input.nowMs));
+  const ok = input.httpStatus !== undefined && input.httpStatus >= 200 && input.httpStatus < 400;
+  if (ok) return { kind: 'ok', afterMs };
+  const failures = input.failuresBefore + 1;
+  if (failures >= WATCH_FAILURES_TO_FLIP) {
+    const last = input.httpStatus === undefined ? 'no HTTP answer' : `HTTP ${input.httpStatus}`;
+    return { kind: 'flip_back', reason: `${failures} health probes in a row failed (last: ${last})` };
+  }
+  return { kind: 'wait', afterMs };
+}
+
+/** A deploy with a previous container of ours is watched; a first deploy (or one replacing an adopted container) is not. */
+export function watchesOld(input: { watchMs: number; previousContainer: string | null; previousDeployId: number | null }): boolean {
+  return input.watchMs > 0 && input.previousContainer !== null && input.previousDeployId !== null;
+}

@@ -1,0 +1,134 @@
+// The watch after the switch, acted out (decisions in watch-plan.ts): probe the new live container every
+// second while the old one stays stopped but kept; on an exit or 3 failed probes flip back (start the kept
+// container, probe it healthy, switch the route back, stop and remove the failed one), ending the deploy
+// `auto_rollback`. Every wait is a requeue and every state is on the deploy row (`step`, `watch_until`,
+// `deadline`), so a restarted daemon picks the watch up where it was.
+import { eq } from 'drizzle-orm';
+import type { Result } from '../../controller/types.js';
+import { keyOf } from '../../controller/types.js';
+import { LABELS } from '../../runtime/runtime.js';
+import { getApp } from '../../store/apps.js';
+import { addAppEvent, addDeployEvent, getDeploy, updateDeploy } from '../../store/deploys.js';
+import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../../store/schema/index.js';
+import type { AppReconcilerDeps } from './deps.js';
+import { drainMinWaitMs } from './plan.js';
+import { checkHealth } from './health-check.js';
+import { judgeWatchProbe } from './watch-plan.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Consecutive failed probes per watched deploy; lost on restart, which only restarts the count. */
+export type WatchMemory = Map<number, number>;
+
+/** One probe of the watched container; flips back on the third failure in a row or when it exited. */
+export async function watchProbe(deps: AppReconcilerDeps, failures: WatchMemory, app: AppRow, d: DeployRow): Promise<Result> {
+  const info = await deps.runtime.inspect(d.stagingContainer!, deps.settings.network);
+  if (!info?.running) return beginFlipBack(deps, failures, app, d, exitReason(d.stagingContainer!, info?.exitCode));
+  const httpStatus = info.address ? await deps.probe(`http://${info.address}:${app.internalPort}${app.healthCheckPath}`, 1_000) : undefined;
+  const verdict = judgeWatchProbe({ httpStatus, failuresBefore: failures.get(d.id) ?? 0, nowMs: deps.now(), watchUntilMs: Date.parse(d.watchUntil!) });
+  if (verdict.kind === 'flip_back') return beginFlipBack(deps, failures, app, d, `${d.stagingContainer} failed: ${verdict.reason}`);
+  failures.set(d.id, verdict.kind === 'ok' ? 0 : (failures.get(d.id) ?? 0) + 1);
+  return { requeueAfterMs: verdict.afterMs };
+}
+
+/** Why the watched container is down, for the `watch` event and the deploy's error. */
+export async function downReason(deps: AppReconcilerDeps, name: string): Promise<string> {
+  const info = await deps.runtime.inspect(name);
+  return info ? exitReason(name, info.exitCode) : `${name} disappeared`;
+}
+
+const exitReason = (name: string, exitCode: number | undefined) => `${name} exited with code ${exitCode ?? 'unknown'}`;
+
+/** Starts the kept container and records the flip-back (its reason becomes the deploy's error). */
+export async function beginFlipBack(deps: AppReconcilerDeps, failures: WatchMemory, app: AppRow, d: DeployRow, reason: string): Promise<Result> {
+  failures.delete(d.id);
+  const kept = d.previousContainer!;
+  const info = await deps.runtime.inspect(kept);
+  if (!info) return abandon(deps, d, `${reason}, but the kept container ${kept} is gone; self-healing takes over`);
+  if (!info.running) {
+    try {
+      await deps.runtime.start(kept);
+    } catch (err) {
+      if (!(await deps.runtime.ping())) throw err; // engine down: retried with backoff
+      return abandon(deps, d, `${reason}, but the kept container ${kept} did not start (${err instanceof Error ? err.message : String(err)}); self-healing takes over`);
+    }
+  }
+  event(deps, d, 'watch', `${reason} during the watch window; flipping back to ${kept}`, 'warn');
+  updateDeploy(deps.db, deps.bus, d.id, { step: 'flip_back', error: reason, deadline: iso(deps.now() + deps.settings.healthTimeoutMs) });
+  deps.log.warn('flipping back', { app: app.name, from: d.stagingContainer, to: kept, reason });
+  return { requeueAfterMs: 0 };
+}
+
+/** Advances a flip-back under way: the kept container's health check, then the stop of the failed one. */
+export async function flipBackStep(deps: AppReconcilerDeps, app: AppRow, d: DeployRow, step: 'flip_back' | 'flip_stop'): Promise<Result> {
+  return step === 'flip_back' ? probeKept(deps, app, d) : stopFailed(deps, app, d);
+}
+
+async function probeKept(deps: AppReconcilerDeps, app: AppRow, d: DeployRow): Promise<Result> {
+  const kept = d.previousContainer!;
+  const started = Date.parse(d.deadline!) - deps.settings.healthTimeoutMs;
+  const { info, verdict } = await checkHealth(deps, app, kept, started);
+  if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
+  if (verdict.kind === 'failed') return abandon(deps, d, `flip-back to ${kept} failed: ${verdict.reason}; self-healing takes over`);
+
+  // The switch back: the kept container is live again, with its own deploy's image.
+  const previous = getDeploy(deps.db, Number(info!.labels[LABELS.deploy]));
+  deps.db
+    .update(apps)
+    .set({
+      liveContainerName: kept,
+      liveContainerId: info!.id,
+      liveAddress: info!.address!,
+      currentDeployId: previous?.id ?? app.currentDeployId,
+      imageRef: previous?.imageRef ?? app.imageRef,
+      healFailures: 0,
+      healNotBefore: null,
+      updatedAt: nowIso(),
+    })
+    .where(eq(apps.id, app.id))
+    .run();
+  await deps.dns.sync();
+  deps.bus.emit('live', app.id);
+  deps.enqueue(keyOf('proxy', 'main'));
+  event(deps, d, 'route_update', `traffic for ${app.name} goes back to ${kept}`);
+  addAppEvent(deps.db, app.id, 'flip_back', `flipped back from ${d.stagingContainer} to ${kept}: ${d.error}`, 'warn');
+  const failed = await deps.runtime.inspect(d.stagingContainer!);
+  const waitMs = failed?.running ? drainMinWaitMs(deps.settings.dnsRefreshMs) : 0;
+  updateDeploy(deps.db, deps.bus, d.id, { step: 'flip_stop', deadline: iso(deps.now() + waitMs) });
+  return { requeueAfterMs: waitMs };
+}
+
+/** Once the proxy no longer sends the failed container anything: stop and remove it, end the deploy. */
+async function stopFailed(deps: AppReconcilerDeps, app: AppRow, d: DeployRow): Promise<Result> {
+  const waitMs = Date.parse(d.deadline!) - deps.now();
+  if (waitMs > 0) return { requeueAfterMs: waitMs };
+  const failed = d.stagingContainer!;
+  await deps.runtime.stop(failed, deps.settings.stopGraceSeconds);
+  await deps.runtime.remove(failed);
+  event(deps, d, 'stop_old', `failed container ${failed} stopped and removed`);
+  const previous = getApp(deps.db, app.id);
+  updateDeploy(deps.db, deps.bus, d.id, { status: 'auto_rollback', step: null, deadline: null, watchUntil: null, completedAt: nowIso() });
+  event(deps, d, 'finalize', `deploy ${d.id} of ${app.name} rolled back automatically; ${previous?.imageRef ?? 'the previous image'} serves again`, 'error');
+  return { requeueAfterMs: 0 };
+}
+
+/** Closes the window with nothing to flip to: the watched container stays live and self-healing applies. */
+async function abandon(deps: AppReconcilerDeps, d: DeployRow, message: string): Promise<Result> {
+  event(deps, d, 'watch', message, 'error');
+  if (d.previousContainer) await deps.runtime.remove(d.previousContainer);
+  updateDeploy(deps.db, deps.bus, d.id, { step: null, deadline: null, watchUntil: null, error: null });
+  return { requeueAfterMs: 0 };
+}
+
+/** Closes a quiet window (time, a newer deploy, a rollback): the kept container is removed. */
+export async function endWatch(deps: AppReconcilerDeps, failures: WatchMemory, app: AppRow, d: DeployRow, why: string): Promise<Result> {
+  failures.delete(d.id);
+  if (d.previousContainer) await deps.runtime.remove(d.previousContainer);
+  updateDeploy(deps.db, deps.bus, d.id, { step: null, watchUntil: null });
+  deps.log.info('watch window closed', { app: app.name, deploy: d.id, removed: d.previousContainer, why });
+  return { requeueAfterMs: 0 };
+}
+
+function event(deps: AppReconcilerDeps, d: Pick<DeployRow, 'id'>, step: string, message: string, level: EventLevel = 'info') {
+  addDeployEvent(deps.db, deps.bus, d.id, step, message, level);
+}

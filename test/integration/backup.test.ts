@@ -1,0 +1,84 @@
+// Backups against a whole daemon, the real engine and the Postgres and MariaDB stand-ins: the archive
+// holds a sound svc.db, both dumps, the service data and the .env, with the contract's modes.
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+import Database from 'better-sqlite3';
+import * as tar from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../support/service-images.js';
+import { waitFor } from '../support/wait.js';
+import { sql, type SqlService } from '../support/backup-sql.js';
+
+let d: TestDaemon;
+let scratch: string;
+let pg: SqlService;
+let my: SqlService;
+
+beforeAll(async () => {
+  await ensureServiceImages();
+  scratch = await mkdtemp(join(tmpdir(), 'svc-bk-it-'));
+  d = await startTestDaemon('bk', {
+    SVC_IMAGE_POSTGRES: SERVICE_TEST_IMAGES.postgres,
+    SVC_IMAGE_MYSQL: SERVICE_TEST_IMAGES.mysql,
+  });
+  pg = await sql(d, 'bk-pg', 'postgres');
+  my = await sql(d, 'bk-my', 'mysql');
+  await pg.run('CREATE TABLE notes (id int PRIMARY KEY, body text)');
+  await my.run('CREATE TABLE notes (id int PRIMARY KEY, body text)');
+});
+
+afterAll(async () => {
+  await d?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function backupNow(): Promise<{ id: number; filename: string; size_bytes: number }> {
+  const res = await d.api('POST', '/api/backups');
+  expect(res.status).toBe(201);
+  expect(res.body.status).toBe('running');
+  return waitFor(async () => {
+    const row = (await d.api('GET', `/api/backups/${res.body.id}`)).body;
+    if (row.status === 'failed') throw new Error(`backup failed: ${row.error}`);
+    return row.status === 'completed' ? row : undefined;
+  }, { timeoutMs: 120_000 });
+}
+
+async function download(id: number, to: string) {
+  const res = await fetch(`${d.url}/api/backups/${id}/download`, { headers: { authorization: `Bearer ${d.token}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/gzip');
+  await writeFile(to, Buffer.from(await res.arrayBuffer()));
+}
+
+describe('backup archive', () => {
+  it('holds svc.db (integrity ok), both dumps with their rows, service data and .env, modes 600/700', async () => {
+    await pg.run("INSERT INTO notes VALUES (1, 'pg-before')");
+    await my.run("INSERT INTO notes VALUES (1, 'my-before')");
+    const row = await backupNow();
+    expect(row.filename).toMatch(/^svc-backup-\d{8}-\d{6}\.tar\.gz$/);
+    const backupDir = join(d.dataDir, 'backups');
+    expect((await stat(backupDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(backupDir, row.filename))).mode & 0o777).toBe(0o600);
+
+    const file = join(scratch, 'a.tar.gz');
+    await download(row.id, file);
+    expect((await stat(file)).size).toBe(row.size_bytes);
+    const out = join(scratch, 'a');
+    await mkdir(out);
+    await tar.x({ file, cwd: out });
+    const snap = new Database(join(out, 'svc.db'), { readonly: true });
+    expect(snap.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(snap.prepare('SELECT name FROM services ORDER BY name').pluck().all()).toEqual(['bk-my', 'bk-pg']);
+    snap.close();
+    expect(await readFile(join(out, 'dumps', 'bk-pg.sql'), 'utf8')).toContain('pg-before');
+    expect(await readFile(join(out, 'dumps', 'bk-my.sql'), 'utf8')).toContain('my-before');
+    expect((await stat(join(out, 'services', 'bk-pg', 'PG_VERSION'))).isFile()).toBe(true);
+    expect((await stat(join(out, 'services', 'bk-my'))).isDirectory()).toBe(true);
+    const env = parseEnv(await readFile(join(out, '.env'), 'utf8'));
+    expect(env.SVC_ENCRYPTION_KEY).toBe(Buffer.alloc(32, 9).toString('base64'));
+    expect(env.SVC_DATA_DIR).toBe(d.dataDir);
+  });
+});

@@ -1,0 +1,56 @@
+// Table tests of the watch's pure decisions (src/reconcilers/app/watch-plan.ts).
+import { describe, expect, it } from 'vitest';
+import { judgeWatchProbe, planWatch, watchesOld } from '../../../src/reconcilers/app/watch-plan.js';
+import type { AppFacts, DeployFacts, WatchFacts } from '../../../src/reconcilers/app/plan.js';
+
+const app = (over: Partial<AppFacts> = {}): AppFacts => ({
+  id: 7, exists: true, appType: 'managed', liveContainerName: 'svc-web-2', currentDeployId: 2, healFailures: 0, healNotBeforeMs: null, ...over,
+});
+const watch = (over: Partial<WatchFacts> = {}): WatchFacts => ({ id: 2, step: 'watch', watchUntilMs: 60_000, watched: 'svc-web-2', kept: 'svc-web-1', ...over });
+const pending: DeployFacts = { id: 3, status: 'pending', step: null, stagingContainer: null, previousContainer: null };
+const running = [{ name: 'svc-web-2', running: true }];
+
+describe('planWatch', () => {
+  it('probes a running watched container inside the window', () => {
+    expect(planWatch(app(), watch(), undefined, running, 1_000)).toEqual({ kind: 'watch_probe', deployId: 2 });
+  });
+  it('flips back when the watched container exited or vanished', () => {
+    expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', running: false }], 1_000)).toMatchObject({ kind: 'flip_back_begin' });
+    expect(planWatch(app(), watch(), undefined, [], 1_000)).toMatchObject({ kind: 'flip_back_begin', reason: 'svc-web-2 disappeared' });
+  });
+  it('closes the window at its end, for a newer deploy, or when the watched container is no longer live', () => {
+    expect(planWatch(app(), watch(), undefined, running, 60_000)).toMatchObject({ kind: 'end_watch', why: 'the window is over' });
+    expect(planWatch(app(), watch(), pending, running, 1_000)).toMatchObject({ kind: 'end_watch', why: 'deploy 3 supersedes it' });
+    expect(planWatch(app({ liveContainerName: 'svc-web-9' }), watch(), undefined, running, 1_000)).toMatchObject({ kind: 'end_watch' });
+  });
+  it('a flip-back under way finishes first, even past the window and with a newer deploy queued', () => {
+    expect(planWatch(app(), watch({ step: 'flip_back' }), pending, [], 90_000)).toEqual({ kind: 'flip_back_step', deployId: 2, step: 'flip_back' });
+    expect(planWatch(app(), watch({ step: 'flip_stop' }), undefined, [], 0)).toEqual({ kind: 'flip_back_step', deployId: 2, step: 'flip_stop' });
+  });
+});
+
+describe('judgeWatchProbe', () => {
+  const base = { nowMs: 0, watchUntilMs: 60_000 };
+  it.each([
+    [200, 0, { kind: 'ok', afterMs: 1_000 }],
+    [302, 2, { kind: 'ok', afterMs: 1_000 }],
+    [500, 0, { kind: 'wait', afterMs: 1_000 }],
+    [undefined, 1, { kind: 'wait', afterMs: 1_000 }],
+    [503, 2, { kind: 'flip_back', reason: '3 health probes in a row failed (last: HTTP 503)' }],
+    [undefined, 2, { kind: 'flip_back', reason: '3 health probes in a row failed (last: no HTTP answer)' }],
+  ])('HTTP %s after %i failures', (httpStatus, failuresBefore, verdict) => {
+    expect(judgeWatchProbe({ ...base, httpStatus, failuresBefore })).toEqual(verdict);
+  });
+  it('the last probe comes at the window end', () => {
+    expect(judgeWatchProbe({ httpStatus: 200, failuresBefore: 0, nowMs: 59_600, watchUntilMs: 60_000 })).toEqual({ kind: 'ok', afterMs: 400 });
+  });
+});
+
+describe('watchesOld', () => {
+  it('only with a window, a previous container and a previous deploy of ours', () => {
+    expect(watchesOld({ watchMs: 60_000, previousContainer: 'svc-web-1', previousDeployId: 1 })).toBe(true);
+    expect(watchesOld({ watchMs: 0, previousContainer: 'svc-web-1', previousDeployId: 1 })).toBe(false);
+    expect(watchesOld({ watchMs: 60_000, previousContainer: null, previousDeployId: 1 })).toBe(false);
+    expect(watchesOld({ watchMs: 60_000, previousContainer: 'legacy', previousDeployId: null })).toBe(false);
+  });
+});
