@@ -23,6 +23,7 @@ import { createAppReconciler } from './reconcilers/app/reconciler.js';
 import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './backup/wiring.js';
+import { wireManifests } from './manifests/wiring.js';
 
 export interface Daemon {
   db: Db;
@@ -50,6 +51,7 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   const bus = new Bus();
   registerReconcilers({ config, db, sealer, log, runtime, manager, bus });
   wireBackups({ config, db, sealer, log, runtime, manager });
+  const manifests = wireManifests({ config, db, sealer, log, manager, bus });
   const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, now: () => new Date() });
 
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -86,6 +88,7 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
         });
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
+      await manifests.stop();
       await manager.stop();
       db.$client.close();
       log.info('svc stopped');

@@ -1,5 +1,5 @@
 // Joins the per-resource sub-apps into the one hono app the daemon serves. Order matters: limits and
-// error handling first, public routes, then the auth wall, then everything that needs a user.
+// error handling first, public routes, then the auth wall, then everything that needs a user; the web UI last.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.js';
@@ -16,6 +16,8 @@ import { deployRoutes } from './deploys.js';
 import { logRoutes } from './logs.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
+import { createAuthFlows } from './auth-flows.js';
+import { createUi, uiNotFound } from '../ui/ui.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -25,7 +27,8 @@ const tooLarge = () => {
 export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.onError(errorHandler(deps.log));
-  app.notFound(notFoundHandler);
+  app.notFound((c) => (c.req.path.startsWith('/api/') ? notFoundHandler(c) : uiNotFound(c)));
+  const flows = createAuthFlows(deps);
 
   app.use('/api/webhooks/*', bodyLimit({ maxSize: 25 * MiB, onError: tooLarge }));
   app.use('/api/*', async (c, next) => {
@@ -36,7 +39,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The wall: every /api/* route below needs a session or token, except the public ones it lists.
   app.use('/api/*', authGuard(deps));
-  app.route('/api', authRoutes(deps));
+  app.route('/api', authRoutes(deps, flows));
   app.route('/api', tokenRoutes(deps));
   app.route('/api', appRoutes(deps));
   app.route('/api', envRoutes(deps));
@@ -46,5 +49,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/api', linkRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
+  // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).
+  app.route('/', createUi(deps, flows));
   return app;
 }

@@ -29,8 +29,9 @@ export const appFieldShape = {
   health_check_path: z.string().max(1024).regex(/^\/\S*$/, 'must be a path starting with /'),
 };
 const fields = z.object(appFieldShape).partial();
-const createSchema = fields.extend({ name: nameSchema }).strict();
-const updateSchema = fields.extend({ name: z.unknown().optional() }).strict();
+/** The create and update bodies; the web UI's forms are checked by the same schemas. */
+export const createSchema = fields.extend({ name: nameSchema }).strict();
+export const updateSchema = fields.extend({ name: z.unknown().optional() }).strict();
 export type AppApiFields = z.infer<typeof fields>;
 
 /** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */

@@ -15,7 +15,7 @@ import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, idParam, imageRefSchema } from './validate.js';
 import { isImageRef } from '../runtime/references.js';
 
-const triggerSchema = z
+export const triggerSchema = z
   .object({
     image_ref: imageRefSchema.optional(),
     commit_sha: z.string().regex(/^[0-9a-f]{7,64}$/i, 'must be a hex commit id').optional(),
@@ -46,6 +46,14 @@ export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app
   return createDeploy(deps.db, deps.enqueue, deps.bus, { appId: app.id, appName: app.name, imageRef, commitSha: input.commitSha, trigger: input.trigger });
 }
 
+/** Queues a rollback: the image of the newest successful deploy whose image differs from the live one; 409 without one. */
+export function requestRollback(deps: ApiDeps, app: AppRow) {
+  const live = app.currentDeployId ? getDeploy(deps.db, app.currentDeployId)?.imageRef : undefined;
+  const target = lastSuccessful(deps.db, app.id, live ?? null);
+  if (!target?.imageRef) throw conflict('no earlier successful deploy with a different image to roll back to');
+  return requestDeploy(deps, app, { imageRef: target.imageRef, commitSha: target.commitSha, trigger: 'rollback' });
+}
+
 export function deployRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const appOf = (id: number) => {
@@ -66,14 +74,7 @@ export function deployRoutes(deps: ApiDeps) {
     return c.json(deployJson(deploy), 202);
   });
 
-  r.post('/apps/:appID/deploys/rollback', (c) => {
-    const app = appOf(idParam(c, 'appID', 'app'));
-    const live = app.currentDeployId ? getDeploy(deps.db, app.currentDeployId)?.imageRef : undefined;
-    const target = lastSuccessful(deps.db, app.id, live ?? null);
-    if (!target?.imageRef) throw conflict('no earlier successful deploy with a different image to roll back to');
-    const deploy = requestDeploy(deps, app, { imageRef: target.imageRef, commitSha: target.commitSha, trigger: 'rollback' });
-    return c.json(deployJson(deploy), 202);
-  });
+  r.post('/apps/:appID/deploys/rollback', (c) => c.json(deployJson(requestRollback(deps, appOf(idParam(c, 'appID', 'app')))), 202));
 
   r.get('/apps/:appID/deploys', (c) => {
     const app = appOf(idParam(c, 'appID', 'app'));

@@ -8,7 +8,7 @@ import type { EnvVarRow } from '../store/schema/index.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, envKeySchema, idParam } from './validate.js';
 
-const setSchema = z
+export const setSchema = z
   .object({ key: envKeySchema, value: z.string().optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
   .strict();
 

@@ -6,7 +6,7 @@ import { createLink, deleteLink, listLinks, requireApp, type LinkView } from '..
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { aliasSchema, body, idParam } from './validate.js';
 
-const linkSchema = z.object({ service_id: z.number().int().positive(), alias: aliasSchema.nullish() }).strict();
+export const linkSchema = z.object({ service_id: z.number().int().positive(), alias: aliasSchema.nullish() }).strict();
 
 /** The API shape of a link, with a short summary of its service (never credentials). */
 function linkJson(v: LinkView) {

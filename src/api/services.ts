@@ -13,7 +13,7 @@ import {
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, idParam } from './validate.js';
 
-const createSchema = z.object({ name: z.string(), type: z.string() }).strict();
+export const createSchema = z.object({ name: z.string(), type: z.string() }).strict();
 
 /** The API shape of a service record: no credentials, ever. */
 export function serviceJson(db: Db, row: ServiceRow) {

@@ -6,7 +6,7 @@ import { createApiToken, deleteApiToken, listApiTokens } from '../store/tokens.j
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, idParam } from './validate.js';
 
-const createSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+export const createSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 
 export function tokenRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();

@@ -30,6 +30,8 @@ export interface ApplyRequest {
   dryRun?: boolean;
   prune: boolean;
   pruneServices: boolean;
+  /** Files the source could not read (each is kept as it was, like a file with invalid YAML). */
+  readErrors?: ManifestError[];
 }
 
 /** The answer of an apply (API.md "Manifests"). */
@@ -44,7 +46,7 @@ export interface ApplyResult {
 export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult {
   const { db } = deps;
   const docs: SourcedDoc[] = [];
-  const errors: ManifestError[] = [];
+  const errors: ManifestError[] = [...(req.readErrors ?? [])];
   for (const f of req.files) {
     const parsed = parseManifestFile(f.file, f.text);
     docs.push(...parsed.docs);

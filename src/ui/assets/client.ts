@@ -1,0 +1,140 @@
+// The UI's one script (progressive enhancement: every page works without it). It follows the SSE endpoints
+// the API already has (deploy events, logs), refreshes the parts of a page marked `data-live` while
+// something is in flight, and fetches secrets on demand for "Reveal" and "Show credentials". Plain ES2017,
+// no framework; all text goes in through textContent.
+export const CLIENT = `(function () {
+  'use strict';
+  var FINAL = { success: 1, failed: 1, auto_rollback: 1, cancelled: 1 };
+  var streams = {};
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function clock(iso) { return (iso || '').replace(/^.*T/, '').replace(/Z$/, ''); }
+
+  function eventRow(ev) {
+    var li = el('li', 'l-' + ev.level);
+    li.setAttribute('data-event-id', ev.id);
+    var t = el('time', '', clock(ev.timestamp)); t.setAttribute('datetime', ev.timestamp);
+    li.appendChild(t); li.appendChild(el('span', 'mono', ev.step)); li.appendChild(el('span', '', ev.message));
+    return li;
+  }
+
+  function statusBadges(id, status) {
+    var words = { success: 's-ok', active: 's-ok', failed: 's-bad', error: 's-bad', auto_rollback: 's-bad', cancelled: 's-idle', pending: 's-warn', running: 's-warn' };
+    document.querySelectorAll('[data-deploy-status="' + id + '"]').forEach(function (b) {
+      b.textContent = status; b.className = 'badge ' + (words[status] || 's-idle');
+    });
+  }
+
+  function followDeploy(list) {
+    var id = list.getAttribute('data-deploy-stream');
+    if (streams[id]) return;
+    var last = Number(list.getAttribute('data-last-id') || 0);
+    var es = new EventSource('/api/deploys/' + id + '/events/stream');
+    streams[id] = es;
+    es.addEventListener('deploy_event', function (m) {
+      var ev = JSON.parse(m.data);
+      if (ev.id <= last) return;
+      last = ev.id;
+      var target = document.querySelector('[data-deploy-stream="' + id + '"]') || list;
+      var empty = target.querySelector('.empty'); if (empty) empty.remove();
+      target.appendChild(eventRow(ev));
+      if (ev.step !== 'pull') statusBadges(id, 'running');
+    });
+    es.addEventListener('done', function (m) {
+      es.close(); delete streams[id];
+      var st = JSON.parse(m.data).status;
+      statusBadges(id, st);
+      refresh();
+    });
+  }
+
+  function followLogs(pre) {
+    if (pre.getAttribute('data-following')) return;
+    pre.setAttribute('data-following', '1');
+    var state = document.querySelector('[data-logs-state]');
+    var es = new EventSource('/api/apps/' + pre.getAttribute('data-logs') + '/logs/stream?tail=100');
+    function line(text, cls) {
+      var stick = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 8;
+      var empty = pre.querySelector('.empty'); if (empty) empty.remove();
+      pre.appendChild(el('span', cls, text + '\\n'));
+      while (pre.childNodes.length > 1000) pre.removeChild(pre.firstChild);
+      if (stick) pre.scrollTop = pre.scrollHeight;
+    }
+    es.addEventListener('stdout', function (m) { line(m.data, ''); });
+    es.addEventListener('stderr', function (m) { line(m.data, 'err'); });
+    es.addEventListener('status', function (m) {
+      if (m.data === 'switched') line('--- now following the new live container ---', 'muted');
+      if (state) state.textContent = 'Following live logs.';
+    });
+    es.onerror = function () { if (state) state.textContent = 'Log stream interrupted; reconnecting...'; };
+  }
+
+  function connect(root) {
+    root.querySelectorAll('[data-deploy-stream]').forEach(followDeploy);
+    root.querySelectorAll('[data-logs]').forEach(followLogs);
+  }
+
+  var refreshing = false;
+  function refresh() {
+    if (refreshing || !document.querySelector('[data-live]')) return;
+    refreshing = true;
+    fetch(location.pathname, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var doc = new DOMParser().parseFromString(html, 'text/html');
+        document.querySelectorAll('[data-live]').forEach(function (old) {
+          var fresh = doc.getElementById(old.id);
+          if (!fresh || old.contains(document.activeElement)) return;
+          var running = old.querySelector('[data-deploy-stream]');
+          var next = fresh.querySelector('[data-deploy-stream]');
+          if (running && next && streams[running.getAttribute('data-deploy-stream')] &&
+              running.getAttribute('data-deploy-stream') === next.getAttribute('data-deploy-stream')) return;
+          old.replaceWith(document.importNode(fresh, true));
+        });
+        connect(document);
+      })
+      .catch(function () {})
+      .then(function () { refreshing = false; });
+  }
+
+  function onReveal(e) {
+    var form = e.target.closest('form[data-reveal]');
+    if (!form) return;
+    e.preventDefault();
+    var out = document.getElementById(form.getAttribute('data-target'));
+    var button = form.querySelector('button');
+    if (form.getAttribute('data-shown')) {
+      out.textContent = out.getAttribute('data-mask') || '';
+      form.removeAttribute('data-shown'); button.textContent = 'Reveal';
+      return;
+    }
+    fetch(form.getAttribute('data-reveal'), { credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then(function (r) { return r.json().then(function (b) { return { ok: r.ok, b: b }; }); })
+      .then(function (res) {
+        if (!res.ok) { out.textContent = res.b.error || 'could not fetch'; return; }
+        if (form.hasAttribute('data-credentials')) {
+          out.textContent = '';
+          var dl = el('dl', 'facts');
+          Object.keys(res.b).forEach(function (k) { dl.appendChild(el('dt', '', k)); dl.appendChild(el('dd', 'mono', String(res.b[k]))); });
+          out.appendChild(dl);
+          out.hidden = false;
+        } else {
+          if (!out.getAttribute('data-mask')) out.setAttribute('data-mask', out.textContent);
+          out.textContent = res.b.value;
+        }
+        form.setAttribute('data-shown', '1'); button.textContent = 'Hide';
+      });
+  }
+
+  document.addEventListener('submit', onReveal);
+  connect(document);
+  var every = Number(document.body.getAttribute('data-refresh') || 0);
+  if (every > 0) setInterval(function () { if (!document.hidden) refresh(); }, every * 1000);
+})();
+`;

@@ -1,0 +1,95 @@
+// What every UI route shares: the context variables the session middleware sets, reading a posted form
+// (CSRF checked first, always), turning form strings into the JSON-shaped input the API's zod schemas
+// expect, and the fixed confirmation messages a redirect may name (`?m=<code>`; never free text).
+import type { Context } from 'hono';
+import type { ApiDeps } from '../api/deps.js';
+import type { AuthFlows } from '../api/auth-flows.js';
+import type { PublicUser } from '../store/users.js';
+import { CSRF_FIELD, type Csrf } from './csrf.js';
+
+export type UiEnv = {
+  Variables: {
+    user: PublicUser;
+    /** The CSRF token to put in this response's forms. */
+    csrf: string;
+  };
+};
+
+export interface UiDeps extends ApiDeps {
+  flows: AuthFlows;
+  csrf: Csrf;
+}
+
+export type Form = Record<string, string>;
+
+/** The posted fields as strings (files ignored), after the CSRF check: a POST without its token is a 403. */
+export async function readForm(c: Context, deps: UiDeps): Promise<Form> {
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = await c.req.parseBody();
+  } catch {
+    parsed = {};
+  }
+  deps.csrf.check(c, parsed[CSRF_FIELD]);
+  const out: Form = {};
+  for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string' && k !== CSRF_FIELD) out[k] = v;
+  return out;
+}
+
+/** A trimmed text field; absent or blank is undefined (the API's default applies). */
+export const text = (f: Form, k: string): string | undefined => {
+  const v = f[k]?.trim();
+  return v ? v : undefined;
+};
+
+/** Blank is null: the form clears the field (settings form). */
+export const textOrNull = (f: Form, k: string): string | null => text(f, k) ?? null;
+
+/** A whole number field; anything else is passed on as text so the schema names the field in its error. */
+export const int = (f: Form, k: string): number | string | undefined => {
+  const v = text(f, k);
+  if (v === undefined) return undefined;
+  return /^[0-9]{1,9}$/.test(v) ? Number(v) : v;
+};
+
+/** A checkbox: present when ticked. */
+export const checked = (f: Form, k: string): boolean => f[k] === 'on' || f[k] === 'true';
+
+/** Drops undefined values so the schemas see the field as absent. */
+export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+export const MESSAGES: Record<string, string> = {
+  welcome: 'Welcome to svc. Create your first app to get started.',
+  app_created: 'App created. Deploy an image to start it.',
+  deploy_queued: 'Deploy queued. Its progress is shown below.',
+  rollback_queued: 'Rollback queued. Its progress is shown below.',
+  env_saved: 'Variable saved. It applies at the next deploy.',
+  env_deleted: 'Variable deleted. The change applies at the next deploy.',
+  linked: 'Service linked. Its variables are injected at the next deploy.',
+  unlinked: 'Service unlinked. The change applies at the next deploy.',
+  app_saved: 'Changes saved.',
+  app_deleted: 'App deleted. Its containers and route are being removed.',
+  service_created: 'Service created. It is being provisioned.',
+  service_stopping: 'Service is stopping. Its data is kept.',
+  service_starting: 'Service is starting.',
+  service_deleted: 'Service deleted.',
+  backup_created: 'Backup created.',
+  backup_deleted: 'Backup deleted.',
+  backup_restored: 'Backup restored.',
+  token_deleted: 'Token deleted.',
+  logged_out: 'You are logged out.',
+};
+
+/** The confirmation a redirect asked for, if it names a known one. */
+export const flash = (c: Context): string | undefined => MESSAGES[c.req.query('m') ?? ''];
+
+/** 303 to `path` (a form POST becomes a GET), with a confirmation code. */
+export const done = (c: Context, path: string, message?: keyof typeof MESSAGES) =>
+  c.redirect(message ? `${path}${path.includes('?') ? '&' : '?'}m=${message}` : path, 303);
+
+/** Sends a page: the doctype, then the rendered JSX. Pages carry CSRF tokens and private data: never cached. */
+export function render(c: Context, page: { toString(): string | Promise<string> }, status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503 = 200) {
+  c.header('cache-control', 'no-store');
+  const body = page.toString();
+  return c.html(typeof body === 'string' ? '<!doctype html>' + body : body.then((b) => '<!doctype html>' + b), status);
+}

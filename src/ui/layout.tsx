@@ -1,0 +1,154 @@
+/** @jsxImportSource hono/jsx */
+// The page frame and the small pieces every page uses: navigation with "Log out", the confirmation and
+// error boxes (role="status" / role="alert"), status badges that say the status in words, and labelled
+// form fields. Each page is a function of plain data, so rendering is cheap and testable.
+import type { Child, FC } from 'hono/jsx';
+import { ASSETS } from './assets.js';
+import { CSRF_FIELD } from './csrf.js';
+
+export interface PageProps {
+  title: string;
+  csrf: string;
+  /** Logged-in user: shows the navigation and "Log out". */
+  user?: { username: string };
+  message?: string;
+  error?: string;
+  /** Seconds between refreshes of the page's `data-live` parts by the script; 0 or absent: none. */
+  refresh?: number;
+  children?: Child;
+}
+
+const NAV = [
+  ['/', 'Apps'],
+  ['/services', 'Services'],
+  ['/backups', 'Backups'],
+  ['/settings', 'Settings'],
+] as const;
+
+export const Layout: FC<PageProps> = (p) => (
+  <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{p.title} · svc</title>
+        <link rel="stylesheet" href={ASSETS.style.path} />
+        <script src={ASSETS.script.path} defer></script>
+      </head>
+      <body data-refresh={p.refresh ? String(p.refresh) : undefined}>
+        <header class="top">
+          <a class="brand" href="/">svc</a>
+          {p.user && (
+            <>
+              <nav aria-label="Main">
+                <ul>
+                  {NAV.map(([href, label]) => (
+                    <li>
+                      <a href={href}>{label}</a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <form method="post" action="/logout">
+                <Csrf token={p.csrf} />
+                <span class="muted">{p.user.username} </span>
+                <button type="submit" class="secondary small">Log out</button>
+              </form>
+            </>
+          )}
+        </header>
+        <main>
+          <h1>{p.title}</h1>
+          {p.error && (
+            <p class="notice error" role="alert">
+              {p.error}
+            </p>
+          )}
+          {p.message && (
+            <p class="notice ok" role="status">
+              {p.message}
+            </p>
+          )}
+          {p.children}
+        </main>
+        <footer>svc · self-hosted apps, deploys, services and backups</footer>
+      </body>
+  </html>
+);
+
+export const Csrf: FC<{ token: string }> = ({ token }) => <input type="hidden" name={CSRF_FIELD} value={token} />;
+
+const TONE: Record<string, string> = {
+  active: 's-ok', success: 's-ok', completed: 's-ok',
+  error: 's-bad', failed: 's-bad', auto_rollback: 's-bad',
+  pending: 's-warn', running: 's-warn', provisioning: 's-warn',
+};
+
+/** A status as a word with a colour; `deploy` ties it to a deploy for live updates. */
+export const Badge: FC<{ status: string; deploy?: number }> = ({ status, deploy }) => (
+  <span class={`badge ${TONE[status] ?? 's-idle'}`} data-deploy-status={deploy === undefined ? undefined : String(deploy)}>
+    {status}
+  </span>
+);
+
+/** A labelled input; the label text is the control's accessible name (API.md "Web UI" names them). */
+export const Field: FC<{
+  label: string;
+  name: string;
+  value?: string | number | null;
+  type?: string;
+  hint?: string;
+  required?: boolean;
+  placeholder?: string;
+  autocomplete?: string;
+  inputmode?: 'numeric' | 'text' | 'url';
+}> = (p) => (
+  <label>
+    {p.label}
+    {p.hint && <span class="hint"> ({p.hint})</span>}
+    <input
+      name={p.name}
+      type={p.type ?? 'text'}
+      value={p.value === null || p.value === undefined ? undefined : String(p.value)}
+      required={p.required}
+      placeholder={p.placeholder}
+      autocomplete={p.autocomplete}
+      inputmode={p.inputmode}
+    />
+  </label>
+);
+
+export const Select: FC<{ label: string; name: string; value?: string | null; options: readonly (readonly [string, string])[] }> = (p) => (
+  <label>
+    {p.label}
+    <select name={p.name}>
+      {p.options.map(([v, text]) => (
+        <option value={v} selected={v === p.value}>
+          {text}
+        </option>
+      ))}
+    </select>
+  </label>
+);
+
+export const Check: FC<{ label: string; name: string; checked?: boolean }> = (p) => (
+  <label class="check">
+    <input type="checkbox" name={p.name} checked={p.checked} />
+    {p.label}
+  </label>
+);
+
+/** A one-button POST form (every state change is a POST with the CSRF token). */
+export const PostButton: FC<{ action: string; csrf: string; label: string; context?: string; tone?: 'danger' | 'secondary'; small?: boolean; children?: Child }> = (p) => (
+  <form method="post" action={p.action}>
+    <Csrf token={p.csrf} />
+    {p.children}
+    <button type="submit" class={[p.tone, p.small && 'small'].filter(Boolean).join(' ') || undefined}>
+      {p.label}
+      {p.context && <span class="sr"> {p.context}</span>}
+    </button>
+  </form>
+);
+
+/** A timestamp shown as UTC date and time, machine-readable in `datetime`. */
+export const Time: FC<{ at: string | null | undefined }> = ({ at }) =>
+  at ? <time datetime={at}>{at.replace('T', ' ').replace('Z', '')}</time> : <span class="muted">-</span>;

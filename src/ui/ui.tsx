@@ -1,0 +1,93 @@
+/** @jsxImportSource hono/jsx */
+// The web UI as one hono sub-app mounted at `/` beside the API (API.md "Web UI"). Pages are rendered on
+// the server and call the same store functions and zod schemas as the REST handlers. Without a session
+// every page redirects to /login, or to /setup while no user exists; every form POST needs its CSRF token.
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { getCookie } from 'hono/cookie';
+import { SESSION_COOKIE } from '../api/auth-guard.js';
+import type { AuthFlows } from '../api/auth-flows.js';
+import type { ApiDeps } from '../api/deps.js';
+import { ApiError } from '../errors.js';
+import { sessionUser } from '../store/sessions.js';
+import { setupRequired } from '../store/users.js';
+import { assetRoutes } from './assets.js';
+import { authPages } from './auth-pages.js';
+import { render, type UiDeps, type UiEnv } from './context.js';
+import { createCsrf } from './csrf.js';
+import { dashboardPage } from './dashboard.js';
+import { Layout } from './layout.js';
+
+const PUBLIC = new Set(['/setup', '/login']);
+/** Paths the UI never answers: the API (its own JSON 404s and auth) and the health check. */
+const notUi = (path: string) => path.startsWith('/api/') || path === '/api' || path === '/healthz' || path.startsWith('/assets/');
+
+/** Security headers of every page: scripts and styles only from us, no framing, forms only to us and the code host. */
+function pageHeaders(c: Context, codehostWebUrl: string) {
+  const formTargets = `'self' ${new URL(codehostWebUrl).origin}`;
+  c.header(
+    'content-security-policy',
+    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+  );
+  c.header('x-content-type-options', 'nosniff');
+  c.header('referrer-policy', 'same-origin');
+}
+
+/** An error page for what a page route threw (a 404 id, a CSRF refusal, an unexpected fault). */
+export function errorPage(c: Context<UiEnv>, err: unknown, log: ApiDeps['log']) {
+  const known = err instanceof ApiError;
+  if (!known) log.error('ui page failed', { path: c.req.path, error: err instanceof Error ? err.message : String(err) });
+  const status = known ? err.status : 500;
+  const title = status === 404 ? 'Not found' : status === 403 ? 'Refused' : 'Something went wrong';
+  return render(
+    c,
+    <Layout title={title} csrf={c.var.csrf ?? ''} user={c.var.user} error={known ? err.message : 'an internal error occurred; the log has details'}>
+      <p>
+        <a href="/">Back to the dashboard</a>
+      </p>
+    </Layout>,
+    status,
+  );
+}
+
+export function createUi(deps: ApiDeps, flows: AuthFlows) {
+  const ui: UiDeps = { ...deps, flows, csrf: createCsrf(deps.config) };
+  const r = new Hono<UiEnv>();
+  r.onError((err, c) => errorPage(c, err, deps.log));
+  r.route('/', assetRoutes());
+
+  r.use('*', async (c, next) => {
+    if (notUi(c.req.path)) return next();
+    pageHeaders(c, deps.config.codehost.webUrl);
+    c.set('csrf', ui.csrf.token(c));
+    if (c.req.method === 'POST') {
+      await bodyLimit({ maxSize: 1024 * 1024, onError: () => { throw new ApiError(413, 'too_large', 'the form is too large'); } })(c, async () => {});
+    }
+    if (PUBLIC.has(c.req.path)) return next();
+    const token = getCookie(c, SESSION_COOKIE);
+    const user = token ? sessionUser(deps.db, token, deps.now()) : undefined;
+    if (!user) {
+      if (setupRequired(deps.db)) return c.redirect('/setup', 303);
+      const back = c.req.method === 'GET' && c.req.path !== '/' ? `?next=${encodeURIComponent(c.req.path)}` : '';
+      return c.redirect(`/login${back}`, 303);
+    }
+    c.set('user', user);
+    return next();
+  });
+
+  r.route('/', authPages(ui));
+  r.route('/', dashboardPage(ui));
+  return r;
+}
+
+/** The UI's 404 for paths no route serves (the API keeps its JSON 404 under /api/). */
+export const uiNotFound = (c: Context) =>
+  render(
+    c,
+    <Layout title="Not found" csrf="">
+      <p>
+        There is no page at this address. <a href="/">Go to the dashboard</a>.
+      </p>
+    </Layout>,
+    404,
+  );
