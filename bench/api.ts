@@ -3,7 +3,7 @@
 // Run: npm run bench:api. The data is seeded in-process, then the daemon runs as its own process (as
 // `npm start` runs it) so the client's work does not count against the server's latency. The engine is
 // pointed at a socket that does not exist, so nothing here touches Docker.
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../src/config.js';
 import { freePort } from '../test/support/caddy.js';
 import { pct } from './common.js';
+import { stopHelpersOf } from '../src/proxy/detached.js';
 import { createSealer } from '../src/crypto.js';
 import { silentLogger } from '../src/log.js';
 import { startDaemon } from '../src/main.js';
@@ -133,7 +134,7 @@ async function main() {
     console.log(`idle RSS, empty data dir:               ${mib(await withDaemonProcess(emptyDir, key, (_url, pid) => idleRss(pid)))}`);
   } finally {
     // The daemons started svc's detached DNS responder for each data dir; it outlives them by design.
-    for (const d of [dir, emptyDir]) spawnSync('pkill', ['-f', join(d, 'proxy')]);
+    for (const d of [dir, emptyDir]) await stopHelpersOf(d);
     rmSync(dir, { recursive: true, force: true });
     rmSync(emptyDir, { recursive: true, force: true });
   }

@@ -1,13 +1,14 @@
 // Idle footprint benchmark: the daemon as its own process (`node <npm start's flags> dist/cli.js serve`
 // after `npm run build`), external proxy mode to a host Caddy, its own network, instance, DNS and API ports and temp data
-// dir; 50 apps created and deployed (busybox httpd), then its RSS (/proc/<pid>/status VmRSS) and CPU
-// (/proc/<pid>/stat utime+stime) sampled every second over 60 s. Prints figures; not a test.
+// dir; 50 apps created and deployed (busybox httpd), then the RSS (/proc/<pid>/status VmRSS) and CPU
+// (/proc/<pid>/stat utime+stime) of every process svc runs (the daemon, dnsmasq and the guard scripts;
+// a host Caddy reported apart) sampled every second over 60 s. Prints figures; not a test.
 //
 //   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--mem-breakdown] [--node-arg <flag>]...
 //
 // Traffic goes only to loopback; every loop is bounded; at the end (even on error) the daemon is
-// stopped, every container with its instance label and its network removed, its DNS responder killed
-// (by pid, found by its state-file path under the temp data dir), Caddy stopped, the temp dir removed.
+// stopped, every container with its instance label and its network removed, its helpers stopped
+// (by pid, found by the paths under the temp data dir in their arguments), Caddy stopped, the temp dir removed.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
 import { loadAvg, log, numFlag, sleep, runMain } from './common.js';
+import { stopHelpersOf } from '../src/proxy/detached.js';
 
 const run = promisify(execFile);
 const APPS = numFlag('apps', 50, 1, 200);
@@ -52,7 +54,16 @@ function procStat(pid: number): { cpuTicks: number; rssKb: number } | undefined 
   }
 }
 
-/** Pids whose command line mentions `needle` (the responder: its --state path lies under the data dir). */
+/** What a helper process is, from its command line. */
+function helperKind(pid: number): 'dnsmasq' | 'caddy' | 'guard' | 'other' {
+  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  if (args[1]?.endsWith('helper-guard.sh')) return 'guard';
+  if (args[0]?.endsWith('dnsmasq')) return 'dnsmasq';
+  if (args[0]?.endsWith('caddy')) return 'caddy';
+  return 'other';
+}
+
+/** Pids whose command line mentions `needle` (helpers: their arguments name paths under the data dir). */
 function pidsMatching(needle: string): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
@@ -159,32 +170,43 @@ async function main() {
     log(`${APPS} apps deployed in ${deployedIn.toFixed(1)} s (${running} containers running); settling 10 s`);
     await sleep(10_000);
 
-    const responder = pidsMatching(join(dataDir, 'proxy'));
+    // Every process svc runs besides the daemon: dnsmasq, the guard scripts that stop it with the data
+    // dir, and in host proxy mode Caddy (the proxy: reported apart, as the issue's goal leaves it out).
+    const helpers = pidsMatching(join(dataDir, 'proxy')).map((p) => ({ pid: p, kind: helperKind(p) }));
+    const own = helpers.filter((h) => h.kind !== 'caddy');
+    const proxyProcs = helpers.filter((h) => h.kind === 'caddy');
     const s0 = procStat(pid)!;
-    const r0 = responder.map(procStat);
+    const h0 = new Map(helpers.map((h) => [h.pid, procStat(h.pid)]));
     const w0 = performance.now();
     const rss: number[] = [];
+    const totals: number[] = [];
+    const sumRss = (hs: typeof helpers) => hs.reduce((a, h) => a + (procStat(h.pid)?.rssKb ?? 0), 0);
     for (let i = 0; i < SECONDS; i++) {
       await sleep(1000);
       const s = procStat(pid);
       if (!s) throw new Error(`daemon gone: ${out}`);
       rss.push(s.rssKb);
+      totals.push(s.rssKb + sumRss(own));
     }
     const s1 = procStat(pid)!;
-    const r1 = responder.map(procStat);
     const wall = (performance.now() - w0) / 1000;
     const cpu = (100 * (s1.cpuTicks - s0.cpuTicks)) / CLK_TCK / wall;
-    const rCpu = responder.reduce((a, _, i) => a + ((r1[i]?.cpuTicks ?? 0) - (r0[i]?.cpuTicks ?? 0)), 0) / CLK_TCK / wall * 100;
-    const rRss = r1.reduce((a, r) => a + (r?.rssKb ?? 0), 0);
+    const cpuOf = (hs: typeof helpers) => (hs.reduce((a, h) => a + ((procStat(h.pid)?.cpuTicks ?? 0) - (h0.get(h.pid)?.cpuTicks ?? 0)), 0) / CLK_TCK / wall) * 100;
     const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
+    const byKind = (k: string) => own.filter((h) => h.kind === k);
 
     console.log(`\nIdle daemon with ${APPS} running apps, ${SECONDS} s sample (node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
     console.log('| figure | value | goal |');
     console.log('|---|---|---|');
     console.log(`| daemon RSS after start (no apps) | ${mib(afterStart?.rssKb ?? NaN)} | |`);
-    console.log(`| daemon RSS idle: first / last / max | ${mib(rss[0])} / ${mib(rss.at(-1)!)} / ${mib(Math.max(...rss))} | < 100 MB |`);
+    console.log(`| daemon RSS idle: first / last / max | ${mib(rss[0])} / ${mib(rss.at(-1)!)} / ${mib(Math.max(...rss))} | |`);
     console.log(`| daemon CPU idle (utime+stime) | ${cpu.toFixed(2)} % of one core (${s1.cpuTicks - s0.cpuTicks} ticks in ${wall.toFixed(1)} s) | < 1 % |`);
-    console.log(`| DNS responder (separate process) RSS / CPU | ${mib(rRss)} / ${rCpu.toFixed(2)} % | |`);
+    for (const k of ['dnsmasq', 'guard', 'other']) {
+      const hs = byKind(k);
+      if (hs.length) console.log(`| ${k} (${hs.length} process${hs.length > 1 ? 'es' : ''}) RSS / CPU | ${mib(sumRss(hs))} / ${cpuOf(hs).toFixed(2)} % | |`);
+    }
+    console.log(`| **all of svc's own processes** (daemon + ${own.length} helpers) RSS: last / max | ${mib(totals.at(-1)!)} / ${mib(Math.max(...totals))} | < 100 MB |`);
+    if (proxyProcs.length) console.log(`| host Caddy (the proxy, not counted above) RSS / CPU | ${mib(sumRss(proxyProcs))} / ${cpuOf(proxyProcs).toFixed(2)} % | |`);
     console.log(`| time to create + deploy ${APPS} apps | ${deployedIn.toFixed(1)} s | |`);
     console.log(`| app containers running | ${running} | ${APPS} |`);
     if (MEM_BREAKDOWN) {
@@ -207,13 +229,7 @@ async function main() {
       clearTimeout(t);
     }
     await removeInstance(INSTANCE, NETWORK).catch((err) => log(`removing containers failed: ${err}`));
-    for (const pid of pidsMatching(join(dataDir, 'proxy'))) {
-      try {
-        process.kill(pid, 'SIGTERM');
-      } catch {
-        /* gone */
-      }
-    }
+    await stopHelpersOf(dataDir);
     await caddy?.stop().catch(() => {});
     await rm(dataDir, { recursive: true, force: true });
   }

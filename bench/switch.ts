@@ -22,7 +22,10 @@ import { createCaddyProxy, type CaddyProxy } from '../src/proxy/caddy.js';
 import { DNS_REFRESH_MS } from '../src/proxy/config.js';
 import { ensureProxyContainer } from '../src/proxy/container.js';
 import { appDnsName } from '../src/proxy/proxy.js';
-import { ensureDnsResponder, writeDnsRecords } from '../src/dns/state.js';
+import { ensureDnsResponder } from '../src/dns/supervise.js';
+import { dnsmasqPaths } from '../src/dns/dnsmasq.js';
+import { writeHostsDir } from '../src/dns/hosts.js';
+import { stopHelpersOf } from '../src/proxy/detached.js';
 import { silentLogger } from '../src/log.js';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { ensureCaddyImage } from '../test/support/caddy-image.js';
@@ -154,9 +157,8 @@ async function drain(proxy: CaddyProxy, oldAddr: string, cutAt: number): Promise
 async function main() {
   const runtime = createDockerRuntime({ log: silentLogger });
   const work = await mkdtemp(join(tmpdir(), 'svc-bench-switch-'));
-  const stateFile = join(work, 'dns.json');
+  const { hostsDir } = dnsmasqPaths(work);
   let caddy: TestCaddy | undefined;
-  let responderPid: number | undefined;
   let stopLoad = true;
   let load: Promise<unknown> = Promise.resolve();
   const cleanup = async () => {
@@ -164,7 +166,7 @@ async function main() {
     await load;
     for (const c of await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: INSTANCE }).catch(() => [])) await runtime.remove(c.id).catch(() => {});
     await promisify(execFile)('docker', ['network', 'rm', NETWORK]).catch(() => {});
-    if (responderPid) process.kill(responderPid, 'SIGTERM');
+    await stopHelpersOf(work);
     await caddy?.stop();
     await rm(work, { recursive: true, force: true });
   };
@@ -175,9 +177,8 @@ async function main() {
     await runtime.ensureNetwork(NETWORK);
     const dnsPort = await freePort();
     const listenPort = await freePort();
-    await writeDnsRecords(stateFile, {});
-    const responder = await ensureDnsResponder({ stateFile, port: dnsPort, log: silentLogger });
-    responderPid = responder.pid;
+    await writeHostsDir(hostsDir, {});
+    await ensureDnsResponder({ dataDir: work, port: dnsPort, log: silentLogger });
 
     let adminUrl: string;
     if (PROXY_KIND === 'host') {
@@ -194,7 +195,7 @@ async function main() {
     let seq = 0;
     let live = `${INSTANCE}-${seq++}`;
     let liveAddr = await startApp(runtime, live);
-    await writeDnsRecords(stateFile, { [appDnsName('web')]: liveAddr });
+    await writeHostsDir(hostsDir, { [appDnsName('web')]: liveAddr });
     await proxy.apply([{ app: 'web', mode: 'port', port: listenPort, upstream: { kind: 'dns', name: appDnsName('web'), port: APP_PORT } }]);
     const warm = Date.now() + 10_000;
     while (Date.now() < warm) {
@@ -218,7 +219,7 @@ async function main() {
       const t0 = Date.now();
       const next = `${INSTANCE}-${seq++}`;
       const nextAddr = await startApp(runtime, next);
-      await writeDnsRecords(stateFile, { [appDnsName('web')]: nextAddr });
+      await writeHostsDir(hostsDir, { [appDnsName('web')]: nextAddr });
       const cutAt = Date.now();
       await sleep(DNS_REFRESH_MS); // Caddy re-resolves at most one refresh later
       const d = await drain(proxy, `${liveAddr}:${APP_PORT}`, cutAt);

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs host packages from Debian's archive, only those whose command is missing.
-#   install-host-packages.sh            what the test suite needs (engine, Caddy, image-building tools,
+#   install-host-packages.sh            what the test suite needs (engine, Caddy, dnsmasq, image-building tools,
 #                                       chromium for the browser tests of the web UI)
-#   install-host-packages.sh --daemon   what `svc serve` needs (the engine and git; Caddy runs as a container,
-#                                       so no host Caddy service competes for ports 80/443/2019)
+#   install-host-packages.sh --daemon   what `svc serve` needs: the engine, git, dnsmasq (the DNS responder the
+#                                       proxy resolves apps through) and Caddy (the proxy when SVC_PROXY_MODE
+#                                       is auto and the proxy image cannot be pulled, or host)
+# Debian's caddy package enables a caddy.service of its own on ports 80/443/2019; when this script
+# installed it, that service is disabled again: svc runs Caddy itself.
 set -euo pipefail
-declare -A pkg=([dockerd]=docker.io [git]=git [caddy]=caddy [busybox]=busybox-static [debootstrap]=debootstrap [chromium]=chromium)
-cmds=(dockerd git caddy busybox debootstrap chromium)
-[ "${1:-}" = "--daemon" ] && cmds=(dockerd git)
+declare -A pkg=([dockerd]=docker.io [git]=git [caddy]=caddy [dnsmasq]=dnsmasq-base [busybox]=busybox-static [debootstrap]=debootstrap [chromium]=chromium)
+cmds=(dockerd git caddy dnsmasq busybox debootstrap chromium)
+[ "${1:-}" = "--daemon" ] && cmds=(dockerd git caddy dnsmasq)
+export PATH="$PATH:/usr/sbin:/sbin"
 need=()
 for c in "${cmds[@]}"; do command -v "$c" >/dev/null 2>&1 || need+=("${pkg[$c]}"); done
 if [ ${#need[@]} -gt 0 ]; then
@@ -15,4 +19,7 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null
+  if [[ " ${need[*]} " == *" caddy "* ]] && command -v systemctl >/dev/null 2>&1; then
+    systemctl disable --now caddy.service >/dev/null 2>&1 || true
+  fi
 fi

@@ -8,7 +8,6 @@ import { createApi } from './api/app.js';
 import { createManager, type Manager } from './controller/manager.js';
 import { createDockerRuntime } from './runtime/docker.js';
 import type { Runtime } from './runtime/runtime.js';
-import { join } from 'node:path';
 import { Bus } from './events/bus.js';
 import { verifyEncryptionKey } from './store/encryption-check.js';
 import { missingRequired } from './store/env.js';
@@ -16,7 +15,9 @@ import { deployEnv } from './store/deploy-env.js';
 import { createCaddyProxy } from './proxy/caddy.js';
 import { DNS_REFRESH_MS } from './proxy/config.js';
 import { ensureProxyContainer } from './proxy/container.js';
-import { ensureDnsResponder, writeDnsRecords } from './dns/state.js';
+import { ensureDnsResponder } from './dns/supervise.js';
+import { dnsmasqPaths } from './dns/dnsmasq.js';
+import { writeHostsDir } from './dns/hosts.js';
 import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
@@ -100,15 +101,15 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
 function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   const proxy = createCaddyProxy({ ...config.proxy, log });
-  const dnsStateFile = join(config.dataDir, 'proxy', 'dns-records.json');
-  const dns = createDnsSync(db, (records) => writeDnsRecords(dnsStateFile, records));
+  const { hostsDir } = dnsmasqPaths(config.dataDir);
+  const dns = createDnsSync(db, (records) => writeHostsDir(hostsDir, records));
   manager.register(
     createProxyReconciler({
       db,
       proxy,
       dns,
       log,
-      ensureDnsResponder: async () => void (await ensureDnsResponder({ stateFile: dnsStateFile, port: config.proxy.dnsPort, log })),
+      ensureDnsResponder: async () => void (await ensureDnsResponder({ dataDir: config.dataDir, port: config.proxy.dnsPort, log })),
       ensureProxyContainer:
         config.proxy.mode === 'container'
           ? async () =>

@@ -41,6 +41,7 @@ export function appJson(app: AppRow, deployedConfigVersion: number | null, hostn
     fallback_port: app.fallbackPort,
     access_mode: app.accessMode,
     health_check_path: app.healthCheckPath,
+    ci_workflow: app.ciWorkflow,
     status: app.status,
     access_url: accessUrl(app, hostname),
     live_container_name: app.liveContainerName,

@@ -14,6 +14,9 @@ import { appRoutes } from './apps.js';
 import { envRoutes } from './env.js';
 import { deployRoutes } from './deploys.js';
 import { logRoutes } from './logs.js';
+import { webhookRoutes } from './webhooks.js';
+import { codehostRoutes } from './codehost.js';
+import { credentialsHolder } from '../codehost/credentials.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
 import { createAuthFlows } from './auth-flows.js';
@@ -24,7 +27,8 @@ const tooLarge = () => {
   throw new ApiError(413, 'too_large', 'request body is too large');
 };
 
-export function createApi(deps: ApiDeps): Hono<ApiEnv> {
+export function createApi(input: ApiDeps): Hono<ApiEnv> {
+  const deps = { ...input, codehost: input.codehost ?? credentialsHolder(input.config.codehost) };
   const app = new Hono<ApiEnv>();
   app.onError(errorHandler(deps.log));
   app.notFound((c) => (c.req.path.startsWith('/api/') ? notFoundHandler(c) : uiNotFound(c)));
@@ -39,6 +43,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The wall: every /api/* route below needs a session or token, except the public ones it lists.
   app.use('/api/*', authGuard(deps));
+  app.route('/api', webhookRoutes(deps));
   app.route('/api', authRoutes(deps, flows));
   app.route('/api', tokenRoutes(deps));
   app.route('/api', appRoutes(deps));
@@ -47,6 +52,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/api', logRoutes(deps));
   app.route('/api', serviceRoutes(deps));
   app.route('/api', linkRoutes(deps));
+  app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
   // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).

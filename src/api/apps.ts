@@ -10,8 +10,8 @@ import { appJson, publicHostname } from './app-json.js';
 import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, domainSchema, idParam, imageRefSchema, nameSchema, portSchema } from './validate.js';
+import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 
-const noSpace = (max: number) => z.string().min(1).max(max).regex(/^\S+$/, 'must not contain white space');
 
 /** Writable fields, each optional; `null` clears a nullable one. Manifests validate App specs with it too. */
 export const appFieldShape = {
@@ -19,14 +19,19 @@ export const appFieldShape = {
   build_mode: z.enum(BUILD_MODES),
   project_type: z.enum(PROJECT_TYPES),
   source: z.string().min(1).max(2048).nullable(),
-  repo_url: noSpace(2048).nullable(),
-  branch: z.string().regex(/^(?!-)[A-Za-z0-9._/-]{1,255}$/, 'must be a git branch name'),
+  repo_url: z.string().superRefine((v, ctx) => {
+    const problem = repoUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }).nullable(),
+  branch: z.string().regex(BRANCH_RE, 'must be a git branch name'),
   internal_port: portSchema,
   image_ref: imageRefSchema.nullable(),
   domain: domainSchema.nullable(),
   fallback_port: portSchema.nullable(),
   access_mode: z.enum(ACCESS_MODES),
   health_check_path: z.string().max(1024).regex(/^\/\S*$/, 'must be a path starting with /'),
+  /** A workflow file path (`.github/workflows/release.yml`) or a workflow name; null: any workflow. */
+  ci_workflow: z.string().min(1).max(255).regex(/^[^\x00-\x1f\x7f]+$/, 'must not contain control characters').nullable(),
 };
 const fields = z.object(appFieldShape).partial();
 /** The create and update bodies; the web UI's forms are checked by the same schemas. */
@@ -49,6 +54,7 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     fallbackPort: f.fallback_port,
     accessMode: f.access_mode,
     healthCheckPath: f.health_check_path,
+    ciWorkflow: f.ci_workflow,
   };
 }
 

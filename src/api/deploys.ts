@@ -14,6 +14,7 @@ import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, idParam, imageRefSchema } from './validate.js';
 import { isImageRef } from '../runtime/references.js';
+import { builtImage } from '../codehost/repository.js';
 
 export const triggerSchema = z
   .object({
@@ -31,10 +32,12 @@ const FINAL = new Set(['success', 'failed', 'auto_rollback', 'cancelled']);
  */
 export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app: AppRow, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
   if (app.appType === 'external_service') throw conflict('an external_service app is not deployed by svc; it is only routed');
-  const imageRef = input.imageRef ?? app.imageRef;
-  if (!imageRef) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');
+  // A svc_build app builds its branch head (or the given commit) unless an image is named explicitly.
+  const build = app.buildMode === 'svc_build' && !input.imageRef && input.trigger !== 'rollback';
+  const imageRef = build ? (input.commitSha ? builtImage(app.name, input.commitSha.toLowerCase()) : null) : (input.imageRef ?? app.imageRef);
+  if (!imageRef && !build) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');
   // An app written before references were validated may hold one the engine would refuse.
-  if (!isImageRef(imageRef)) {
+  if (imageRef && !isImageRef(imageRef)) {
     throw new ApiError(400, 'invalid_request', `image_ref ${JSON.stringify(imageRef)} is not a valid image reference; set a valid one on the app or the deploy`);
   }
   if (input.trigger !== 'webhook') {

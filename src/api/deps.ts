@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { Bus } from '../events/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { CredentialsHolder } from '../codehost/credentials.js';
 
 /** What every API sub-app is built from (constructor injection, no module singletons). */
 export interface ApiDeps {
@@ -20,6 +21,8 @@ export interface ApiDeps {
   bus?: Bus;
   /** The engine, for reads only (log streams); handlers never change containers. */
   runtime?: Runtime;
+  /** The code-host credentials as they are now (the manifest flow replaces them live); default: config's. */
+  codehost?: CredentialsHolder;
 }
 
 /** Hono context variables set by the auth middleware. */

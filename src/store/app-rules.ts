@@ -8,7 +8,7 @@ import type { AppRow } from './schema/index.js';
 export type AppFields = Pick<
   AppRow,
   | 'appType' | 'buildMode' | 'projectType' | 'source' | 'repoUrl' | 'branch' | 'internalPort'
-  | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath'
+  | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath' | 'ciWorkflow'
 >;
 
 

@@ -31,6 +31,7 @@ export const APP_DEFAULTS = {
   fallbackPort: null,
   accessMode: 'port',
   healthCheckPath: '/',
+  ciWorkflow: null,
 } as const satisfies AppFields;
 
 /** Ports the host already uses (the daemon's own, the proxy's), refused as fallback ports. */
@@ -138,8 +139,8 @@ export function getAppWithDeployVersion(db: Db, id: number): AppWithDeployVersio
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

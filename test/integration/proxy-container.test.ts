@@ -10,8 +10,10 @@ import { LABELS } from '../../src/runtime/runtime.js';
 import { ensureProxyContainer } from '../../src/proxy/container.js';
 import { createCaddyProxy } from '../../src/proxy/caddy.js';
 import { appDnsName } from '../../src/proxy/proxy.js';
-import { startResponder, type Responder } from '../../src/dns/responder.js';
-import { writeDnsRecords } from '../../src/dns/state.js';
+import { ensureDnsResponder } from '../../src/dns/supervise.js';
+import { dnsmasqPaths } from '../../src/dns/dnsmasq.js';
+import { writeHostsDir } from '../../src/dns/hosts.js';
+import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { silentLogger } from '../../src/log.js';
 import { ensureCaddyImage } from '../support/caddy-image.js';
 import { freePort } from '../support/caddy.js';
@@ -21,7 +23,6 @@ const INSTANCE = `test-proxy-container-${process.pid}`;
 const NAME = `test-proxy-container-caddy-${process.pid}`;
 const runtime = createDockerRuntime({ log: silentLogger });
 let dataDir: string;
-let responder: Responder;
 let upstream: Server;
 
 beforeAll(async () => {
@@ -32,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // Only what this file created: the container carries our instance label.
   for (const c of await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: INSTANCE })) await runtime.remove(c.id);
-  await responder?.close();
+  if (dataDir) await stopHelpersOf(dataDir);
   await new Promise<void>((r) => (upstream ? upstream.close(() => r()) : r()));
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
@@ -45,9 +46,8 @@ describe('proxy container', () => {
     const listenPort = await freePort();
     upstream = createServer((_req, res) => res.end('from-host'));
     await new Promise<void>((r) => upstream.listen(upPort, '127.0.0.1', () => r()));
-    const stateFile = join(dataDir, 'dns.json');
-    await writeDnsRecords(stateFile, { [appDnsName('web')]: '127.0.0.1' });
-    responder = await startResponder({ stateFile, port: dnsPort });
+    await writeHostsDir(dnsmasqPaths(dataDir).hostsDir, { [appDnsName('web')]: '127.0.0.1' });
+    await ensureDnsResponder({ dataDir, port: dnsPort, log: silentLogger });
 
     const proxy = createCaddyProxy({ adminUrl, httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort, log: silentLogger });
     const o = { runtime, image: 'svc-test/caddy:2', adminUrl, dataDir, instance: INSTANCE, name: NAME, log: silentLogger, waitReady: proxy.waitReady };

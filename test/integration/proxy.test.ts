@@ -11,17 +11,18 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { createCaddyProxy, type CaddyProxy } from '../../src/proxy/caddy.js';
 import { appDnsName, type Route } from '../../src/proxy/proxy.js';
-import { startResponder, type Responder } from '../../src/dns/responder.js';
-import { probeDnsResponder, queryDns, writeDnsRecords } from '../../src/dns/state.js';
-import { TYPE } from '../../src/dns/records.js';
+import { ensureDnsResponder } from '../../src/dns/supervise.js';
+import { dnsmasqPaths } from '../../src/dns/dnsmasq.js';
+import { writeHostsDir } from '../../src/dns/hosts.js';
+import { probeDnsResponder, resolveA } from '../../src/dns/query.js';
+import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort, startCaddy, type TestCaddy } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 
 let caddy: TestCaddy;
 let dir: string;
-let stateFile: string;
-let responder: Responder;
+let hostsDir: string;
 let dnsPort: number;
 let upPort: number;
 const upstreams: Server[] = [];
@@ -86,11 +87,11 @@ function send(port: number, opts: { method?: string; agent?: Agent; host?: strin
 beforeAll(async () => {
   caddy = await startCaddy();
   dir = await mkdtemp(join(tmpdir(), 'svc-test-proxy-'));
-  stateFile = join(dir, 'dns.json');
+  hostsDir = dnsmasqPaths(dir).hostsDir;
   dnsPort = await freePort();
   upPort = await freePort();
-  await writeDnsRecords(stateFile, { [appDnsName('web')]: '127.0.0.1' });
-  responder = await startResponder({ stateFile, port: dnsPort, statIntervalMs: 200 });
+  await writeHostsDir(hostsDir, { [appDnsName('web')]: '127.0.0.1' });
+  await ensureDnsResponder({ dataDir: dir, port: dnsPort, log: silentLogger });
 });
 
 afterEach(async () => {
@@ -98,7 +99,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await responder?.close();
+  if (dir) await stopHelpersOf(dir);
   await caddy?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -149,8 +150,8 @@ describe('proxy with a real Caddy', () => {
     await upstream('127.0.0.2', 'b');
     const proxy = await proxyFor();
     const port = await freePort();
-    await writeDnsRecords(stateFile, { [appDnsName('web')]: '127.0.0.1' });
-    await waitFor(async () => (await queryDns(dnsPort, appDnsName('web'), TYPE.A))?.answers[0]?.data.join('.') === '127.0.0.1', { what: 'record a' });
+    await writeHostsDir(hostsDir, { [appDnsName('web')]: '127.0.0.1' });
+    await waitFor(async () => (await resolveA(dnsPort, appDnsName('web'))) === '127.0.0.1', { what: 'record a' });
     await proxy.apply([portRoute('web', port)]);
     await waitFor(async () => (await send(port)).body === 'a', { timeoutMs: 5000, what: 'traffic on a' });
 
@@ -178,7 +179,7 @@ describe('proxy with a real Caddy', () => {
     try {
       await waitFor(() => seen.length > 50, { timeoutMs: 5000, what: 'load running' });
       const cut = Date.now();
-      await writeDnsRecords(stateFile, { [appDnsName('web')]: '127.0.0.2' });
+      await writeHostsDir(hostsDir, { [appDnsName('web')]: '127.0.0.2' });
       // Moved: the last 50 responses all come from b.
       await waitFor(() => seen.length > 50 && seen.slice(-50).every((s) => s.body === 'b' && s.at > cut), { timeoutMs: 5000, what: 'traffic on b' });
       const moved = Date.now() - cut;
@@ -207,7 +208,7 @@ describe('proxy with a real Caddy', () => {
 
   it('domain mode with the internal issuer answers over HTTPS by SNI and redirects HTTP', async () => {
     await upstream('127.0.0.1', 'a');
-    await writeDnsRecords(stateFile, { [appDnsName('web')]: '127.0.0.1' });
+    await writeHostsDir(hostsDir, { [appDnsName('web')]: '127.0.0.1' });
     const httpsPort = await freePort();
     const httpPort = await freePort();
     const proxy = await proxyFor({ httpPort, httpsPort, tlsIssuer: 'internal' });
@@ -238,30 +239,28 @@ describe('proxy with a real Caddy', () => {
 
   it('a detached responder keeps answering after the process that started it is gone', async () => {
     const port = await freePort();
-    const file = join(dir, 'detached.json');
-    await writeDnsRecords(file, { [appDnsName('web')]: '10.9.8.7' });
-    const script = join(dir, 'spawner.mts');
-    const stateTs = resolve('src/dns/state.ts');
-    await writeFile(
-      script,
-      `import { ensureDnsResponder } from ${JSON.stringify(stateTs)};\n` +
-        `import { silentLogger } from ${JSON.stringify(resolve('src/log.ts'))};\n` +
-        `const r = await ensureDnsResponder({ stateFile: ${JSON.stringify(file)}, port: ${port}, log: silentLogger });\n` +
-        `process.stdout.write(JSON.stringify(r));\n`,
-    );
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: resolve('.'), timeout: 30_000 });
-    const { started, pid } = JSON.parse(stdout) as { started: boolean; pid: number };
+    const other = await mkdtemp(join(tmpdir(), 'svc-test-detached-'));
     try {
-      expect(started).toBe(true);
-      expect(await probeDnsResponder(port)).toEqual({ answered: true, stateFile: file });
-      const r = await queryDns(port, appDnsName('web'), TYPE.A);
-      expect(r?.answers[0]?.data.join('.')).toBe('10.9.8.7');
-      // A second ensure finds it and starts nothing.
-      const { stdout: again } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: resolve('.'), timeout: 30_000 });
-      expect(JSON.parse(again)).toEqual({ started: false });
+      await writeHostsDir(dnsmasqPaths(other).hostsDir, { [appDnsName('web')]: '10.9.8.7' });
+      const script = join(other, 'spawner.mts');
+      await writeFile(
+        script,
+        `import { ensureDnsResponder } from ${JSON.stringify(resolve('src/dns/supervise.ts'))};\n` +
+          `import { silentLogger } from ${JSON.stringify(resolve('src/log.ts'))};\n` +
+          `const r = await ensureDnsResponder({ dataDir: ${JSON.stringify(other)}, port: ${port}, log: silentLogger });\n` +
+          `process.stdout.write(JSON.stringify(r));\n`,
+      );
+      const spawner = () => promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: resolve('.'), timeout: 30_000 });
+      const first = JSON.parse((await spawner()).stdout) as { started: boolean };
+      expect(first.started).toBe(true);
+      expect((await probeDnsResponder(port)).answered).toBe(true);
+      expect(await resolveA(port, appDnsName('web'))).toBe('10.9.8.7');
+      // A second ensure finds it by its pid file and starts nothing.
+      expect(JSON.parse((await spawner()).stdout)).toMatchObject({ started: false });
     } finally {
-      process.kill(pid, 'SIGTERM');
-      await waitFor(async () => !(await probeDnsResponder(port, 100)).answered, { timeoutMs: 5000, what: 'responder to stop' });
+      await stopHelpersOf(other);
+      await rm(other, { recursive: true, force: true });
     }
+    expect((await probeDnsResponder(port, 100)).answered).toBe(false);
   });
 });

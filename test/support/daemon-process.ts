@@ -2,19 +2,18 @@
 // the process itself: that it stays alive whatever a request sends, that it starts again on a database a
 // crash left behind, or two daemons side by side. Same isolation as test/support/daemon.ts (temp data dir,
 // free ports, an external host Caddy, its own network); `close()` stops the process and removes every
-// container of its instance, its network, its DNS responder (by pid), Caddy and the temp dir.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+// container of its instance, its network, its detached helpers (by pid), Caddy and the temp dir.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { startCaddy, type TestCaddy } from './caddy.js';
 import { isolatedDaemonEnv, removeInstance } from './daemon.js';
 import { waitFor } from './wait.js';
 
-const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export interface DaemonProcess {
@@ -141,21 +140,9 @@ export async function startDaemonProcess(name: string, env: Record<string, strin
     async close() {
       await stop();
       if (instance) await removeInstance(instance, network).catch(() => {});
-      await killByPath(join(dataDir, 'proxy'));
+      await stopHelpersOf(dataDir).catch(() => {});
       await caddy.stop().catch(() => {});
       await rm(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Ends the detached helpers (DNS responder) whose command line names `path`, one pid at a time. */
-async function killByPath(path: string) {
-  const { stdout } = await run('pgrep', ['-f', path]).catch(() => ({ stdout: '' }));
-  for (const pid of stdout.split('\n').map(Number).filter((p) => p > 0 && p !== process.pid)) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  }
 }

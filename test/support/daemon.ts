@@ -1,19 +1,17 @@
 // A whole svc daemon for integration tests: real Docker engine, real host Caddy (external proxy mode),
 // the real DNS responder, a temp data dir, its own network and instance label. `close()` stops the
 // daemon and removes every container, the network, the responder process, Caddy and the temp dir.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { parseConfig } from '../../src/config.js';
 import { silentLogger, createLogger } from '../../src/log.js';
 import { startDaemon, type Daemon } from '../../src/main.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
+import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { freePort, startCaddy, type TestCaddy } from './caddy.js';
 
-const run = promisify(execFile);
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -78,7 +76,7 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
     async close() {
       await daemon.stop().catch(() => {});
       await removeInstance(instance, network);
-      await run('pkill', ['-f', join(dataDir, 'proxy')]).catch(() => {});
+      await stopHelpersOf(dataDir).catch(() => {});
       await caddy.stop().catch(() => {});
       await rm(dataDir, { recursive: true, force: true });
     },

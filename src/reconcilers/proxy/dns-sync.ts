@@ -1,6 +1,6 @@
 // Keeps the DNS answers the proxy resolves equal to the apps' live addresses in the database. The
-// database is the truth (the live address changes in the same write as the switch), the records file
-// is derived from it and rewritten only when it differs.
+// database is the truth (the live address changes in the same write as the switch), the hosts files
+// dnsmasq answers from are derived from it and rewritten only when they differ.
 import type { Db } from '../../store/db.js';
 import { apps } from '../../store/schema/index.js';
 import { desiredDnsRecords } from './routes.js';

@@ -1,0 +1,107 @@
+// Inbound code-host deliveries (API.md "Code host"): `POST /api/webhooks/codehost` and its alias
+// `/api/webhooks/github`. The request only verifies, records and enqueues: it answers in milliseconds
+// whatever the deploy does. Order: secret configured (503), signature (401), payload (400), replay
+// (200 duplicate), then the decision of src/codehost/decide.ts written through the deploy store.
+import { createHash } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { ApiError, badRequest } from '../errors.js';
+import { decidePush, decideWorkflowRun, type Decision } from '../codehost/decide.js';
+import { installationPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
+import { verifySignature } from '../codehost/signature.js';
+import type { CredentialsHolder } from '../codehost/credentials.js';
+import { tx } from '../store/db.js';
+import { deleteInstallation, recordDelivery, recordInstallation, setDeliveryResult } from '../store/codehost.js';
+import { apps, nowIso, type AppRow } from '../store/schema/index.js';
+import { requestDeploy } from './deploys.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+import { parse } from './validate.js';
+
+type Answer = { status: 200 | 202; body: Record<string, unknown> };
+
+/** The JSON document of a delivery: the body itself, or the form field `payload` of a form-encoded one. */
+export function payloadText(contentType: string | undefined, raw: Uint8Array): string {
+  const text = Buffer.from(raw).toString('utf8');
+  if (contentType?.split(';')[0].trim().toLowerCase() === 'application/x-www-form-urlencoded') {
+    const payload = new URLSearchParams(text).get('payload');
+    if (payload === null) throw badRequest('form-encoded delivery without a payload field');
+    return payload;
+  }
+  return text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('delivery body is not valid JSON');
+  }
+}
+
+export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
+  const r = new Hono<ApiEnv>();
+
+  const handle = async (c: Context<ApiEnv>) => {
+    const secret = deps.codehost.get().webhookSecret;
+    if (!secret) throw new ApiError(503, 'not_configured', 'webhooks are disabled: SVC_CODEHOST_WEBHOOK_SECRET is not set');
+    const raw = new Uint8Array(await c.req.arrayBuffer());
+    if (!verifySignature(secret, raw, c.req.header('x-hub-signature-256'))) {
+      throw new ApiError(401, 'unauthenticated', 'missing or wrong X-Hub-Signature-256');
+    }
+    const event = (c.req.header('x-codehost-event') ?? c.req.header('x-github-event') ?? '').trim();
+    if (!/^[a-z_]{1,64}$/.test(event)) throw badRequest('X-GitHub-Event (or X-CodeHost-Event) is missing or malformed');
+    const header = c.req.header('x-github-delivery')?.trim();
+    if (header !== undefined && !/^[A-Za-z0-9._:-]{1,128}$/.test(header)) throw badRequest('X-GitHub-Delivery is malformed');
+    // Without a delivery id (a hand-written CI step) the body itself identifies the delivery.
+    const deliveryId = header || `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+    const doc = parseJson(payloadText(c.req.header('content-type'), raw));
+
+    const act = prepare(deps, event, doc);
+    const answer = tx(deps.db, (): Answer => {
+      if (!recordDelivery(deps.db, deliveryId, event)) return { status: 200, body: { duplicate: true } };
+      const a = act();
+      setDeliveryResult(deps.db, deliveryId, JSON.stringify(a.body));
+      return a;
+    });
+    deps.log.info('webhook delivery', { event, delivery: deliveryId, status: answer.status, result: answer.body });
+    return c.json(answer.body, answer.status);
+  };
+
+  r.post('/webhooks/codehost', handle);
+  r.post('/webhooks/github', handle);
+  return r;
+}
+
+/** Validates the payload now (400 before anything is recorded) and returns the write to run in the transaction. */
+function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
+  const allApps = () => deps.db.select().from(apps).all();
+  switch (event) {
+    case 'ping':
+      return () => ({ status: 200, body: { pong: true } });
+    case 'workflow_run': {
+      const p = parse(workflowRunPayload, doc);
+      return () => apply(deps, decideWorkflowRun(p, allApps()));
+    }
+    case 'push': {
+      const p = parse(pushPayload, doc);
+      return () => apply(deps, decidePush(p, allApps()));
+    }
+    case 'installation': {
+      const p = parse(installationPayload, doc);
+      return () => {
+        const id = p.installation.id;
+        if (p.action === 'created') recordInstallation(deps.db, id, p.installation.account?.login ?? null);
+        else if (p.action === 'deleted') deleteInstallation(deps.db, id, nowIso());
+        else return { status: 200, body: { ignored: `installation action ${p.action}` } };
+        return { status: 200, body: { installation: id, action: p.action } };
+      };
+    }
+    default:
+      return () => ({ status: 200, body: { ignored: `event ${event} is not used by svc` } });
+  }
+}
+
+function apply(deps: ApiDeps, d: Decision<AppRow>): Answer {
+  if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
+  const ids = d.deploys.map((p) => requestDeploy(deps, p.app, { imageRef: p.imageRef, commitSha: p.commitSha, trigger: 'webhook' }).id);
+  return { status: 202, body: { deploys: ids } };
+}

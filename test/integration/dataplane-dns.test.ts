@@ -1,0 +1,97 @@
+// The DNS responder for real: Debian's dnsmasq started detached by ensureDnsResponder, answering from the
+// hosts directory svc writes; a responder whose data directory is gone stops by itself or is taken over,
+// and a live responder of another data directory is a conflict that names it.
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dnsmasqPaths } from '../../src/dns/dnsmasq.js';
+import { writeHostsDir } from '../../src/dns/hosts.js';
+import { RCODE, TYPE, probeDnsResponder, queryDns, resolveA } from '../../src/dns/query.js';
+import { dnsResponderPid, ensureDnsResponder } from '../../src/dns/supervise.js';
+import { processArgs, stopHelpersOf } from '../../src/proxy/detached.js';
+import { silentLogger } from '../../src/log.js';
+import { freePort } from '../support/caddy.js';
+import { waitFor } from '../support/wait.js';
+
+const dirs: string[] = [];
+async function dataDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'svc-test-dpdns-'));
+  dirs.push(d);
+  return d;
+}
+
+afterAll(async () => {
+  for (const d of dirs) {
+    await stopHelpersOf(d);
+    await rm(d, { recursive: true, force: true });
+  }
+});
+
+describe('dnsmasq as the responder', () => {
+  it('answers A from the hosts files, NODATA for AAAA, NXDOMAIN for unknown names, and follows changes at once', async () => {
+    const dir = await dataDir();
+    const port = await freePort();
+    const { hostsDir } = dnsmasqPaths(dir);
+    await writeHostsDir(hostsDir, { 'web.svc.internal.': '10.1.2.3' });
+    expect(await ensureDnsResponder({ dataDir: dir, port, log: silentLogger })).toMatchObject({ started: true });
+    expect(await resolveA(port, 'web.svc.internal.')).toBe('10.1.2.3');
+    const aaaa = await queryDns(port, 'web.svc.internal.', TYPE.AAAA);
+    expect(aaaa).toMatchObject({ rcode: RCODE.NOERROR, answers: [] });
+    expect((await queryDns(port, 'nope.svc.internal.', TYPE.A))?.rcode).toBe(RCODE.NXDOMAIN);
+    expect((await queryDns(port, 'example.com.', TYPE.A))?.answers).toEqual([]);
+
+    await writeHostsDir(hostsDir, { 'web.svc.internal.': '10.1.2.4', 'api.svc.internal.': '10.1.2.5' });
+    await waitFor(async () => (await resolveA(port, 'web.svc.internal.')) === '10.1.2.4', { timeoutMs: 2000, what: 'replaced record' });
+    expect(await resolveA(port, 'api.svc.internal.')).toBe('10.1.2.5');
+    await writeHostsDir(hostsDir, { 'api.svc.internal.': '10.1.2.5' });
+    await waitFor(async () => (await queryDns(port, 'web.svc.internal.', TYPE.A))?.rcode === RCODE.NXDOMAIN, { timeoutMs: 2000, what: 'removed record' });
+
+    // Found again by its pid file: nothing new is started.
+    const pid = dnsResponderPid(dir);
+    expect(pid).toBeGreaterThan(1);
+    expect(processArgs(pid!)?.[0]).toContain('dnsmasq');
+    expect(await ensureDnsResponder({ dataDir: dir, port, log: silentLogger })).toEqual({ started: false, pid });
+  });
+
+  it('a killed responder is started again by the next ensure', async () => {
+    const dir = await dataDir();
+    const port = await freePort();
+    await writeHostsDir(dnsmasqPaths(dir).hostsDir, { 'web.svc.internal.': '10.1.2.3' });
+    await ensureDnsResponder({ dataDir: dir, port, log: silentLogger });
+    process.kill(dnsResponderPid(dir)!, 'SIGKILL');
+    await waitFor(() => dnsResponderPid(dir) === undefined, { timeoutMs: 2000, what: 'responder gone' });
+    expect(await ensureDnsResponder({ dataDir: dir, port, log: silentLogger })).toMatchObject({ started: true });
+    expect(await resolveA(port, 'web.svc.internal.')).toBe('10.1.2.3');
+  });
+
+  it('a responder whose data directory was deleted stops by itself', async () => {
+    const dir = await dataDir();
+    const port = await freePort();
+    await ensureDnsResponder({ dataDir: dir, port, log: silentLogger });
+    const pid = dnsResponderPid(dir)!;
+    await rm(dir, { recursive: true, force: true });
+    await waitFor(() => processArgs(pid) === undefined, { timeoutMs: 8000, what: 'the stale responder to exit' });
+    expect((await probeDnsResponder(port, 100)).answered).toBe(false);
+  });
+
+  it('a new data directory takes over the port from a responder whose directory is gone; another live one is a conflict', async () => {
+    const port = await freePort();
+    const old = await dataDir();
+    await ensureDnsResponder({ dataDir: old, port, log: silentLogger });
+
+    // A live responder of another existing data directory: a clear error naming it.
+    const other = await dataDir();
+    await expect(ensureDnsResponder({ dataDir: other, port, log: silentLogger })).rejects.toThrow(
+      new RegExp(`another svc instance \\(serving ${dnsmasqPaths(old).hostsDir}, pid \\d+`),
+    );
+
+    // The old directory deleted: taken over at once, without waiting for its guard.
+    const oldPid = dnsResponderPid(old)!;
+    await rm(old, { recursive: true, force: true });
+    await writeHostsDir(dnsmasqPaths(other).hostsDir, { 'web.svc.internal.': '10.7.7.7' });
+    expect(await ensureDnsResponder({ dataDir: other, port, log: silentLogger })).toMatchObject({ started: true });
+    expect(processArgs(oldPid)).toBeUndefined();
+    expect(await resolveA(port, 'web.svc.internal.')).toBe('10.7.7.7');
+  });
+});
