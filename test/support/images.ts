@@ -52,6 +52,7 @@ const VARIANTS: Record<(typeof TEST_IMAGES)[number], Files> = {
       `#!/bin/sh\necho "svc-test web exits-later starting on port ${WEB_PORT}"\nhttpd -f -v -p ${WEB_PORT} -h /www &\n` +
       'sleep "${EXIT_AFTER:-3}"\necho "svc-test web exits-later: exiting with 1" >&2\nexit 1\n',
     '/www/index.html': page('exits-later'),
+    '/www/cgi-bin/echo': echo('exits-later'),
   },
   [WEB_DECAYS]: {
     '/start':

@@ -11,6 +11,8 @@ export interface ObservedContainer {
   /** The app row id the container was made for (`svc.app-id`). */
   appId?: number;
   startedAtMs?: number;
+  /** Exit code of a stopped container. */
+  exitCode?: number;
 }
 
 export interface AppFacts {

@@ -10,7 +10,7 @@ import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/d
 import { getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import type { WatchStep } from './watch-plan.js';
-import { beginFlipBack, downReason, endWatch, flipBackStep, watchProbe } from './watch.js';
+import { beginFlipBack, endWatch, flipBackStep, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
@@ -30,6 +30,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       deployId: c.labels[LABELS.deploy] ? Number(c.labels[LABELS.deploy]) : undefined,
       appId: c.labels[LABELS.appId] ? Number(c.labels[LABELS.appId]) : undefined,
       startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
+      exitCode: c.exitCode,
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
@@ -74,7 +75,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         return { requeueAfterMs: Math.min(probed.requeueAfterMs ?? Infinity, rest.requeueAfterMs ?? Infinity) };
       }
       case 'flip_back_begin':
-        return beginFlipBack(deps, memory.watchFailures, row, watched!, await downReason(deps, watched!.stagingContainer!));
+        return beginFlipBack(deps, memory.watchFailures, row, watched!, action.reason, containers.find((c) => c.name === watched!.previousContainer));
       case 'flip_back_step':
         return flipBackStep(deps, row, watched!, action.step);
       case 'end_watch':

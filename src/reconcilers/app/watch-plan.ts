@@ -41,7 +41,7 @@ export function planWatch(
   if (nowMs >= watch.watchUntilMs) return { kind: 'end_watch', deployId: watch.id, why: 'the window is over' };
   const live = containers.find((c) => c.name === watch.watched);
   if (!live) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} disappeared` };
-  if (!live.running) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} exited` };
+  if (!live.running) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} exited with code ${live.exitCode ?? 'unknown'}` };
   return { kind: 'watch_probe', deployId: watch.id };
 }
 

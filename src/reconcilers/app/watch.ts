@@ -31,21 +31,26 @@ export async function watchProbe(deps: AppReconcilerDeps, failures: WatchMemory,
   return { requeueAfterMs: verdict.afterMs };
 }
 
-/** Why the watched container is down, for the `watch` event and the deploy's error. */
-export async function downReason(deps: AppReconcilerDeps, name: string): Promise<string> {
-  const info = await deps.runtime.inspect(name);
-  return info ? exitReason(name, info.exitCode) : `${name} disappeared`;
-}
-
 const exitReason = (name: string, exitCode: number | undefined) => `${name} exited with code ${exitCode ?? 'unknown'}`;
 
-/** Starts the kept container and records the flip-back (its reason becomes the deploy's error). */
-export async function beginFlipBack(deps: AppReconcilerDeps, failures: WatchMemory, app: AppRow, d: DeployRow, reason: string): Promise<Result> {
+/**
+ * Starts the kept container and records the flip-back (its reason becomes the deploy's error), then probes
+ * it in the same pass: every engine round trip saved here is time the app is down. `observed` is the kept
+ * container as this pass already saw it (looked up when not given).
+ */
+export async function beginFlipBack(
+  deps: AppReconcilerDeps,
+  failures: WatchMemory,
+  app: AppRow,
+  d: DeployRow,
+  reason: string,
+  observed?: { running: boolean },
+): Promise<Result> {
   failures.delete(d.id);
   const kept = d.previousContainer!;
-  const info = await deps.runtime.inspect(kept);
-  if (!info) return abandon(deps, d, `${reason}, but the kept container ${kept} is gone; self-healing takes over`);
-  if (!info.running) {
+  const keptState = observed ?? (await deps.runtime.inspect(kept));
+  if (!keptState) return abandon(deps, d, `${reason}, but the kept container ${kept} is gone; self-healing takes over`);
+  if (!keptState.running) {
     try {
       await deps.runtime.start(kept);
     } catch (err) {
@@ -54,9 +59,10 @@ export async function beginFlipBack(deps: AppReconcilerDeps, failures: WatchMemo
     }
   }
   event(deps, d, 'watch', `${reason} during the watch window; flipping back to ${kept}`, 'warn');
-  updateDeploy(deps.db, deps.bus, d.id, { step: 'flip_back', error: reason, deadline: iso(deps.now() + deps.settings.healthTimeoutMs) });
+  const deadline = iso(deps.now() + deps.settings.healthTimeoutMs);
+  updateDeploy(deps.db, deps.bus, d.id, { step: 'flip_back', error: reason, deadline });
   deps.log.warn('flipping back', { app: app.name, from: d.stagingContainer, to: kept, reason });
-  return { requeueAfterMs: 0 };
+  return probeKept(deps, app, { ...d, step: 'flip_back', error: reason, deadline });
 }
 
 /** Advances a flip-back under way: the kept container's health check, then the stop of the failed one. */
