@@ -1,29 +1,40 @@
 #!/bin/sh
 # Runs one detached helper of svc (dnsmasq, the host Caddy) for as long as the directory it serves exists:
 #   helper-guard.sh <dir> <command> [args...]
-# svc starts it detached so the helper outlives the daemon (the data plane must not depend on it). When
-# <dir> is deleted (the data directory is gone), the helper is stopped and the guard exits, so a stale
-# helper never holds its ports for an svc that no longer exists. SIGTERM to the guard stops the helper.
+# svc starts it detached so the helper outlives the daemon (the data plane must not depend on it).
+# - A helper that dies after running a while (killed, crashed) is started again at once, with or without
+#   the daemon; one that exits within 2 s of its start (a port taken, bad arguments) ends the guard, and
+#   the daemon, which checks the helper every second, reports why.
+# - When <dir> is deleted (the data directory is gone), the helper is stopped and the guard exits, so a
+#   stale helper never holds its ports for an svc that no longer exists. SIGTERM to the guard stops both.
 # Values arrive as arguments, never as shell text.
 dir=$1
 shift
-"$@" &
-child=$!
-watcher=
+child=
+stopping=
 stop() {
-  kill -TERM "$child" 2>/dev/null
-  [ -n "$watcher" ] && kill -TERM "$watcher" 2>/dev/null
-  wait "$child"
-  exit 0
+  stopping=1
+  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
 }
 trap stop TERM INT
 trap '' HUP
+guard=$$
 (
   while [ -d "$dir" ]; do sleep 2; done
-  kill -TERM "$child" 2>/dev/null
+  kill -TERM "$guard" 2>/dev/null
 ) &
 watcher=$!
-wait "$child"
-status=$?
+status=0
+while [ -z "$stopping" ] && [ -d "$dir" ]; do
+  began=$(date +%s)
+  "$@" &
+  child=$!
+  wait "$child"
+  status=$?
+  # A trapped signal interrupts wait: wait again until the helper is really gone.
+  while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
+  { [ -n "$stopping" ] || [ ! -d "$dir" ] || [ $(($(date +%s) - began)) -lt 2 ]; } && break
+  echo "helper-guard: $1 exited ($status); starting it again" >&2
+done
 kill -TERM "$watcher" 2>/dev/null
 exit "$status"

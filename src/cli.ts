@@ -1,54 +1,91 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | get | backup | restore | token`. Only `serve` runs the daemon; the other
-// commands are thin clients of the REST API.
-import { loadConfig, ConfigError } from './config.js';
-import { createLogger } from './log.js';
-import { startDaemon } from './main.js';
-import { EncryptionKeyError } from './store/encryption-check.js';
+// `svc serve | apply | diff | apps | deploy | logs | backup | restore` (API.md "CLI"). Only `serve` runs the
+// daemon; `restore` works offline on the data directory; every other command is a thin client of the REST
+// API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { applyCommand, diffCommand } from './cli/apply.js';
+import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
+import { backupCommand, restoreCommand } from './cli/backup.js';
+import { CliError, clientSettings, createClient } from './cli/client.js';
+import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
 
-async function serveCommand() {
-  const boot = createLogger('info');
-  let config;
-  try {
-    config = loadConfig({ log: (m) => boot.warn(m) });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`svc: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const log = createLogger(config.logLevel);
-  let daemon;
-  try {
-    daemon = await startDaemon(config, log);
-  } catch (err) {
-    if (err instanceof EncryptionKeyError) {
-      process.stderr.write(`svc: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const shutdown = (signal: string) => {
-    log.info('signal received', { signal });
-    daemon.stop().then(
-      () => process.exit(0),
-      (err) => {
-        log.error('shutdown failed', { error: String(err) });
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+const OPTIONS: Record<string, ParseArgsConfig['options']> = {
+  serve: {},
+  apply: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' } },
+  diff: { file: { type: 'string', short: 'f' }, prune: { type: 'boolean' } },
+  apps: {},
+  deploy: { image: { type: 'string' }, follow: { type: 'boolean' } },
+  logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
+  backup: { output: { type: 'string', short: 'o' } },
+  restore: {},
+};
+
+function usageError(command: string, message: string): never {
+  throw new CliError(`${message}\n${commandUsage(command)}`, 2);
 }
 
-const [command = 'serve'] = process.argv.slice(2);
-switch (command) {
-  case 'serve':
+async function run(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(mainUsage());
+    return 0;
+  }
+  if (!(command in COMMANDS)) throw new CliError(`unknown command "${command}"\n${mainUsage()}`, 2);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { ...OPTIONS[command], help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    usageError(command, (err as Error).message);
+  }
+  const { values: v, positionals: pos } = parsed as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  if (v.help) {
+    process.stdout.write(commandUsage(command));
+    return 0;
+  }
+  const expect = (n: number) => pos.length !== n && usageError(command, pos.length > n ? `unexpected argument "${pos[n]}"` : 'missing argument');
+  if (command === 'serve') {
+    expect(0);
+    const { serveCommand } = await import('./cli/serve.js');
     await serveCommand();
-    break;
-  default:
-    process.stderr.write(`svc: unknown command "${command}". Commands: serve\n`);
-    process.exit(2);
+    return -1; // keeps running
+  }
+  const client = createClient(clientSettings());
+  switch (command) {
+    case 'apply':
+    case 'diff': {
+      expect(0);
+      if (typeof v.file !== 'string') usageError(command, '-f PATH is required');
+      return command === 'apply'
+        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'] })
+        : diffCommand(client, { path: v.file, prune: !!v.prune });
+    }
+    case 'apps':
+      expect(0);
+      return appsCommand(client);
+    case 'deploy':
+      expect(1);
+      return deployCommand(client, { app: pos[0], image: v.image as string | undefined, follow: !!v.follow });
+    case 'logs': {
+      expect(1);
+      const tail = v.tail === undefined ? 100 : Number(v.tail);
+      if (!Number.isInteger(tail) || tail < 0) usageError(command, '--tail must be a whole number');
+      return logsCommand(client, { app: pos[0], tail, follow: !!v.follow });
+    }
+    case 'backup':
+      if (pos.length < 1 || pos.length > 2) usageError(command, 'expected create, list or download ID');
+      return backupCommand(client, { action: pos[0], id: pos[1], output: v.output as string | undefined });
+    case 'restore':
+      expect(1);
+      return restoreCommand(client, { file: pos[0] });
+  }
+  return 0;
+}
+
+try {
+  const code = await run(process.argv.slice(2));
+  if (code >= 0) process.exitCode = code;
+} catch (err) {
+  const e = err instanceof CliError ? err : new CliError(err instanceof Error ? err.message : String(err));
+  process.stderr.write(`svc: ${e.message.trimEnd()}\n`);
+  process.exitCode = e.exitCode;
 }

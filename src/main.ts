@@ -100,7 +100,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       dns,
       log,
       ensureDnsResponder: async () => void (await ensureDnsResponder({ dataDir: config.dataDir, port: config.proxy.dnsPort, log })),
-      ensureProxyContainer:
+      ensureProxyRunning:
         config.proxy.mode === 'container'
           ? async () =>
               void (await ensureProxyContainer({

@@ -2,7 +2,8 @@
 // (`GET /config/`) and posts `/load` only when they differ: a load closes idle client keep-alive
 // connections, so an unchanged config must never be reloaded (not on a resync, not after a daemon
 // restart). Asking Caddy each time, instead of remembering the last load, also re-applies the config
-// after Caddy itself restarted with an empty or older one.
+// after Caddy itself restarted with an empty or older one. `serves` is the cheap check the proxy
+// reconciler makes every second: one tiny GET of the config's fingerprint id.
 import type { Logger } from '../log.js';
 import { buildCaddyConfig, canonicalJson, partitionRoutes, type CaddyConfigOptions } from './config.js';
 import type { Proxy, Route } from './proxy.js';
@@ -31,6 +32,13 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   let chain: Promise<void> = Promise.resolve();
   let reported = '';
+  // The last routes built, with their config and its fingerprint id: serves() runs every second.
+  let built: { key: string; config: ReturnType<typeof buildCaddyConfig> } | undefined;
+  const configOf = (routes: Route[]) => {
+    const key = JSON.stringify(routes);
+    if (built?.key !== key) built = { key, config: buildCaddyConfig(routes, opts) };
+    return built.config;
+  };
 
   const admin = async (method: string, path: string, body?: string, timeout = timeoutMs): Promise<Response> => {
     try {
@@ -57,7 +65,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
       for (const c of conflicts) opts.log.warn('route left out of the proxy config', { app: c.app, reason: c.reason });
       reported = key;
     }
-    const wanted = buildCaddyConfig(routes, opts);
+    const wanted = configOf(routes);
     const text = JSON.stringify(wanted);
     const current = await admin('GET', '/config/');
     if (current.ok) {
@@ -98,6 +106,16 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
         out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
       }
       return out;
+    },
+    async serves(routes) {
+      const id = (configOf(routes) as { apps: { http: { '@id': string } } }).apps.http['@id'];
+      try {
+        const res = await admin('GET', `/id/${id}/http_port`, undefined, 2000);
+        await res.body?.cancel();
+        return res.ok;
+      } catch {
+        return false;
+      }
     },
     configFor: (routes) => buildCaddyConfig(routes, opts),
     async waitReady(ms) {

@@ -1,6 +1,7 @@
 // Pure: desired routes -> the complete Caddy JSON config. The adapter loads it only when it differs from
 // what Caddy has, so the output must be deterministic: the same routes (in any order) give byte-identical
 // JSON (sorted routes, sorted servers, keys written in sorted order).
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Route, Upstream } from './proxy.js';
 
@@ -143,7 +144,15 @@ export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Jso
   }
   const config: { [k: string]: Json } = { admin: { listen: adminListen(opts.adminUrl) }, apps };
   if (opts.storageDir) config.storage = { module: 'file_system', root: opts.storageDir };
+  // The fingerprint: Caddy indexes `@id` values, so `GET /id/<id>/...` answers only while Caddy still has
+  // exactly this config; a restarted or emptied Caddy answers 404 (see CaddyProxy.serves).
+  (apps.http as { [k: string]: Json })['@id'] = configId(config);
   return sortKeys(config);
+}
+
+/** Pure: `svc-<hash>` of a config without its `@id`; the same routes give the same id. */
+export function configId(config: Json): string {
+  return `svc-${createHash('sha256').update(JSON.stringify(sortKeys(config))).digest('hex').slice(0, 16)}`;
 }
 
 /** Pure: a copy with object keys in sorted order (JSON.stringify of it is canonical). */

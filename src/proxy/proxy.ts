@@ -22,6 +22,8 @@ export interface Route {
 export interface Proxy {
   /** Converges the proxy to exactly these routes; a no-op when they are what is already loaded. */
   apply(routes: Route[]): Promise<void>;
+  /** Cheap: true when the proxy answers and still has exactly the config of these routes (false when unreachable). */
+  serves(routes: Route[]): Promise<boolean>;
   /** In-flight request count per upstream address (`host:port`), for draining an old container. */
   upstreamRequests(): Promise<Map<string, number>>;
 }

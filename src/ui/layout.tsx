@@ -31,6 +31,7 @@ export const Layout: FC<PageProps> = (p) => (
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{p.title} · svc</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={ASSETS.style.path} />
         <script src={ASSETS.script.path} defer></script>
       </head>

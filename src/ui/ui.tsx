@@ -16,6 +16,8 @@ import { authPages } from './auth-pages.js';
 import { render, type UiDeps, type UiEnv } from './context.js';
 import { createCsrf } from './csrf.js';
 import { dashboardPage } from './dashboard.js';
+import { appPages } from './app-pages.js';
+import { deployPage } from './deploy-page.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -77,6 +79,8 @@ export function createUi(deps: ApiDeps, flows: AuthFlows) {
 
   r.route('/', authPages(ui));
   r.route('/', dashboardPage(ui));
+  r.route('/', appPages(ui));
+  r.route('/', deployPage(ui));
   return r;
 }
 

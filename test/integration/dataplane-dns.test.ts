@@ -5,11 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dnsmasqPaths } from '../../src/dns/dnsmasq.js';
+import { dnsmasqPaths, hostsDirArg } from '../../src/dns/dnsmasq.js';
+import { readFileSync } from 'node:fs';
 import { writeHostsDir } from '../../src/dns/hosts.js';
 import { RCODE, TYPE, probeDnsResponder, queryDns, resolveA } from '../../src/dns/query.js';
 import { dnsResponderPid, ensureDnsResponder } from '../../src/dns/supervise.js';
-import { processArgs, stopHelpersOf } from '../../src/proxy/detached.js';
+import { pidsWithArg, processArgs, stopHelpersOf } from '../../src/proxy/detached.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
@@ -19,6 +20,13 @@ async function dataDir(): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'svc-test-dpdns-'));
   dirs.push(d);
   return d;
+}
+
+/** Seconds since a process started (/proc/<pid>/stat field 22, in clock ticks of 1/100 s). */
+function uptimeSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const started = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) / 100;
+  return Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) - started;
 }
 
 afterAll(async () => {
@@ -54,13 +62,22 @@ describe('dnsmasq as the responder', () => {
     expect(await ensureDnsResponder({ dataDir: dir, port, log: silentLogger })).toEqual({ started: false, pid });
   });
 
-  it('a killed responder is started again by the next ensure', async () => {
+  it('a killed responder is started again by its guard at once, or with its guard by the next ensure', async () => {
     const dir = await dataDir();
     const port = await freePort();
-    await writeHostsDir(dnsmasqPaths(dir).hostsDir, { 'web.svc.internal.': '10.1.2.3' });
+    const { hostsDir } = dnsmasqPaths(dir);
+    await writeHostsDir(hostsDir, { 'web.svc.internal.': '10.1.2.3' });
     await ensureDnsResponder({ dataDir: dir, port, log: silentLogger });
-    process.kill(dnsResponderPid(dir)!, 'SIGKILL');
-    await waitFor(() => dnsResponderPid(dir) === undefined, { timeoutMs: 2000, what: 'responder gone' });
+    // The guard restarts a helper that had been running (one that dies at once is left to the daemon).
+    const first = dnsResponderPid(dir)!;
+    await waitFor(() => uptimeSeconds(first) > 2.5, { timeoutMs: 10_000, what: 'dnsmasq up for a while' });
+    process.kill(first, 'SIGKILL');
+    const second = await waitFor(() => { const p = dnsResponderPid(dir); return p !== first ? p : undefined; }, { timeoutMs: 2000, what: 'dnsmasq restarted by its guard' });
+    expect(await resolveA(port, 'web.svc.internal.')).toBe('10.1.2.3');
+
+    // Guard and dnsmasq killed together: the next ensure (the proxy reconciler's probe) starts both.
+    for (const pid of pidsWithArg(hostsDirArg(hostsDir))) process.kill(pid, 'SIGKILL');
+    await waitFor(() => processArgs(second) === undefined && dnsResponderPid(dir) === undefined, { timeoutMs: 2000, what: 'responder gone' });
     expect(await ensureDnsResponder({ dataDir: dir, port, log: silentLogger })).toMatchObject({ started: true });
     expect(await resolveA(port, 'web.svc.internal.')).toBe('10.1.2.3');
   });

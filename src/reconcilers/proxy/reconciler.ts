@@ -1,6 +1,10 @@
 // The proxy reconciler (key `proxy:main`): makes the reverse proxy serve exactly the routes of the apps
-// in the database, with its DNS responder up and, in container mode, its container running. Route
+// in the database, with its DNS responder up and, in container or host mode, its Caddy running. Route
 // changes come from app create/update/delete only; deploys change DNS answers, never the proxy config.
+// The data plane repairs itself: the responder's liveness and Caddy's config are observed state, looked
+// at again every `probeMs` with no event needed (a killed responder, a Caddy restarted with an empty
+// config). When Caddy still serves the fingerprint of the wanted config, a pass is a pid-file read and
+// one small admin GET; anything else takes the full path (ensure the proxy runs, compare, load).
 import type { Reconciler, Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
 import type { Proxy } from '../../proxy/proxy.js';
@@ -9,28 +13,41 @@ import { apps } from '../../store/schema/index.js';
 import type { DnsSync } from './dns-sync.js';
 import { desiredRoutes } from './routes.js';
 
+/** How often the data plane is looked at without an event: a fault is repaired within about this. */
+export const PROXY_PROBE_MS = 1000;
+
 export interface ProxyReconcilerDeps {
   db: Db;
   proxy: Proxy;
   dns: DnsSync;
-  /** Starts the DNS responder process when nothing answers on its port. */
+  /** Starts the DNS responder process when it does not run. */
   ensureDnsResponder: () => Promise<void>;
-  /** Container mode: makes sure the proxy container runs (external mode: undefined). */
-  ensureProxyContainer?: () => Promise<void>;
+  /** Container or host mode: makes sure Caddy runs (external mode: undefined). */
+  ensureProxyRunning?: () => Promise<void>;
   log: Logger;
+  /** Default PROXY_PROBE_MS. */
+  probeMs?: number;
 }
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
+  const again: Result = { requeueAfterMs: deps.probeMs ?? PROXY_PROBE_MS };
+  // Whether a full pass succeeded since the daemon started (the first one always runs in full, so a
+  // changed proxy image or a stopped container is handled at start).
+  let converged = false;
   return {
     kind: 'proxy',
     listNames: () => ['main'],
     async reconcile(): Promise<Result> {
       await deps.ensureDnsResponder();
       await deps.dns.sync();
-      await deps.ensureProxyContainer?.();
-      const rows = deps.db.select().from(apps).all();
-      await deps.proxy.apply(desiredRoutes(rows));
-      return {};
+      const routes = desiredRoutes(deps.db.select().from(apps).all());
+      if (converged && (await deps.proxy.serves(routes))) return again;
+      if (converged) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
+      converged = false;
+      await deps.ensureProxyRunning?.();
+      await deps.proxy.apply(routes);
+      converged = true;
+      return again;
     },
   };
 }

@@ -31,10 +31,11 @@ form{margin:0}
 .row{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:end}
 label{display:block;font-weight:600;font-size:.9rem}
 label.check{display:flex;gap:.4rem;align-items:center;font-weight:400}
-input,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.45rem .55rem;min-height:2.5rem;width:100%}
+input,select{font:inherit;font-weight:400;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.45rem .55rem;min-height:2.5rem;width:100%}
 input[type=checkbox]{width:1.2rem;min-height:1.2rem;margin:0}
 .row label{flex:1 1 10rem}
 .row label.check{flex:0 0 auto}
+.grow{flex:1 1 24rem}
 .hint{font-weight:400;color:var(--muted);font-size:.85rem}
 button,.button{font:inherit;font-weight:600;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:#fff;border-radius:6px;padding:.45rem .9rem;min-height:2.5rem;text-decoration:none;display:inline-block}
 @media (prefers-color-scheme:dark){button,.button{color:#0d1117}}
@@ -59,7 +60,7 @@ ol.events{list-style:none;margin:0;padding:0;font-size:.9rem}
 ol.events li{display:grid;grid-template-columns:6.5rem 7.5rem 1fr;gap:.5rem;padding:.2rem 0;border-bottom:1px dotted var(--line)}
 ol.events li.l-error{color:var(--bad)}
 ol.events li.l-warn{color:var(--warn)}
-@media (max-width:40rem){ol.events li{grid-template-columns:1fr}}
+@media (max-width:40rem){ol.events li{grid-template-columns:auto 1fr}ol.events li>span:last-child{grid-column:1/-1}}
 pre.logs{background:#0d1117;color:#d1d7e0;border-radius:8px;padding:.6rem .8rem;min-height:8rem;max-height:24rem;overflow:auto;white-space:pre-wrap;margin:0}
 pre.logs .err{color:#ff9a9a}
 .secret{letter-spacing:.1em}

@@ -21,6 +21,9 @@ function fakeAdmin(initial: unknown = null) {
       return new Response(null, { status: 200 });
     }
     if (url.pathname === '/reverse_proxy/upstreams') return Response.json(upstreams);
+    const id = /^\/id\/([^/]+)\/http_port$/.exec(url.pathname)?.[1];
+    const http = (config as { apps?: { http?: { '@id'?: string; http_port?: number } } } | null)?.apps?.http;
+    if (id && http?.['@id'] === id) return Response.json(http.http_port);
     return new Response('not found', { status: 404 });
   }) as typeof fetch;
   return {
@@ -74,6 +77,20 @@ describe('caddy adapter', () => {
     const fresh = fakeAdmin(null);
     await createCaddyProxy({ ...base, fetch: fresh.fetchFn }).apply(routes);
     expect(fresh.loads()).toBe(1);
+  });
+
+  it('serves: one small GET of the config fingerprint; false once Caddy lost the config or is unreachable', async () => {
+    const admin = fakeAdmin();
+    const p = createCaddyProxy({ ...base, fetch: admin.fetchFn });
+    expect(await p.serves(routes)).toBe(false);
+    await p.apply(routes);
+    admin.calls.length = 0;
+    expect(await p.serves(routes)).toBe(true);
+    expect(admin.calls).toHaveLength(1);
+    expect(admin.calls[0]).toMatch(/^GET \/id\/svc-[0-9a-f]{16}\/http_port$/);
+    expect(await p.serves([])).toBe(false); // other routes: another fingerprint
+    const port = await closedPort();
+    expect(await createCaddyProxy({ ...base, adminUrl: `http://127.0.0.1:${port}` }).serves(routes)).toBe(false);
   });
 
   it('reports a rejected config with Caddy\'s message', async () => {

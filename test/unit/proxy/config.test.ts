@@ -10,6 +10,14 @@ const domainRoute = (app: string, domain: string): Route => ({ app, mode: 'domai
 type AnyJson = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('buildCaddyConfig', () => {
+  it('tags the http app with a fingerprint of the config: same routes same id, other routes another', () => {
+    const id = (routes: Route[]) => (buildCaddyConfig(routes, opts) as AnyJson).apps.http['@id'];
+    expect(id([portRoute('web', 8080)])).toMatch(/^svc-[0-9a-f]{16}$/);
+    expect(id([portRoute('web', 8080)])).toBe(id([portRoute('web', 8080)]));
+    expect(id([portRoute('web', 8081)])).not.toBe(id([portRoute('web', 8080)]));
+    expect(id([])).not.toBe(id([portRoute('web', 8080)]));
+  });
+
   it('keeps the admin listener in every config, even with no routes', () => {
     const c = buildCaddyConfig([], opts) as AnyJson;
     expect(c.admin).toEqual({ listen: '127.0.0.1:2019' });

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
 import { settle } from '../../support/fake-clock.js';
 import { silentLogger } from '../../../src/log.js';
-import { createProxyReconciler } from '../../../src/reconcilers/proxy/reconciler.js';
+import { createProxyReconciler, PROXY_PROBE_MS } from '../../../src/reconcilers/proxy/reconciler.js';
 import { createDnsSync, type DnsSync } from '../../../src/reconcilers/proxy/dns-sync.js';
 import { createApp, deleteApp, updateApp } from '../../../src/store/apps.js';
 import { apps } from '../../../src/store/schema/index.js';
@@ -15,6 +15,7 @@ import type { Db } from '../../../src/store/db.js';
 
 let db: Db;
 const enqueue = recordingEnqueue();
+const again = { requeueAfterMs: PROXY_PROBE_MS };
 
 /** A Proxy that keeps what is loaded and counts real loads (the port's contract: same routes, no load). */
 function fakeProxy() {
@@ -22,7 +23,10 @@ function fakeProxy() {
   const applied: Route[][] = [];
   let loads = 0;
   let fail: Error | undefined;
-  const proxy: Proxy & { applied: Route[][]; loads(): number; current(): Route[] | undefined; failWith(e?: Error): void } = {
+  const proxy: Proxy & { applied: Route[][]; loads(): number; current(): Route[] | undefined; failWith(e?: Error): void; restartEmpty(): void } = {
+    async serves(routes) {
+      return !fail && loaded === JSON.stringify(routes);
+    },
     async apply(routes) {
       applied.push(routes);
       if (fail) throw fail;
@@ -39,6 +43,7 @@ function fakeProxy() {
     loads: () => loads,
     current: () => (loaded === undefined ? undefined : JSON.parse(loaded)),
     failWith: (e) => void (fail = e),
+    restartEmpty: () => void (loaded = undefined),
   };
   return proxy;
 }
@@ -71,7 +76,7 @@ describe('proxy reconciler', () => {
       proxy: new OrderedProxy(proxy, order),
       dns: { sync: async () => (order.push('dns'), dns.sync()) },
       ensureDnsResponder: async () => void order.push('responder'),
-      ensureProxyContainer: containerMode
+      ensureProxyRunning: containerMode
         ? async () => {
             order.push('container');
             if (containerFailure) throw containerFailure;
@@ -90,6 +95,10 @@ describe('proxy reconciler', () => {
     upstreamRequests() {
       return this.inner.upstreamRequests();
     }
+    serves(routes: Route[]) {
+      this.log.push('serves');
+      return this.inner.serves(routes);
+    }
   }
 
   beforeEach(() => {
@@ -107,7 +116,7 @@ describe('proxy reconciler', () => {
     createApp(db, enqueue, { name: 'ext', fallbackPort: 8090, appType: 'external_service', source: 'http://10.1.2.3:9000' }, 'rest');
     setLive('web', '10.0.0.2');
 
-    expect(await rec.reconcile('main')).toEqual({});
+    expect(await rec.reconcile('main')).toEqual(again);
     expect(order).toEqual(['responder', 'dns', 'container', 'apply']);
     expect(proxy.current()).toEqual([
       { app: 'api', mode: 'domain', domain: 'api.example.com', upstream: { kind: 'dns', name: 'api.svc.internal.', port: 8000 } },
@@ -116,10 +125,11 @@ describe('proxy reconciler', () => {
     ]);
     expect(writes).toEqual([{ 'web.svc.internal.': '10.0.0.2' }]);
 
-    // Steady: the same routes again (the proxy loads nothing), no DNS write.
-    expect(await rec.reconcile('main')).toEqual({});
-    expect(proxy.applied).toHaveLength(2);
-    expect(proxy.applied[1]).toEqual(proxy.applied[0]);
+    // Steady: the responder and Caddy's fingerprint are looked at, nothing is applied, no DNS write.
+    order.length = 0;
+    expect(await rec.reconcile('main')).toEqual(again);
+    expect(order).toEqual(['responder', 'dns', 'serves']);
+    expect(proxy.applied).toHaveLength(1);
     expect(proxy.loads()).toBe(1);
     expect(writes).toHaveLength(1);
   });
@@ -184,10 +194,38 @@ describe('proxy reconciler', () => {
     proxy.failWith(new Error('admin API unreachable'));
     await expect(rec.reconcile('main')).rejects.toThrow('admin API unreachable');
     proxy.failWith(undefined);
-    expect(await rec.reconcile('main')).toEqual({});
+    expect(await rec.reconcile('main')).toEqual(again);
     expect(proxy.loads()).toBe(1);
     await rec.reconcile('main');
     expect(proxy.loads()).toBe(1);
+  });
+});
+
+describe('proxy reconciler: the data plane repairs itself', () => {
+  it('Caddy restarted with an empty config is noticed on the next probe pass and loaded again', async () => {
+    const proxy = fakeProxy();
+    let responderChecks = 0;
+    const rec = createProxyReconciler({
+      db,
+      proxy,
+      dns: createDnsSync(db, () => {}),
+      ensureDnsResponder: async () => void responderChecks++,
+      ensureProxyRunning: async () => {},
+      log: silentLogger,
+    });
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    // Every pass asks to be run again after the probe interval: no event is needed to notice a fault.
+    expect(await rec.reconcile('main')).toEqual({ requeueAfterMs: PROXY_PROBE_MS });
+    expect(await rec.reconcile('main')).toEqual({ requeueAfterMs: PROXY_PROBE_MS });
+    expect(proxy.loads()).toBe(1);
+
+    proxy.restartEmpty();
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(2);
+    expect(proxy.current()).toHaveLength(1);
+    await rec.reconcile('main');
+    expect(proxy.loads()).toBe(2);
+    expect(responderChecks).toBe(4); // the responder is checked on every pass, the cheap ones too
   });
 });
 

@@ -1,0 +1,80 @@
+// `svc backup create|list|download` (thin calls of /api/backups) and `svc restore FILE`, the offline
+// disaster recovery: it refuses while a daemon answers at SVC_URL (that one restores through its API) and
+// otherwise hands the archive to restoreOffline() with the data directory the daemon would use.
+import { createWriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { readEnvFile } from '../config.js';
+import { restoreOffline } from '../backup/offline-restore.js';
+import { CliError, type Client } from './client.js';
+import { formatTable } from './apps.js';
+
+interface BackupJson {
+  id: number;
+  filename: string;
+  size_bytes: number;
+  status: string;
+  created_at: string;
+  error?: string | null;
+}
+
+export async function backupCommand(client: Client, o: { action: string; id?: string; output?: string; pollMs?: number }): Promise<number> {
+  if (o.action === 'list') {
+    const list = await client.json<BackupJson[]>('GET', '/api/backups');
+    if (list.length === 0) process.stdout.write('no backups\n');
+    else process.stdout.write(formatTable([['ID', 'FILE', 'SIZE', 'STATUS', 'CREATED'], ...list.map((b) => [String(b.id), b.filename, String(b.size_bytes), b.status, b.created_at])]));
+    return 0;
+  }
+  if (o.action === 'create') {
+    let b = await client.json<BackupJson>('POST', '/api/backups');
+    process.stdout.write(`backup ${b.id} (${b.filename}) started\n`);
+    const deadline = Date.now() + 60 * 60_000;
+    while (b.status === 'running' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, o.pollMs ?? 500));
+      b = await client.json<BackupJson>('GET', `/api/backups/${b.id}`);
+    }
+    if (b.status !== 'completed') throw new CliError(`backup ${b.id} ${b.status}${b.error ? `: ${b.error}` : ''}`);
+    process.stdout.write(`backup ${b.id} completed: ${b.filename}, ${b.size_bytes} bytes\n`);
+    return 0;
+  }
+  if (o.action === 'download') {
+    if (!o.id || !/^[1-9][0-9]*$/.test(o.id)) throw new CliError('usage: svc backup download ID [-o FILE]', 2);
+    const res = await client.raw(`/api/backups/${o.id}/download`);
+    const named = /filename="([^"/\\]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
+    const target = resolve(o.output ?? named ?? `svc-backup-${o.id}.tar.gz`);
+    if (!res.body) throw new CliError('the archive download was empty');
+    await pipeline(Readable.fromWeb(res.body as never), createWriteStream(target, { mode: 0o600 }));
+    process.stdout.write(`wrote ${target}\n`);
+    return 0;
+  }
+  throw new CliError(`unknown backup action "${o.action}"; use create, list or download`, 2);
+}
+
+/** True when something answers svc's health endpoint at the URL within a short time. */
+async function daemonAnswers(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+export async function restoreCommand(client: Client, o: { file: string }): Promise<number> {
+  if (await daemonAnswers(client.url)) {
+    throw new CliError(
+      `a svc daemon answers at ${client.url}; restore through it instead: import the archive with POST /api/backups/import, ` +
+        'then POST /api/backups/{id}/restore (or "Restore" on /backups), or stop the daemon and run svc restore again',
+    );
+  }
+  const envFile = resolve('.env');
+  const dataDir = resolve(process.env.SVC_DATA_DIR || readEnvFile(envFile).SVC_DATA_DIR || './data');
+  try {
+    const result = await restoreOffline({ archivePath: resolve(o.file), dataDir, envFile });
+    for (const line of result.summary) process.stdout.write(line + '\n');
+  } catch (err) {
+    throw new CliError(`restore failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return 0;
+}

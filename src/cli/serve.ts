@@ -1,0 +1,43 @@
+// `svc serve`: load the configuration and run the daemon until SIGTERM/SIGINT. The daemon's modules are
+// imported only here, so every other command starts fast and never touches the data directory.
+import { loadConfig, ConfigError } from '../config.js';
+import { createLogger } from '../log.js';
+import { EncryptionKeyError } from '../store/encryption-check.js';
+
+export async function serveCommand(): Promise<void> {
+  const boot = createLogger('info');
+  let config;
+  try {
+    config = loadConfig({ log: (m) => boot.warn(m) });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  const { startDaemon } = await import('../main.js');
+  let daemon;
+  try {
+    daemon = await startDaemon(config, log);
+  } catch (err) {
+    if (err instanceof EncryptionKeyError) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const shutdown = (signal: string) => {
+    log.info('signal received', { signal });
+    daemon.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error('shutdown failed', { error: String(err) });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

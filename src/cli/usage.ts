@@ -1,0 +1,59 @@
+// The CLI's help texts (svc --help, svc COMMAND --help): one place, so the usage a user reads is the
+// usage the parser accepts.
+export const COMMANDS: Record<string, { usage: string; about: string; options?: string }> = {
+  serve: { usage: 'svc serve', about: 'run the svc daemon (API, UI and reconcilers) in the foreground' },
+  apply: {
+    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services]',
+    about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API',
+    options: `  -f, --file PATH     a manifest file or a directory of them
+      --dry-run       show the plan, change nothing
+      --prune         delete apps an earlier \`svc apply\` created that PATH no longer declares
+      --prune-services  with --prune, delete such services too`,
+  },
+  diff: {
+    usage: 'svc diff -f PATH [--prune]',
+    about: 'show what `svc apply` would change; exit 0 without changes, 1 with changes, 2 on errors',
+    options: `  -f, --file PATH     a manifest file or a directory of them
+      --prune         include the deletions \`svc apply --prune\` would make`,
+  },
+  apps: { usage: 'svc apps', about: 'list apps: name, status, image, access URL' },
+  deploy: {
+    usage: 'svc deploy APP [--image REF] [--follow]',
+    about: 'deploy an app (its current image, or REF); with --follow print its events, exit 0 only on success',
+    options: `      --image REF     the image to deploy (default: the app's image_ref)
+      --follow        follow the deploy's events until it ends`,
+  },
+  logs: {
+    usage: 'svc logs APP [--tail N] [--follow]',
+    about: "print the app's live container logs",
+    options: `      --tail N        lines from the end to start with (default 100)
+      --follow        keep following (also across deploys) until interrupted`,
+  },
+  backup: {
+    usage: 'svc backup create | list | download ID [-o FILE]',
+    about: 'create a backup (and wait for it), list backups, or download an archive',
+    options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
+  },
+  restore: {
+    usage: 'svc restore FILE',
+    about: 'disaster recovery with no daemon running: restore an archive into SVC_DATA_DIR and .env',
+  },
+};
+
+export function mainUsage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.about}`);
+  return `usage: svc COMMAND [options]
+
+Commands:
+${lines.join('\n')}
+
+Every command but serve and restore talks to the daemon at SVC_URL (default http://127.0.0.1:$SVC_PORT)
+with the API token in SVC_TOKEN (both also read from .env). svc COMMAND --help shows a command's options.
+`;
+}
+
+export function commandUsage(name: string): string {
+  const c = COMMANDS[name];
+  return `usage: ${c.usage}\n\n${c.about}\n${c.options ? `\nOptions:\n${c.options}\n` : ''}`;
+}

@@ -1,0 +1,77 @@
+/** @jsxImportSource hono/jsx */
+// The app fields form, shared by /apps/new ("Create app") and the app page's settings ("Save changes"),
+// and its translation into the JSON shape the API's own zod schemas check (src/api/apps.ts).
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES, type AppRow } from '../store/schema/index.js';
+import { defined, int, text, type Form } from './context.js';
+import { Field, Select } from './layout.js';
+
+const opts = (values: readonly string[]) => values.map((v) => [v, v] as const);
+
+/** Values to show: the row being edited, or what the user typed before an error. */
+export type AppFormValues = Partial<Record<keyof typeof FIELD_NAMES, string | number | null>>;
+
+const FIELD_NAMES = {
+  name: 1, image_ref: 1, internal_port: 1, access_mode: 1, domain: 1, fallback_port: 1, build_mode: 1,
+  repo_url: 1, branch: 1, health_check_path: 1, app_type: 1, source: 1, project_type: 1,
+};
+
+export const valuesOfRow = (a: AppRow): AppFormValues => ({
+  image_ref: a.imageRef, internal_port: a.internalPort, access_mode: a.accessMode, domain: a.domain,
+  fallback_port: a.fallbackPort, build_mode: a.buildMode, repo_url: a.repoUrl, branch: a.branch,
+  health_check_path: a.healthCheckPath, app_type: a.appType, source: a.source, project_type: a.projectType,
+});
+
+export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) => (
+  <>
+    {create && <Field label="Name" name="name" value={v.name} required hint="lowercase letters, digits and -" autocomplete="off" />}
+    <Field label={create ? 'Image' : 'Default image'} name="image_ref" value={v.image_ref} placeholder="registry/name:tag" autocomplete="off" />
+    <div class="row">
+      <Field label="Internal port" name="internal_port" value={v.internal_port ?? 3000} inputmode="numeric" />
+      <Select label="Access mode" name="access_mode" value={String(v.access_mode ?? 'port')} options={opts(ACCESS_MODES)} />
+    </div>
+    <div class="row">
+      <Field label="Domain" name="domain" value={v.domain} hint="domain mode" placeholder="app.example.com" />
+      <Field label="Port" name="fallback_port" value={v.fallback_port} hint="port mode: the host port" inputmode="numeric" />
+    </div>
+    <div class="row">
+      <Select label="Build mode" name="build_mode" value={String(v.build_mode ?? 'external_ci')} options={opts(BUILD_MODES)} />
+      <Select label="Project type" name="project_type" value={String(v.project_type ?? 'auto')} options={opts(PROJECT_TYPES)} />
+    </div>
+    <div class="row">
+      <Field label="Repository" name="repo_url" value={v.repo_url} placeholder="https://github.com/owner/repo" />
+      <Field label="Branch" name="branch" value={v.branch ?? 'main'} />
+    </div>
+    <Field label="Health check path" name="health_check_path" value={v.health_check_path ?? '/'} />
+    <div class="row">
+      <Select label="App type" name="app_type" value={String(v.app_type ?? 'managed')} options={opts(APP_TYPES)} />
+      <Field label="Source" name="source" value={v.source} hint="container name or upstream URL for adopted and external apps" />
+    </div>
+  </>
+);
+
+/** What the user typed, to show again after an error. */
+export const valuesOfForm = (f: Form): AppFormValues => Object.fromEntries(Object.keys(FIELD_NAMES).map((k) => [k, f[k] ?? null]));
+
+/**
+ * The API body for a create (blank fields absent: the API's defaults apply) or an update (blank nullable
+ * fields are null: the form clears them).
+ */
+export function appBody(f: Form, mode: 'create' | 'update'): Record<string, unknown> {
+  const clear = (k: string) => (mode === 'update' ? (text(f, k) ?? null) : text(f, k));
+  const port = (k: string) => (mode === 'update' ? (int(f, k) ?? null) : int(f, k));
+  return defined({
+    name: mode === 'create' ? (f.name ?? '') : undefined,
+    image_ref: clear('image_ref'),
+    internal_port: int(f, 'internal_port'),
+    access_mode: text(f, 'access_mode'),
+    domain: clear('domain'),
+    fallback_port: port('fallback_port'),
+    build_mode: text(f, 'build_mode'),
+    project_type: text(f, 'project_type'),
+    repo_url: clear('repo_url'),
+    branch: text(f, 'branch'),
+    health_check_path: text(f, 'health_check_path'),
+    app_type: text(f, 'app_type'),
+    source: clear('source'),
+  });
+}

@@ -1,0 +1,230 @@
+/** @jsxImportSource hono/jsx */
+// Routes of the app pages: /apps/new, /apps/{id} and its form posts. Every write goes through the function
+// the REST handler calls, with the same zod schema (src/api/*), so the UI is not a second write path.
+import { Hono, type Context } from 'hono';
+import { appJson, publicHostname } from '../api/app-json.js';
+import { createSchema, updateSchema, appFieldsToStore, reservedPorts } from '../api/apps.js';
+import { requestDeploy, requestRollback, triggerSchema } from '../api/deploys.js';
+import { setSchema } from '../api/env.js';
+import { linkSchema } from '../api/links.js';
+import { envKeySchema, idParam, parse } from '../api/validate.js';
+import { ApiError, notFound } from '../errors.js';
+import { createApp, deleteApp, getApp, getAppWithDeployVersion, updateApp } from '../store/apps.js';
+import { activeDeploy, listDeployEvents, listDeploys } from '../store/deploys.js';
+import { deleteEnv, envKeyHistory, listEnv, revealEnv, setEnv } from '../store/env.js';
+import { createLink, deleteLink, listLinks } from '../store/links.js';
+import { listServices } from '../store/services.js';
+import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
+import { AppPage, type AppView } from './app-view.js';
+import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
+import { Csrf, Layout, Time } from './layout.js';
+
+/** The env key of the path; one that cannot exist is a 404, as in the API. */
+function envKey(c: Context): string {
+  const parsed = envKeySchema.safeParse(c.req.param('key'));
+  if (!parsed.success) throw notFound('environment variable');
+  return parsed.data;
+}
+
+type Status = 200 | 400 | 403 | 404 | 409 | 413 | 422 | 500;
+const statusOf = (err: unknown): Status => (err instanceof ApiError && err.status !== 401 && err.status !== 429 && err.status !== 503 ? err.status : 500);
+
+export function appPages(deps: UiDeps) {
+  const r = new Hono<UiEnv>();
+  const { db } = deps;
+  const opts = { reservedPorts: reservedPorts(deps.config) };
+
+  /** Everything the app page shows, read through the store. */
+  function view(c: Context, id: number, extra: Partial<AppView> = {}): AppView {
+    const found = getAppWithDeployVersion(db, id);
+    if (!found) throw notFound('app');
+    const deploys = listDeploys(db, id);
+    const shown = activeDeploy(db, id) ?? deploys[0];
+    return {
+      app: found.app,
+      json: appJson(found.app, found.deployedConfigVersion, publicHostname(c, deps.config)),
+      deploys,
+      progress: shown && { deploy: shown, events: listDeployEvents(db, shown.id) },
+      env: listEnv(db, id),
+      links: listLinks(db, id),
+      services: listServices(db),
+      ...extra,
+    };
+  }
+
+  const page = (c: Context<UiEnv>, id: number, o: { error?: string; status?: Status; extra?: Partial<AppView> } = {}) =>
+    render(c, <AppPage v={view(c, id, o.extra)} csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} />, o.status ?? 200);
+
+  /**
+   * Runs a form action on app `id`: success redirects back to the app page with a confirmation; a refusal
+   * (4xx from validation or the store) shows the app page again with the reason in role="alert".
+   */
+  const action = (run: (c: Context<UiEnv>, id: number, form: Form) => Response | Promise<Response> | string | void) => async (c: Context<UiEnv>) => {
+    const id = idParam(c, 'id', 'app');
+    const form = await readForm(c, deps);
+    try {
+      const result = await run(c, id, form);
+      if (result instanceof Response) return result;
+      return done(c, `/apps/${id}`, result || undefined);
+    } catch (err) {
+      if (!(err instanceof ApiError) || statusOf(err) === 500) throw err;
+      if (err.status === 404 && !getApp(db, id)) throw err;
+      return page(c, id, { error: err.message, status: statusOf(err) });
+    }
+  };
+
+  const newPage = (c: Context<UiEnv>, v: AppFormValues, error?: string, status: Status = 200) =>
+    render(
+      c,
+      <Layout title="New app" csrf={c.var.csrf} user={c.var.user} error={error}>
+        <form method="post" action="/apps/new" class="stack">
+          <Csrf token={c.var.csrf} />
+          <AppFields v={v} create />
+          <div>
+            <button type="submit">Create app</button>
+          </div>
+        </form>
+      </Layout>,
+      status,
+    );
+
+  r.get('/apps/new', (c) => newPage(c, {}));
+  r.post('/apps/new', async (c) => {
+    const form = await readForm(c, deps);
+    try {
+      const input = parse(createSchema, appBody(form, 'create'));
+      const row = createApp(db, deps.enqueue, { name: input.name, ...appFieldsToStore(input) }, 'rest', opts);
+      deps.log.info('app created', { app: row.name });
+      return done(c, `/apps/${row.id}`, 'app_created');
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return newPage(c, valuesOfForm(form), err.message, statusOf(err));
+    }
+  });
+
+  r.get('/apps/:id', (c) => page(c, idParam(c, 'id', 'app')));
+
+  r.post('/apps/:id/deploy', action((c, id, f) => {
+    const input = parse(triggerSchema, defined({ image_ref: text(f, 'image_ref') }));
+    requestDeploy(deps, getApp(db, id)!, { imageRef: input.image_ref, trigger: 'manual' });
+    return 'deploy_queued';
+  }));
+
+  r.post('/apps/:id/rollback', action((c, id) => {
+    requestRollback(deps, getApp(db, id)!);
+    return 'rollback_queued';
+  }));
+
+  r.post('/apps/:id/settings', async (c) => {
+    const id = idParam(c, 'id', 'app');
+    const form = await readForm(c, deps);
+    try {
+      updateApp(db, deps.enqueue, id, appFieldsToStore(parse(updateSchema, appBody(form, 'update'))), opts);
+      return done(c, `/apps/${id}`, 'app_saved');
+    } catch (err) {
+      if (!(err instanceof ApiError) || !getApp(db, id)) throw err;
+      return page(c, id, { error: err.message, status: statusOf(err), extra: { settings: valuesOfForm(form) } });
+    }
+  });
+
+  r.post('/apps/:id/env', action((c, id, f) => {
+    const input = parse(setSchema, { key: f.key ?? '', value: f.value ?? '', is_secret: checked(f, 'is_secret'), required: checked(f, 'required') });
+    setEnv(db, deps.sealer, deps.enqueue, id, { key: input.key, value: input.value, isSecret: input.is_secret, required: input.required }, c.var.user.username);
+    return 'env_saved';
+  }));
+
+  r.post('/apps/:id/env/:key/delete', action((c, id) => {
+    deleteEnv(db, deps.enqueue, id, envKey(c), c.var.user.username);
+    return 'env_deleted';
+  }));
+
+  // Without JavaScript "Reveal" posts here and gets the page with that one value shown (never cached).
+  r.post('/apps/:id/env/:key/reveal', action((c, id) => {
+    const revealed = revealEnv(db, deps.sealer, id, envKey(c));
+    deps.log.info('environment variable revealed', { app_id: id, variable: revealed.key, by: c.var.user.username });
+    return page(c, id, { extra: { revealed } });
+  }));
+
+  r.get('/apps/:id/env/:key/history', (c) => {
+    const id = idParam(c, 'id', 'app');
+    const app = getApp(db, id);
+    if (!app) throw notFound('app');
+    const key = envKey(c);
+    const rows = envKeyHistory(db, id, key);
+    return render(
+      c,
+      <Layout title={`History of ${key}`} csrf={c.var.csrf} user={c.var.user}>
+        <p>
+          <a href={`/apps/${id}`}>Back to {app.name}</a>
+        </p>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Change</th>
+                <th scope="col">Value</th>
+                <th scope="col">Flags</th>
+                <th scope="col">By</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...rows].reverse().map((h) => (
+                <tr>
+                  <td>
+                    <Time at={h.changedAt} />
+                  </td>
+                  <td>{h.action}</td>
+                  <td class="mono">{h.isSecret ? <span class="muted">secret, not kept</span> : h.value}</td>
+                  <td>{[h.isSecret && 'secret', h.required && 'required'].filter(Boolean).join(', ') || '-'}</td>
+                  <td>{h.changedBy ?? '-'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </Layout>,
+    );
+  });
+
+  r.post('/apps/:id/links', action((c, id, f) => {
+    const input = parse(linkSchema, defined({ service_id: int(f, 'service_id'), alias: text(f, 'alias') }));
+    createLink(db, deps.enqueue, { appId: id, serviceId: input.service_id, alias: input.alias });
+    return 'linked';
+  }));
+
+  r.post('/apps/:id/links/:sid/delete', action((c, id) => {
+    deleteLink(db, deps.enqueue, id, idParam(c, 'sid', 'link'));
+    return 'unlinked';
+  }));
+
+  r.get('/apps/:id/delete', (c) => {
+    const app = getApp(db, idParam(c, 'id', 'app'));
+    if (!app) throw notFound('app');
+    return render(
+      c,
+      <Layout title={`Delete app ${app.name}?`} csrf={c.var.csrf} user={c.var.user}>
+        <p>
+          This stops and removes its containers and route, and deletes its deploy history, environment variables and service links. It
+          cannot be undone.
+        </p>
+        <form method="post" action={`/apps/${app.id}/delete`} class="actions">
+          <Csrf token={c.var.csrf} />
+          <button type="submit" class="danger">
+            Delete app
+          </button>
+          <a href={`/apps/${app.id}`}>Cancel</a>
+        </form>
+      </Layout>,
+    );
+  });
+
+  r.post('/apps/:id/delete', async (c) => {
+    const id = idParam(c, 'id', 'app');
+    await readForm(c, deps);
+    deleteApp(db, deps.enqueue, id);
+    return done(c, '/', 'app_deleted');
+  });
+
+  return r;
+}

@@ -1,0 +1,262 @@
+/** @jsxImportSource hono/jsx */
+// The app page (`/apps/{id}`): facts, Deploy and Rollback, the current deploy's progress, history, live
+// logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
+import type { Child } from 'hono/jsx';
+import type { appJson } from '../api/app-json.js';
+import type { LinkView } from '../store/links.js';
+import type { AppRow, DeployRow, EnvVarRow, ServiceRow } from '../store/schema/index.js';
+import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
+import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
+import { Badge, Check, Csrf, Field, Layout, PostButton } from './layout.js';
+
+export interface AppView {
+  app: AppRow;
+  json: ReturnType<typeof appJson>;
+  deploys: DeployRow[];
+  /** The deploy shown under "Deploy progress": the one in flight, else the newest. */
+  progress?: { deploy: DeployRow; events: EventRow[] };
+  env: EnvVarRow[];
+  links: LinkView[];
+  services: ServiceRow[];
+  /** A secret revealed by the no-script "Reveal" form. */
+  revealed?: { key: string; value: string };
+  /** What the user typed in the settings form before an error. */
+  settings?: AppFormValues;
+}
+
+export const MASK = '••••••••';
+const envId = (key: string) => `env-value-${key}`;
+
+const Facts = ({ v }: { v: AppView }) => (
+  <section id="app-facts" data-live aria-label="Status">
+    <dl class="facts">
+      <dt>Status</dt>
+      <dd>
+        <Badge status={v.app.status} />
+        {v.json.config_changed && <span class="muted"> · configuration changed since the live deploy; deploy to apply it</span>}
+      </dd>
+      <dt>Image</dt>
+      <dd class="mono">{v.app.imageRef ?? <span class="muted">none yet</span>}</dd>
+      <dt>Live container</dt>
+      <dd class="mono">{v.app.liveContainerName ?? <span class="muted">none</span>}</dd>
+      <dt>Access URL</dt>
+      <dd>{v.json.access_url ? <a href={v.json.access_url}>{v.json.access_url}</a> : <span class="muted">-</span>}</dd>
+      <dt>Current deploy</dt>
+      <dd>{v.app.currentDeployId ? <a href={`/deploys/${v.app.currentDeployId}`}>#{v.app.currentDeployId}</a> : <span class="muted">none</span>}</dd>
+      <dt>Type</dt>
+      <dd>
+        {v.app.appType}, {v.app.buildMode}
+      </dd>
+    </dl>
+  </section>
+);
+
+const Section = ({ title, id, children }: { title: string; id: string; children?: Child }) => (
+  <section aria-labelledby={id}>
+    <h2 id={id}>{title}</h2>
+    {children}
+  </section>
+);
+
+const DeployControls = ({ v, csrf }: { v: AppView; csrf: string }) => (
+  <div class="row">
+    <form method="post" action={`/apps/${v.app.id}/deploy`} class="row grow">
+      <Csrf token={csrf} />
+      <Field label="Image" name="image_ref" hint="optional: the app's image when blank" placeholder={v.app.imageRef ?? 'registry/name:tag'} autocomplete="off" />
+      <button type="submit">Deploy</button>
+    </form>
+    <PostButton action={`/apps/${v.app.id}/rollback`} csrf={csrf} label="Rollback" tone="secondary" />
+  </div>
+);
+
+const Progress = ({ v }: { v: AppView }) => (
+  <div id="deploy-progress" data-live>
+    {v.progress ? (
+      <div class="panel">
+        <p>
+          <a href={`/deploys/${v.progress.deploy.id}`}>Deploy #{v.progress.deploy.id}</a> <Badge status={v.progress.deploy.status} deploy={v.progress.deploy.id} />{' '}
+          <span class="mono">{v.progress.deploy.imageRef}</span>
+          {v.progress.deploy.error && <span class="muted"> · {v.progress.deploy.error}</span>}
+        </p>
+        <EventsList deploy={v.progress.deploy} events={v.progress.events} label="Deploy progress" />
+      </div>
+    ) : (
+      <p class="muted">Nothing deployed yet.</p>
+    )}
+  </div>
+);
+
+const EnvEditor = ({ v, csrf }: { v: AppView; csrf: string }) => (
+  <>
+    <div class="scroll" id="env-table">
+      <table>
+        <caption class="sr">Environment variables</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Value</th>
+            <th scope="col">Flags</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {v.env.length === 0 && (
+            <tr>
+              <td colspan={4} class="muted">
+                No variables.
+              </td>
+            </tr>
+          )}
+          {v.env.map((e) => {
+            const shown = v.revealed?.key === e.key;
+            return (
+              <tr>
+                <td class="mono">{e.key}</td>
+                <td class="mono">
+                  {e.isSecret ? (
+                    <span id={envId(e.key)} class={shown ? undefined : 'secret'} data-mask={MASK}>
+                      {shown ? v.revealed!.value : MASK}
+                    </span>
+                  ) : (
+                    <span id={envId(e.key)}>{e.value}</span>
+                  )}
+                </td>
+                <td>{[e.isSecret && 'secret', e.required && 'required'].filter(Boolean).join(', ') || <span class="muted">-</span>}</td>
+                <td class="actions">
+                  {e.isSecret && (
+                    <form method="post" action={`/apps/${v.app.id}/env/${e.key}/reveal`} data-reveal={`/api/apps/${v.app.id}/env/${e.key}/reveal`} data-target={envId(e.key)}>
+                      <Csrf token={csrf} />
+                      <button type="submit" class="secondary small">
+                        {shown ? 'Reveal again' : 'Reveal'}
+                        <span class="sr"> {e.key}</span>
+                      </button>
+                    </form>
+                  )}
+                  <a href={`/apps/${v.app.id}/env/${e.key}/history`}>
+                    History<span class="sr"> of {e.key}</span>
+                  </a>
+                  <PostButton action={`/apps/${v.app.id}/env/${e.key}/delete`} csrf={csrf} label="Delete" context={e.key} tone="secondary" small />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+    <h3>Add or change a variable</h3>
+    <form method="post" action={`/apps/${v.app.id}/env`} class="row">
+      <Csrf token={csrf} />
+      <Field label="Key" name="key" required autocomplete="off" />
+      <Field label="Value" name="value" autocomplete="off" />
+      <Check label="Secret" name="is_secret" />
+      <Check label="Required" name="required" />
+      <button type="submit">Save</button>
+    </form>
+  </>
+);
+
+const Links = ({ v, csrf }: { v: AppView; csrf: string }) => (
+  <>
+    <div class="scroll">
+      <table>
+        <caption class="sr">Linked services</caption>
+        <thead>
+          <tr>
+            <th scope="col">Service</th>
+            <th scope="col">Type</th>
+            <th scope="col">Status</th>
+            <th scope="col">Injected variables</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {v.links.length === 0 && (
+            <tr>
+              <td colspan={5} class="muted">
+                No linked services.
+              </td>
+            </tr>
+          )}
+          {v.links.map((l) => (
+            <tr>
+              <td>
+                <a href={`/services/${l.service.id}`}>{l.service.name}</a>
+              </td>
+              <td>{l.service.type}</td>
+              <td>
+                <Badge status={l.service.status} />
+              </td>
+              <td class="mono">{l.envKeys.join(' ')}</td>
+              <td>
+                <PostButton action={`/apps/${v.app.id}/links/${l.service.id}/delete`} csrf={csrf} label="Unlink" context={l.service.name} tone="secondary" small />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+    <h3>Link a service</h3>
+    {v.services.length === 0 ? (
+      <p class="muted">
+        No services yet. <a href="/services">Create one</a>.
+      </p>
+    ) : (
+      <form method="post" action={`/apps/${v.app.id}/links`} class="row">
+        <Csrf token={csrf} />
+        <label>
+          Service
+          <select name="service_id">
+            {v.services.map((s) => (
+              <option value={String(s.id)}>
+                {s.name} ({s.type})
+              </option>
+            ))}
+          </select>
+        </label>
+        <Field label="Alias" name="alias" hint="optional: prefix of the variables, e.g. DB" autocomplete="off" />
+        <button type="submit">Link</button>
+      </form>
+    )}
+  </>
+);
+
+export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: string; user: { username: string }; message?: string; error?: string }) => (
+  <Layout title={`App ${v.app.name}`} csrf={csrf} user={user} message={message} error={error} refresh={5}>
+    <Facts v={v} />
+    <Section title="Deploy" id="h-deploy">
+      <DeployControls v={v} csrf={csrf} />
+      <Progress v={v} />
+    </Section>
+    <Section title="Deploy history" id="h-history">
+      <DeployHistory deploys={v.deploys} />
+    </Section>
+    <Section title="Logs" id="h-logs">
+      <p class="muted" data-logs-state>
+        Live logs of the running container appear here (they need JavaScript; from a terminal: <code>svc logs {v.app.name} --follow</code>).
+      </p>
+      <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
+    </Section>
+    <Section title="Environment" id="h-env">
+      <EnvEditor v={v} csrf={csrf} />
+    </Section>
+    <Section title="Linked services" id="h-links">
+      <Links v={v} csrf={csrf} />
+    </Section>
+    <Section title="Settings" id="h-settings">
+      <form method="post" action={`/apps/${v.app.id}/settings`} class="stack">
+        <Csrf token={csrf} />
+        <AppFields v={v.settings ?? valuesOfRow(v.app)} create={false} />
+        <div>
+          <button type="submit">Save changes</button>
+        </div>
+      </form>
+    </Section>
+    <Section title="Danger zone" id="h-danger">
+      <form method="get" action={`/apps/${v.app.id}/delete`}>
+        <button type="submit" class="danger">
+          Delete app
+        </button>
+      </form>
+    </Section>
+  </Layout>
+);
