@@ -39,11 +39,14 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
   const log = process.env.SVC_TEST_LOG ? createLogger('debug') : silentLogger;
   let daemon = await startDaemon(config, log);
   const url = daemon.url;
+  const send = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
+    fetch(url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   const raw = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url + path, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    // After restart() the client's pool may still hold a keep-alive socket the stopped server closed; a
+    // request written on it fails with UND_ERR_SOCKET before any server read it, so one retry is safe.
+    const res = await send(method, path, body, headers).catch((err: Error & { cause?: { code?: string } }) => {
+      if (err.cause?.code !== 'UND_ERR_SOCKET') throw err;
+      return send(method, path, body, headers);
     });
     const text = await res.text();
     return { status: res.status, body: text ? safeJson(text) : undefined, headers: res.headers };
