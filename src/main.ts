@@ -25,6 +25,7 @@ import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './backup/wiring.js';
 import { wireManifests } from './manifests/wiring.js';
+import { join } from 'node:path';
 
 export interface Daemon {
   db: Db;
@@ -131,6 +132,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       },
       probe: httpProbe,
       now: Date.now,
+      build: { workDir: join(config.dataDir, 'builds'), images: config.buildImages },
       settings: {
         network: config.network,
         instance: config.instance,

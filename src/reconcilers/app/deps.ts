@@ -6,6 +6,7 @@ import type { Proxy } from '../../proxy/proxy.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Db } from '../../store/db.js';
 import type { Probe } from './probe.js';
+import type { BuildSettings } from '../../build/steps.js';
 
 /** The environment a deploy injects, and the values that must never appear in an event or log. */
 export interface DeployEnv {
@@ -32,6 +33,8 @@ export interface AppReconcilerDeps {
   };
   probe: Probe;
   now: () => number;
+  /** `svc_build`: where checkouts go, the base images, git and tokens; without it nothing is built. */
+  build?: BuildSettings;
   settings: {
     network: string;
     instance: string;

@@ -13,6 +13,7 @@ import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
 import { watchesOld } from './watch-plan.js';
+import { buildStep, buildsFromSource, cloneStep, type StepReport } from '../../build/steps.js';
 import type { WatchMemory } from './watch.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -36,10 +37,17 @@ export function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: numb
 
 export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppRow, deploy: DeployRow, step: DeployStep): Promise<Result> {
   const secrets = () => deps.env.resolve(app.id).secrets;
+  // A built image serves on its provider's port from its staging container on; the app takes it at the switch.
+  if (deploy.buildPort) app = { ...app, internalPort: deploy.buildPort };
+  const report: StepReport = { event: (s, m, l) => event(deps, deploy, s, m, l), fail: (s, m) => fail(deps, deploy, s, 'failed', m) };
   try {
     switch (step) {
       case 'validate':
         return validate(deps, app, deploy);
+      case 'clone':
+        return await cloneStep(deps, deps.build!, app, deploy, report);
+      case 'build':
+        return await buildStep(deps, deps.build!, app, deploy, report);
       case 'pull':
         return await pull(deps, deploy, secrets);
       case 'create':
@@ -62,14 +70,15 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
 }
 
 function validate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Result {
-  if (!deploy.imageRef) return fail(deps, deploy, 'validate', 'failed', 'no image to deploy: set image_ref on the app or the deploy');
+  const build = deps.build !== undefined && buildsFromSource(app, deploy);
+  if (!deploy.imageRef && !build) return fail(deps, deploy, 'validate', 'failed', 'no image to deploy: set image_ref on the app or the deploy');
   const missing = deps.env.missingRequired(app.id);
   if (missing.length > 0) return fail(deps, deploy, 'validate', 'failed', `missing required environment variables: ${missing.join(', ')}`);
   const { env } = deps.env.resolve(app.id);
   const previous = lastSuccessful(deps.db, app.id);
   const previousEnv = previous?.envSnapshotSealed ? deps.sealer.openJson<Record<string, string>>(previous.envSnapshotSealed) : undefined;
   updateDeploy(deps.db, deps.bus, deploy.id, {
-    step: 'pull',
+    step: build ? 'clone' : 'pull',
     envSnapshotSealed: deps.sealer.sealJson(env),
     envDiff: envDiff(previousEnv, env),
     configVersion: app.configVersion,
@@ -142,7 +151,7 @@ async function routeUpdate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployR
   // The switch: the live container is whatever the DNS answer points at, so both change together.
   deps.db
     .update(apps)
-    .set({ liveContainerName: info.name, liveContainerId: info.id, liveAddress: info.address, updatedAt: nowIso() })
+    .set({ liveContainerName: info.name, liveContainerId: info.id, liveAddress: info.address, internalPort: app.internalPort, updatedAt: nowIso() })
     .where(eq(apps.id, app.id))
     .run();
   await deps.dns.sync();

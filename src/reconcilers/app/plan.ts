@@ -2,7 +2,7 @@
 // the one next thing to do. The reconciler only observes, calls these, and acts (DESIGN.md rule 5).
 import { planWatch, type WatchAction, type WatchStep } from './watch-plan.js';
 
-export type DeployStep = 'validate' | 'pull' | 'create' | 'health_check' | 'route_update' | 'stop_old' | 'finalize';
+export type DeployStep = 'validate' | 'clone' | 'build' | 'pull' | 'create' | 'health_check' | 'route_update' | 'stop_old' | 'finalize';
 
 export interface ObservedContainer {
   name: string;

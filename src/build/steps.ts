@@ -1,0 +1,92 @@
+// The `clone` and `build` steps of a `svc_build` deploy (API.md "Building from source"), run by the app
+// reconciler's pipeline between `validate` and `pull`. Each is one reconcile pass and safe to run again
+// after a restart: `clone` starts from an empty directory, `build` goes back to `clone` when the checkout
+// is gone, and an image already built for the commit is not rebuilt.
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Result } from '../controller/types.js';
+import type { Config } from '../config.js';
+import { updateDeploy } from '../store/deploys.js';
+import type { AppRow, DeployRow, EventLevel } from '../store/schema/index.js';
+import type { AppReconcilerDeps } from '../reconcilers/app/deps.js';
+import { builtImage } from '../codehost/repository.js';
+import { checkout, execGit, type GitRunner } from './git.js';
+import { planBuild, type ProjectType } from './detect.js';
+import { displayUrl } from './repo-url.js';
+import { OutputCap } from './output.js';
+
+export interface BuildSettings {
+  /** Parent of the per-deploy checkouts ($SVC_DATA_DIR/builds). */
+  workDir: string;
+  images: Config['buildImages'];
+  git?: GitRunner;
+  /** An installation token for a private repository on the code host, undefined when none applies. */
+  tokenFor?(repoUrl: string): Promise<string | undefined>;
+}
+
+/** How a step reports: deploy events, and ending the deploy failed at a step. */
+export interface StepReport {
+  event(step: string, message: string, level?: EventLevel): void;
+  fail(step: string, message: string): Result;
+}
+
+/** True when this deploy builds from source (a svc_build app, not a rollback or an explicitly named image). */
+export const buildsFromSource = (app: Pick<AppRow, 'name' | 'buildMode'>, deploy: Pick<DeployRow, 'trigger' | 'imageRef'>) =>
+  app.buildMode === 'svc_build' && deploy.trigger !== 'rollback' && (deploy.imageRef === null || deploy.imageRef.startsWith(`svc-build/${app.name}:`));
+
+export const checkoutDir = (s: BuildSettings, app: string, deployId: number) => join(s.workDir, `${app}-${deployId}`);
+
+export async function cloneStep(deps: AppReconcilerDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
+  const dir = checkoutDir(s, app.name, deploy.id);
+  await rm(dir, { recursive: true, force: true });
+  if (!app.repoUrl) return r.fail('clone', 'the app has no repo_url to build from');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const what = deploy.commitSha ? `commit ${deploy.commitSha}` : `the head of branch ${app.branch}`;
+  r.event('clone', `cloning ${displayUrl(app.repoUrl)} at ${what}`);
+  let sha: string;
+  try {
+    const token = await s.tokenFor?.(app.repoUrl);
+    sha = await checkout({ url: app.repoUrl, branch: app.branch, commit: deploy.commitSha, dir, token }, s.git ?? execGit);
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    return r.fail('clone', err instanceof Error ? err.message : String(err));
+  }
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'build', commitSha: sha, imageRef: builtImage(app.name, sha) });
+  r.event('clone', `checked out ${sha}`);
+  return { requeueAfterMs: 0 };
+}
+
+export async function buildStep(deps: AppReconcilerDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
+  const dir = checkoutDir(s, app.name, deploy.id);
+  if (!existsSync(dir) || !deploy.imageRef) {
+    // Interrupted between the steps (restart, cleanup): fetch again.
+    updateDeploy(deps.db, deps.bus, deploy.id, { step: 'clone' });
+    return { requeueAfterMs: 0 };
+  }
+  try {
+    const plan = planBuild(await readdir(dir), app.projectType as ProjectType, s.images);
+    if (plan.kind === 'error') return r.fail('build', plan.message);
+    r.event('build', plan.kind === 'dockerfile' ? plan.reason : `provider ${plan.provider}: ${plan.reason}; port ${plan.port}`);
+    const tag = deploy.imageRef;
+    if (await deps.runtime.hasImage(tag)) {
+      r.event('build', `image ${tag} was already built for this commit; not rebuilt`);
+    } else {
+      if (plan.kind === 'provider') await writeFile(join(dir, 'Dockerfile'), plan.dockerfile);
+      const cap = new OutputCap((line) => r.event('build', line));
+      try {
+        await deps.runtime.build(dir, tag, (line) => cap.push(line));
+      } catch (err) {
+        cap.end();
+        const why = err instanceof Error ? err.message : String(err);
+        return r.fail('build', `build failed: ${why}${cap.tail().length ? `\nlast output:\n${cap.tail().join('\n')}` : ''}`);
+      }
+      cap.end();
+      r.event('build', `built ${tag}`);
+    }
+    updateDeploy(deps.db, deps.bus, deploy.id, { step: 'pull', buildPort: plan.kind === 'provider' ? plan.port : null });
+    return { requeueAfterMs: 0 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

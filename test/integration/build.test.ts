@@ -1,0 +1,136 @@
+// svc_build end to end: signed `push` deliveries for local file:// repositories, built by the real engine
+// and deployed blue/green behind the real Caddy. A static site (generated Dockerfile on a local
+// caddy image), a Dockerfile repository, a manual deploy of the branch head, a provider that cannot
+// plan, a failing build and a rebuild of a commit already built.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { createDockerRuntime } from '../../src/runtime/docker.js';
+import { signBody } from '../../src/codehost/signature.js';
+import { freePort } from '../support/caddy.js';
+import { ensureCaddyImage } from '../support/caddy-image.js';
+import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { ensureTestImages, WEB_V1 } from '../support/images.js';
+import { createTestRepo, type TestRepo } from '../support/git-repo.js';
+import { waitFor } from '../support/wait.js';
+
+const SECRET = 'build-test-secret';
+const runtime = createDockerRuntime({ log: silentLogger });
+let t: TestDaemon;
+const repos: TestRepo[] = [];
+const images: string[] = [];
+
+beforeAll(async () => {
+  await ensureTestImages(runtime);
+  const caddyImage = await ensureCaddyImage();
+  t = await startTestDaemon('build', { SVC_CODEHOST_WEBHOOK_SECRET: SECRET, SVC_BUILD_IMAGE_STATIC: caddyImage });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  for (const r of repos) await r.remove();
+  for (const i of images) await runtime.docker.getImage(i).remove({ force: true }).catch(() => {});
+});
+
+const FINAL = ['success', 'failed', 'auto_rollback', 'cancelled'];
+const finished = (id: number) =>
+  waitFor(async () => {
+    const d = (await t.api('GET', `/api/deploys/${id}`)).body;
+    return FINAL.includes(d.status) ? d : undefined;
+  }, { timeoutMs: 90_000, what: `deploy ${id} to finish` });
+const events = async (id: number) => (await t.api('GET', `/api/deploys/${id}/events`)).body as { step: string; level: string; message: string }[];
+const get = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(5_000) })).text();
+
+async function repo(name: string) {
+  const r = await createTestRepo(name);
+  repos.push(r);
+  return r;
+}
+
+async function app(name: string, repoUrl: string, extra: Record<string, unknown> = {}) {
+  const port = await freePort();
+  const res = await t.api('POST', '/api/apps', { name, build_mode: 'svc_build', repo_url: repoUrl, access_mode: 'port', fallback_port: port, ...extra });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.id as number, port };
+}
+
+async function push(fullName: string, sha: string, branch = 'main') {
+  const body = JSON.stringify({ ref: `refs/heads/${branch}`, after: sha, deleted: false, repository: { full_name: fullName } });
+  const res = await fetch(`${t.url}/api/webhooks/github`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `d-${sha}-${Math.random()}`, 'x-hub-signature-256': signBody(SECRET, body) },
+    body,
+  });
+  const json = (await res.json()) as { deploys: number[] };
+  expect(res.status, JSON.stringify(json)).toBe(202);
+  return json.deploys[0];
+}
+
+describe('building from source', () => {
+  it('push of a static site: clone, build, deploy on the provider port, served through Caddy', async () => {
+    const r = await repo('acme/bk-static');
+    const sha = await r.commit({ 'index.html': '<h1>static one</h1>' });
+    const a = await app('bk-static', r.url);
+    const id = await push('Acme/BK-Static', sha);
+    const d = await finished(id);
+    images.push(`svc-build/bk-static:${sha}`);
+    const ev = await events(id);
+    expect(d.status, JSON.stringify(ev.filter((e) => e.level !== 'info'))).toBe('success');
+    expect(d).toMatchObject({ commit_sha: sha, image_ref: `svc-build/bk-static:${sha}`, trigger: 'webhook' });
+    const steps = ev.map((e) => e.step).filter((s, i, all) => s !== all[i - 1]);
+    expect(steps).toEqual(['start', 'clone', 'build', 'pull', 'start', 'health_check', 'route_update', 'stop_old', 'finalize']);
+    expect(ev.find((e) => e.step === 'build')!.message).toMatch(/provider static: detected static from index.html/);
+    expect((await t.api('GET', `/api/apps/${a.id}`)).body).toMatchObject({ internal_port: 80, image_ref: `svc-build/bk-static:${sha}` });
+    await waitFor(async () => (await get(a.port)).includes('static one'), { what: 'the static site to be served' });
+
+    // A second commit replaces it; redeploying a commit already built does not rebuild.
+    const sha2 = await r.commit({ 'index.html': '<h1>static two</h1>' });
+    images.push(`svc-build/bk-static:${sha2}`);
+    expect((await finished(await push('acme/bk-static', sha2))).status).toBe('success');
+    await waitFor(async () => (await get(a.port)).includes('static two'), { what: 'the second version' });
+    const again = await t.api('POST', `/api/apps/${a.id}/deploys`, { commit_sha: sha });
+    expect(again.status).toBe(202);
+    expect((await finished(again.body.id)).status).toBe('success');
+    expect((await events(again.body.id)).some((e) => e.step === 'build' && /already built/.test(e.message))).toBe(true);
+    await waitFor(async () => (await get(a.port)).includes('static one'), { what: 'the first version again' });
+  }, 180_000);
+
+  it('a Dockerfile repository is built as it is; a manual deploy builds the branch head', async () => {
+    const r = await repo('acme/bk-docker');
+    const sha = await r.commit({ Dockerfile: `FROM ${WEB_V1}\nCOPY index.html /www/index.html\n`, 'index.html': 'from the dockerfile repo' });
+    const a = await app('bk-docker', r.url, { internal_port: 3000, project_type: 'go' });
+    const res = await t.api('POST', `/api/apps/${a.id}/deploys`, {});
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const d = await finished(res.body.id);
+    images.push(`svc-build/bk-docker:${sha}`);
+    expect(d.status, JSON.stringify(await events(res.body.id))).toBe('success');
+    expect(d.commit_sha).toBe(sha);
+    expect((await events(res.body.id)).some((e) => e.step === 'build' && /Dockerfile found/.test(e.message))).toBe(true);
+    expect((await t.api('GET', `/api/apps/${a.id}`)).body.internal_port).toBe(3000);
+    await waitFor(async () => (await get(a.port)).includes('from the dockerfile repo'), { what: 'the Dockerfile build to be served' });
+  }, 120_000);
+
+  it('fails at the right step with the old version serving: no plan, failing build, unknown commit', async () => {
+    const r = await repo('acme/bk-fail');
+    const good = await r.commit({ Dockerfile: `FROM ${WEB_V1}\n` });
+    const a = await app('bk-fail', r.url, { internal_port: 3000 });
+    images.push(`svc-build/bk-fail:${good}`);
+    expect((await finished(await push('acme/bk-fail', good))).status).toBe('success');
+
+    const noPlan = await r.commit({ Dockerfile: null, 'README.md': 'no go.mod' });
+    await t.api('PUT', `/api/apps/${a.id}`, { project_type: 'go' });
+    const d1 = await finished(await push('acme/bk-fail', noPlan));
+    expect(d1.status).toBe('failed');
+    expect((await events(d1.id)).at(-1)).toMatchObject({ step: 'build', level: 'error', message: 'project type go needs go.mod in the repository root' });
+
+    const broken = await r.commit({ Dockerfile: 'FROM svc-test/does-not-exist:v0\n' });
+    const d2 = await finished(await push('acme/bk-fail', broken));
+    expect(d2.status).toBe('failed');
+    expect((await events(d2.id)).at(-1)).toMatchObject({ step: 'build', level: 'error' });
+    expect(d2.error).toMatch(/build failed/);
+
+    const d3 = await finished(await push('acme/bk-fail', 'e'.repeat(40)));
+    expect(d3.status).toBe('failed');
+    expect((await events(d3.id)).at(-1)).toMatchObject({ step: 'clone', level: 'error' });
+
+    await waitFor(async () => (await get(a.port)).includes('svc-test web v1'), { what: 'the first version to keep serving' });
+  }, 180_000);
+});
