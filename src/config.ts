@@ -30,7 +30,7 @@ const schema = z.object({
   SVC_ENCRYPTION_KEY: encryptionKey,
   SVC_PUBLIC_URL: optional.pipe(z.string().url().optional()),
   DOCKER_HOST: optional,
-  SVC_PROXY_MODE: z.enum(['container', 'external']).default('container'),
+  SVC_PROXY_MODE: z.enum(['auto', 'container', 'host', 'external']).default('auto'),
   SVC_PROXY_IMAGE: z.string().default('caddy:2'),
   SVC_PROXY_ADMIN_URL: z.string().url().default('http://127.0.0.1:2019'),
   SVC_HTTP_PORT: port.default(80),
@@ -87,7 +87,8 @@ export interface Config {
   publicUrl: string | undefined;
   dockerHost: string | undefined;
   proxy: {
-    mode: 'container' | 'external';
+    /** auto: container when its image is present or pullable, else host (see src/proxy/runner.ts). */
+    mode: 'auto' | 'container' | 'host' | 'external';
     image: string;
     adminUrl: string;
     httpPort: number;

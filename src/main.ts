@@ -14,7 +14,7 @@ import { missingRequired } from './store/env.js';
 import { deployEnv } from './store/deploy-env.js';
 import { createCaddyProxy } from './proxy/caddy.js';
 import { DNS_REFRESH_MS } from './proxy/config.js';
-import { ensureProxyContainer } from './proxy/container.js';
+import { createProxyRunner } from './proxy/runner.js';
 import { ensureDnsResponder } from './dns/supervise.js';
 import { dnsmasqPaths } from './dns/dnsmasq.js';
 import { writeHostsDir } from './dns/hosts.js';
@@ -106,19 +106,16 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       dns,
       log,
       ensureDnsResponder: async () => void (await ensureDnsResponder({ dataDir: config.dataDir, port: config.proxy.dnsPort, log })),
-      ensureProxyRunning:
-        config.proxy.mode === 'container'
-          ? async () =>
-              void (await ensureProxyContainer({
-                runtime,
-                image: config.proxy.image,
-                adminUrl: config.proxy.adminUrl,
-                dataDir: config.dataDir,
-                instance: config.instance,
-                log,
-                waitReady: (ms) => proxy.waitReady(ms),
-              }))
-          : undefined,
+      ensureProxyRunning: createProxyRunner({
+        mode: config.proxy.mode,
+        runtime,
+        image: config.proxy.image,
+        adminUrl: config.proxy.adminUrl,
+        dataDir: config.dataDir,
+        instance: config.instance,
+        log,
+        waitReady: (ms) => proxy.waitReady(ms),
+      }),
     }),
   );
   manager.register(

@@ -56,6 +56,6 @@ export function createApi(input: ApiDeps): Hono<ApiEnv> {
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
   // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).
-  app.route('/', createUi(deps, flows));
+  app.route('/', createUi(deps, flows, (req) => app.fetch(req)));
   return app;
 }

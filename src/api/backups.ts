@@ -7,9 +7,17 @@ import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { keyOf } from '../controller/types.js';
 import { ApiError, conflict, notFound } from '../errors.js';
-import { backupJson, createBackup, deleteBackupRecord, getBackup, listBackups } from '../store/backups.js';
+import { backupJson, createBackup, deleteBackupRecord, getBackup, listBackups, type BackupRow } from '../store/backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam } from './validate.js';
+
+/** Deletes a finished backup's record; the backup reconciler removes the file. 409 while it runs. Shared with the UI. */
+export function requestBackupDelete(deps: ApiDeps, row: BackupRow): void {
+  if (row.status === 'running') throw conflict(`backup ${row.id} is still running; delete it when it has finished`);
+  deleteBackupRecord(deps.db, row.id);
+  deps.enqueue(keyOf('backup', 'files'));
+  deps.log.info('backup deleted', { id: row.id, filename: row.filename });
+}
 
 export function backupRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
@@ -50,11 +58,7 @@ export function backupRoutes(deps: ApiDeps) {
   });
 
   r.delete('/backups/:id', (c) => {
-    const row = backupOf(c);
-    if (row.status === 'running') throw conflict(`backup ${row.id} is still running; delete it when it has finished`);
-    deleteBackupRecord(db, row.id);
-    deps.enqueue(keyOf('backup', 'files'));
-    deps.log.info('backup deleted', { id: row.id, filename: row.filename });
+    requestBackupDelete(deps, backupOf(c));
     return c.body(null, 204);
   });
 

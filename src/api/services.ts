@@ -33,6 +33,12 @@ export function serviceJson(db: Db, row: ServiceRow) {
   };
 }
 
+/** The decrypted connection values of a service (SPEC.md 2.5 fields); the credentials endpoint and the UI's "Show credentials". */
+export function serviceCredentials(deps: Pick<ApiDeps, 'sealer'>, row: ServiceRow) {
+  const place = { name: row.name, host: row.containerName, dataDir: row.dataDir };
+  return kindOf(row.type).credentialFields(openCredentials(deps.sealer, row), place);
+}
+
 /** `?flag=true` (also `1`, `yes`) as a boolean. */
 const flag = (v: string | undefined) => v === 'true' || v === '1' || v === 'yes';
 
@@ -73,9 +79,8 @@ export function serviceRoutes(deps: ApiDeps) {
 
   r.get('/services/:id/credentials', (c) => {
     const row = serviceOf(idParam(c, 'id', 'service'));
-    const place = { name: row.name, host: row.containerName, dataDir: row.dataDir };
     c.header('cache-control', 'no-store');
-    return c.json(kindOf(row.type).credentialFields(openCredentials(deps.sealer, row), place));
+    return c.json(serviceCredentials(deps, row));
   });
 
   return r;

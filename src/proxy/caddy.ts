@@ -53,7 +53,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
       throw new ProxyUnreachableError(
         `Caddy admin API at ${base} is unreachable (${why}) during ${method} ${path}: is the proxy running? ` +
-          `(SVC_PROXY_MODE=external expects Caddy at SVC_PROXY_ADMIN_URL)`,
+          `(every SVC_PROXY_MODE talks to Caddy at SVC_PROXY_ADMIN_URL)`,
       );
     }
   };

@@ -18,6 +18,9 @@ import { createCsrf } from './csrf.js';
 import { dashboardPage } from './dashboard.js';
 import { appPages } from './app-pages.js';
 import { deployPage } from './deploy-page.js';
+import { servicePages } from './service-pages.js';
+import { settingsPage } from './settings-page.js';
+import { backupPages, type ApiCall } from './backup-pages.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -52,7 +55,8 @@ export function errorPage(c: Context<UiEnv>, err: unknown, log: ApiDeps['log']) 
   );
 }
 
-export function createUi(deps: ApiDeps, flows: AuthFlows) {
+/** `api`: the daemon's own API, for the few actions the UI performs through it in-process (restore). */
+export function createUi(deps: ApiDeps, flows: AuthFlows, api: ApiCall) {
   const ui: UiDeps = { ...deps, flows, csrf: createCsrf(deps.config) };
   const r = new Hono<UiEnv>();
   r.onError((err, c) => errorPage(c, err, deps.log));
@@ -81,6 +85,9 @@ export function createUi(deps: ApiDeps, flows: AuthFlows) {
   r.route('/', dashboardPage(ui));
   r.route('/', appPages(ui));
   r.route('/', deployPage(ui));
+  r.route('/', servicePages(ui));
+  r.route('/', settingsPage(ui));
+  r.route('/', backupPages(ui, api));
   return r;
 }
 

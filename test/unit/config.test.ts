@@ -12,7 +12,7 @@ describe('parseConfig', () => {
     expect(c.port).toBe(3000);
     expect(c.dbPath.endsWith('data/svc.db')).toBe(true);
     expect(c.backupDir.endsWith('data/backups')).toBe(true);
-    expect(c.proxy.mode).toBe('container');
+    expect(c.proxy.mode).toBe('auto');
     expect(c.backup).toEqual({ intervalMinutes: 0, retainCount: 10 });
     expect(c.images.postgres).toBe('postgres:16');
     expect(c.encryptionKey.length).toBe(32);

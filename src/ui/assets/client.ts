@@ -111,6 +111,7 @@ export const CLIENT = `(function () {
     var button = form.querySelector('button');
     if (form.getAttribute('data-shown')) {
       out.textContent = out.getAttribute('data-mask') || '';
+      if (form.hasAttribute('data-credentials')) out.hidden = true;
       form.removeAttribute('data-shown'); button.textContent = 'Reveal';
       return;
     }

@@ -44,6 +44,7 @@ button.danger{background:var(--bad);border-color:var(--bad);color:#fff}
 button.small{padding:.2rem .6rem;min-height:2rem;font-size:.85rem}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .actions form{display:inline}
+.spaced{margin-top:1rem}
 .badge{display:inline-block;border-radius:999px;padding:.05rem .6rem;font-size:.85rem;font-weight:600;border:1px solid currentColor;white-space:nowrap}
 .badge::before{content:"";display:inline-block;width:.55rem;height:.55rem;border-radius:50%;background:currentColor;margin-right:.35rem;vertical-align:.05rem}
 .s-ok{color:var(--ok);background:var(--okbg)}

@@ -1,0 +1,160 @@
+/** @jsxImportSource hono/jsx */
+// `/services` (table and "Create service") and `/services/{id}` (status, "Stop", "Start", "Show
+// credentials", "Delete" with "Also delete data"). Writes go through the store functions the REST
+// handlers call; credentials are fetched only when asked (script: the API endpoint; without: a POST).
+import { Hono, type Context } from 'hono';
+import { createSchema, serviceCredentials } from '../api/services.js';
+import { idParam, parse } from '../api/validate.js';
+import { ApiError, notFound } from '../errors.js';
+import { serviceTypes } from '../catalog/catalog.js';
+import { createService, getService, linkedAppNames, listServices, markServiceDeleted, setDesiredRunning } from '../store/services.js';
+import { checked, done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { ServicesTable } from './dashboard.js';
+import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
+
+type Status = 200 | 400 | 404 | 409 | 413;
+const statusOf = (err: ApiError): Status => ([400, 404, 409, 413].includes(err.status) ? (err.status as Status) : 400);
+
+export function servicePages(deps: UiDeps) {
+  const r = new Hono<UiEnv>();
+  const { db } = deps;
+  const serviceOf = (c: Context) => {
+    const row = getService(db, idParam(c, 'id', 'service'));
+    if (!row) throw notFound('service');
+    return row;
+  };
+
+  const listPage = (c: Context<UiEnv>, o: { error?: string; name?: string; type?: string; status?: Status } = {}) =>
+    render(
+      c,
+      <Layout title="Services" csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} refresh={5}>
+        <ServicesTable services={listServices(db)} />
+        <h2 id="h-create">Create a service</h2>
+        <form method="post" action="/services" class="row">
+          <Csrf token={c.var.csrf} />
+          <Field label="Name" name="name" value={o.name} required autocomplete="off" hint="lowercase letters, digits and -" />
+          <Select label="Type" name="type" value={o.type ?? 'postgres'} options={serviceTypes.map((t) => [t, t] as const)} />
+          <button type="submit">Create service</button>
+        </form>
+      </Layout>,
+      o.status ?? 200,
+    );
+
+  r.get('/services', (c) => listPage(c));
+  r.post('/services', async (c) => {
+    const form = await readForm(c, deps);
+    try {
+      const input = parse(createSchema, { name: form.name?.trim() ?? '', type: form.type ?? '' });
+      const row = createService(db, deps.sealer, deps.enqueue, deps.config, { name: input.name, type: input.type });
+      deps.log.info('service created', { service: row.name, type: row.type });
+      return done(c, `/services/${row.id}`, 'service_created');
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return listPage(c, { error: err.message, name: form.name, type: form.type, status: statusOf(err) });
+    }
+  });
+
+  const detail = (c: Context<UiEnv>, o: { error?: string; status?: Status; credentials?: Record<string, unknown> } = {}) => {
+    const s = serviceOf(c);
+    const linked = linkedAppNames(db, s.id);
+    return render(
+      c,
+      <Layout title={`Service ${s.name}`} csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} refresh={5}>
+        <section id="service-facts" data-live aria-label="Status">
+          <dl class="facts">
+            <dt>Status</dt>
+            <dd>
+              <Badge status={s.status} />
+              {!s.desiredRunning && s.status !== 'stopped' && <span class="muted"> · stopping</span>}
+            </dd>
+            <dt>Type</dt>
+            <dd>{s.type}</dd>
+            <dt>Image</dt>
+            <dd class="mono">{s.imageRef}</dd>
+            <dt>Container</dt>
+            <dd class="mono">{s.containerName}</dd>
+            <dt>Port</dt>
+            <dd>{s.internalPort}</dd>
+            <dt>Data directory</dt>
+            <dd class="mono">{s.dataDir}</dd>
+            <dt>Linked apps</dt>
+            <dd>{linked.length ? linked.map((a, i) => <>{i > 0 && ', '}<a href={`/apps/${a.id}`}>{a.name}</a></>) : <span class="muted">none</span>}</dd>
+            <dt>Created</dt>
+            <dd>
+              <Time at={s.createdAt} />
+            </dd>
+            {s.error && (
+              <>
+                <dt>Error</dt>
+                <dd>{s.error}</dd>
+              </>
+            )}
+          </dl>
+        </section>
+        <div class="actions spaced">
+          <PostButton action={`/services/${s.id}/stop`} csrf={c.var.csrf} label="Stop" tone="secondary" />
+          <PostButton action={`/services/${s.id}/start`} csrf={c.var.csrf} label="Start" tone="secondary" />
+          <form method="post" action={`/services/${s.id}/credentials`} data-reveal={`/api/services/${s.id}/credentials`} data-credentials data-target="credentials">
+            <Csrf token={c.var.csrf} />
+            <button type="submit" class="secondary">
+              Show credentials
+            </button>
+          </form>
+        </div>
+        <div id="credentials" class="panel" hidden={!o.credentials} aria-live="polite">
+          {o.credentials && (
+            <dl class="facts">
+              {Object.entries(o.credentials).map(([k, v]) => (
+                <>
+                  <dt>{k}</dt>
+                  <dd class="mono">{String(v)}</dd>
+                </>
+              ))}
+            </dl>
+          )}
+        </div>
+        <h2 id="h-delete">Delete</h2>
+        <form method="post" action={`/services/${s.id}/delete`} class="row">
+          <Csrf token={c.var.csrf} />
+          <Check label="Also delete data" name="purge" />
+          <button type="submit" class="danger">
+            Delete
+          </button>
+        </form>
+        <p class="muted">Without "Also delete data" the data directory is kept. A service linked to apps must be unlinked first.</p>
+      </Layout>,
+      o.status ?? 200,
+    );
+  };
+
+  r.get('/services/:id', (c) => detail(c));
+
+  for (const [action, running] of [['stop', false], ['start', true]] as const) {
+    r.post(`/services/:id/${action}`, async (c) => {
+      await readForm(c, deps);
+      const row = setDesiredRunning(db, deps.enqueue, serviceOf(c), running);
+      return done(c, `/services/${row.id}`, running ? 'service_starting' : 'service_stopping');
+    });
+  }
+
+  r.post('/services/:id/credentials', async (c) => {
+    await readForm(c, deps);
+    return detail(c, { credentials: serviceCredentials(deps, serviceOf(c)) });
+  });
+
+  r.post('/services/:id/delete', async (c) => {
+    const form = await readForm(c, deps);
+    const row = serviceOf(c);
+    try {
+      const purge = checked(form, 'purge');
+      markServiceDeleted(db, deps.enqueue, row, { purge, force: false });
+      deps.log.info('service deletion requested', { service: row.name, purge });
+      return done(c, '/services', 'service_deleted');
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return detail(c, { error: err.message.replace('; unlink it first or use ?force=true', '; unlink it from those apps first'), status: statusOf(err) });
+    }
+  });
+
+  return r;
+}

@@ -1,0 +1,111 @@
+// Services, backups and settings pages through the real hono app and store.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { getBackup, listBackups, completeBackup } from '../../../src/store/backups.js';
+import { getService, listServices } from '../../../src/store/services.js';
+import { listApiTokens } from '../../../src/store/tokens.js';
+import { createTestApi, type TestApi } from '../../support/api.js';
+import { formClient, roleText } from './form-client.js';
+
+let t: TestApi;
+let b: ReturnType<typeof formClient>;
+
+beforeEach(async () => {
+  t = createTestApi({ env: { SVC_CODEHOST_WEBHOOK_SECRET: 'whsec-do-not-show', SVC_PUBLIC_URL: 'https://svc.example.com' } });
+  const { cookie } = await t.login();
+  b = formClient(t.app);
+  b.jar.set('session', cookie);
+});
+
+describe('services pages', () => {
+  it('creates a service, shows credentials only when asked, stops, starts, refuses deleting a linked one, deletes with data', async () => {
+    const list = await b.get('/services');
+    expect(list.html).toMatch(/<label>Name<span class="hint">[^<]*<\/span><input name="name"/);
+    expect(list.html).toMatch(/<label>Type<select name="type">/);
+    const bad = await b.post('/services', { name: 'ui-db', type: 'oracle' });
+    expect(bad.status).toBe(400);
+    expect(roleText(bad.html, 'alert')).toMatch(/unknown service type &quot;oracle&quot;/);
+    const made = await b.post('/services', { name: 'ui-db', type: 'postgres' });
+    const svc = listServices(t.db)[0];
+    expect(made.location).toBe(`/services/${svc.id}?m=service_created`);
+    const page = await b.follow(made);
+    expect(roleText(page.html, 'status')).toMatch(/being provisioned/);
+    for (const label of ['Stop', 'Start', 'Show credentials', 'Delete']) expect(page.html).toContain(`>${label}</button>`);
+    expect(page.html).toContain('Also delete data');
+    const creds = (await t.request('GET', `/api/services/${svc.id}/credentials`)).body;
+    expect(page.html).not.toContain(creds.password);
+    const shown = await b.post(`/services/${svc.id}/credentials`);
+    expect(shown.html).toContain(creds.password);
+    expect(shown.headers.get('cache-control')).toBe('no-store');
+
+    expect((await b.post(`/services/${svc.id}/stop`)).location).toBe(`/services/${svc.id}?m=service_stopping`);
+    expect(getService(t.db, svc.id)!.desiredRunning).toBe(false);
+    await b.post(`/services/${svc.id}/start`);
+    expect(getService(t.db, svc.id)!.desiredRunning).toBe(true);
+
+    const app = (await t.request('POST', '/api/apps', { name: 'ui-web', fallback_port: 18100 })).body;
+    await t.request('POST', `/api/apps/${app.id}/services`, { service_id: svc.id });
+    const refused = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    expect(refused.status).toBe(409);
+    expect(roleText(refused.html, 'alert')).toMatch(/linked to ui-web; unlink it from those apps first/);
+    await t.request('DELETE', `/api/apps/${app.id}/services/${svc.id}`);
+    const gone = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    expect(gone.location).toBe('/services?m=service_deleted');
+    expect(getService(t.db, svc.id)).toBeUndefined();
+  });
+});
+
+describe('backups page', () => {
+  it('creates a backup, links its download, asks before a restore, deletes; shows schedule and retention', async () => {
+    const page = await b.get('/backups');
+    expect(page.html).toContain('Schedule: off');
+    expect(page.html).toContain('the newest 10 backups are kept');
+    const made = await b.post('/backups');
+    expect(made.location).toBe('/backups?m=backup_created');
+    const [row] = listBackups(t.db);
+    expect(row).toMatchObject({ status: 'running', trigger: 'manual' });
+    expect(t.enqueue.keys.some((k) => k.startsWith('backup:'))).toBe(true);
+    completeBackup(t.db, row.id, 2048);
+    const after = await b.follow(made);
+    expect(after.html).toContain(`href="/api/backups/${row.id}/download"`);
+    expect(after.html).toContain('2.0 KiB');
+    const confirm = await b.get(`/backups/${row.id}/restore`);
+    expect(confirm.html).toContain('safety backup');
+    expect(confirm.html).toContain('>Restore</button>');
+    const del = await b.post(`/backups/${row.id}/delete`);
+    expect(del.location).toBe('/backups?m=backup_deleted');
+    expect(getBackup(t.db, row.id)).toBeUndefined();
+  });
+});
+
+describe('settings page', () => {
+  it('offers the manifest flow with a state, the manual values with this host, the secret masked until revealed', async () => {
+    const p = await b.get('/settings');
+    expect(p.html).toMatch(/<form method="post" action="https:\/\/github.com\/settings\/apps\/new\?state=[A-Za-z0-9_-]+"><input type="hidden" name="manifest"/);
+    expect(p.html).toContain('>Create GitHub App</button>');
+    expect(p.html).toContain('https://svc.example.com/api/webhooks/codehost');
+    expect(p.html).toContain('https://svc.example.com/api/codehost/setup-callback');
+    expect(p.html).toContain('hook_attributes');
+    expect(p.html).not.toContain('whsec-do-not-show');
+    const revealed = await b.post('/settings/webhook-secret');
+    expect(revealed.html).toContain('whsec-do-not-show');
+    const json = await b.get('/settings/webhook-secret');
+    expect(JSON.parse(json.html)).toEqual({ value: 'whsec-do-not-show' });
+  });
+
+  it('creates a token shown once that then authenticates the API, and deletes it', async () => {
+    await b.get('/settings');
+    const bad = await b.post('/settings/tokens', { name: '  ' });
+    expect(bad.status).toBe(400);
+    expect(roleText(bad.html, 'alert')).toBeTruthy();
+    const made = await b.post('/settings/tokens', { name: 'ci' });
+    expect(made.status).toBe(200);
+    const token = /id="new-token">(svc_[A-Za-z0-9_-]+)</.exec(made.html)?.[1];
+    expect(token).toBeTruthy();
+    expect((await t.request('GET', '/api/apps', undefined, { token, cookie: 'none' })).status).toBe(200);
+    const again = await b.get('/settings');
+    expect(again.html).not.toContain(token!);
+    const [row] = listApiTokens(t.db, 1);
+    expect((await b.post(`/settings/tokens/${row.id}/delete`)).location).toBe('/settings?m=token_deleted');
+    expect((await t.request('GET', '/api/apps', undefined, { token, cookie: 'none' })).status).toBe(401);
+  });
+});
