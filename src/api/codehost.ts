@@ -44,7 +44,8 @@ export function codehostRoutes(deps: ApiDeps & { codehost: CredentialsHolder; co
   r.get('/codehost/setup-callback', async (c) => {
     const cookie = getCookie(c, SESSION_COOKIE);
     const user = cookie ? sessionUser(deps.db, cookie, deps.now()) : undefined;
-    if (!user) throw new ApiError(401, 'unauthenticated', 'log in as the user who started the setup, then retry');
+    // A browser without the session (expired, other browser) logs in first; the state stays unused.
+    if (!user) return c.redirect('/login?next=' + encodeURIComponent(c.req.url.replace(/^https?:\/\/[^/]+/, '')), 302);
     const code = c.req.query('code') ?? '';
     const state = c.req.query('state') ?? '';
     if (!TOKEN.test(state) || !takeManifestState(deps.db, state, user.id, deps.now())) {

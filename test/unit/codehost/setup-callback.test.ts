@@ -90,7 +90,9 @@ describe('setup callback', () => {
   it('needs the session of the user who started the flow', async () => {
     await t.login();
     const state = await stateOf();
-    expect((await callback(`code=${host.code}&state=${state}`, { cookie: 'none' })).status).toBe(401);
+    const anonymous = await callback(`code=${host.code}&state=${state}`, { cookie: 'none' });
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get('location')).toMatch(/^\/login\?next=%2Fapi%2Fcodehost%2Fsetup-callback/);
     await t.login('someone-else');
     expect((await callback(`code=${host.code}&state=${state}`)).body.code).toBe('invalid_state');
   });
