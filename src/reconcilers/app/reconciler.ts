@@ -31,6 +31,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       appId: c.labels[LABELS.appId] ? Number(c.labels[LABELS.appId]) : undefined,
       startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
       exitCode: c.exitCode,
+      removing: c.state === 'removing' || c.state === 'dead',
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
