@@ -6,7 +6,7 @@
 // seconds after it, against an equal quiet window before (counted by a unix-socket proxy in front of the
 // engine). Prints figures; not a test.
 //
-//   npm run bench:manifests -- [--apps 500] [--services 100] [--wait 900]
+//   npm run bench:manifests -- [--apps 500] [--services 100] [--wait 900] [--plan-only]
 //
 // Everything is cleaned up at the end, even on error: the daemon, every container with its instance
 // label, its network, the proxy socket and the temp directories.
@@ -18,6 +18,8 @@ import { parseConfig } from '../src/config.js';
 import { createSealer } from '../src/crypto.js';
 import { silentLogger } from '../src/log.js';
 import { applyManifests } from '../src/manifests/apply.js';
+import { memoizedParser } from '../src/manifests/parse.js';
+import { openDb } from '../src/store/db.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_V1 } from '../test/support/images.js';
 import { ensureServiceImages, serviceImageEnv } from '../test/support/service-images.js';
@@ -26,6 +28,8 @@ import { loadAvg, log, ms, numFlag, pct, secs, sleep, runMain } from './common.j
 const APPS = numFlag('apps', 500, 1, 1000);
 const SERVICES = numFlag('services', 100, 1, 200);
 const WAIT_S = numFlag('wait', 900, 10, 3600);
+/** Only the plan and apply path on a :memory: database (no daemon, no containers): the figures of the goal. */
+const PLAN_ONLY = process.argv.includes('--plan-only');
 const PORT_BASE = 20000 + Math.floor(Math.random() * 20) * 1000;
 
 /** A unix socket in front of the engine that counts HTTP requests from the daemon. */
@@ -61,7 +65,39 @@ function manifestFiles(): { file: string; text: string }[] {
   return files;
 }
 
+function planOnly() {
+  const files = manifestFiles();
+  const config = parseConfig({ SVC_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'), SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-mf-')) });
+  const keys: string[] = [];
+  const deps = { db: openDb(':memory:'), sealer: createSealer(Buffer.alloc(32, 9)), config, log: silentLogger, enqueue: (k: string) => void keys.push(k) } as never;
+  const req = { source: 'dir' as const, location: 'bench', files, prune: true, pruneServices: false };
+  try {
+    const t0 = performance.now();
+    applyManifests(deps, { ...req, dryRun: true });
+    log(`${APPS} apps, ${SERVICES} services: first plan (nothing exists) ${ms(performance.now() - t0)}`);
+    const t1 = performance.now();
+    applyManifests(deps, req);
+    log(`first apply (create everything, one transaction): ${ms(performance.now() - t1)}, ${keys.length} keys enqueued`);
+    for (const [name, parse] of [['parsing every file', undefined], ['unchanged files not parsed again (as the sources do)', memoizedParser()]] as const) {
+      const times: number[] = [];
+      keys.length = 0;
+      for (let i = 0; i < 7; i++) {
+        const t = performance.now();
+        const r = applyManifests(deps, { ...req, parse: parse?.parse });
+        parse?.endPass();
+        times.push(performance.now() - t);
+        if (r.resources.some((x) => x.action !== 'unchanged')) throw new Error('a no-change re-apply planned changes');
+      }
+      log(`no-change re-apply, ${name}: p50 ${ms(pct(times, 50))}, min ${ms(Math.min(...times))}, max ${ms(Math.max(...times))}; keys enqueued: ${keys.length}`);
+    }
+  } finally {
+    rmSync(config.dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
+  log(await loadAvg());
+  if (PLAN_ONLY) return planOnly();
   await Promise.all([ensureTestImages(), ensureServiceImages()]);
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-mf-'));
   const dir = join(work, 'manifests');
