@@ -59,6 +59,34 @@ export function httpText(url: string, timeoutMs = 2000): Promise<{ status: numbe
   });
 }
 
+/**
+ * Wall time (Date.now()) of the first answer through `port` whose body `ok` accepts. A fresh GET is sent
+ * every 25 ms without waiting for earlier ones: Caddy holds a request while it retries a dead upstream,
+ * so probing one at a time would measure the probe's own timeout rather than the moment service is back.
+ */
+export function firstAnswer(port: number, ok: (r: { status: number; text: string }) => boolean, maxMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const began = Date.now();
+    const tick = setInterval(() => {
+      if (done) return;
+      if (Date.now() - began > maxMs) {
+        done = true;
+        clearInterval(tick);
+        reject(new Error(`no good answer on port ${port} within ${maxMs} ms`));
+        return;
+      }
+      void httpText(`http://127.0.0.1:${port}/`, 6_000).then((r) => {
+        if (!done && r && ok(r)) {
+          done = true;
+          clearInterval(tick);
+          resolve(Date.now());
+        }
+      });
+    }, 25);
+  });
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Load generator
 

@@ -13,7 +13,7 @@ import { createDockerRuntime } from '../src/runtime/docker.js';
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_EXITS_LATER, WEB_PORT, WEB_V1 } from '../test/support/images.js';
-import { formatCounts, httpText, loadAvg, log, ms, numFlag, pct, runMain, sleep, startLoad, traceDeploy } from './common.js';
+import { firstAnswer, formatCounts, httpText, loadAvg, log, ms, numFlag, pct, runMain, sleep, startLoad, traceDeploy } from './common.js';
 
 const RUNS = numFlag('runs', 10, 1, 50);
 const CLIENTS = numFlag('clients', 16, 1, 64);
@@ -37,34 +37,6 @@ async function deploy(t: TestDaemon, appId: number, image: string) {
   const res = await t.api('POST', `/api/apps/${appId}/deploys`, { image_ref: image });
   if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as number;
-}
-
-/**
- * Wall time of the first answer from v1 through Caddy: a fresh GET is sent every 25 ms without waiting for
- * the earlier ones (Caddy holds a request while it retries a dead upstream, so one at a time would measure
- * the client's timeout, not the flip). Bounded by `maxMs`.
- */
-function firstV1(port: number, maxMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const began = Date.now();
-    const tick = setInterval(() => {
-      if (done) return;
-      if (Date.now() - began > maxMs) {
-        done = true;
-        clearInterval(tick);
-        reject(new Error(`v1 did not answer within ${maxMs} ms`));
-        return;
-      }
-      void httpText(`http://127.0.0.1:${port}/`, 6_000).then((r) => {
-        if (!done && r?.text.includes(' v1<')) {
-          done = true;
-          clearInterval(tick);
-          resolve(Date.now());
-        }
-      });
-    }, 25);
-  });
 }
 
 async function until<T>(what: string, maxMs: number, fn: () => Promise<T | undefined>): Promise<T> {
@@ -105,7 +77,7 @@ async function main() {
         const trace = await traceDeploy(t.url, t.token, id, 60_000);
         if (trace.status !== 'success') throw new Error(`deploy ${id} ended ${trace.status}`);
         const diedAt = await until(`${name} to exit`, (EXIT_AFTER + 10) * 1000, async () => died.get(name));
-        const backAt = await firstV1(port, 30_000);
+        const backAt = await firstAnswer(port, (r) => r.text.includes(' v1<'), 30_000);
         flipMs.push(backAt - diedAt);
         const detail = await until(`deploy ${id} to end`, 30_000, async () => {
           const a = (await t.api('GET', `/api/apps/${appId}`)).body;

@@ -146,8 +146,16 @@ async function main() {
     log(`daemon pid ${pid} up, RSS ${((afterStart?.rssKb ?? NaN) / 1024).toFixed(1)} MiB; creating and deploying ${APPS} apps`);
     const deployIds: number[] = [];
     const t0 = Date.now();
+    // freePort() can hand out a port again until Caddy listens on it: keep the ones given out apart.
+    const used = new Set<number>();
+    const newPort = async () => {
+      for (;;) {
+        const p = await freePort();
+        if (!used.has(p)) return used.add(p), p;
+      }
+    };
     for (let i = 0; i < APPS; i++) {
-      const app = await api('POST', '/api/apps', { name: `idle-${i}`, internal_port: WEB_PORT, access_mode: 'port', fallback_port: await freePort() });
+      const app = await api('POST', '/api/apps', { name: `idle-${i}`, internal_port: WEB_PORT, access_mode: 'port', fallback_port: await newPort() });
       if (app.status !== 201) throw new Error(`create app ${i}: ${app.status} ${JSON.stringify(app.body)}`);
       const d = await api('POST', `/api/apps/${app.body.id}/deploys`, { image_ref: WEB_V1 });
       if (d.status !== 202) throw new Error(`deploy app ${i}: ${d.status} ${JSON.stringify(d.body)}`);

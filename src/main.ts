@@ -56,12 +56,22 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   const manifests = wireManifests({ config, db, sealer, log, manager, bus });
   const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, now: () => new Date() });
 
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: api.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const failed = (err: Error) => {
+      db.$client.close();
+      reject(new Error(`cannot listen on ${config.host}:${config.port}: ${err.message}`));
+    };
+    const s = serve({ fetch: api.fetch, port: config.port, hostname: config.host }, () => {
+      s.off('error', failed);
+      // After listening, a server error concerns one connection: log it, keep serving.
+      s.on('error', (err) => log.error('http server error', { error: err }));
+      resolve(s);
+    });
+    s.once('error', failed);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  log.info('svc listening', { port, data_dir: config.dataDir });
+  log.info('svc listening', { port, data_dir: config.dataDir, instance: config.instance });
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
 

@@ -9,10 +9,9 @@ import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES } from '../store/sc
 import { appJson, publicHostname } from './app-json.js';
 import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body, domainSchema, idParam, nameSchema, portSchema } from './validate.js';
+import { body, domainSchema, idParam, imageRefSchema, nameSchema, portSchema } from './validate.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 
-const noSpace = (max: number) => z.string().min(1).max(max).regex(/^\S+$/, 'must not contain white space');
 
 /** Writable fields, each optional; `null` clears a nullable one. Manifests validate App specs with it too. */
 export const appFieldShape = {
@@ -26,7 +25,7 @@ export const appFieldShape = {
   }).nullable(),
   branch: z.string().regex(BRANCH_RE, 'must be a git branch name'),
   internal_port: portSchema,
-  image_ref: noSpace(512).nullable(),
+  image_ref: imageRefSchema.nullable(),
   domain: domainSchema.nullable(),
   fallback_port: portSchema.nullable(),
   access_mode: z.enum(ACCESS_MODES),

@@ -12,12 +12,13 @@ import {
 import { missingRequired } from '../store/env.js';
 import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body, idParam } from './validate.js';
+import { body, idParam, imageRefSchema } from './validate.js';
+import { isImageRef } from '../runtime/references.js';
 import { builtImage } from '../codehost/repository.js';
 
 export const triggerSchema = z
   .object({
-    image_ref: z.string().min(1).max(512).regex(/^[^\s]+$/, 'must not contain white space').optional(),
+    image_ref: imageRefSchema.optional(),
     commit_sha: z.string().regex(/^[0-9a-f]{7,64}$/i, 'must be a hex commit id').optional(),
   })
   .strict();
@@ -35,6 +36,10 @@ export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app
   const build = app.buildMode === 'svc_build' && !input.imageRef && input.trigger !== 'rollback';
   const imageRef = build ? (input.commitSha ? builtImage(app.name, input.commitSha.toLowerCase()) : null) : (input.imageRef ?? app.imageRef);
   if (!imageRef && !build) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');
+  // An app written before references were validated may hold one the engine would refuse.
+  if (imageRef && !isImageRef(imageRef)) {
+    throw new ApiError(400, 'invalid_request', `image_ref ${JSON.stringify(imageRef)} is not a valid image reference; set a valid one on the app or the deploy`);
+  }
   if (input.trigger !== 'webhook') {
     const missing = missingRequired(deps.db, app.id);
     if (missing.length > 0) {

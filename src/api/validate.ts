@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { ApiError, notFound } from '../errors.js';
+import { IMAGE_REF_MAX, IMAGE_REF_PATTERN, isImageRef } from '../runtime/references.js';
 
 export async function body<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
   let raw: unknown;
@@ -39,6 +40,17 @@ export const nameSchema = z
 export const portSchema = z.number().int().min(1).max(65535);
 export const envKeySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,255}$');
 export const aliasSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must match ^[A-Z][A-Z0-9_]{0,31}$');
+/**
+ * An image reference in the engine's grammar (`[registry[:port]/]path[:tag][@digest]`, path lowercase).
+ * Every writer of an image reference (apps, deploys, manifests, webhooks) validates with this one, so no
+ * value outside the grammar is stored or reaches the engine.
+ */
+const IMAGE_REF_RULE = 'must be an image reference the engine accepts: [registry[:port]/]name[:tag][@digest], name in lowercase';
+export const imageRefSchema = z
+  .string()
+  .max(IMAGE_REF_MAX, IMAGE_REF_RULE)
+  .regex(IMAGE_REF_PATTERN, IMAGE_REF_RULE)
+  .refine(isImageRef, IMAGE_REF_RULE); // the name-length limit, which the pattern cannot express
 export const domainSchema = z
   .string()
   .max(253)

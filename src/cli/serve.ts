@@ -3,6 +3,7 @@
 import { loadConfig, ConfigError } from '../config.js';
 import { createLogger } from '../log.js';
 import { EncryptionKeyError } from '../store/encryption-check.js';
+import { installProcessGuard } from '../process-guard.js';
 
 export async function serveCommand(): Promise<void> {
   const boot = createLogger('info');
@@ -17,16 +18,14 @@ export async function serveCommand(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.logLevel);
+  installProcessGuard({ log });
   const { startDaemon } = await import('../main.js');
   let daemon;
   try {
     daemon = await startDaemon(config, log);
   } catch (err) {
-    if (err instanceof EncryptionKeyError) {
-      process.stderr.write(`svc: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
+    process.stderr.write(`svc: ${err instanceof EncryptionKeyError ? '' : 'could not start: '}${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(err instanceof EncryptionKeyError ? 2 : 1);
   }
   const shutdown = (signal: string) => {
     log.info('signal received', { signal });

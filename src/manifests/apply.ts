@@ -13,7 +13,7 @@ import { addAppEvent } from '../store/deploys.js';
 import { deleteEnv, setEnv } from '../store/env.js';
 import { createLink, deleteLink } from '../store/links.js';
 import { createService, getServiceByName, markServiceDeleted } from '../store/services.js';
-import { parseManifestFile, type ManifestError, type SourcedDoc } from './parse.js';
+import { parseManifestFile, type ManifestError, type ParsedFile, type SourcedDoc } from './parse.js';
 import { planManifests, type ManifestSource, type Plan, type PlannedResource } from './plan.js';
 import { contentRevision, getSourceRecord, writeSourceRecord, type RecordedResource } from './record.js';
 import { appIdByName, readState, serviceIdByName } from './state.js';
@@ -32,6 +32,8 @@ export interface ApplyRequest {
   pruneServices: boolean;
   /** Files the source could not read (each is kept as it was, like a file with invalid YAML). */
   readErrors?: ManifestError[];
+  /** Parses one file; a source passes a memoized parseManifestFile so unchanged files are not parsed again. */
+  parse?: (file: string, text: string) => ParsedFile;
 }
 
 /** The answer of an apply (API.md "Manifests"). */
@@ -48,7 +50,7 @@ export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult 
   const docs: SourcedDoc[] = [];
   const errors: ManifestError[] = [...(req.readErrors ?? [])];
   for (const f of req.files) {
-    const parsed = parseManifestFile(f.file, f.text);
+    const parsed = (req.parse ?? parseManifestFile)(f.file, f.text);
     docs.push(...parsed.docs);
     errors.push(...parsed.errors);
   }
@@ -106,6 +108,7 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
   const rev = revision.slice(0, 12);
   for (const a of plan.apps) {
     const { diff } = a;
+    if (!a.create && diff.changes.length === 0 && !diff.deployImage && Object.keys(diff.fields).length === 0) continue;
     const id = a.create
       ? createApp(db, enqueue, { name: a.name, ...diff.fields }, source, opts).id
       : appIdByName(db, a.name)!;

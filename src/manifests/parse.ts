@@ -61,3 +61,24 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
   });
   return errors.length > 0 ? { file, docs: [], errors } : { file, docs, errors };
 }
+
+/**
+ * parseManifestFile with a memory of the last pass: a file whose name and text did not change is not
+ * parsed again (YAML parsing is most of a no-change re-apply). Only the files of the latest pass are kept.
+ */
+export function memoizedParser(): { parse: (file: string, text: string) => ParsedFile; endPass(): void } {
+  let previous = new Map<string, ParsedFile & { text: string }>();
+  let current = new Map<string, ParsedFile & { text: string }>();
+  return {
+    parse(file, text) {
+      const hit = previous.get(file) ?? current.get(file);
+      const result = hit && hit.text === text ? hit : { ...parseManifestFile(file, text), text };
+      current.set(file, result);
+      return result;
+    },
+    endPass() {
+      previous = current;
+      current = new Map();
+    },
+  };
+}

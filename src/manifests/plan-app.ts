@@ -70,7 +70,8 @@ function diffLinks(spec: AppSpec['services'], current: CurrentApp['links']): Lin
   }
   const listed = new Set(spec.map((l) => l.name));
   for (const c of current) if (!listed.has(c.service)) ops.push({ op: 'unlink', service: c.service });
-  return ops;
+  // Unlinks first: a new link may take over the variable names of one that goes (pg1 -> pg2, no alias).
+  return [...ops.filter((o) => o.op === 'unlink'), ...ops.filter((o) => o.op === 'link')];
 }
 
 /** Diffs one App document against the current app (undefined: it will be created). */

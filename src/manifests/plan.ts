@@ -82,9 +82,10 @@ function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
     }
   }
   const pruned = new Set(pruneApps(docs, input));
+  const declaredApps = new Set(docs.filter((d) => d.doc.kind === 'App').map((d) => d.doc.metadata.name));
   const taken = new Map<string, string>();
   for (const a of state.apps) {
-    if (pruned.has(a.name) || docs.some((d) => d.doc.kind === 'App' && d.doc.metadata.name === a.name)) continue;
+    if (pruned.has(a.name) || declaredApps.has(a.name)) continue;
     if (a.fields.domain) taken.set(`domain:${a.fields.domain}`, a.name);
     if (a.fields.fallbackPort) taken.set(`port:${a.fields.fallbackPort}`, a.name);
   }

@@ -43,23 +43,53 @@ export interface ProgressMessage {
 
 /**
  * Follows a pull/build stream to its end and rejects on the first `error`/`errorDetail` message, which the
- * engine sends with a 200 status (followProgress alone would resolve).
+ * engine sends with a 200 status. Ours rather than docker-modem's followProgress, which throws a line that
+ * is not JSON (or a throwing callback) out of a 'data' listener and drops its 'error' listener after the
+ * first error: either one would be an uncaught exception in the daemon. Here the stream keeps an 'error'
+ * listener for its whole life and nothing a callback throws escapes the promise.
  */
-export function followProgress(modem: Docker['modem'], stream: Readable, onMessage: (m: ProgressMessage) => void): Promise<void> {
+export function followProgress(stream: Readable, onMessage: (m: ProgressMessage) => void): Promise<void> {
   return new Promise((resolve, reject) => {
+    const split = new LineSplitter();
+    const utf8 = new StringDecoder('utf8');
     let failed: string | undefined;
-    modem.followProgress(
-      stream,
-      (err: Error | null) => {
-        if (err) reject(err);
-        else if (failed !== undefined) reject(new Error(failed));
-        else resolve();
-      },
-      (m: ProgressMessage) => {
-        if ((m.error || m.errorDetail) && failed === undefined) failed = m.errorDetail?.message ?? m.error ?? 'unknown error';
+    let settled = false;
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (err) stream.destroy();
+      if (err) reject(err);
+      else if (failed !== undefined) reject(new Error(failed));
+      else resolve();
+    };
+    const handle = (line: string) => {
+      if (!line.trim()) return;
+      let m: ProgressMessage;
+      try {
+        m = JSON.parse(line) as ProgressMessage;
+      } catch {
+        return finish(new Error(`the engine sent a progress line that is not JSON: ${line.slice(0, 200)}`));
+      }
+      if ((m.error || m.errorDetail) && failed === undefined) failed = m.errorDetail?.message ?? m.error ?? 'unknown error';
+      try {
         onMessage(m);
-      },
-    );
+      } catch (err) {
+        finish(err instanceof Error ? err : new Error(String(err)));
+      }
+    };
+    stream.on('data', (chunk: Buffer | string) => {
+      if (settled) return;
+      for (const line of split.push(typeof chunk === 'string' ? chunk : utf8.write(chunk))) handle(line);
+    });
+    stream.on('error', (err: Error) => finish(err));
+    const end = () => {
+      if (settled) return;
+      for (const line of split.push(utf8.end())) handle(line);
+      for (const line of split.flush()) handle(line);
+      finish();
+    };
+    stream.on('end', end);
+    stream.on('close', end);
   });
 }
 

@@ -1,8 +1,10 @@
 // The Runtime port over dockerode (Docker Engine API). Only translation lives here: the decisions are the
 // reconcilers'. Expected engine answers are tolerated (a missing container on stop/remove, a stopped one on
 // stop, a removal already in progress, a network created concurrently); anything else becomes an Error
-// whose message includes the engine's own.
-import Docker from 'dockerode';
+// whose message includes the engine's own. Every name and image reference is checked against the
+// engine's grammar before it becomes part of a request (references.ts), and the client never follows a
+// redirect (docker-client.ts).
+import type Docker from 'dockerode';
 import { Readable } from 'node:stream';
 import { create as tarCreate } from 'tar';
 import type { Logger } from '../log.js';
@@ -10,6 +12,8 @@ import type { ContainerInfo, ExecResult, LogLine, Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents } from './docker-events.js';
 import { ensureNetworkOnce } from './docker-network.js';
+import { createDockerClient } from './docker-client.js';
+import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from './docker-map.js';
 import { demuxLines, followProgress } from './docker-streams.js';
 
@@ -21,12 +25,13 @@ export interface DockerRuntimeOptions {
 
 /** A Runtime that talks to the engine at `dockerHost`; creating it does not connect. */
 export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { docker: Docker } {
-  const docker = new Docker(dockerOptions(opts.dockerHost));
+  const docker = createDockerClient(dockerOptions(opts.dockerHost));
   const log = opts.log;
   const ensuring = new Map<string, Promise<void>>();
 
   const inspect = async (nameOrId: string, network?: string): Promise<ContainerInfo | undefined> => {
-    const doc = await call(`inspect ${nameOrId}`, () => docker.getContainer(nameOrId).inspect(), [404]);
+    const container = docker.getContainer(ref(nameOrId));
+    const doc = await call(`inspect ${nameOrId}`, () => container.inspect(), [404]);
     return doc && toContainerInfo(doc as unknown as InspectDoc, network);
   };
 
@@ -67,6 +72,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     inspect,
 
     async run(spec) {
+      ref(spec.name);
+      checkImageRef(spec.image);
       const c = await call(`create ${spec.name}`, () => docker.createContainer(toCreateOptions(spec)));
       try {
         await call(`start ${spec.name}`, () => c!.start());
@@ -81,16 +88,19 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     },
 
     async start(nameOrId) {
-      await call(`start ${nameOrId}`, () => docker.getContainer(nameOrId).start(), [304]);
+      const container = docker.getContainer(ref(nameOrId));
+      await call(`start ${nameOrId}`, () => container.start(), [304]);
     },
 
     async stop(nameOrId, graceSeconds) {
-      await call(`stop ${nameOrId}`, () => docker.getContainer(nameOrId).stop({ t: graceSeconds }), [304, 404]);
+      const container = docker.getContainer(ref(nameOrId));
+      await call(`stop ${nameOrId}`, () => container.stop({ t: graceSeconds }), [304, 404]);
     },
 
     async remove(nameOrId) {
+      const container = docker.getContainer(ref(nameOrId));
       try {
-        await docker.getContainer(nameOrId).remove({ force: true });
+        await container.remove({ force: true });
       } catch (err) {
         const status = statusOf(err);
         if (status === 404) return;
@@ -101,8 +111,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
 
     async exec(nameOrId, cmd, o = {}): Promise<ExecResult> {
       const op = `exec ${nameOrId} ${cmd[0] ?? ''}`.trim();
+      const container = docker.getContainer(ref(nameOrId));
       const exec = await call(op, () =>
-        docker.getContainer(nameOrId).exec({
+        container.exec({
           Cmd: cmd,
           AttachStdout: true,
           AttachStderr: true,
@@ -134,11 +145,12 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     async *logs(nameOrId, o): AsyncGenerator<LogLine> {
       const op = `logs ${nameOrId}`;
       const base = { stdout: true, stderr: true, timestamps: true, tail: o.tail ?? 'all', abortSignal: o.signal };
+      const container = docker.getContainer(ref(nameOrId));
       let stream: Readable;
       try {
         const got: unknown = o.follow
-          ? await docker.getContainer(nameOrId).logs({ ...base, follow: true } as never)
-          : await docker.getContainer(nameOrId).logs({ ...base, follow: false } as never);
+          ? await container.logs({ ...base, follow: true } as never)
+          : await container.logs({ ...base, follow: false } as never);
         stream = Buffer.isBuffer(got) ? Readable.from([got]) : (got as Readable);
       } catch (err) {
         if (o.signal?.aborted) return;
@@ -151,15 +163,16 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       return containerEvents(docker, signal, o?.onConnected);
     },
 
-    async hasImage(ref) {
-      return (await call(`image inspect ${ref}`, () => docker.getImage(ref).inspect(), [404])) !== undefined;
+    async hasImage(image) {
+      checkImageRef(image);
+      return (await call(`image inspect ${image}`, () => docker.getImage(image).inspect(), [404])) !== undefined;
     },
 
-    async pull(ref, onProgress) {
-      const op = `pull ${ref}`;
-      const stream = (await call(op, () => docker.pull(ref) as Promise<Readable>))!;
+    async pull(image, onProgress) {
+      const op = `pull ${checkImageRef(image)}`;
+      const stream = (await call(op, () => docker.pull(image) as Promise<Readable>))!;
       try {
-        await followProgress(docker.modem, stream, (m) => {
+        await followProgress(stream, (m) => {
           if (m.status) onProgress?.({ status: m.status, id: m.id, progress: m.progress });
         });
       } catch (err) {
@@ -168,11 +181,11 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     },
 
     async build(contextDir, tag, onLog) {
-      const op = `build ${tag}`;
+      const op = `build ${checkImageRef(tag)}`;
       const context = Readable.from(tarCreate({ cwd: contextDir, portable: true }, ['.']));
       const stream = (await call(op, () => docker.buildImage(context as never, { t: tag, rm: true, forcerm: true })))!;
       try {
-        await followProgress(docker.modem, stream as Readable, (m) => {
+        await followProgress(stream as Readable, (m) => {
           if (m.stream) for (const line of m.stream.split('\n')) if (line.trim()) onLog?.(line.replace(/\r$/, ''));
         });
       } catch (err) {

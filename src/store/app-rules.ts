@@ -1,6 +1,7 @@
 // The rules a whole app record must satisfy, whichever way it is written (REST create, partial update,
 // manifest apply): they span fields, so per-field validation at the edge cannot enforce them alone.
 import { ApiError } from '../errors.js';
+import { isContainerRef } from '../runtime/references.js';
 import type { AppRow } from './schema/index.js';
 
 /** The writable fields of an app (everything but the immutable name and the observed facts). */
@@ -10,8 +11,6 @@ export type AppFields = Pick<
   | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath' | 'ciWorkflow'
 >;
 
-/** A Docker container name, as the engine accepts it. */
-const CONTAINER_NAME = /^\/?[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$/;
 
 export function isHttpUrl(value: string): boolean {
   try {
@@ -30,7 +29,7 @@ export function checkAppRules(f: AppFields, reservedPorts: number[] = []): void 
   if (f.fallbackPort && reservedPorts.includes(f.fallbackPort)) {
     issues.push({ path: 'fallback_port', message: `port ${f.fallbackPort} is used by svc itself` });
   }
-  if (f.appType === 'adopted_container' && !(f.source && CONTAINER_NAME.test(f.source))) {
+  if (f.appType === 'adopted_container' && !(f.source && isContainerRef(f.source))) {
     issues.push({ path: 'source', message: 'required for adopted_container: the name of an existing container' });
   }
   if (f.appType === 'external_service' && !(f.source && isHttpUrl(f.source))) {

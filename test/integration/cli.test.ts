@@ -68,7 +68,13 @@ describe('svc CLI', () => {
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('+ Service/cli-cache create');
     expect(applied.stdout).toContain('+ App/cli-web create');
-    await waitFor(async () => ((await t.api('GET', '/api/apps')).body[0]?.status === 'active'), { timeoutMs: 60_000, what: 'cli-web active' });
+    await waitFor(async () => {
+      const app = (await t.api('GET', '/api/apps')).body[0];
+      if (app?.status === 'active') return true;
+      const deploys = (await t.api('GET', `/api/apps/${app.id}/deploys`)).body as any[];
+      const events = deploys[0] ? ((await t.api('GET', `/api/deploys/${deploys[0].id}/events`)).body as any[]) : [];
+      throw new Error(`status ${app.status}, deploys ${JSON.stringify(deploys.map((d) => [d.status, d.error]))}, last event ${JSON.stringify(events.at(-1))}`);
+    }, { timeoutMs: 120_000, what: 'cli-web active' });
 
     expect(await svc(['diff', '-f', manifests()])).toMatchObject({ code: 0, stdout: expect.stringContaining('= 2 unchanged') });
     writeStack('debug');

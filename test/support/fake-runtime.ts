@@ -154,6 +154,7 @@ export class FakeRuntime implements Runtime {
     this.record('start', [nameOrId]);
     const c = this.find(nameOrId);
     if (!c) throw new Error(`No such container: ${nameOrId}`);
+    if (c.state === 'removing' || c.state === 'dead') throw new Error(`container ${c.id} is marked for removal and cannot be started`);
     if (c.state !== 'running') this.begin(c);
   }
 

@@ -1,6 +1,8 @@
-// Self-healing: the live container of a successful deploy is not running (it died, was killed or
-// removed). Start it again, or recreate it from that deploy's image and env snapshot, and count the
-// attempt so a crash-looping app backs off like the kubelet instead of spinning the daemon.
+// Self-healing: the live container of a successful deploy is not running. A container that died or was
+// killed is started again, and the attempt counts, so a crash-looping app backs off like the kubelet
+// instead of spinning the daemon. A container that is gone (`docker rm -f`, or the engine still removing
+// it) is not a crash loop: it is recreated at once from its deploy's image and env snapshot, uncounted
+// unless the recreation itself fails.
 import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
@@ -12,19 +14,24 @@ import { redact, restartBackoffMs } from '../restart.js';
 
 export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean): Promise<Result> {
   const name = app.liveContainerName!;
-  const failures = app.healFailures + 1;
-  const notBefore = new Date(deps.now() + restartBackoffMs(failures)).toISOString();
-  deps.db.update(apps).set({ healFailures: failures, healNotBefore: notBefore }).where(eq(apps.id, app.id)).run();
+  let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
+  let failures = app.healFailures;
   try {
     if (exists) {
-      await deps.runtime.start(name);
-    } else {
-      const deploy = getDeploy(deps.db, app.currentDeployId!);
-      if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-      await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
+      failures = count(deps, app, failures + 1);
+      try {
+        await deps.runtime.start(name);
+      } catch (err) {
+        // Removed between our look and the start ("marked for removal", 404): recreate, uncounted.
+        if (!(await isGone(deps, name))) throw err;
+        failures = count(deps, app, app.healFailures);
+        how = 'recreated';
+      }
     }
+    if (how === 'recreated') await recreate(deps, app, name);
   } catch (err) {
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
+    if (how === 'recreated') failures = count(deps, app, failures + 1);
     const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
     addAppEvent(deps.db, app.id, 'heal', `could not restart ${name}: ${message}`, 'error');
     return { requeueAfterMs: restartBackoffMs(failures) || 1_000 };
@@ -34,8 +41,28 @@ export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
-  const how = exists ? 'restarted' : 'recreated';
-  addAppEvent(deps.db, app.id, 'heal', `live container ${name} was not running; ${how} (attempt ${failures})`, 'warn');
+  const message = how === 'restarted' ? `live container ${name} was not running; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
+  addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
   return { requeueAfterMs: 0 };
+}
+
+/** Records `failures` and the backoff it implies before the next restart; returns it. */
+function count(deps: AppReconcilerDeps, app: AppRow, failures: number): number {
+  const notBefore = failures > 0 ? new Date(deps.now() + restartBackoffMs(failures)).toISOString() : null;
+  deps.db.update(apps).set({ healFailures: failures, healNotBefore: notBefore }).where(eq(apps.id, app.id)).run();
+  return failures;
+}
+
+async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
+  const info = await deps.runtime.inspect(name);
+  return !info || info.state === 'removing' || info.state === 'dead';
+}
+
+/** Waits out a removal in progress (remove() does), then runs the container its deploy made. */
+async function recreate(deps: AppReconcilerDeps, app: AppRow, name: string) {
+  const deploy = getDeploy(deps.db, app.currentDeployId!);
+  if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
+  await deps.runtime.remove(name);
+  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
 }

@@ -2,12 +2,13 @@
 // validate -> pull -> create (staging) -> health_check -> route_update -> stop_old -> finalize.
 // Every step is safe to run again after a crash: it checks what exists before it creates anything.
 import { eq } from 'drizzle-orm';
-import type { Result } from '../../controller/types.js';
+import { TerminalError, type Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { addDeployEvent, getDeploy, lastSuccessful, updateDeploy } from '../../store/deploys.js';
 import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../../store/schema/index.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
+import { isImageRef } from '../../runtime/references.js';
 import { appContainerSpec } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
@@ -63,7 +64,7 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
     }
   } catch (err) {
     // An engine that is down is retried with backoff; anything else ends the deploy as failed.
-    if (!(await deps.runtime.ping())) throw err;
+    if (!(err instanceof TerminalError) && !(await deps.runtime.ping())) throw err;
     const message = redact(err instanceof Error ? err.message : String(err), secrets());
     return fail(deps, deploy, step, 'failed', message);
   }
@@ -72,6 +73,7 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
 function validate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Result {
   const build = deps.build !== undefined && buildsFromSource(app, deploy);
   if (!deploy.imageRef && !build) return fail(deps, deploy, 'validate', 'failed', 'no image to deploy: set image_ref on the app or the deploy');
+  if (deploy.imageRef && !isImageRef(deploy.imageRef)) return fail(deps, deploy, 'validate', 'failed', `image reference ${JSON.stringify(deploy.imageRef)} is not valid: the engine would refuse it`);
   const missing = deps.env.missingRequired(app.id);
   if (missing.length > 0) return fail(deps, deploy, 'validate', 'failed', `missing required environment variables: ${missing.join(', ')}`);
   const { env } = deps.env.resolve(app.id);
@@ -242,6 +244,8 @@ function fail(deps: AppReconcilerDeps, deploy: DeployRow, step: string, status: 
   updateDeploy(deps.db, deps.bus, deploy.id, { status, step: null, deadline: null, error: message, completedAt: nowIso() });
   return { requeueAfterMs: 0 };
 }
+
+export { fail as failDeploy };
 
 function event(deps: AppReconcilerDeps, deploy: Pick<DeployRow, 'id'>, step: string, message: string, level: EventLevel = 'info') {
   addDeployEvent(deps.db, deps.bus, deploy.id, step, message, level);

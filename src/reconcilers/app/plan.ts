@@ -13,6 +13,8 @@ export interface ObservedContainer {
   startedAtMs?: number;
   /** Exit code of a stopped container. */
   exitCode?: number;
+  /** The engine is removing it (`docker rm -f`) or it is dead: it cannot be started, only recreated. */
+  removing?: boolean;
 }
 
 export interface AppFacts {
@@ -59,7 +61,8 @@ export const containerName = (app: string, deployId: number) => `svc-${app}-${de
 
 /**
  * The next action for an app. A deploy in progress always goes first (self-healing waits for it: the
- * pipeline decides what serves); otherwise a live container that is not running is healed, with backoff.
+ * pipeline decides what serves); otherwise a live container that is not running is healed: started again
+ * with crash-loop backoff, or recreated at once when it is gone or being removed.
  */
 export function planApp(
   app: AppFacts,
@@ -75,8 +78,10 @@ export function planApp(
   if (app.appType !== 'managed' || !app.liveContainerName || app.currentDeployId === null) return { kind: 'steady' };
   const live = containers.find((c) => c.name === app.liveContainerName);
   if (live?.running) return { kind: 'steady' };
+  // Gone (or going) is not a crash loop: recreate at once, whatever the backoff says.
+  if (!live || live.removing) return { kind: 'heal', container: app.liveContainerName, exists: false };
   if (app.healNotBeforeMs !== null && app.healNotBeforeMs > nowMs) return { kind: 'heal_wait', afterMs: app.healNotBeforeMs - nowMs };
-  return { kind: 'heal', container: app.liveContainerName, exists: live !== undefined };
+  return { kind: 'heal', container: app.liveContainerName, exists: true };
 }
 
 /**

@@ -8,6 +8,7 @@ export type Probe = (url: string, timeoutMs: number) => Promise<number | undefin
 export const httpProbe: Probe = (url, timeoutMs) =>
   new Promise((resolve) => {
     const req = request(url, { method: 'GET', agent: false, timeout: timeoutMs, headers: { 'user-agent': 'svc-health-check' } }, (res) => {
+      res.on('error', () => {}); // a reset after the status line changes nothing: the status is the answer
       res.resume();
       resolve(res.statusCode);
     });

@@ -11,13 +11,15 @@ import { getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import type { WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, watchProbe } from './watch.js';
-import { runDeployStep, beginDeploy, newPipelineMemory } from './pipeline.js';
+import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
+import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
 import type { AppReconcilerDeps } from './deps.js';
 
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const { db, runtime, settings } = deps;
   const memory = newPipelineMemory();
+  const attempts = newAttemptMemory();
 
   async function observe(name: string) {
     const row = getAppByName(db, name);
@@ -29,6 +31,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       appId: c.labels[LABELS.appId] ? Number(c.labels[LABELS.appId]) : undefined,
       startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
       exitCode: c.exitCode,
+      removing: c.state === 'removing' || c.state === 'dead',
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
@@ -81,8 +84,11 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       case 'begin_deploy':
         beginDeploy(deps, row, action.deployId);
         return { requeueAfterMs: 0 };
-      case 'deploy_step':
+      case 'deploy_step': {
+        const giveUp = beginStep(db, attempts, deploy!, action.step);
+        if (giveUp) return failDeploy(deps, deploy!, action.step, 'failed', giveUp);
         return runDeployStep(deps, memory, row, deploy!, action.step);
+      }
       case 'heal':
         return heal(deps, row, action.exists);
       case 'heal_wait':

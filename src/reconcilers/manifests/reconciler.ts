@@ -8,7 +8,7 @@ import type { Reconciler, Result } from '../../controller/types.js';
 import { applyManifests, type ApplyDeps } from '../../manifests/apply.js';
 import { readManifestDir } from '../../manifests/dir.js';
 import type { GitCheckout } from '../../manifests/git.js';
-import type { ManifestError } from '../../manifests/parse.js';
+import { memoizedParser, type ManifestError } from '../../manifests/parse.js';
 import { getSourceRecord, writeSourceRecord } from '../../manifests/record.js';
 import type { ManifestSource } from '../../manifests/plan.js';
 
@@ -26,6 +26,7 @@ export interface ManifestsReconcilerDeps extends ApplyDeps {
 
 export function createManifestsReconciler(deps: ManifestsReconcilerDeps): Reconciler {
   const { db, log } = deps;
+  const parsers = { dir: memoizedParser(), git: memoizedParser(), api: memoizedParser() };
 
   /** Records a source-level failure and keeps everything the source applied before. */
   const fail = (source: ManifestSource, location: string, message: string) => {
@@ -41,7 +42,9 @@ export function createManifestsReconciler(deps: ManifestsReconcilerDeps): Reconc
       if (source === 'git' || getSourceRecord(db, source)) fail(source, location, `directory ${dir} does not exist; nothing applied`);
       return;
     }
-    const result = applyManifests(deps, { source, location, files: read.files, revision, prune: true, pruneServices: deps.pruneServices, readErrors: read.errors });
+    const parser = parsers[source];
+    const result = applyManifests(deps, { source, location, files: read.files, revision, prune: true, pruneServices: deps.pruneServices, readErrors: read.errors, parse: parser.parse });
+    parser.endPass();
     if (result.errors.length > 0) log.warn('manifest errors', { source, errors: result.errors.length, first: result.errors[0].message });
   }
 

@@ -35,6 +35,12 @@ export const deploys = sqliteTable(
     watchUntil: text('watch_until'),
     /** `svc_build`: the port the build provider chose; becomes the app's `internal_port` on success. */
     buildPort: integer('build_port'),
+    /**
+     * How many daemon processes began `attempt_step` of this deploy; a step that ends the process each
+     * time is given up after a few (src/reconcilers/app/attempts.ts) instead of crash-looping the daemon.
+     */
+    attemptStep: text('attempt_step'),
+    stepAttempts: integer('step_attempts').notNull().default(0),
     startedAt: text('started_at'),
     completedAt: text('completed_at'),
     createdAt: createdAt(),

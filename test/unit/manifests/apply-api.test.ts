@@ -102,6 +102,15 @@ describe('POST /api/manifests/apply', () => {
     expect((await t.request('GET', '/api/services')).body).toEqual([]);
   });
 
+  it('replaces a linked service by another of the same type in one apply (unlink before link)', async () => {
+    await yaml(stack().replace('{name: mf-db, alias: DB}', '{name: mf-db}'));
+    const two = `apiVersion: svc/v1\nkind: Service\nmetadata: {name: mf-db2}\nspec: {type: postgres}\n---\n`;
+    const res = await yaml(two + stack().replace('{name: mf-db, alias: DB}', '{name: mf-db2}'));
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.resources.find((r: any) => r.name === 'mf-web')).toMatchObject({ action: 'update', changes: ['services.mf-db', 'services.mf-db2'] });
+    expect((await t.request('GET', '/api/apps/1/services')).body.map((l: any) => l.service.name)).toEqual(['mf-db2']);
+  });
+
   it('dry_run plans and changes nothing, in JSON or with the query flag', async () => {
     const res = await t.request('POST', '/api/manifests/apply', { content: stack(), dry_run: true });
     expect(res.body).toMatchObject({ dry_run: true });

@@ -144,6 +144,12 @@ describe('planManifests', () => {
     }
   });
 
+  it('replacing a linked service unlinks the old one before linking the new (their variable names collide)', () => {
+    const live = current('web', { links: [{ service: 'pg1', alias: null }] }, { fallbackPort: 8080 });
+    const p = plan([appDoc('web', { fallback_port: 8080, services: [{ name: 'pg2' }] })], { apps: [live], services: [service('pg1'), service('pg2')] });
+    expect(p.apps[0].diff.links).toEqual([{ op: 'unlink', service: 'pg1' }, { op: 'link', service: 'pg2', alias: null }]);
+  });
+
   it('a link to a service from a dropped file drops the linking file too', () => {
     const p = plan([svcDoc('db', 'postgres', 's.yaml', 0), svcDoc('db', 'postgres', 's.yaml', 1), appDoc('web', { fallback_port: 8080, services: [{ name: 'db' }] }, 'w.yaml')]);
     expect(p.errors.map((e) => [e.file, e.path])).toEqual([['s.yaml', 'metadata.name'], ['w.yaml', 'spec.services.0.name']]);

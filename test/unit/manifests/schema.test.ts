@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { parseManifestFile } from '../../../src/manifests/parse.js';
+import { memoizedParser, parseManifestFile } from '../../../src/manifests/parse.js';
 import { manifestJsonSchema } from '../../../src/manifests/schema.js';
 
 const app = (spec: string, name = 'web') => `apiVersion: svc/v1\nkind: App\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
@@ -101,6 +101,20 @@ describe('manifest documents', () => {
   it('refuses a file over 1 MiB without parsing it', () => {
     const r = parseManifestFile('big.yaml', `# ${'x'.repeat(1024 * 1024)}`);
     expect(r.errors).toEqual([{ file: 'big.yaml', document: -1, path: '', message: expect.stringContaining('larger than') }]);
+  });
+
+  it('the memoized parser parses a file again only when its text changed, and forgets files of older passes', () => {
+    const m = memoizedParser();
+    const text = 'apiVersion: svc/v1\nkind: Service\nmetadata: {name: db}\nspec: {type: redis}\n';
+    const first = m.parse('a.yaml', text);
+    m.endPass();
+    expect(m.parse('a.yaml', text)).toBe(first);
+    const changed = m.parse('a.yaml', text.replace('redis', 'postgres'));
+    expect(changed).not.toBe(first);
+    expect(changed.docs[0].doc).toMatchObject({ spec: { type: 'postgres' } });
+    m.endPass();
+    m.endPass();
+    expect(m.parse('a.yaml', text)).not.toBe(first);
   });
 
   it('docs/manifest.schema.json is the JSON Schema generated from the zod schemas', () => {

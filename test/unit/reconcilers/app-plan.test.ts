@@ -29,8 +29,14 @@ describe('planApp', () => {
   it('heals a stopped or missing live container, after the backoff', () => {
     expect(planApp(app(), undefined, [{ name: 'svc-web-1', running: false }], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: true });
     expect(planApp(app(), undefined, [], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
-    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 1_000)).toEqual({ kind: 'heal_wait', afterMs: 4_000 });
-    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 5_000).kind).toBe('heal');
+    const stopped = [{ name: 'svc-web-1', running: false }];
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, stopped, 1_000)).toEqual({ kind: 'heal_wait', afterMs: 4_000 });
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, stopped, 5_000).kind).toBe('heal');
+  });
+  it('recreates a live container that is gone or being removed at once, whatever the backoff', () => {
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 1_000)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
+    const removing = [{ name: 'svc-web-1', running: false, removing: true }];
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, removing, 1_000)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
   });
 });
 

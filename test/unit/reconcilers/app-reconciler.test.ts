@@ -448,9 +448,50 @@ describe('app reconciler: self-healing and cleanup', () => {
     const c = rt.containers.get('svc-web-1')!;
     expect(c.state).toBe('running');
     expect(c.spec).toMatchObject({ image: 'web:1', env: { FOO: 'one' }, network: 'svc-unit', labels: { 'svc.deploy': String(d.id), 'svc.app': 'web' } });
-    expect(listAppEvents(db, app().id).map((e) => e.message)).toEqual(['live container svc-web-1 was not running; recreated (attempt 1)']);
+    expect(listAppEvents(db, app().id).map((e) => e.message)).toEqual(['live container svc-web-1 was gone; recreated']);
+    expect(app()).toMatchObject({ healFailures: 0, healNotBefore: null }); // gone is not a crash: uncounted
     expect(app()).toMatchObject({ status: 'active', liveAddress: '10.0.0.3', liveContainerId: c.id });
     expect(dnsNow()).toEqual({ 'web.svc.internal.': '10.0.0.3' });
+    await expectSteady();
+  });
+
+  it('a container the engine is still removing (docker rm -f) is recreated at once, even inside a crash backoff, and not counted', async () => {
+    await deployed();
+    rt.kill('svc-web-1');
+    await rec.reconcile('web'); // one counted restart: the next would wait 10 s
+    expect(app().healFailures).toBe(1);
+    rt.kill('svc-web-1');
+    rt.containers.get('svc-web-1')!.state = 'removing';
+    const before = mutations().length;
+    await drive();
+
+    expect(mutations().slice(before).map((c) => [c.method, (c.args[0] as { name?: string }).name ?? c.args[0]])).toEqual([
+      ['remove', 'svc-web-1'],
+      ['run', 'svc-web-1'],
+    ]);
+    expect(rt.containers.get('svc-web-1')!.state).toBe('running');
+    expect(listAppEvents(db, app().id).map((e) => [e.level, e.message])).toEqual([
+      ['warn', 'live container svc-web-1 was not running; restarted (attempt 1)'],
+      ['warn', 'live container svc-web-1 was gone; recreated'],
+    ]);
+    expect(app()).toMatchObject({ status: 'active', healFailures: 0 }); // 10 s up since the restart: reset
+    await expectSteady();
+  });
+
+  it('a start that fails because the container was removed meanwhile recreates it in the same pass, uncounted, with no error event', async () => {
+    await deployed();
+    rt.kill('svc-web-1');
+    const start = rt.start.bind(rt);
+    rt.start = async (name: string) => {
+      rt.containers.get(name)!.state = 'removing'; // docker rm -f got there first
+      rt.start = start;
+      return start(name);
+    };
+    expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: 0 });
+    expect(rt.containers.get('svc-web-1')!.state).toBe('running');
+    expect(listAppEvents(db, app().id).map((e) => [e.level, e.message])).toEqual([['warn', 'live container svc-web-1 was gone; recreated']]);
+    expect(app()).toMatchObject({ healFailures: 0, healNotBefore: null });
+    await drive();
     await expectSteady();
   });
 

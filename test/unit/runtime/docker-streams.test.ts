@@ -74,12 +74,37 @@ describe('followProgress', () => {
 
   it('resolves at the end and reports every message', async () => {
     const seen: string[] = [];
-    await followProgress(modem, ndjson({ status: 'Pulling fs layer', id: 'a' }, { status: 'Download complete', id: 'a' }), (m) => seen.push(m.status!));
+    await followProgress(ndjson({ status: 'Pulling fs layer', id: 'a' }, { status: 'Download complete', id: 'a' }), (m) => seen.push(m.status!));
     expect(seen).toEqual(['Pulling fs layer', 'Download complete']);
   });
 
   it('rejects with the engine message when the stream carries an error (status was 200)', async () => {
     const stream = ndjson({ stream: 'Step 1/2 : FROM x\n' }, { errorDetail: { code: 7, message: 'returned a non-zero code: 7' }, error: 'returned a non-zero code: 7' });
-    await expect(followProgress(modem, stream, () => {})).rejects.toThrow('returned a non-zero code: 7');
+    await expect(followProgress(stream, () => {})).rejects.toThrow('returned a non-zero code: 7');
+  });
+
+  it('a line split across chunks, and a multi-byte character split across chunks, arrive whole', async () => {
+    const text = JSON.stringify({ status: 'Pulling ✓' }) + '\n';
+    const bytes = Buffer.from(text, 'utf8');
+    const cut = bytes.indexOf(0xe2) + 1; // inside the check mark
+    const seen: string[] = [];
+    await followProgress(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]), (m) => seen.push(m.status!));
+    expect(seen).toEqual(['Pulling ✓']);
+  });
+
+  it('a line that is not JSON rejects instead of throwing out of a stream listener', async () => {
+    await expect(followProgress(Readable.from(['{"status":"ok"}\n<html>proxy error</html>\n']), () => {})).rejects.toThrow('not JSON');
+  });
+
+  it('a callback that throws rejects the promise', async () => {
+    await expect(followProgress(ndjson({ status: 'a' }), () => { throw new Error('database is locked'); })).rejects.toThrow('database is locked');
+  });
+
+  it('a stream that errors twice rejects once and never leaves an error unhandled', async () => {
+    const stream = new Readable({ read() {} });
+    const done = followProgress(stream, () => {});
+    stream.emit('error', new Error('socket hang up'));
+    stream.emit('error', new Error('again'));
+    await expect(done).rejects.toThrow('socket hang up');
   });
 });
