@@ -30,7 +30,17 @@ export interface ExecCommand {
 
 export type Readiness =
   /** Ready when the command exits 0 (and, if set, its stdout contains `expect`). */
-  | { kind: 'exec'; exec: ExecCommand; expect?: string }
+  | {
+      kind: 'exec';
+      exec: ExecCommand;
+      expect?: string;
+      /**
+       * Port that must accept TCP on the container's address before the command is worth running: a
+       * connect costs nothing, a `docker exec` a process in the container, so readiness can be polled
+       * often without loading the engine while the database initialises.
+       */
+      tcpPort?: number;
+    }
   /** Ready when `GET http://<container address>:<port><path>` answers. */
   | { kind: 'http'; port: number; path: string };
 

@@ -17,6 +17,7 @@ export const mysql: ServiceKind = {
   // TCP, not the socket: the init phase runs with --skip-networking. Password through MYSQL_PWD, not argv.
   readiness: (c) => ({
     kind: 'exec',
+    tcpPort: PORT,
     exec: { cmd: ['mysqladmin', 'ping', '-uroot', '-h127.0.0.1', `-P${PORT}`, '--silent'], env: { MYSQL_PWD: c.root_password } },
   }),
   credentialFields: (c, place) => ({ host: place.host, port: PORT, database: c.database, user: c.user, password: c.password }),

@@ -14,6 +14,7 @@ export const postgres: ServiceKind = {
   // Over TCP, not the socket: the image's init phase runs a socket-only server that would look ready.
   readiness: (c) => ({
     kind: 'exec',
+    tcpPort: PORT,
     exec: { cmd: ['pg_isready', '-U', c.user, '-d', c.database, '-h', '127.0.0.1', '-p', String(PORT)] },
   }),
   credentialFields: (c, place) => ({ host: place.host, port: PORT, database: c.database, user: c.user, password: c.password }),

@@ -14,6 +14,7 @@ export const redis: ServiceKind = {
   // redis-cli exits 0 on NOAUTH too, so the answer itself must be PONG. REDISCLI_AUTH keeps it out of argv.
   readiness: (c) => ({
     kind: 'exec',
+    tcpPort: PORT,
     exec: { cmd: ['redis-cli', '-h', '127.0.0.1', '-p', String(PORT), 'ping'], env: { REDISCLI_AUTH: c.password } },
     expect: 'PONG',
   }),

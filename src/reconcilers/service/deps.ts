@@ -19,6 +19,8 @@ export interface ServiceReconcilerDeps {
   };
   /** Status code of `GET url`, undefined when nothing answered (default: node:http, no keep-alive). */
   httpGet?: (url: string, timeoutMs: number) => Promise<number | undefined>;
+  /** TCP connect check that gates exec readiness commands (default: node:net). */
+  tcpOpen?: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
   /** HTTP client for Garage's admin API (default: global fetch). */
   fetch?: FetchFn;
 }

@@ -42,7 +42,7 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
     const observed = toObserved(info);
     let ready: boolean | undefined;
     if (!facts.deleting && facts.desiredRunning && observed.running && row.status !== 'active') {
-      ready = await checkReady(runtime, httpGet, row.containerName, settings.network, kind.readiness(creds));
+      ready = await checkReady(runtime, httpGet, row.containerName, settings.network, kind.readiness(creds), deps.tcpOpen);
     }
     const plan = planService(facts, observed, ready, deps.now());
     const a = plan.action;

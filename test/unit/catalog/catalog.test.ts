@@ -62,7 +62,7 @@ describe('containers and readiness', () => {
     const c = k.generateCredentials('p');
     expect(k.container(c, place('p'))).toEqual({ env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: c.password, POSTGRES_DB: 'app' } });
     const r = k.readiness(c);
-    expect(r).toEqual({ kind: 'exec', exec: { cmd: ['pg_isready', '-U', 'svc', '-d', 'app', '-h', '127.0.0.1', '-p', '5432'] } });
+    expect(r).toEqual({ kind: 'exec', tcpPort: 5432, exec: { cmd: ['pg_isready', '-U', 'svc', '-d', 'app', '-h', '127.0.0.1', '-p', '5432'] } });
   });
   it('mysql: mysqladmin ping as root with the password in MYSQL_PWD, never in argv', () => {
     const k = kindOf('mysql');
@@ -79,7 +79,7 @@ describe('containers and readiness', () => {
     const c = k.generateCredentials('r');
     expect(k.container(c, place('r')).cmd).toEqual(['redis-server', '--requirepass', c.password, '--appendonly', 'yes', '--dir', '/data']);
     const r = k.readiness(c);
-    expect(r).toEqual({ kind: 'exec', exec: { cmd: ['redis-cli', '-h', '127.0.0.1', '-p', '6379', 'ping'], env: { REDISCLI_AUTH: c.password } }, expect: 'PONG' });
+    expect(r).toEqual({ kind: 'exec', tcpPort: 6379, exec: { cmd: ['redis-cli', '-h', '127.0.0.1', '-p', '6379', 'ping'], env: { REDISCLI_AUTH: c.password } }, expect: 'PONG' });
   });
   it('garage: HTTP /health on 3900, config file mounted read-only at /etc/garage.toml', () => {
     const k = kindOf('garage');

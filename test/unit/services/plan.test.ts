@@ -13,7 +13,7 @@ const NOW = 1_000_000;
 describe('planService', () => {
   it.each<[string, ServiceFacts, ObservedService, boolean | undefined, unknown, string]>([
     ['pending, no container: create (not a failure)', f(), none, undefined, { kind: 'create', counts: false }, 'provisioning'],
-    ['provisioning, not ready yet: wait', f({ status: 'provisioning' }), running(NOW - 2000), false, { kind: 'wait-ready', afterMs: 500 }, 'provisioning'],
+    ['provisioning, not ready yet: wait', f({ status: 'provisioning' }), running(NOW - 2000), false, { kind: 'wait-ready', afterMs: 50 }, 'provisioning'],
     ['provisioning, ready: active', f({ status: 'provisioning' }), running(), true, { kind: 'mark-active' }, 'active'],
     ['garage ready but not provisioned', f({ status: 'provisioning', needsProvisioning: true }), running(), true, { kind: 'provision-garage' }, 'provisioning'],
     ['provisioning, container exited: failure recorded', f({ status: 'provisioning' }), exited(3), undefined,
@@ -61,7 +61,7 @@ describe('planService', () => {
 });
 
 describe('readyPollMs', () => {
-  it.each([[0, 100], [200, 100], [2000, 500], [4000, 1000], [60_000, 1000]])('up %i ms: poll after %i ms', (up, ms) => {
+  it.each([[0, 50], [200, 50], [4000, 50], [14_999, 50], [15_000, 250], [59_999, 250], [60_000, 1000]])('up %i ms: poll after %i ms', (up, ms) => {
     expect(readyPollMs(up)).toBe(ms);
   });
 });

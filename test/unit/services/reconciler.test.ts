@@ -22,6 +22,8 @@ let now: number;
 let rec: Reconciler;
 let garage: ReturnType<typeof fakeGarage> | undefined;
 let ready: boolean;
+/** Whether the readiness gate's TCP connect succeeds. */
+let portOpen: boolean;
 let httpStatus: number | undefined;
 const sealer = testSealer();
 const enqueue = recordingEnqueue();
@@ -44,6 +46,7 @@ beforeEach(() => {
   rt = new FakeRuntime({ images: Object.values(images) });
   now = Date.parse('2026-01-01T00:00:00Z');
   ready = true;
+  portOpen = true;
   httpStatus = 200;
   garage = undefined;
   rt.execHandler = () => ({ exitCode: ready ? 0 : 1, stdout: ready ? 'PONG\n' : '', stderr: '' });
@@ -51,6 +54,7 @@ beforeEach(() => {
     db, runtime: rt, sealer, log: silentLogger, now: () => now,
     settings: { ...settings, dataDir: dir },
     httpGet: async () => httpStatus,
+    tcpOpen: async () => portOpen,
     fetch: (url, init) => garage!.fetch(url, init),
   });
 });
@@ -71,7 +75,12 @@ describe('service reconciler', () => {
       mounts: [{ source: join(dir, 'services', 'main'), target: '/var/lib/postgresql/data' }],
       env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: creds.password, POSTGRES_DB: 'app' },
     });
-    expect((await rec.reconcile('main')).requeueAfterMs).toBeGreaterThanOrEqual(100);
+    portOpen = false; // still initialising: the TCP gate spares the exec
+    const execs = rt.callsOf('exec').length;
+    expect((await rec.reconcile('main')).requeueAfterMs).toBe(50);
+    expect(rt.callsOf('exec').length).toBe(execs);
+    portOpen = true;
+    expect((await rec.reconcile('main')).requeueAfterMs).toBeGreaterThanOrEqual(50);
     expect(rt.callsOf('exec').at(-1)![1]).toEqual(['pg_isready', '-U', 'svc', '-d', 'app', '-h', '127.0.0.1', '-p', '5432']);
     ready = true;
     await until('main', 'active');
