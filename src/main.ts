@@ -26,6 +26,9 @@ import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './backup/wiring.js';
 import { wireManifests } from './manifests/wiring.js';
 import { join } from 'node:path';
+import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
+import { createCodehostClient } from './codehost/client.js';
+import { installationTokenFor } from './codehost/tokens.js';
 
 export interface Daemon {
   db: Db;
@@ -51,10 +54,12 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   });
   const enqueue = manager.enqueue;
   const bus = new Bus();
-  registerReconcilers({ config, db, sealer, log, runtime, manager, bus });
+  // The code-host credentials as they are now: the manifest flow replaces them while the daemon runs.
+  const codehost = credentialsHolder(config.codehost);
+  registerReconcilers({ config, db, sealer, log, runtime, manager, bus, codehost });
   wireBackups({ config, db, sealer, log, runtime, manager });
   const manifests = wireManifests({ config, db, sealer, log, manager, bus });
-  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, now: () => new Date() });
+  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date() });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const failed = (err: Error) => {
@@ -99,7 +104,7 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   const proxy = createCaddyProxy({ ...config.proxy, log });
   const { hostsDir } = dnsmasqPaths(config.dataDir);
@@ -139,7 +144,11 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       },
       probe: httpProbe,
       now: Date.now,
-      build: { workDir: join(config.dataDir, 'builds'), images: config.buildImages },
+      build: {
+        workDir: join(config.dataDir, 'builds'),
+        images: config.buildImages,
+        tokenFor: installationTokenFor(createCodehostClient({ apiUrl: config.codehost.apiUrl, creds: d.codehost }), d.codehost, config.codehost.webUrl),
+      },
       settings: {
         network: config.network,
         instance: config.instance,

@@ -40,7 +40,8 @@ let seededHash: Promise<string> | undefined;
 export const SEEDED_PASSWORD = 'correct horse battery';
 
 /** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
-export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus } = {}) {
+/** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */
+export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string } = {}) {
   const db: Db = memoryDb();
   const enqueue = recordingEnqueue();
   const sealer = testSealer();
@@ -49,7 +50,7 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
     SVC_ENCRYPTION_KEY: testKey.toString('base64'),
     SVC_DATA_DIR: join(tmpdir(), `svc-api-test-${process.pid}`),
     ...opts.env,
-  });
+  }, opts.envFile ?? join(tmpdir(), `svc-api-test-${process.pid}`, '.env'));
   let nowMs = Date.parse('2026-01-01T00:00:00Z');
   const clock = { now: () => new Date(nowMs), advance: (ms: number) => void (nowMs += ms) };
   const log = createLogger('debug', {}, (l) => logs.push(l));

@@ -1,0 +1,101 @@
+// A local code host (node:http) implementing the GitHub endpoints svc calls: the manifest conversion,
+// app installations, installation access tokens, installation repositories, repository installation.
+// It verifies every app JWT it receives (RS256 with the key it issued, iss, iat/exp window) and every
+// installation token, and counts calls so tests can assert caching.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeCodehost {
+  url: string;
+  /** The one code the conversion endpoint accepts. */
+  code: string;
+  /** What the conversion answered (the test compares what svc stored against it). */
+  app: { id: number; slug: string; client_id: string; client_secret: string; webhook_secret: string; pem: string };
+  installations: { id: number; account: { login: string }; repositories: string[] }[];
+  calls: { method: string; path: string; ok: boolean }[];
+  /** JWT problems seen (empty when every JWT was valid). */
+  jwtErrors: string[];
+  close(): Promise<void>;
+}
+
+export async function startFakeCodehost(): Promise<FakeCodehost> {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const fake: Omit<FakeCodehost, 'url' | 'close'> = {
+    code: randomBytes(10).toString('hex'),
+    app: { id: 4242, slug: 'svc-test-app', client_id: 'Iv1.0123456789abcdef', client_secret: randomBytes(20).toString('hex'), webhook_secret: randomBytes(20).toString('hex'), pem },
+    installations: [{ id: 7, account: { login: 'acme' }, repositories: ['acme/site', 'acme/api'] }],
+    calls: [],
+    jwtErrors: [],
+  };
+  const tokens = new Map<string, number>();
+
+  const checkJwt = (req: IncomingMessage): boolean => {
+    const m = /^Bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(req.headers.authorization ?? '');
+    if (!m) return !!fake.jwtErrors.push('no bearer JWT');
+    const header = JSON.parse(Buffer.from(m[1], 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(m[2], 'base64url').toString());
+    const ok = verify('sha256', Buffer.from(`${m[1]}.${m[2]}`), publicKey, Buffer.from(m[3], 'base64url'));
+    const now = Math.floor(Date.now() / 1000);
+    const problems = [
+      header.alg !== 'RS256' && 'alg is not RS256',
+      !ok && 'bad signature',
+      claims.iss !== String(fake.app.id) && claims.iss !== fake.app.id && 'wrong iss',
+      !(claims.iat <= now - 30) && 'iat not in the past',
+      !(claims.exp > now && claims.exp - claims.iat <= 600) && 'exp not within 10 minutes',
+    ].filter(Boolean) as string[];
+    fake.jwtErrors.push(...problems);
+    return problems.length === 0;
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    const send = (status: number, body: unknown) => {
+      fake.calls.push({ method: req.method ?? '', path, ok: status < 400 });
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    req.resume();
+    req.on('end', () => {
+      try {
+        route();
+      } catch (err) {
+        send(500, { message: String(err) });
+      }
+    });
+    const route = () => {
+      let m: RegExpExecArray | null;
+      if (req.method === 'POST' && (m = /^\/app-manifests\/([^/]+)\/conversions$/.exec(path))) {
+        return m[1] === fake.code ? send(201, { ...fake.app, owner: { login: 'acme' }, html_url: 'https://example/apps/svc' }) : send(404, { message: 'Not Found' });
+      }
+      if (req.method === 'GET' && path === '/app/installations') return checkJwt(req) ? send(200, fake.installations) : send(401, { message: 'bad JWT' });
+      if (req.method === 'POST' && (m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path))) {
+        if (!checkJwt(req)) return send(401, { message: 'bad JWT' });
+        const inst = fake.installations.find((i) => i.id === Number(m![1]));
+        if (!inst) return send(404, { message: 'Not Found' });
+        const token = `ghs_${randomBytes(16).toString('hex')}`;
+        tokens.set(token, inst.id);
+        return send(201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString() });
+      }
+      if (req.method === 'GET' && path === '/installation/repositories') {
+        const id = tokens.get((req.headers.authorization ?? '').replace(/^token /, ''));
+        const inst = fake.installations.find((i) => i.id === id);
+        if (!inst) return send(401, { message: 'bad token' });
+        return send(200, { total_count: inst.repositories.length, repositories: inst.repositories.map((full_name) => ({ full_name })) });
+      }
+      if (req.method === 'GET' && (m = /^\/repos\/([^/]+\/[^/]+)\/installation$/.exec(path))) {
+        if (!checkJwt(req)) return send(401, { message: 'bad JWT' });
+        const inst = fake.installations.find((i) => i.repositories.includes(m![1].toLowerCase()));
+        return inst ? send(200, { id: inst.id }) : send(404, { message: 'Not Found' });
+      }
+      send(404, { message: 'Not Found' });
+    };
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    ...fake,
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  } as FakeCodehost;
+}
