@@ -24,6 +24,7 @@ import { createAppReconciler } from './reconcilers/app/reconciler.js';
 import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './backup/wiring.js';
+import { createGate, gatedManager } from './backup/quiesce.js';
 import { wireManifests } from './manifests/wiring.js';
 import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
@@ -56,10 +57,12 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   const bus = new Bus();
   // The code-host credentials as they are now: the manifest flow replaces them while the daemon runs.
   const codehost = credentialsHolder(config.codehost);
-  registerReconcilers({ config, db, sealer, log, runtime, manager, bus, codehost });
-  wireBackups({ config, db, sealer, log, runtime, manager });
-  const manifests = wireManifests({ config, db, sealer, log, manager, bus });
-  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date() });
+  // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
+  const gate = createGate();
+  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost });
+  const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate });
+  const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
+  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const failed = (err: Error) => {

@@ -8,6 +8,9 @@ import { Hono } from 'hono';
 import { keyOf } from '../controller/types.js';
 import { ApiError, conflict, notFound } from '../errors.js';
 import { backupJson, createBackup, deleteBackupRecord, getBackup, listBackups, type BackupRow } from '../store/backups.js';
+import { ArchiveError } from '../backup/extract-archive.js';
+import { importArchive } from '../backup/import.js';
+import { KeyMismatchError } from '../backup/snapshot.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam } from './validate.js';
 
@@ -17,6 +20,13 @@ export function requestBackupDelete(deps: ApiDeps, row: BackupRow): void {
   deleteBackupRecord(deps.db, row.id);
   deps.enqueue(keyOf('backup', 'files'));
   deps.log.info('backup deleted', { id: row.id, filename: row.filename });
+}
+
+/** Archive problems are the caller's: 400 (unreadable or hostile archive) or 422 (another encryption key). */
+function refusal(err: unknown): never | void {
+  if (err instanceof ArchiveError) throw new ApiError(400, 'invalid_archive', err.message);
+  if (err instanceof KeyMismatchError) throw new ApiError(422, 'encryption_key_mismatch', err.message);
+  if (err instanceof ApiError) throw err;
 }
 
 export function backupRoutes(deps: ApiDeps) {
@@ -31,9 +41,35 @@ export function backupRoutes(deps: ApiDeps) {
   r.get('/backups', (c) => c.json(listBackups(db).map(backupJson)));
 
   r.post('/backups', (c) => {
+    if (deps.backups?.restoring()) throw conflict('a restore is running; create a backup when it has finished');
     const row = createBackup(db, deps.enqueue, { trigger: 'manual', now: deps.now() });
     deps.log.info('backup requested', { id: row.id, filename: row.filename });
     return c.json(backupJson(row), 201);
+  });
+
+  r.post('/backups/import', async (c) => {
+    const row = await importArchive({ db, backupDir: deps.config.backupDir, now: deps.now() }, c.req.raw.body).catch((err) => {
+      refusal(err);
+      throw err;
+    });
+    deps.log.info('backup imported', { id: row.id, filename: row.filename, size: row.sizeBytes });
+    return c.json(backupJson(row), 201);
+  });
+
+  r.post('/backups/:id/restore', async (c) => {
+    const id = idParam(c, 'id', 'backup');
+    if (!deps.backups) throw new ApiError(503, 'not_configured', 'restores need the backup reconciler, which this server does not run');
+    try {
+      const { backup, safety } = await deps.backups.restore(id);
+      return c.json({ restored: true, backup_id: backup.id, safety_backup_id: safety.id, restart_required: false });
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      refusal(err);
+      // Our own failure (engine, disk): the previous state is back; say why.
+      const reason = err instanceof Error ? err.message : String(err);
+      deps.log.error('backup restore failed', { backup_id: id, error: reason });
+      return c.json({ error: `restore failed and was rolled back: ${reason}`, code: 'restore_failed' }, 500);
+    }
   });
 
   r.get('/backups/:id', (c) => c.json(backupJson(backupOf(c))));

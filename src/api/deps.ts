@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { Bus } from '../events/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { BackupControl } from '../backup/control.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
 
 /** What every API sub-app is built from (constructor injection, no module singletons). */
@@ -21,6 +22,8 @@ export interface ApiDeps {
   bus?: Bus;
   /** The engine, for reads only (log streams); handlers never change containers. */
   runtime?: Runtime;
+  /** Restores (the backup reconciler's work the request waits for); absent in tests that need none. */
+  backups?: BackupControl;
   /** The code-host credentials as they are now (the manifest flow replaces them live); default: config's. */
   codehost?: CredentialsHolder;
 }

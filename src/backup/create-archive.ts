@@ -102,7 +102,7 @@ async function fsyncDir(dir: string) {
 function describe(err: unknown): Error {
   const e = err instanceof Error ? err : new Error(String(err));
   const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOSPC') return new Error('no space left on the backup disk (ENOSPC); nothing was published');
+  if (code === 'ENOSPC' || code === 'SQLITE_FULL') return new Error('no space left on the backup disk (ENOSPC); nothing was published');
   if (code === 'EDQUOT') return new Error('disk quota exceeded on the backup disk (EDQUOT); nothing was published');
   return e;
 }

@@ -1,6 +1,18 @@
 // `svc restore FILE` with no daemon running: disaster recovery on a fresh host (API.md "CLI").
 // The CLI (src/cli) owns argument parsing and the "is a daemon answering?" check; this module owns the
-// restore itself. Filled in by the backups work (issue 8).
+// restore itself: the archive is unpacked and checked exactly as an import is (extractArchive), its svc.db
+// checked and migrated, and its key checked against its own `.env`. Then what the data dir held is moved
+// aside, the archive's svc.db, services/ and proxy/ moved in (renames on one filesystem), and the `.env`
+// written; any failure moves everything back. The daemon's next start recreates services and apps.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join, relative, resolve, isAbsolute } from 'node:path';
+import { parseEnv } from 'node:util';
+import { createSealer } from '../crypto.js';
+import { envFileText } from './env-text.js';
+import { ArchiveError, extractArchive } from './extract-archive.js';
+import { PENDING_DUMPS_DIR } from './pending-dumps.js';
+import { KeyMismatchError, prepareSnapshot } from './snapshot.js';
 
 export interface OfflineRestoreOptions {
   /** The `.tar.gz` archive to restore. */
@@ -16,7 +28,95 @@ export interface OfflineRestoreResult {
   summary: string[];
 }
 
+/** What a data dir holds that a restore replaces (the rest, e.g. backups/, is left alone). */
+const REPLACED = ['svc.db', 'svc.db-wal', 'svc.db-shm', 'services', 'proxy', PENDING_DUMPS_DIR];
+
 /** Restores an archive into a data directory with the daemon stopped. Throws an Error with a user-facing sentence. */
-export async function restoreOffline(_opts: OfflineRestoreOptions): Promise<OfflineRestoreResult> {
-  throw new Error('offline restore is not implemented yet');
+export async function restoreOffline(opts: OfflineRestoreOptions): Promise<OfflineRestoreResult> {
+  const archive = resolve(opts.archivePath);
+  const dataDir = resolve(opts.dataDir);
+  const envFile = resolve(opts.envFile);
+  if (!existsSync(archive)) throw new Error(`no such archive: ${archive}`);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const staging = await mkdtemp(join(dataDir, '.restore-'));
+  const unpacked = join(staging, 'archive');
+  const previous = join(staging, 'previous');
+  mkdirSync(unpacked, { mode: 0o700 });
+  mkdirSync(previous, { mode: 0o700 });
+  const summary: string[] = [];
+  try {
+    const contents = await extractArchive(archive, unpacked);
+    if (!contents.hasEnv) throw new ArchiveError('the archive has no .env (its encryption key): it cannot be restored on a new host');
+    const env = parseEnv(readFileSync(join(unpacked, '.env'), 'utf8')) as Record<string, string>;
+    const key = Buffer.from(env.SVC_ENCRYPTION_KEY ?? '', 'base64');
+    if (key.length !== 32) throw new ArchiveError("the archive's .env has no valid SVC_ENCRYPTION_KEY");
+    try {
+      prepareSnapshot(join(unpacked, 'svc.db'), undefined, createSealer(key));
+    } catch (e) {
+      if (e instanceof KeyMismatchError) throw new ArchiveError("the archive's svc.db was not sealed with the key in its .env");
+      throw e;
+    }
+    const envTmp = `${envFile}.restore-tmp`;
+    writeFileSync(envTmp, envFileText(hostEnv(env, dataDir)), { mode: 0o600 });
+
+    const moved: string[] = [];
+    const placed: string[] = [];
+    try {
+      for (const name of REPLACED) {
+        if (existsSync(join(dataDir, name))) {
+          renameSync(join(dataDir, name), join(previous, name));
+          moved.push(name);
+        }
+      }
+      for (const name of ['svc.db', 'services', 'proxy']) {
+        if (existsSync(join(unpacked, name))) {
+          renameSync(join(unpacked, name), join(dataDir, name));
+          placed.push(name);
+        }
+      }
+      if (!placed.includes('services')) {
+        mkdirSync(join(dataDir, 'services'), { mode: 0o700 });
+        placed.push('services');
+      }
+      const waiting = contents.dumps.filter((n) => !contents.serviceDirs.includes(n));
+      if (waiting.length) {
+        mkdirSync(join(dataDir, PENDING_DUMPS_DIR), { mode: 0o700 });
+        placed.push(PENDING_DUMPS_DIR);
+        for (const n of waiting) {
+          mkdirSync(join(dataDir, 'services', n), { recursive: true, mode: 0o700 });
+          renameSync(join(unpacked, 'dumps', `${n}.sql`), join(dataDir, PENDING_DUMPS_DIR, `${n}.sql`));
+        }
+      }
+      renameSync(envTmp, envFile);
+      chmodSync(envFile, 0o600);
+      summary.push(`svc.db restored into ${dataDir}`);
+      for (const s of contents.serviceDirs) summary.push(`service data restored: services/${s}`);
+      for (const n of waiting) summary.push(`service ${n}: its dump is loaded once svc has started it`);
+      if (contents.hasProxy) summary.push('proxy data (certificates) restored');
+      summary.push(`.env written to ${envFile} (mode 600, with SVC_ENCRYPTION_KEY); start svc from that directory`);
+    } catch (err) {
+      for (const name of placed) rmSync(join(dataDir, name), { recursive: true, force: true });
+      for (const name of moved) renameSync(join(previous, name), join(dataDir, name));
+      rmSync(envTmp, { force: true });
+      throw err;
+    }
+    return { summary };
+  } catch (err) {
+    if (err instanceof ArchiveError) throw new Error(`cannot restore ${archive}: ${err.message}`);
+    throw err;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The archive's settings for this host: SVC_DATA_DIR is where we restored; a backup dir inside the old data dir follows it. */
+function hostEnv(env: Record<string, string>, dataDir: string): Record<string, string> {
+  const out: Record<string, string> = { ...env, SVC_DATA_DIR: dataDir };
+  const oldData = env.SVC_DATA_DIR;
+  const backupDir = env.SVC_BACKUP_DIR;
+  if (backupDir && oldData) {
+    const rel = relative(resolve(oldData), resolve(backupDir));
+    if (!rel.startsWith('..') && !isAbsolute(rel)) delete out.SVC_BACKUP_DIR;
+  }
+  return out;
 }

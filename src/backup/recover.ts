@@ -1,8 +1,9 @@
 // At daemon start, before any reconcile: a record still `running` belongs to a process that died while
 // writing it. Its archive is published only after fsync and rename, so a file under its name is complete
 // (the crash fell between the rename and the record update) and the record is completed; otherwise the
-// record fails with the reason. The work files the dead process left are removed by `backup:files`.
-import { statSync } from 'node:fs';
+// record fails with the reason. The work files the dead process left (dot-names) are removed here, before
+// the API or a reconciler can start writing new ones.
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
@@ -28,5 +29,12 @@ export function recoverInterruptedBackups(db: Db, backupDir: string, log: Logger
       log.error('backup failed', { id: row.id, filename: row.filename, trigger: row.trigger, error: INTERRUPTED });
     }
   }
+  let names: string[] = [];
+  try {
+    names = readdirSync(backupDir);
+  } catch {
+    names = [];
+  }
+  for (const f of names) if (f.startsWith('.')) rmSync(join(backupDir, f), { recursive: true, force: true });
   return rows.length;
 }

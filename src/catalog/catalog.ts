@@ -73,6 +73,8 @@ export interface ServiceKind {
   envFields: [suffix: string, field: string][];
   /** Dump of all databases on stdout, for backups; undefined when a volume copy is the backup. */
   dump?(creds: Credentials): ExecCommand;
+  /** Loads a dump made by `dump` from a file inside the container (a restore whose archive lacks the data dir). */
+  loadDump?(creds: Credentials, file: string): ExecCommand;
 }
 
 const KINDS: Record<ServiceType, ServiceKind> = { postgres, mysql, redis, garage };

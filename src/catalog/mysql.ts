@@ -30,4 +30,5 @@ export const mysql: ServiceKind = {
     ['PASSWORD', 'password'],
   ],
   dump: (c) => ({ cmd: ['mysqldump', '--all-databases', '--single-transaction', '-uroot'], env: { MYSQL_PWD: c.root_password } }),
+  loadDump: (c, file) => ({ cmd: ['mysql', '-uroot', '-h127.0.0.1', `-P${PORT}`, '-e', `source ${file}`], env: { MYSQL_PWD: c.root_password } }),
 };

@@ -27,4 +27,6 @@ export const postgres: ServiceKind = {
     ['PASSWORD', 'password'],
   ],
   dump: (c) => ({ cmd: ['pg_dumpall', '-U', c.user], env: { PGPASSWORD: c.password } }),
+  // Into the maintenance database: pg_dumpall's script connects to each database itself.
+  loadDump: (c, file) => ({ cmd: ['psql', '-h', '127.0.0.1', '-U', c.user, '-d', 'postgres', '-q', '-f', file], env: { PGPASSWORD: c.password } }),
 };

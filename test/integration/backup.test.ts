@@ -82,3 +82,44 @@ describe('backup archive', () => {
     expect(env.SVC_DATA_DIR).toBe(d.dataDir);
   });
 });
+
+describe('restore in place', () => {
+  it('brings back the rows from before the backup, drops later ones, keeps the caller logged in, adds the safety backup', async () => {
+    await pg.run("INSERT INTO notes VALUES (2, 'pg-before-2')");
+    const row = await backupNow();
+    await pg.run("INSERT INTO notes VALUES (3, 'pg-after')");
+    await my.run("INSERT INTO notes VALUES (3, 'my-after')");
+    const later = await d.api('POST', '/api/apps', { name: 'bk-later', image_ref: 'svc-test/web:v1', access_mode: 'port', fallback_port: 18999 });
+    expect(later.status).toBe(201);
+    // A session created after the backup, for a user the archive has too.
+    const login = await fetch(`${d.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'correct horse battery' }) });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
+    const before = (await d.api('GET', '/api/backups')).body.map((b: { id: number }) => b.id);
+
+    const res = await d.api('POST', `/api/backups/${row.id}/restore`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ restored: true, backup_id: row.id, restart_required: false });
+    const after = (await d.api('GET', '/api/backups')).body;
+    expect(after.map((b: { id: number }) => b.id)).toEqual([res.body.safety_backup_id, ...before]);
+    expect(after[0]).toMatchObject({ trigger: 'safety', status: 'completed' });
+
+    expect((await fetch(`${d.url}/api/auth/me`, { headers: { cookie } })).status).toBe(200);
+    expect((await d.api('GET', '/api/apps')).body.map((a: { name: string }) => a.name)).not.toContain('bk-later');
+    for (const s of [pg, my]) {
+      await waitFor(async () => (await d.api('GET', `/api/services/${s.id}`)).body.status === 'active', { timeoutMs: 120_000 });
+    }
+    await waitFor(async () => (await pg.notes().catch(() => [])).length > 0, { timeoutMs: 60_000 });
+    expect(await pg.notes()).toEqual(['pg-before', 'pg-before-2']);
+    await waitFor(async () => (await my.notes().catch(() => [])).length > 0, { timeoutMs: 60_000 });
+    expect(await my.notes()).toEqual(['my-before']);
+  });
+
+  it('refuses a corrupt archive with 400 and changes nothing', async () => {
+    const bad = await d.api('POST', '/api/backups/import');
+    expect(bad.status).toBe(400);
+    const res = await fetch(`${d.url}/api/backups/import`, { method: 'POST', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/gzip' }, body: Buffer.from('garbage, not gzip') });
+    expect(res.status).toBe(400);
+    expect((await res.json()).code).toBe('invalid_archive');
+    expect((await d.api('POST', '/api/backups/999999/restore')).status).toBe(404);
+  });
+});

@@ -33,13 +33,10 @@ export function planSchedule(i: ScheduleInput, firstSeenAt: number): SchedulePla
 }
 
 /**
- * Files of the backup dir to remove: published archives no record names (a deleted record, retention),
- * and work files (`.…partial`, `.staging-…`) when no backup is being written by this process.
+ * Published archives of the backup dir that no record names (a deleted record, retention). Work files
+ * (dot-names) are never touched here: an import or a build may be writing them; `recoverInterruptedBackups`
+ * removes those at start, before anything can be writing.
  */
-export function strayFiles(files: string[], recorded: Set<string>, writing: boolean, isArchiveName: (f: string) => boolean): string[] {
-  return files.filter((f) => {
-    if (isArchiveName(f)) return !recorded.has(f);
-    if (f.startsWith('.') && (f.endsWith('.partial') || f.startsWith('.staging-') || f.startsWith('.import-'))) return !writing;
-    return false;
-  });
+export function strayFiles(files: string[], recorded: Set<string>, isArchiveName: (f: string) => boolean): string[] {
+  return files.filter((f) => isArchiveName(f) && !recorded.has(f));
 }

@@ -34,13 +34,10 @@ export interface BackupReconcilerDeps {
 export interface BackupReconciler extends Reconciler {
   /** Builds a record now, in the caller's step (a restore's safety backup); throws when it failed. */
   buildNow(row: BackupRow): Promise<BackupRow>;
-  /** True while this process writes an archive. */
-  writing(): boolean;
 }
 
 export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconciler {
   const firstSeenAt = d.clock.now();
-  let writing = 0;
   if (d.settings.intervalMinutes > 0) d.log.info('backup scheduler started', { interval_minutes: d.settings.intervalMinutes, retain_count: d.settings.retainCount });
 
   const enforceRetention = () => {
@@ -56,7 +53,6 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
   };
 
   const build = async (row: BackupRow): Promise<BackupRow> => {
-    writing++;
     const started = d.clock.now();
     try {
       const size = await d.build(row);
@@ -70,7 +66,6 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
       d.log.error(msg, { id: row.id, filename: row.filename, trigger: row.trigger, error: reason });
       throw err;
     } finally {
-      writing--;
       enforceRetention();
     }
   };
@@ -108,7 +103,7 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
       throw err;
     }
     const recorded = new Set(listBackups(d.db).map((b) => b.filename));
-    for (const f of strayFiles(names, recorded, writing > 0, (n) => BACKUP_FILENAME.test(n))) {
+    for (const f of strayFiles(names, recorded, (n) => BACKUP_FILENAME.test(n))) {
       await rm(join(d.backupDir, f), { recursive: true, force: true });
       d.log.debug('backup dir: removed a file no record owns', { file: f });
     }
@@ -135,6 +130,5 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
       return d.other ? d.other(name) : {};
     },
     buildNow: build,
-    writing: () => writing > 0,
   };
 }

@@ -21,9 +21,8 @@ describe('planSchedule', () => {
 describe('strayFiles', () => {
   const isArchive = (f: string) => BACKUP_FILENAME.test(f);
   const files = ['svc-backup-20260101-000000.tar.gz', 'svc-backup-20260101-000001.tar.gz', '.svc-backup-20260101-000002.tar.gz.partial', '.staging-abc', 'notes.txt'];
-  it('removes unrecorded archives and, when nothing is being written, work files; never other files', () => {
+  it('removes unrecorded archives, never work files or other files', () => {
     const recorded = new Set(['svc-backup-20260101-000000.tar.gz']);
-    expect(strayFiles(files, recorded, false, isArchive)).toEqual(['svc-backup-20260101-000001.tar.gz', '.svc-backup-20260101-000002.tar.gz.partial', '.staging-abc']);
-    expect(strayFiles(files, recorded, true, isArchive)).toEqual(['svc-backup-20260101-000001.tar.gz']);
+    expect(strayFiles(files, recorded, isArchive)).toEqual(['svc-backup-20260101-000001.tar.gz']);
   });
 });

@@ -1,0 +1,83 @@
+// restoreOffline (the body of `svc restore FILE`) on real files: an archive made by createArchive from one
+// data dir is restored into a fresh one; a hostile or foreign archive changes nothing.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
+import { createArchive } from '../../../src/backup/create-archive.js';
+import { restoreOffline } from '../../../src/backup/offline-restore.js';
+import { createSealer } from '../../../src/crypto.js';
+import { silentLogger } from '../../../src/log.js';
+import { openDb } from '../../../src/store/db.js';
+import { verifyEncryptionKey } from '../../../src/store/encryption-check.js';
+import { createService } from '../../../src/store/services.js';
+import { FakeRuntime } from '../../support/fake-runtime.js';
+import { recordingEnqueue } from '../../support/db.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-bk-offline-'));
+});
+afterEach(async () => rm(root, { recursive: true, force: true }));
+
+const KEY = Buffer.alloc(32, 5);
+
+/** An archive of a data dir with one postgres service (stopped: no dump) and a certificate. */
+async function makeArchive(o: { envKey?: Buffer } = {}) {
+  const dataDir = join(root, 'old', 'data');
+  const db = openDb(join(dataDir, 'svc.db'));
+  const sealer = createSealer(KEY);
+  verifyEncryptionKey(db, sealer);
+  createService(db, sealer, recordingEnqueue(), { dataDir, images: { postgres: 'pg', mysql: 'm', redis: 'r', garage: 'g' } }, { name: 'bk-pg', type: 'postgres' });
+  await writeFile(join(dataDir, 'services', 'bk-pg', 'PG_VERSION'), '16\n');
+  await mkdir(join(dataDir, 'proxy'), { recursive: true });
+  await writeFile(join(dataDir, 'proxy', 'cert.pem'), 'CERT');
+  const env = { SVC_ENCRYPTION_KEY: (o.envKey ?? KEY).toString('base64'), SVC_DATA_DIR: dataDir, SVC_BACKUP_DIR: join(dataDir, 'backups'), SVC_PORT: '3999' };
+  const backupDir = join(dataDir, 'backups');
+  await createArchive({ db, sealer, runtime: new FakeRuntime(), log: silentLogger, dataDir, backupDir, effectiveEnv: env }, 'svc-backup-20260101-000000.tar.gz');
+  db.$client.close();
+  return join(backupDir, 'svc-backup-20260101-000000.tar.gz');
+}
+
+describe('restoreOffline', () => {
+  it('restores svc.db, service data, proxy files and a .env for this host into a fresh data dir', async () => {
+    const archive = await makeArchive();
+    const dataDir = join(root, 'new', 'data');
+    const envFile = join(root, 'new', '.env');
+    await mkdir(join(root, 'new'));
+    const { summary } = await restoreOffline({ archivePath: archive, dataDir, envFile });
+    expect(summary.join('\n')).toMatch(/svc.db restored[\s\S]*services\/bk-pg[\s\S]*\.env written/);
+    // No staging left behind.
+    expect((await readdir(dataDir)).sort()).toEqual(['proxy', 'services', 'svc.db']);
+    const db = new Database(join(dataDir, 'svc.db'), { readonly: true });
+    expect(db.prepare('SELECT name FROM services').pluck().all()).toEqual(['bk-pg']);
+    db.close();
+    expect(await readFile(join(dataDir, 'services', 'bk-pg', 'PG_VERSION'), 'utf8')).toBe('16\n');
+    expect(await readFile(join(dataDir, 'proxy', 'cert.pem'), 'utf8')).toBe('CERT');
+    const env = parseEnv(await readFile(envFile, 'utf8'));
+    expect(env).toMatchObject({ SVC_ENCRYPTION_KEY: KEY.toString('base64'), SVC_DATA_DIR: dataDir, SVC_PORT: '3999' });
+    expect(env.SVC_BACKUP_DIR).toBeUndefined();
+    expect((await stat(envFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses an archive whose .env key does not open its database, and leaves the data dir as it was', async () => {
+    const archive = await makeArchive({ envKey: Buffer.alloc(32, 6) });
+    const dataDir = join(root, 'new', 'data');
+    await mkdir(join(dataDir, 'services', 'keep'), { recursive: true });
+    await writeFile(join(dataDir, 'svc.db'), 'current');
+    await expect(restoreOffline({ archivePath: archive, dataDir, envFile: join(root, 'new', '.env') })).rejects.toThrow(/not sealed with the key in its \.env/);
+    expect(await readFile(join(dataDir, 'svc.db'), 'utf8')).toBe('current');
+    expect((await readdir(dataDir)).sort()).toEqual(['services', 'svc.db']);
+    expect(await readdir(join(root, 'new'))).toEqual(['data']);
+  });
+
+  it('refuses garbage and a missing file with a sentence', async () => {
+    const bad = join(root, 'bad.tar.gz');
+    await writeFile(bad, gzipSync(Buffer.from('not a tar')));
+    await expect(restoreOffline({ archivePath: bad, dataDir: join(root, 'd'), envFile: join(root, '.env') })).rejects.toThrow(/^cannot restore .*bad\.tar\.gz: /);
+    await expect(restoreOffline({ archivePath: join(root, 'nope.tar.gz'), dataDir: join(root, 'd'), envFile: join(root, '.env') })).rejects.toThrow(/no such archive/);
+  });
+});
