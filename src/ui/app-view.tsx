@@ -7,7 +7,7 @@ import type { LinkView } from '../store/links.js';
 import type { AppRow, DeployRow, EnvVarRow, ServiceRow } from '../store/schema/index.js';
 import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
 import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
-import { Badge, Check, Csrf, Field, Layout, PostButton } from './layout.js';
+import { Badge, Check, Csrf, Field, Layout, PostButton, Select } from './layout.js';
 
 export interface AppView {
   app: AppRow;
@@ -203,16 +203,7 @@ const Links = ({ v, csrf }: { v: AppView; csrf: string }) => (
     ) : (
       <form method="post" action={`/apps/${v.app.id}/links`} class="row">
         <Csrf token={csrf} />
-        <label>
-          Service
-          <select name="service_id">
-            {v.services.map((s) => (
-              <option value={String(s.id)}>
-                {s.name} ({s.type})
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select label="Service" name="service_id" options={v.services.map((s) => [String(s.id), `${s.name} (${s.type})`] as const)} />
         <Field label="Alias" name="alias" hint="optional: prefix of the variables, e.g. DB" autocomplete="off" />
         <button type="submit">Link</button>
       </form>

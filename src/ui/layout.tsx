@@ -102,34 +102,47 @@ export const Field: FC<{
   placeholder?: string;
   autocomplete?: string;
   inputmode?: 'numeric' | 'text' | 'url';
-}> = (p) => (
-  <label>
-    {p.label}
-    {p.hint && <span class="hint"> ({p.hint})</span>}
-    <input
-      name={p.name}
-      type={p.type ?? 'text'}
-      value={p.value === null || p.value === undefined ? undefined : String(p.value)}
-      required={p.required}
-      placeholder={p.placeholder}
-      autocomplete={p.autocomplete}
-      inputmode={p.inputmode}
-    />
-  </label>
-);
+}> = (p) => {
+  // The label holds only the contract's name; a hint is the input's description, beside it.
+  const id = `f-${p.name}-${p.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      {p.hint && (
+        <span class="hint" id={`${id}-hint`}>
+          {p.hint}
+        </span>
+      )}
+      <input
+        id={id}
+        aria-describedby={p.hint ? `${id}-hint` : undefined}
+        name={p.name}
+        type={p.type ?? 'text'}
+        value={p.value === null || p.value === undefined ? undefined : String(p.value)}
+        required={p.required}
+        placeholder={p.placeholder}
+        autocomplete={p.autocomplete}
+        inputmode={p.inputmode}
+      />
+    </div>
+  );
+};
 
-export const Select: FC<{ label: string; name: string; value?: string | null; options: readonly (readonly [string, string])[] }> = (p) => (
-  <label>
-    {p.label}
-    <select name={p.name}>
-      {p.options.map(([v, text]) => (
-        <option value={v} selected={v === p.value}>
-          {text}
-        </option>
-      ))}
-    </select>
-  </label>
-);
+export const Select: FC<{ label: string; name: string; value?: string | null; options: readonly (readonly [string, string])[] }> = (p) => {
+  const id = `f-${p.name}-${p.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      <select id={id} name={p.name}>
+        {p.options.map(([v, text]) => (
+          <option value={v} selected={v === p.value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+};
 
 export const Check: FC<{ label: string; name: string; checked?: boolean }> = (p) => (
   <label class="check">

@@ -29,7 +29,8 @@ export interface TestDaemon {
   close(): Promise<void>;
 }
 
-export async function startTestDaemon(name: string, env: Record<string, string> = {}): Promise<TestDaemon> {
+/** `setup: false` leaves the install empty (no user, no token: `api()` is then unauthenticated), for the setup wizard. */
+export async function startTestDaemon(name: string, env: Record<string, string> = {}, opts: { setup?: boolean } = {}): Promise<TestDaemon> {
   const dataDir = await mkdtemp(join(tmpdir(), `svc-test-${name}-`));
   const instance = `test-${name}-${process.pid}`;
   const network = `svc-test-${name}-${process.pid}`;
@@ -51,11 +52,14 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
     const text = await res.text();
     return { status: res.status, body: text ? safeJson(text) : undefined, headers: res.headers };
   };
-  const setup = await raw('POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
-  const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
-  const tok = await raw('POST', '/api/tokens', { name: 'tests' }, { cookie });
-  if (tok.status !== 201) throw new Error(`token creation failed: ${tok.status} ${JSON.stringify(tok.body)}`);
-  const token = (tok.body as { token: string }).token;
+  let token = '';
+  if (opts.setup !== false) {
+    const setup = await raw('POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
+    const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const tok = await raw('POST', '/api/tokens', { name: 'tests' }, { cookie });
+    if (tok.status !== 201) throw new Error(`token creation failed: ${tok.status} ${JSON.stringify(tok.body)}`);
+    token = (tok.body as { token: string }).token;
+  }
 
   const td: TestDaemon = {
     get daemon() {

@@ -33,7 +33,9 @@ label{display:block;font-weight:600;font-size:.9rem}
 label.check{display:flex;gap:.4rem;align-items:center;font-weight:400}
 input,select{font:inherit;font-weight:400;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.45rem .55rem;min-height:2.5rem;width:100%}
 input[type=checkbox]{width:1.2rem;min-height:1.2rem;margin:0}
-.row label{flex:1 1 10rem}
+.row label,.row .field{flex:1 1 10rem}
+.field select{width:100%}
+.field .hint{display:block;margin-top:-.1rem}
 .row label.check{flex:0 0 auto}
 .grow{flex:1 1 24rem}
 .hint{font-weight:400;color:var(--muted);font-size:.85rem}

@@ -27,7 +27,7 @@ describe('app pages', () => {
   it('/apps/new has every contract label and creates the app through the API schema', async () => {
     const form = await b.get('/apps/new');
     for (const label of ['Name', 'Image', 'Internal port', 'Access mode', 'Domain', 'Port', 'Build mode', 'Repository', 'Branch', 'Health check path']) {
-      expect(form.html, label).toMatch(new RegExp(`<label>${label}(<span class="hint">[^<]*</span>)?<(input|select)`));
+      expect(form.html, label).toMatch(new RegExp(`<label( for="[^"]+")?>${label}(</label>|<select)`));
     }
     expect(form.html).toContain('>Create app</button>');
     const { id, page } = await newApp();
@@ -123,7 +123,7 @@ describe('app pages', () => {
     const { id } = await newApp();
     const svc = (await t.request('POST', '/api/services', { name: 'ui-db', type: 'postgres' })).body;
     const page = await b.get(`/apps/${id}`);
-    expect(page.html).toMatch(/<label>Service<select name="service_id">/);
+    expect(page.html).toMatch(/<label for="f-service_id-service">Service<\/label><select id="f-service_id-service" name="service_id">/);
     const linked = await b.post(`/apps/${id}/links`, { service_id: String(svc.id), alias: 'DB' });
     expect(linked.location).toBe(`/apps/${id}?m=linked`);
     const after = await b.follow(linked);

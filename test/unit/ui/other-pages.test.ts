@@ -19,8 +19,8 @@ beforeEach(async () => {
 describe('services pages', () => {
   it('creates a service, shows credentials only when asked, stops, starts, refuses deleting a linked one, deletes with data', async () => {
     const list = await b.get('/services');
-    expect(list.html).toMatch(/<label>Name<span class="hint">[^<]*<\/span><input name="name"/);
-    expect(list.html).toMatch(/<label>Type<select name="type">/);
+    expect(list.html).toMatch(/<label for="f-name-name">Name<\/label>.*<input id="f-name-name"/);
+    expect(list.html).toMatch(/<label for="f-type-type">Type<\/label><select id="f-type-type" name="type">/);
     const bad = await b.post('/services', { name: 'ui-db', type: 'oracle' });
     expect(bad.status).toBe(400);
     expect(roleText(bad.html, 'alert')).toMatch(/unknown service type &quot;oracle&quot;/);
