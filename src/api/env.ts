@@ -6,10 +6,10 @@ import { notFound } from '../errors.js';
 import { deleteEnv, envKeyHistory, listEnv, revealEnv, setEnv } from '../store/env.js';
 import type { EnvVarRow } from '../store/schema/index.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body, envKeySchema, idParam } from './validate.js';
+import { body, envKeySchema, envValueSchema, idParam } from './validate.js';
 
 export const setSchema = z
-  .object({ key: envKeySchema, value: z.string().optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
+  .object({ key: envKeySchema, value: envValueSchema.optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
   .strict();
 
 /** The API shape of a variable: a secret's value is never in it. */

@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { ApiError, notFound } from '../errors.js';
+import { ENV_VALUE_MAX_BYTES } from '../store/env.js';
 import { IMAGE_REF_MAX, IMAGE_REF_PATTERN, isImageRef } from '../runtime/references.js';
 
 export async function body<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
@@ -40,6 +41,10 @@ export const nameSchema = z
 export const portSchema = z.number().int().min(1).max(65535);
 export const envKeySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,255}$');
 export const aliasSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must match ^[A-Z][A-Z0-9_]{0,31}$');
+/** An env value: at most 64 KiB of UTF-8 (a 400 like any field rule; 413 is only for whole bodies). */
+export const envValueSchema = z
+  .string()
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= ENV_VALUE_MAX_BYTES, `larger than ${ENV_VALUE_MAX_BYTES} bytes (64 KiB)`);
 /**
  * An image reference in the engine's grammar (`[registry[:port]/]path[:tag][@digest]`, path lowercase).
  * Every writer of an image reference (apps, deploys, manifests, webhooks) validates with this one, so no

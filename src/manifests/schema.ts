@@ -4,7 +4,7 @@
 // Unknown fields are errors: a typo in git must not silently become a default.
 import { z } from 'zod';
 import { appFieldShape } from '../api/apps.js';
-import { aliasSchema, envKeySchema, nameSchema } from '../api/validate.js';
+import { aliasSchema, envKeySchema, envValueSchema, nameSchema } from '../api/validate.js';
 import { SERVICE_TYPES } from '../store/schema/index.js';
 
 export const API_VERSION = 'svc/v1';
@@ -13,7 +13,7 @@ const metadata = z.object({ name: nameSchema }).strict();
 
 /** One variable; without `value` the value set through the API is kept (secrets stay out of git). */
 export const envEntrySchema = z
-  .object({ key: envKeySchema, value: z.string().optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
+  .object({ key: envKeySchema, value: envValueSchema.optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
   .strict();
 
 /** A link to a service by its name, optionally under an alias for the injected variable names. */

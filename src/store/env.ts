@@ -3,7 +3,7 @@
 // (AES-256-GCM, `secret_sealed`); an empty secret is stored as no sealed value at all, so "is it missing"
 // needs no key. Every change bumps the app's config version (it then shows `config_changed`) and enqueues
 // the app; history keeps old non-secret values and never a secret one.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Enqueue } from '../controller/types.js';
 import { keyOf } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
@@ -44,7 +44,9 @@ const bump = (db: Db, appId: number) =>
  */
 export function setEnv(db: Db, sealer: Sealer, enqueue: Enqueue, appId: number, input: EnvInput, changedBy: string | null) {
   if (input.value !== undefined && Buffer.byteLength(input.value, 'utf8') > ENV_VALUE_MAX_BYTES) {
-    throw new ApiError(413, 'too_large', `value is larger than ${ENV_VALUE_MAX_BYTES} bytes`, { max_bytes: ENV_VALUE_MAX_BYTES });
+    // A validation error (400), not 413: the request was small enough to read, one field is too long.
+    const message = `larger than ${ENV_VALUE_MAX_BYTES} bytes (64 KiB)`;
+    throw new ApiError(400, 'invalid_request', `value: ${message}`, { issues: [{ path: 'value', message }], max_bytes: ENV_VALUE_MAX_BYTES });
   }
   const app = appOf(db, appId);
   const result = tx(db, () => {
@@ -105,10 +107,13 @@ export function revealEnv(db: Db, sealer: Sealer, appId: number, key: string): {
   return { key, value: plainValue(sealer, row) };
 }
 
-/** The change history of a key, oldest first; 404 when the key never existed. */
+/**
+ * The change history of a key, newest first (API.md: time-ordered lists); by row id, because two changes
+ * in the same second share their `changed_at`. 404 when the key never existed.
+ */
 export function envKeyHistory(db: Db, appId: number, key: string) {
   appOf(db, appId);
-  const rows = db.select().from(envHistory).where(and(eq(envHistory.appId, appId), eq(envHistory.key, key))).orderBy(asc(envHistory.id)).all();
+  const rows = db.select().from(envHistory).where(and(eq(envHistory.appId, appId), eq(envHistory.key, key))).orderBy(desc(envHistory.id)).all();
   if (rows.length === 0) throw notFound('environment variable');
   return rows;
 }

@@ -169,7 +169,7 @@ export function appPages(deps: UiDeps) {
               </tr>
             </thead>
             <tbody>
-              {[...rows].reverse().map((h) => (
+              {rows.map((h) => (
                 <tr>
                   <td>
                     <Time at={h.changedAt} />

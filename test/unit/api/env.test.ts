@@ -72,7 +72,7 @@ describe('env vars', () => {
     expect((await t.request('GET', env('/TOKEN/reveal'))).body.value).toBe('abc123');
   });
 
-  it('history: oldest first, actions created/updated/deleted, old plain values kept, changed_by the user', async () => {
+  it('history: newest first, actions created/updated/deleted, old plain values kept, changed_by the user', async () => {
     await t.request('POST', env(), { key: 'MODE', value: 'a' });
     await t.request('POST', env(), { key: 'MODE', value: 'b' });
     await t.request('POST', env(), { key: 'MODE', value: 's3cr3t', is_secret: true });
@@ -80,12 +80,12 @@ describe('env vars', () => {
     const history = await t.request('GET', env('/MODE/history'));
     expect(history.status).toBe(200);
     expect(history.body.map((h: { action: string; value: string | null; is_secret: boolean }) => [h.action, h.value, h.is_secret])).toEqual([
-      ['created', 'a', false],
-      ['updated', 'b', false],
-      ['updated', null, true],
       ['deleted', null, true],
+      ['updated', null, true],
+      ['updated', 'b', false],
+      ['created', 'a', false],
     ]);
-    expect(history.body[0]).toEqual({ key: 'MODE', action: 'created', is_secret: false, required: false, value: 'a', changed_at: expect.any(String), changed_by: 'alice' });
+    expect(history.body.at(-1)).toEqual({ key: 'MODE', action: 'created', is_secret: false, required: false, value: 'a', changed_at: expect.any(String), changed_by: 'alice' });
     expect((await t.request('GET', env())).body).toEqual([]);
   });
 
@@ -119,11 +119,24 @@ describe('env vars', () => {
     expect(res.body.details.issues[0].path).toBe(path);
   });
 
-  it('values up to 64 KiB; larger ones 413 too_large', async () => {
+  it('values up to 64 KiB (of UTF-8); a larger one is 400 invalid_request on value and changes nothing', async () => {
     expect((await t.request('POST', env(), { key: 'BIG', value: 'x'.repeat(64 * 1024) })).status).toBe(201);
-    const res = await t.request('POST', env(), { key: 'BIG', value: 'x'.repeat(64 * 1024 + 1) });
-    expect(res.status).toBe(413);
-    expect(res.body.code).toBe('too_large');
+    const version = configVersion();
+    for (const value of ['x'.repeat(64 * 1024 + 1), 'é'.repeat(32 * 1024 + 1)]) {
+      const res = await t.request('POST', env(), { key: 'BIG', value });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_request', error: expect.stringContaining('value') });
+      expect(res.body.details.issues[0].path).toBe('value');
+    }
+    expect(configVersion()).toBe(version);
+    expect((await t.request('GET', env('/BIG/reveal'))).body.value).toHaveLength(64 * 1024);
+  });
+
+  it('history keeps the order of changes made in the same second', async () => {
+    for (const value of ['1', '2', '3', '4']) await t.request('POST', env(), { key: 'FAST', value }); // one fake second
+    const history = await t.request('GET', env('/FAST/history'));
+    expect(new Set(history.body.map((h: { changed_at: string }) => h.changed_at)).size).toBe(1);
+    expect(history.body.map((h: { value: string }) => h.value)).toEqual(['4', '3', '2', '1']);
   });
 
   it('a required variable may be created empty', async () => {
