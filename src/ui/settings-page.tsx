@@ -38,7 +38,7 @@ export function settingsPage(deps: UiDeps) {
     if (o.secret !== undefined || o.created) c.header('cache-control', 'no-store');
     return render(
       c,
-      <Layout title="Settings" csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error ?? (failed ? `Code-host setup failed: ${failed}` : undefined)}>
+      <Layout title="Settings" csrf={c.var.csrf} user={c.var.user} message={flash(c) ?? (c.req.query('codehost') === 'created' ? 'GitHub App created; its credentials are stored and in use.' : undefined)} error={o.error ?? (failed ? `Code-host setup failed: ${failed}` : undefined)}>
         <section aria-labelledby="h-codehost">
           <h2 id="h-codehost">Code host</h2>
           <p>

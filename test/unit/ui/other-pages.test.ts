@@ -88,6 +88,8 @@ describe('settings page', () => {
     expect(p.html).not.toContain('whsec-do-not-show');
     const revealed = await b.post('/settings/webhook-secret');
     expect(revealed.html).toContain('whsec-do-not-show');
+    expect(roleText((await b.get('/settings?codehost=created')).html, 'status')).toMatch(/GitHub App created/);
+    expect(roleText((await b.get('/settings?codehost_error=bad%20code')).html, 'alert')).toBe('Code-host setup failed: bad code');
     const json = await b.get('/settings/webhook-secret');
     expect(JSON.parse(json.html)).toEqual({ value: 'whsec-do-not-show' });
   });
