@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { createSealer } from './crypto.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
+import { rebaseServiceDataDirs } from './store/services.js';
 import { createApi } from './api/app.js';
 import { createManager, type Manager } from './controller/manager.js';
 import { createDockerRuntime } from './runtime/docker.js';
@@ -45,6 +46,8 @@ export async function startDaemon(config: Config, log: Logger = createLogger(con
   const sealer = createSealer(config.encryptionKey);
   // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
   verifyEncryptionKey(db, sealer);
+  const rebased = rebaseServiceDataDirs(db, config.dataDir);
+  if (rebased) log.info('service data directories moved under this data directory', { services: rebased, data_dir: config.dataDir });
   const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log });
   const manager = createManager({
     runtime,

@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import { LABELS, type Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import type { BackupRow } from '../store/backups.js';
+import { rebaseServiceDataDirs } from '../store/services.js';
 import { extractArchive } from './extract-archive.js';
 import type { Gate } from './quiesce.js';
 import { prepareSnapshot, replaceState } from './snapshot.js';
@@ -79,6 +80,8 @@ export async function restoreOnline(d: RestoreDeps, row: BackupRow): Promise<{ s
         renameSync(join(unpacked, 'dumps', `${name}.sql`), join(d.dataDir, PENDING_DUMPS_DIR, `${name}.sql`));
       }
       const { rows } = replaceState(d.db, join(unpacked, 'svc.db'));
+      // An archive from another host names its data dirs there; ours are under this data dir.
+      rebaseServiceDataDirs(d.db, d.dataDir);
       writeJournal(d.dataDir, { ...journal, phase: 'committed' });
       d.log.info('backup restore complete', { backup_id: row.id, filename: row.filename, safety_backup_id: safety.id, rows, restart_required: false });
     } catch (err) {

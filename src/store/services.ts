@@ -18,6 +18,20 @@ export const SERVICE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 /** `<dataDir>/services/<name>`: the host directory that holds a service's data (SPEC.md 2.5 rule 4). */
 export const serviceDataDir = (dataDir: string, name: string) => join(dataDir, 'services', name);
 
+/**
+ * Points every service's `data_dir` at `<dataDir>/services/<name>`. The column holds an absolute path, so a
+ * database restored on another host (or a data directory moved elsewhere) would otherwise mount a path that
+ * no longer exists and start the service empty beside its restored data. Returns the rows changed.
+ */
+export function rebaseServiceDataDirs(db: Db, dataDir: string): number {
+  let changed = 0;
+  for (const row of db.select({ id: services.id, name: services.name, dataDir: services.dataDir }).from(services).all()) {
+    const want = serviceDataDir(dataDir, row.name);
+    if (row.dataDir !== want) changed += db.update(services).set({ dataDir: want }).where(eq(services.id, row.id)).run().changes;
+  }
+  return changed;
+}
+
 export interface NewService {
   name: string;
   type: string;

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { createSealer } from '../../../src/crypto.js';
 import { apps, services } from '../../../src/store/schema/index.js';
-import { createService, getService, listServices, markServiceDeleted, openCredentials, setDesiredRunning } from '../../../src/store/services.js';
+import { createService, getService, listServices, markServiceDeleted, openCredentials, rebaseServiceDataDirs, setDesiredRunning } from '../../../src/store/services.js';
 import { createLink, deleteLink, linkedServiceEnv, listLinks } from '../../../src/store/links.js';
 import { EncryptionKeyError, verifyEncryptionKey } from '../../../src/store/encryption-check.js';
 import type { Db } from '../../../src/store/db.js';
@@ -28,6 +28,15 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('services store', () => {
+  it('rebases data dirs recorded under another data directory (a restore on a new host) and only those', () => {
+    const moved = make('old-host-db');
+    make('here-db');
+    db.update(services).set({ dataDir: '/srv/old-host/data/services/old-host-db' }).where(eq(services.id, moved.id)).run();
+    expect(rebaseServiceDataDirs(db, dir)).toBe(1);
+    expect(listServices(db).map((s) => s.dataDir).sort()).toEqual([join(dir, 'services', 'here-db'), join(dir, 'services', 'old-host-db')]);
+    expect(rebaseServiceDataDirs(db, dir)).toBe(0);
+  });
+
   it('creates a pending service: sealed credentials, data dir, container name, enqueued', () => {
     const row = make('main-db');
     expect(row).toMatchObject({ name: 'main-db', type: 'postgres', status: 'pending', imageRef: 'pg', containerName: 'svc-svc-main-db', internalPort: 5432 });
