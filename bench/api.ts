@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/support/caddy.js';
-import { loadAvg, numFlag, pct, runMain, sleep, startFlags } from './common.js';
+import { loadAvg, numFlag, pct, runMain, sleep, smapsBreakdown, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
 
 const APPS = numFlag('apps', 1_000, 1, 5_000);
@@ -98,6 +98,7 @@ async function startDaemonProcess(dir: string, key: string) {
       detail += `; before GC ${f(m.before)}; after GC ${f(m.after)}, RSS ${mib(kb(/VmRSS:\s+(\d+)/, readFileSync(`/proc/${pid}/status`, 'utf8')))})`;
     }
     console.log(`RSS ${label.padEnd(40)} ${mib(kb(/VmRSS:\s+(\d+)/)).padStart(10)}${detail}`);
+    if (MEM_BREAKDOWN) console.log(`    resident by mapping (MiB): ${smapsBreakdown(pid)}`);
   };
   const stop = async () => {
     const gone = new Promise((r) => child.once('exit', r));

@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
-import { loadAvg, log, numFlag, sleep, runMain, startFlags } from './common.js';
+import { loadAvg, log, numFlag, sleep, runMain, smapsBreakdown, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
 
 const run = promisify(execFile);
@@ -217,6 +217,7 @@ async function main() {
       console.log(`memoryUsage (MiB) after full GC: ${f(m.after)}`);
       const after = procStat(pid);
       console.log(`VmRSS after GC: ${mib(after?.rssKb ?? NaN)}`);
+      console.log(`resident by mapping (MiB): ${smapsBreakdown(pid)}`);
     }
   } finally {
     log('cleaning up');

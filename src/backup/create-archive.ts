@@ -11,7 +11,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import { listServices, openCredentials } from '../store/services.js';
 import { envFileText } from './env-text.js';
-import { TarWriter } from './tar-writer.js';
+import type { TarWriter } from './tar-writer.js';
 
 export interface ArchiveDeps {
   db: Db;
@@ -47,7 +47,9 @@ export async function createArchive(d: ArchiveDeps, filename: string): Promise<n
     // better-sqlite3's online backup copies pages in steps; writers are never blocked for long.
     await d.db.$client.backup(join(staging, 'svc.db'));
     const dumps = await dumpServices(d, staging);
-    writer = new TarWriter(partial, d.gzipLevel);
+    // The tar writer (and tar itself) is loaded at the first backup: an idle daemon never needs it.
+    const { TarWriter: Writer } = await import('./tar-writer.js');
+    writer = new Writer(partial, d.gzipLevel);
     await writer.addFile('svc.db', join(staging, 'svc.db'));
     await writer.addBuffer('.env', Buffer.from(envFileText(d.effectiveEnv)));
     await writer.addDir('dumps');

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { posix, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 
 /** A refused archive; the API answers it with 400 and the message. */
 export class ArchiveError extends Error {}
@@ -60,6 +60,8 @@ export function checkLinkTarget(entry: string, target: string): void {
  * overrides the decompression cap (tests).
  */
 export async function extractArchive(file: string, dest: string, opts: { capBytes?: number } = {}): Promise<ArchiveContents> {
+  // tar is loaded at the first restore or import: an idle daemon never needs it.
+  const { Parser } = await import('tar');
   const compressed = statSync(file).size;
   const cap = opts.capBytes ?? Math.max(UNPACK_FLOOR, compressed * UNPACK_RATIO);
   const contents: ArchiveContents = { serviceDirs: [], dumps: [], hasEnv: false, hasProxy: false, unpackedBytes: 0 };

@@ -2,8 +2,12 @@
 // error names the file, the document's index in it (0-based, empty documents counted) and the field path
 // (`spec.env.1.key`), so a person finds the line to fix. A file with any error yields no documents at all:
 // the file is the unit of atomicity (API.md "Manifests").
-import { parseAllDocuments } from 'yaml';
+import { createRequire } from 'node:module';
 import { manifestDocSchema, type ManifestDoc } from './schema.js';
+
+/** yaml is required (synchronously) at the first parse: a daemon with no manifest files never loads it. */
+let yaml: typeof import('yaml') | undefined;
+const loadYaml = () => (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 export interface ManifestError {
   file: string;
@@ -35,7 +39,7 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
   if (Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) {
     return { file, docs, errors: [{ file, document: -1, path: '', message: `file is larger than ${MAX_FILE_BYTES} bytes` }] };
   }
-  const parsed = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
+  const parsed = loadYaml().parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
   const list = Array.isArray(parsed) ? parsed : [parsed];
   list.forEach((yamlDoc, index) => {
     if (yamlDoc.errors.length > 0) {

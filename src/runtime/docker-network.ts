@@ -5,10 +5,13 @@ import type Docker from 'dockerode';
 import type { Logger } from '../log.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 
+/** Code-point order (the engine's ISO timestamps and hex ids are ASCII); no ICU collator needed. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Networks whose name is exactly `name` (the engine's filter matches substrings), oldest first. */
 async function twins(docker: Docker, name: string) {
   const all = (await call(`network ls ${name}`, () => docker.listNetworks({ filters: { name: [name] } }))) ?? [];
-  return all.filter((n) => n.Name === name).sort((a, b) => (a.Created ?? '').localeCompare(b.Created ?? '') || a.Id.localeCompare(b.Id));
+  return all.filter((n) => n.Name === name).sort((a, b) => byText(a.Created ?? '', b.Created ?? '') || byText(a.Id, b.Id));
 }
 
 /** Makes sure one bridge network called `name` exists; tolerates a concurrent creation by anyone. */

@@ -6,7 +6,6 @@
 // redirect (docker-client.ts).
 import type Docker from 'dockerode';
 import { Readable } from 'node:stream';
-import { create as tarCreate } from 'tar';
 import type { Logger } from '../log.js';
 import type { ContainerInfo, ExecResult, LogLine, Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
@@ -182,6 +181,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
 
     async build(contextDir, tag, onLog) {
       const op = `build ${checkImageRef(tag)}`;
+      const { create: tarCreate } = await import('tar'); // loaded at the first build only
       const context = Readable.from(tarCreate({ cwd: contextDir, portable: true }, ['.']));
       const stream = (await call(op, () => docker.buildImage(context as never, { t: tag, rm: true, forcerm: true })))!;
       try {
