@@ -7,11 +7,12 @@
 // reconciler, woken by the key, finds containers labelled with an app no row owns and removes them, and
 // the proxy reconciler drops the route. Nothing of the app is needed for that cleanup but its name,
 // which the key carries.
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { Enqueue } from '../controller/types.js';
 import { keyOf } from '../controller/types.js';
 import { conflict, notFound } from '../errors.js';
 import { tx, type Db } from './db.js';
+import { perDb } from './prepared.js';
 import { apps, deploys, nowIso, type AppRow, type Owner } from './schema/index.js';
 import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
 
@@ -109,8 +110,11 @@ export function deleteApp(db: Db, enqueue: Enqueue, id: number): void {
   announce(enqueue, name);
 }
 
-export const getApp = (db: Db, id: number): AppRow | undefined => db.select().from(apps).where(eq(apps.id, id)).get();
-export const getAppByName = (db: Db, name: string): AppRow | undefined => db.select().from(apps).where(eq(apps.name, name)).get();
+// Built once per database: every reconcile pass and most requests read their app by one of these.
+const byId = perDb((db) => db.select().from(apps).where(eq(apps.id, sql.placeholder('id'))).prepare());
+const byName = perDb((db) => db.select().from(apps).where(eq(apps.name, sql.placeholder('name'))).prepare());
+export const getApp = (db: Db, id: number): AppRow | undefined => byId(db).get({ id });
+export const getAppByName = (db: Db, name: string): AppRow | undefined => byName(db).get({ name });
 
 /** An app with the config version its live deploy was made with (null: no live deploy). */
 export interface AppWithDeployVersion {

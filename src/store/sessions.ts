@@ -1,9 +1,10 @@
 // Server-side login sessions. The cookie carries a random token; the table keeps only its SHA-256, so a
 // copy of the database does not let anyone log in. A session dies after 7 days without use; use refreshes
 // `last_seen_at` at most once a minute, so authenticated reads do not each cost a write.
-import { eq, lt } from 'drizzle-orm';
+import { eq, lt, sql } from 'drizzle-orm';
 import { randomToken, sha256Hex } from '../crypto.js';
 import type { Db } from './db.js';
+import { perDb } from './prepared.js';
 import { sessions, users } from './schema/index.js';
 import { userJson, type PublicUser } from './users.js';
 
@@ -22,15 +23,18 @@ export function createSession(db: Db, userId: number, now: Date): string {
   return token;
 }
 
-/** The user a session token belongs to, or undefined when unknown or idle for too long (then it is removed). */
-export function sessionUser(db: Db, token: string, now: Date): PublicUser | undefined {
-  const hash = sha256Hex(token);
-  const row = db
+const bySessionHash = perDb((db) =>
+  db
     .select({ id: sessions.id, lastSeenAt: sessions.lastSeenAt, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.tokenHash, hash))
-    .get();
+    .where(eq(sessions.tokenHash, sql.placeholder('hash')))
+    .prepare(),
+);
+
+/** The user a session token belongs to, or undefined when unknown or idle for too long (then it is removed). */
+export function sessionUser(db: Db, token: string, now: Date): PublicUser | undefined {
+  const row = bySessionHash(db).get({ hash: sha256Hex(token) });
   if (!row) return undefined;
   const idle = now.getTime() - Date.parse(row.lastSeenAt);
   if (idle > SESSION_IDLE_MS) {

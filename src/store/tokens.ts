@@ -1,9 +1,10 @@
 // API tokens for the CLI and CI (`Authorization: Bearer`). The token is shown once at creation; the table
 // keeps only its SHA-256. A `svc_` prefix makes leaked tokens easy to recognise by secret scanners.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { randomToken, sha256Hex } from '../crypto.js';
 import { notFound } from '../errors.js';
 import type { Db } from './db.js';
+import { perDb } from './prepared.js';
 import { apiTokens, users } from './schema/index.js';
 import { iso } from './sessions.js';
 import { userJson, type PublicUser } from './users.js';
@@ -41,14 +42,18 @@ export function deleteApiToken(db: Db, userId: number, id: number): void {
   if (r.changes === 0) throw notFound('token');
 }
 
-/** The user a bearer token belongs to, or undefined. Records use at most once a minute. */
-export function tokenUser(db: Db, token: string, now: Date): PublicUser | undefined {
-  const row = db
+const byTokenHash = perDb((db) =>
+  db
     .select({ id: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt, user: users })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(eq(apiTokens.tokenHash, sha256Hex(token)))
-    .get();
+    .where(eq(apiTokens.tokenHash, sql.placeholder('hash')))
+    .prepare(),
+);
+
+/** The user a bearer token belongs to, or undefined. Records use at most once a minute. */
+export function tokenUser(db: Db, token: string, now: Date): PublicUser | undefined {
+  const row = byTokenHash(db).get({ hash: sha256Hex(token) });
   if (!row) return undefined;
   if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= TOUCH_MS) {
     db.update(apiTokens).set({ lastUsedAt: iso(now) }).where(eq(apiTokens.id, row.id)).run();
