@@ -1,143 +1,186 @@
-// Benchmark: REST API latency over loopback on a realistic database (1,000 apps with 20 env vars each,
-// a quarter of them secret), and the daemon's idle memory. Prints figures; not a test.
-// Run: npm run bench:api. The data is seeded in-process, then the daemon runs as its own process (as
-// `npm start` runs it) so the client's work does not count against the server's latency. The engine is
-// pointed at a socket that does not exist, so nothing here touches Docker.
-import { spawn, execFileSync } from 'node:child_process';
+// Benchmark: REST API latency and the daemon's memory at 1,000 apps (20 env vars each, a quarter of them
+// secret). Prints figures; not a test. The daemon runs as its own process with npm start's node flags
+// (after `npm run build`), so the client's work does not count against the server. Everything goes
+// through the API, as a user would: setup, 1,000 creates, 20,000 env writes, then the reads. The engine
+// is pointed at a socket that does not exist, so nothing here touches Docker (the reconcilers run and
+// fail on the engine, as on a host whose engine is down).
+//
+//   npm run bench:api -- [--apps 1000] [--env 20] [--no-build] [--mem-breakdown] [--node-arg <flag>]...
+//
+// --mem-breakdown preloads a SIGUSR2 handler that writes process.memoryUsage() before/after a full GC;
+// with it each RSS line also shows heap/external and /proc/<pid>/status's anonymous vs file-backed pages.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../src/config.js';
 import { freePort } from '../test/support/caddy.js';
-import { pct } from './common.js';
+import { loadAvg, numFlag, pct, runMain, sleep, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
-import { createSealer } from '../src/crypto.js';
-import { silentLogger } from '../src/log.js';
-import { startDaemon } from '../src/main.js';
-import { hashPassword } from '../src/auth/password.js';
-import { createApp } from '../src/store/apps.js';
-import { setEnv } from '../src/store/env.js';
-import { users } from '../src/store/schema/index.js';
-import { createSession } from '../src/store/sessions.js';
 
-const APPS = 1_000;
-const ENV_PER_APP = 20;
-const REQUESTS = 2_000;
+const APPS = numFlag('apps', 1_000, 1, 5_000);
+const ENV_PER_APP = numFlag('env', 20, 0, 100);
+const LIST_REQUESTS = numFlag('list-requests', 500, 10, 10_000);
+const ONE_REQUESTS = 2_000;
 const CONCURRENCY = 4;
+const BUILD = !process.argv.includes('--no-build');
+const MEM_BREAKDOWN = process.argv.includes('--mem-breakdown');
+const NODE_ARGS = process.argv.flatMap((a, i) => (a === '--node-arg' && process.argv[i + 1] ? [process.argv[i + 1]] : []));
 const NO_ENGINE = 'unix:///nonexistent/svc-bench.sock';
 
 /** Two decimals: single-request latencies are below a millisecond. */
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
 
-function baseEnv(dir: string, port: number, key: string): Record<string, string> {
-  return { SVC_DATA_DIR: dir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_ENCRYPTION_KEY: key, DOCKER_HOST: NO_ENGINE, SVC_INSTANCE: 'bench-api', SVC_LOG_LEVEL: 'error' };
-}
-
-/** `REQUESTS` GETs from `CONCURRENCY` workers; per-request latency and overall throughput. */
-async function measure(label: string, url: (i: number) => string, headers: Record<string, string>, concurrency = CONCURRENCY) {
+/** `n` requests from `concurrency` workers; per-request latency (ms) in completion order. */
+async function drive(n: number, concurrency: number, one: (i: number) => Promise<void>): Promise<{ latencies: number[]; seconds: number }> {
   const latencies: number[] = [];
   let next = 0;
-  let bytes = 0;
   const started = performance.now();
   const worker = async () => {
-    while (next < REQUESTS) {
+    while (next < n) {
       const i = next++;
       const t0 = performance.now();
-      const res = await fetch(url(i), { headers });
-      const body = await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${label}: HTTP ${res.status}`);
+      await one(i);
       latencies.push(performance.now() - t0);
-      bytes += body.byteLength;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+function line(label: string, r: { latencies: number[]; seconds: number }, extra: string) {
+  const n = r.latencies.length;
   console.log(
-    `${label.padEnd(22)} p50 ${ms(pct(latencies, 50)).padStart(10)}  p99 ${ms(pct(latencies, 99)).padStart(10)}  ` +
-      `${(REQUESTS / seconds).toFixed(0).padStart(6)} req/s  (${REQUESTS} requests, ${concurrency} concurrent, ${(bytes / REQUESTS / 1024).toFixed(1)} KiB each)`,
+    `${label.padEnd(24)} p50 ${ms(pct(r.latencies, 50)).padStart(10)}  p99 ${ms(pct(r.latencies, 99)).padStart(10)}  ` +
+      `${(n / r.seconds).toFixed(0).padStart(6)} req/s  (${n} requests, ${extra})`,
   );
 }
 
-/** Runs `node dist/cli.js serve` on `dir` (with npm start's flags) while `fn` runs against its URL. */
-async function withDaemonProcess<T>(dir: string, key: string, fn: (url: string, pid: number) => Promise<T>): Promise<T> {
+/** A daemon process (`node <start flags> dist/cli.js serve`) on `dir`, stopped by `stop()`. */
+async function startDaemonProcess(dir: string, key: string) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', join(process.cwd(), 'dist/cli.js'), 'serve'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...baseEnv(dir, port, key) },
-    stdio: 'ignore',
-  });
-  try {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-      if (ok) break;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error('daemon did not answer /healthz');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return await fn(`http://127.0.0.1:${port}`, child.pid!);
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+  const memFile = join(dir, 'mem.json');
+  const args = [...startFlags(), ...NODE_ARGS];
+  if (MEM_BREAKDOWN) {
+    const preload = join(dir, 'mem-preload.mjs');
+    writeFileSync(
+      preload,
+      `import { writeFileSync } from 'node:fs';\n` +
+        `process.on('SIGUSR2', () => { const before = process.memoryUsage(); globalThis.gc?.(); const after = process.memoryUsage();\n` +
+        `  writeFileSync(${JSON.stringify(memFile)}, JSON.stringify({ before, after })); });\n`,
+    );
+    args.push('--expose-gc', '--import', preload);
   }
+  const env = { PATH: process.env.PATH ?? '', SVC_DATA_DIR: dir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_ENCRYPTION_KEY: key, DOCKER_HOST: NO_ENGINE, SVC_INSTANCE: 'bench-api', SVC_LOG_LEVEL: 'error' };
+  const child: ChildProcess = spawn(process.execPath, [...args, join(process.cwd(), 'dist/cli.js'), 'serve'], { cwd: dir, env, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('daemon did not answer /healthz');
+    await sleep(50);
+  }
+  const pid = child.pid!;
+  /** RSS after 2 s without requests (start-up or load garbage has had a chance to go), with the breakdown when asked. */
+  const rss = async (label: string) => {
+    await sleep(2_000);
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (re: RegExp, text = status) => Number(re.exec(text)?.[1] ?? NaN);
+    let detail = '';
+    if (MEM_BREAKDOWN) {
+      detail = ` (anon ${mib(kb(/RssAnon:\s+(\d+)/))}, file ${mib(kb(/RssFile:\s+(\d+)/))}`;
+      if (existsSync(memFile)) unlinkSync(memFile);
+      process.kill(pid, 'SIGUSR2');
+      for (let i = 0; i < 50 && !existsSync(memFile); i++) await sleep(100);
+      const m = JSON.parse(readFileSync(memFile, 'utf8')) as Record<'before' | 'after', Record<string, number>>;
+      const f = (o: Record<string, number>) => `heap ${(o.heapUsed / 1048576).toFixed(1)}/${(o.heapTotal / 1048576).toFixed(1)}, external ${(o.external / 1048576).toFixed(1)}`;
+      detail += `; before GC ${f(m.before)}; after GC ${f(m.after)}, RSS ${mib(kb(/VmRSS:\s+(\d+)/, readFileSync(`/proc/${pid}/status`, 'utf8')))})`;
+    }
+    console.log(`RSS ${label.padEnd(40)} ${mib(kb(/VmRSS:\s+(\d+)/)).padStart(10)}${detail}`);
+  };
+  const stop = async () => {
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await gone;
+  };
+  return { url, pid, rss, stop };
 }
 
-/** VmRSS of a process after it has been idle for 2 s (start-up garbage collected). */
-async function idleRss(pid: number): Promise<number> {
-  await new Promise((r) => setTimeout(r, 2_000));
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+async function json(res: Response, want: number, what: string) {
+  const text = await res.text();
+  if (res.status !== want) throw new Error(`${what}: HTTP ${res.status} ${text.slice(0, 200)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** The read figures: the list, one app (4 and 1 concurrent), and the cheapest authenticated route. */
+async function reads(url: string, headers: Record<string, string>, ids: number[]) {
+  const get = async (path: string) => {
+    const res = await fetch(url + path, { headers });
+    const body = await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status}`);
+    return body.byteLength;
+  };
+  for (let i = 0; i < 200; i++) await get(`/api/apps/${ids[i % ids.length]}`); // warm-up (JIT, page cache), not counted
+  for (let i = 0; i < 5; i++) await get('/api/apps');
+  let bytes = 0;
+  const list = await drive(LIST_REQUESTS, CONCURRENCY, async () => void (bytes = await get('/api/apps')));
+  line('GET /api/apps', list, `${CONCURRENCY} concurrent, ${(bytes / 1024).toFixed(0)} KiB each`);
+  const pick = (i: number) => `/api/apps/${ids[(i * 7919) % ids.length]}`;
+  line('GET /api/apps/{id}', await drive(ONE_REQUESTS, CONCURRENCY, async (i) => void (await get(pick(i)))), `${CONCURRENCY} concurrent`);
+  line('GET /api/apps/{id}', await drive(ONE_REQUESTS, 1, async (i) => void (await get(pick(i)))), '1 concurrent');
+  line('GET /api/auth/me', await drive(ONE_REQUESTS, CONCURRENCY, async () => void (await get('/api/auth/me'))), `${CONCURRENCY} concurrent`);
 }
 
 async function main() {
-  const key = randomBytes(32).toString('base64');
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-api-'));
-  const emptyDir = mkdtempSync(join(tmpdir(), 'svc-bench-api-empty-'));
-  try {
-    const port = await freePort();
-    const config = parseConfig(baseEnv(dir, port, key), join(dir, '.env'));
-    const daemon = await startDaemon(config, silentLogger);
-    const sealer = createSealer(config.encryptionKey);
-    const noEnqueue = () => {};
-
-    let t0 = performance.now();
-    const ids: number[] = [];
-    daemon.db.$client.transaction(() => {
-      for (let a = 0; a < APPS; a++) {
-        const app = createApp(daemon.db, noEnqueue, { name: `app-${a}`, fallbackPort: 10_000 + a, imageRef: `registry.local/app-${a}:1` }, 'rest');
-        ids.push(app.id);
-        for (let e = 0; e < ENV_PER_APP; e++) {
-          setEnv(daemon.db, sealer, noEnqueue, app.id, { key: `VAR_${e}`, value: `value-${a}-${e}-${'x'.repeat(24)}`, isSecret: e % 4 === 0 }, 'bench');
-        }
-      }
-    })();
-    console.log(`seeded ${APPS} apps x ${ENV_PER_APP} env vars in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-
-    t0 = performance.now();
-    const user = daemon.db.insert(users).values({ username: 'admin', passwordHash: await hashPassword('benchmark password') }).returning().get();
-    console.log(`one password hash (scrypt N=2^17, r=8, p=1): ${ms(performance.now() - t0)}`);
-    const headers = { cookie: `session=${createSession(daemon.db, user.id, new Date())}` };
-
-    await daemon.stop();
-
+  if (BUILD) {
     console.log('building dist/ ...');
     execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'ignore' });
-    await withDaemonProcess(dir, key, async (url, pid) => {
-      // Warm-up (JIT, SQLite page cache), not counted.
-      for (let i = 0; i < 200; i++) await (await fetch(`${url}/api/apps/${ids[i]}`, { headers })).arrayBuffer();
-      await measure('GET /api/apps', () => `${url}/api/apps`, headers);
-      await measure('GET /api/apps/{id}', (i) => `${url}/api/apps/${ids[(i * 7919) % ids.length]}`, headers);
-      await measure('GET /api/apps/{id}', (i) => `${url}/api/apps/${ids[(i * 7919) % ids.length]}`, headers, 1);
-      await measure('GET /api/auth/me', () => `${url}/api/auth/me`, headers);
-      console.log(`RSS after the run, seeded 1,000-app dir: ${mib(await idleRss(pid))}`);
+  }
+  console.log(`bench:api, ${APPS} apps x ${ENV_PER_APP} env vars; node ${[...startFlags(), ...NODE_ARGS].join(' ')}; ${await loadAvg()}`);
+  const key = randomBytes(32).toString('base64');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-api-'));
+  let daemon: Awaited<ReturnType<typeof startDaemonProcess>> | undefined;
+  try {
+    daemon = await startDaemonProcess(dir, key);
+    const { url } = daemon;
+    await daemon.rss('after start, empty data dir');
+    const setup = await fetch(`${url}/api/auth/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'benchmark password' }) });
+    await json(setup, 201, 'setup');
+    const headers = { cookie: setup.headers.get('set-cookie')!.split(';')[0] };
+    const post = (path: string, body: unknown) => fetch(url + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+    const ids: number[] = new Array(APPS);
+    const created = await drive(APPS, CONCURRENCY, async (a) => {
+      const app = await json(await post('/api/apps', { name: `app-${a}`, fallback_port: 10_000 + a, image_ref: `registry.local/app-${a}:1` }), 201, 'create app');
+      ids[a] = app.id as number;
     });
-    console.log(`idle RSS, empty data dir:               ${mib(await withDaemonProcess(emptyDir, key, (_url, pid) => idleRss(pid)))}`);
+    line('POST /api/apps', created, `${CONCURRENCY} concurrent`);
+    if (ENV_PER_APP > 0) {
+      const envs = await drive(APPS * ENV_PER_APP, CONCURRENCY, async (i) => {
+        const a = Math.floor(i / ENV_PER_APP);
+        const e = i % ENV_PER_APP;
+        await json(await post(`/api/apps/${ids[a]}/env`, { key: `VAR_${e}`, value: `value-${a}-${e}-${'x'.repeat(24)}`, is_secret: e % 4 === 0 }), 201, 'set env');
+      });
+      line('POST /api/apps/{id}/env', envs, `${CONCURRENCY} concurrent`);
+    }
+    await daemon.rss(`after creating ${APPS} apps`);
+    await reads(url, headers, ids);
+    await daemon.rss('after the read runs');
+    await daemon.stop();
+
+    // The same data dir, a fresh daemon: what a restarted daemon holds with 1,000 apps.
+    daemon = await startDaemonProcess(dir, key);
+    await daemon.rss(`restarted on the ${APPS}-app data dir`);
+    await reads(daemon.url, headers, ids);
+    await daemon.rss('restarted, after the read runs');
+    console.log(`(${await loadAvg()})`);
   } finally {
-    // The daemons started svc's detached DNS responder for each data dir; it outlives them by design.
-    for (const d of [dir, emptyDir]) await stopHelpersOf(d);
+    await daemon?.stop().catch(() => {});
+    // The daemon started svc's detached DNS responder for the data dir; it outlives the daemon by design.
+    await stopHelpersOf(dir);
     rmSync(dir, { recursive: true, force: true });
-    rmSync(emptyDir, { recursive: true, force: true });
   }
 }
 
-await main();
+runMain(main);

@@ -1,7 +1,9 @@
 // Shared pieces of the app benchmarks (deploy latency, zero downtime, heal, idle): flags, percentiles,
 // a bounded keep-alive load generator against a loopback port, a deploy-event SSE reader that
 // timestamps arrivals, and small HTTP helpers. Benchmarks print figures; none of this is a test.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 23)} ${msg}\n`);
@@ -11,6 +13,15 @@ export function numFlag(name: string, fallback: number, min: number, max: number
   const i = process.argv.indexOf(`--${name}`);
   const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
   return Number.isFinite(v) ? Math.min(Math.max(v, min), max) : fallback;
+}
+
+/** The node flags of package.json's `start` script (what `npm start` runs the daemon with). */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const words = start.split(/\s+/);
+  const from = words.indexOf('node');
+  const to = words.indexOf('dist/cli.js');
+  return from >= 0 && to > from ? words.slice(from + 1, to).filter((w) => w.startsWith('--')) : [];
 }
 
 /** Nearest-rank percentile of `xs` (p in 0..100). */

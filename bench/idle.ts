@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
-import { loadAvg, log, numFlag, sleep, runMain } from './common.js';
+import { loadAvg, log, numFlag, sleep, runMain, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
 
 const run = promisify(execFile);
@@ -32,15 +32,6 @@ const NODE_ARGS = process.argv.flatMap((a, i) => (a === '--node-arg' && process.
 const INSTANCE = 'bench-idle';
 const NETWORK = 'svc-bench-idle';
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
-
-/** The node flags of package.json's `start` script (what `npm start` runs the daemon with). */
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  const words = start.split(/\s+/);
-  const from = words.indexOf('node');
-  const to = words.indexOf('dist/cli.js');
-  return from >= 0 && to > from ? words.slice(from + 1, to).filter((w) => w.startsWith('--')) : [];
-}
 
 function procStat(pid: number): { cpuTicks: number; rssKb: number } | undefined {
   try {

@@ -3,11 +3,11 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { badRequest, notFound } from '../errors.js';
-import { createApp, deleteApp, getAppWithDeployVersion, listAppsWithDeployVersion, updateApp, type AppFields } from '../store/apps.js';
-import { appEventJson, listAppEvents, listDeploys } from '../store/deploys.js';
+import { createApp, deleteApp, getAppWithDeployVersion, updateApp, type AppFields } from '../store/apps.js';
+import { appDetailJson, appsListJson } from '../store/app-json.js';
+import { appEventJson, listAppEvents } from '../store/deploys.js';
 import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES } from '../store/schema/index.js';
 import { appJson, publicHostname } from './app-json.js';
-import { deployJson } from './deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body, domainSchema, idParam, imageRefSchema, nameSchema, portSchema } from './validate.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
@@ -58,6 +58,8 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
   };
 }
 
+const JSON_TYPE = { 'content-type': 'application/json' };
+
 /** Ports the host already listens on for svc: an app's listener there could never bind. */
 export const reservedPorts = (config: ApiDeps['config']): number[] => [config.port, config.proxy.httpPort, config.proxy.httpsPort, config.proxy.dnsPort];
 
@@ -71,10 +73,8 @@ export function appRoutes(deps: ApiDeps) {
     return appJson(found.app, found.deployedConfigVersion, publicHostname(c, deps.config));
   };
 
-  r.get('/apps', (c) => {
-    const host = publicHostname(c, deps.config);
-    return c.json(listAppsWithDeployVersion(db).map((a) => appJson(a.app, a.deployedConfigVersion, host)));
-  });
+  // The two hot reads come out of SQLite as finished JSON (store/app-json.ts): no rows to map, no garbage.
+  r.get('/apps', (c) => c.body(appsListJson(db, publicHostname(c, deps.config)), 200, JSON_TYPE));
 
   r.post('/apps', async (c) => {
     const input = await body(c, createSchema);
@@ -84,9 +84,9 @@ export function appRoutes(deps: ApiDeps) {
   });
 
   r.get('/apps/:appID', (c) => {
-    const id = idParam(c, 'appID', 'app');
-    const app = one(c, id);
-    return c.json({ ...app, deploys: listDeploys(db, id).map(deployJson) });
+    const json = appDetailJson(db, idParam(c, 'appID', 'app'), publicHostname(c, deps.config));
+    if (!json) throw notFound('app');
+    return c.body(json, 200, JSON_TYPE);
   });
 
   r.put('/apps/:appID', async (c) => {
