@@ -3,6 +3,7 @@
 // So after creating, we look for twins and the loser (the newer one) removes its own.
 import type Docker from 'dockerode';
 import type { Logger } from '../log.js';
+import { tuneBridgeNeighbours } from './bridge-neighbours.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 
 /** Code-point order (the engine's ISO timestamps and hex ids are ASCII); no ICU collator needed. */
@@ -14,8 +15,14 @@ async function twins(docker: Docker, name: string) {
   return all.filter((n) => n.Name === name).sort((a, b) => byText(a.Created ?? '', b.Created ?? '') || byText(a.Id, b.Id));
 }
 
-/** Makes sure one bridge network called `name` exists; tolerates a concurrent creation by anyone. */
+/** Makes sure one bridge network called `name` exists (tolerating a concurrent creation by anyone) and tunes its bridge. */
 export async function ensureNetworkOnce(docker: Docker, log: Logger, name: string): Promise<void> {
+  await createIfMissing(docker, log, name);
+  const net = (await twins(docker, name))[0];
+  if (net) await tuneBridgeNeighbours(net, log);
+}
+
+async function createIfMissing(docker: Docker, log: Logger, name: string): Promise<void> {
   if ((await twins(docker, name)).length > 0) return;
   let id: string;
   try {

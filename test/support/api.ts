@@ -1,6 +1,8 @@
 // A test harness for the REST API: the real hono app on a `:memory:` database with the real migrations,
 // a recording enqueue, a captured log and a clock the test moves. `login()` seeds a user and a session
 // directly (no scrypt on every test), after which `request()` sends that session cookie by default.
+import { rmSync } from 'node:fs';
+import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApi } from '../../src/api/app.js';
@@ -39,6 +41,10 @@ export interface TestResponse {
 let seededHash: Promise<string> | undefined;
 export const SEEDED_PASSWORD = 'correct horse battery';
 
+/** The data dir of every test API of this worker (service data dirs land there); removed after each test file. */
+const dataDir = join(tmpdir(), `svc-api-test-${process.pid}`);
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
 /** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
 /** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */
 export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string } = {}) {
@@ -48,9 +54,9 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
   const logs: string[] = [];
   const config: Config = parseConfig({
     SVC_ENCRYPTION_KEY: testKey.toString('base64'),
-    SVC_DATA_DIR: join(tmpdir(), `svc-api-test-${process.pid}`),
+    SVC_DATA_DIR: dataDir,
     ...opts.env,
-  }, opts.envFile ?? join(tmpdir(), `svc-api-test-${process.pid}`, '.env'));
+  }, opts.envFile ?? join(dataDir, '.env'));
   let nowMs = Date.parse('2026-01-01T00:00:00Z');
   const clock = { now: () => new Date(nowMs), advance: (ms: number) => void (nowMs += ms) };
   const log = createLogger('debug', {}, (l) => logs.push(l));

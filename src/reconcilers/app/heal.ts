@@ -17,6 +17,8 @@ export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
   try {
+    // Also re-tunes the bridge (bridge-neighbours.ts) in case the engine recreated it since the deploy.
+    await deps.runtime.ensureNetwork(deps.settings.network);
     if (exists) {
       failures = count(deps, app, failures + 1);
       try {

@@ -2,12 +2,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { hostsFiles, writeHostsDir } from '../../../src/dns/hosts.js';
 
 let dir: string | undefined;
 afterEach(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dirname(dir), { recursive: true, force: true }); // the mkdtemp parent of dns/
   dir = undefined;
 });
 

@@ -428,7 +428,8 @@ describe('app reconciler: self-healing and cleanup', () => {
     const before = mutations().length;
     await drive();
 
-    expect(mutations().slice(before).map((c) => [c.method, c.args[0]])).toEqual([['start', 'svc-web-1']]);
+    // The network first: it re-tunes the bridge's neighbour retries (bridge-neighbours.ts).
+    expect(mutations().slice(before).map((c) => [c.method, c.args[0]])).toEqual([['ensureNetwork', 'svc-unit'], ['start', 'svc-web-1']]);
     expect(rt.containers.get('svc-web-1')!.state).toBe('running');
     const events = listAppEvents(db, app().id);
     expect(events).toHaveLength(1);
@@ -466,6 +467,7 @@ describe('app reconciler: self-healing and cleanup', () => {
     await drive();
 
     expect(mutations().slice(before).map((c) => [c.method, (c.args[0] as { name?: string }).name ?? c.args[0]])).toEqual([
+      ['ensureNetwork', 'svc-unit'],
       ['remove', 'svc-web-1'],
       ['run', 'svc-web-1'],
     ]);
