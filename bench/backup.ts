@@ -84,7 +84,7 @@ async function main() {
 
     const creds = (await d.api('GET', `/api/services/${created.body.id}/credentials`)).body;
     const handFile = join(scratch, 'hand.sql.gz');
-    const handMs = await handDump('svc-svc-bkb-pg', creds.password, handFile);
+    const handMs = await handDump(`${d.instance}-svc-bkb-pg`, creds.password, handFile);
     const handSize = (await stat(handFile)).size;
     log(`pg_dumpall | gzip by hand: ${secs(handMs)}, ${(handSize / 1e6).toFixed(1)} MB`);
 

@@ -50,7 +50,7 @@ async function drive(name: string, done: () => boolean, timeoutMs = 180_000) {
 async function viaReconciler(type: (typeof TYPES)[number]): Promise<number> {
   const name = `bench-${type}`;
   const t0 = performance.now();
-  createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES }, { name, type });
+  createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES, instance: INSTANCE }, { name, type });
   await drive(name, () => status(name) === 'active');
   const ms = performance.now() - t0;
   const row = db.select().from(services).where(eq(services.name, name)).get()!;
@@ -108,7 +108,7 @@ async function rssWith20() {
   const before = process.memoryUsage().rss;
   const names = Array.from({ length: 20 }, (_, i) => `bench-redis-${i + 1}`);
   const t0 = performance.now();
-  for (const name of names) createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES }, { name, type: 'redis' });
+  for (const name of names) createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES, instance: INSTANCE }, { name, type: 'redis' });
   await Promise.all(names.map((n) => drive(n, () => status(n) === 'active')));
   const allActiveMs = performance.now() - t0;
   // Steady state: one resync pass over all 20, as the daemon does on its timer.

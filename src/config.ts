@@ -38,8 +38,8 @@ const schema = z.object({
   SVC_ACME_EMAIL: optional,
   SVC_TLS_ISSUER: z.enum(['acme', 'internal']).default('acme'),
   SVC_DNS_PORT: port.default(15353),
-  SVC_NETWORK: z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).default('svc'),
-  SVC_INSTANCE: z.string().regex(/^[a-z][a-z0-9-]{0,30}$/).default('svc'),
+  SVC_NETWORK: optional.pipe(z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).optional()),
+  SVC_INSTANCE: optional.pipe(z.string().regex(/^[a-z][a-z0-9-]{0,30}$/).optional()),
   SVC_IMAGE_POSTGRES: z.string().default('postgres:16'),
   SVC_IMAGE_MYSQL: z.string().default('mysql:8'),
   SVC_IMAGE_REDIS: z.string().default('redis:7-alpine'),
@@ -97,9 +97,19 @@ export interface Config {
     tlsIssuer: 'acme' | 'internal';
     dnsPort: number;
   };
+  /**
+   * The Docker network of apps and services: SVC_NETWORK, else the instance's name. Like `instance`, final
+   * only after `withInstance` (startDaemon does it once the database is open).
+   */
   network: string;
-  /** Label value that marks the containers of this daemon; lets tests share one engine. */
+  /**
+   * The `svc.instance` label of this daemon's containers and the prefix of their names (store/instance.ts).
+   * parseConfig sets SVC_INSTANCE or the legacy `svc`; startDaemon replaces it with the data directory's.
+   */
   instance: string;
+  /** SVC_INSTANCE and SVC_NETWORK as set (undefined: the data directory's identity decides). */
+  instanceOverride: string | undefined;
+  networkOverride: string | undefined;
   images: { postgres: string; mysql: string; redis: string; garage: string };
   backup: { intervalMinutes: number; retainCount: number };
   manifests: {
@@ -132,6 +142,9 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** The configuration with this data directory's identity: its label and, unless SVC_NETWORK says otherwise, its network. */
+export const withInstance = (config: Config, instance: string): Config => ({ ...config, instance, network: config.networkOverride ?? instance });
 
 /** Reads `.env` (if any) without touching process.env. */
 export function readEnvFile(path: string): Record<string, string> {
@@ -170,8 +183,10 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       tlsIssuer: e.SVC_TLS_ISSUER,
       dnsPort: e.SVC_DNS_PORT,
     },
-    network: e.SVC_NETWORK,
-    instance: e.SVC_INSTANCE,
+    network: e.SVC_NETWORK ?? e.SVC_INSTANCE ?? 'svc',
+    instance: e.SVC_INSTANCE ?? 'svc',
+    instanceOverride: e.SVC_INSTANCE,
+    networkOverride: e.SVC_NETWORK,
     images: {
       postgres: e.SVC_IMAGE_POSTGRES,
       mysql: e.SVC_IMAGE_MYSQL,

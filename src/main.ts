@@ -1,10 +1,11 @@
 // Composition root: config, store, adapters, controller, API. Nothing else lives here.
 import { serve, type ServerType } from '@hono/node-server';
-import type { Config } from './config.js';
+import { withInstance, type Config } from './config.js';
 import { createSealer } from './crypto.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
-import { rebaseServiceDataDirs } from './store/services.js';
+import { rebaseServices } from './store/services.js';
+import { resolveInstance } from './store/instance.js';
 import { createApi } from './api/app.js';
 import { createManager, type Manager } from './controller/manager.js';
 import { createDockerRuntime } from './runtime/docker.js';
@@ -41,13 +42,17 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export async function startDaemon(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Daemon> {
-  const db = openDb(config.dbPath);
-  const sealer = createSealer(config.encryptionKey);
+export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel)): Promise<Daemon> {
+  const db = openDb(given.dbPath);
+  const sealer = createSealer(given.encryptionKey);
   // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
   verifyEncryptionKey(db, sealer);
-  const rebased = rebaseServiceDataDirs(db, config.dataDir);
-  if (rebased) log.info('service data directories moved under this data directory', { services: rebased, data_dir: config.dataDir });
+  // The data directory's identity, before anything names, labels or looks for a container.
+  const identity = resolveInstance(db, given.instanceOverride);
+  const config = withInstance(given, identity.instance);
+  log.info('instance identity', { instance: config.instance, from: identity.source, network: config.network });
+  const rebased = rebaseServices(db, config);
+  if (rebased) log.info('service rows moved to this data directory and instance', { services: rebased, data_dir: config.dataDir, instance: config.instance });
   const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log });
   const manager = createManager({
     runtime,

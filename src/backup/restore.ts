@@ -13,7 +13,8 @@ import type { Logger } from '../log.js';
 import { LABELS, type Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import type { BackupRow } from '../store/backups.js';
-import { rebaseServiceDataDirs } from '../store/services.js';
+import { storeInstance } from '../store/instance.js';
+import { rebaseServices } from '../store/services.js';
 import { extractArchive } from './extract-archive.js';
 import type { Gate } from './quiesce.js';
 import { prepareSnapshot, replaceState } from './snapshot.js';
@@ -80,8 +81,10 @@ export async function restoreOnline(d: RestoreDeps, row: BackupRow): Promise<{ s
         renameSync(join(unpacked, 'dumps', `${name}.sql`), join(d.dataDir, PENDING_DUMPS_DIR, `${name}.sql`));
       }
       const { rows } = replaceState(d.db, join(unpacked, 'svc.db'));
-      // An archive from another host names its data dirs there; ours are under this data dir.
-      rebaseServiceDataDirs(d.db, d.dataDir);
+      // The running identity stays (its containers carry it), and an archive from another host names its
+      // data dirs and containers there; ours are under this data dir and instance.
+      storeInstance(d.db, d.instance);
+      rebaseServices(d.db, { dataDir: d.dataDir, instance: d.instance });
       writeJournal(d.dataDir, { ...journal, phase: 'committed' });
       d.log.info('backup restore complete', { backup_id: row.id, filename: row.filename, safety_backup_id: safety.id, rows, restart_required: false });
     } catch (err) {

@@ -91,8 +91,8 @@ export function kindOf(type: ServiceType): ServiceKind {
   return k;
 }
 
-/** `svc-svc-<name>`: the container and host name of a service (API.md "Managed services"). */
-export const serviceContainerName = (name: string) => `svc-svc-${name}`;
+/** `<instance>-svc-<name>` (`svc-svc-<name>` for the legacy instance): the container and host name of a service. */
+export const serviceContainerName = (instance: string, name: string) => `${instance}-svc-${name}`;
 
 export { randomPassword } from './random.js';
 

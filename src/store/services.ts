@@ -19,15 +19,19 @@ export const SERVICE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 export const serviceDataDir = (dataDir: string, name: string) => join(dataDir, 'services', name);
 
 /**
- * Points every service's `data_dir` at `<dataDir>/services/<name>`. The column holds an absolute path, so a
- * database restored on another host (or a data directory moved elsewhere) would otherwise mount a path that
- * no longer exists and start the service empty beside its restored data. Returns the rows changed.
+ * Points every service's `data_dir` at `<dataDir>/services/<name>` and its `container_name` at this
+ * instance's name. Both columns are derived but stored, so a database restored on another host (or a data
+ * directory moved, or another SVC_INSTANCE) would otherwise mount a path that no longer exists, starting
+ * the service empty beside its restored data, or claim a container name of another instance.
+ * Returns the rows changed.
  */
-export function rebaseServiceDataDirs(db: Db, dataDir: string): number {
+export function rebaseServices(db: Db, where: { dataDir: string; instance: string }): number {
   let changed = 0;
-  for (const row of db.select({ id: services.id, name: services.name, dataDir: services.dataDir }).from(services).all()) {
-    const want = serviceDataDir(dataDir, row.name);
-    if (row.dataDir !== want) changed += db.update(services).set({ dataDir: want }).where(eq(services.id, row.id)).run().changes;
+  for (const row of db.select({ id: services.id, name: services.name, dataDir: services.dataDir, containerName: services.containerName }).from(services).all()) {
+    const want = { dataDir: serviceDataDir(where.dataDir, row.name), containerName: serviceContainerName(where.instance, row.name) };
+    if (row.dataDir !== want.dataDir || row.containerName !== want.containerName) {
+      changed += db.update(services).set(want).where(eq(services.id, row.id)).run().changes;
+    }
   }
   return changed;
 }
@@ -47,7 +51,7 @@ export function createService(
   db: Db,
   sealer: Sealer,
   enqueue: Enqueue,
-  config: Pick<Config, 'dataDir' | 'images'>,
+  config: Pick<Config, 'dataDir' | 'images' | 'instance'>,
   input: NewService,
 ): ServiceRow {
   if (!SERVICE_NAME.test(input.name)) {
@@ -77,7 +81,7 @@ export function createService(
       imageRef: kind.image(config.images),
       status: 'pending',
       desiredRunning: true,
-      containerName: serviceContainerName(input.name),
+      containerName: serviceContainerName(config.instance, input.name),
       internalPort: kind.internalPort,
       dataDir,
       credentialsSealed: sealer.sealJson(credentials),

@@ -73,12 +73,12 @@ describe('service links', () => {
     const cacheCreds = (await t.api('GET', `/api/services/${cache.id}/credentials`)).body;
     const env = await deployAndReadEnv(app.id, port);
     expect(env).toMatchObject({
-      DB_HOST: 'svc-svc-links-pg',
+      DB_HOST: `${t.instance}-svc-links-pg`,
       DB_PORT: '5432',
       DB_DB: creds.database,
       DB_USER: creds.user,
       DB_PASSWORD: creds.password,
-      CACHE_HOST: 'svc-svc-links-cache',
+      CACHE_HOST: `${t.instance}-svc-links-cache`,
       CACHE_PORT: '6379',
       CACHE_PASSWORD: cacheCreds.password,
     });
@@ -88,6 +88,6 @@ describe('service links', () => {
     expect((await t.api('DELETE', `/api/apps/${app.id}/services/${pg.id}`)).status).toBe(204);
     const after = await deployAndReadEnv(app.id, port);
     expect(Object.keys(after).filter((k) => k.startsWith('DB_'))).toEqual([]);
-    expect(after.CACHE_HOST).toBe('svc-svc-links-cache');
+    expect(after.CACHE_HOST).toBe(`${t.instance}-svc-links-cache`);
   });
 });

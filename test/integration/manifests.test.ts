@@ -67,7 +67,7 @@ describe('manifests end to end', () => {
     }, { timeoutMs: 120_000, what: 'mfe-db active' });
     expect(svc).toMatchObject({ linked_apps: [{ name: 'mfe-web' }] });
     const env = await containerEnv();
-    expect(env).toMatchObject({ MODE: 'prod', DB_HOST: 'svc-svc-mfe-db', DB_PORT: '5432' });
+    expect(env).toMatchObject({ MODE: 'prod', DB_HOST: `${t.instance}-svc-mfe-db`, DB_PORT: '5432' });
     expect(env.DB_PASSWORD).toMatch(/.{8,}/);
     const list = (await t.api('GET', '/api/manifests')).body;
     expect(list).toEqual([expect.objectContaining({ source: 'dir', location: dir, errors: [] })]);

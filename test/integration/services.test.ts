@@ -45,7 +45,7 @@ async function reconcileUntil(name: string, done: () => boolean, timeoutMs = 120
 const untilStatus = (name: string, status: string) => reconcileUntil(name, () => row(name)?.status === status);
 
 const exec = async (name: string, cmd: string[], env?: Record<string, string>) => {
-  const r = await runtime.exec(`svc-svc-${name}`, cmd, { env });
+  const r = await runtime.exec(`${INSTANCE}-svc-${name}`, cmd, { env });
   if (r.exitCode !== 0) throw new Error(`${cmd[0]} failed (${r.exitCode}): ${r.stderr}`);
   return r.stdout.trim();
 };
@@ -100,7 +100,7 @@ const roundTrip: Record<string, { write(name: string): Promise<void>; read(name:
 /** S3 through the container's address (the host cannot resolve container names), SigV4-signed. */
 async function s3(name: string, method: 'PUT' | 'GET', body?: string) {
   const c = openCredentials(sealer, row(name)!);
-  const info = await runtime.inspect(`svc-svc-${name}`, NETWORK);
+  const info = await runtime.inspect(`${INSTANCE}-svc-${name}`, NETWORK);
   return s3Fetch(
     { accessKeyId: c.access_key, secretAccessKey: c.secret_key, region: c.region },
     { method, url: `http://${info!.address}:3900/${c.bucket}/notes/1.txt`, body },
@@ -130,9 +130,9 @@ describe.each(['postgres', 'mysql', 'redis', 'garage'] as const)('%s service', (
   const name = `it-${type}`;
 
   it('provisions to active; the generated credentials connect', async () => {
-    createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES }, { name, type });
+    createService(db, sealer, () => {}, { dataDir: dir, images: SERVICE_TEST_IMAGES, instance: INSTANCE }, { name, type });
     await untilStatus(name, 'active');
-    const info = await runtime.inspect(`svc-svc-${name}`, NETWORK);
+    const info = await runtime.inspect(`${INSTANCE}-svc-${name}`, NETWORK);
     expect(info).toMatchObject({ running: true, labels: { 'svc.managed': 'true', 'svc.instance': INSTANCE, 'svc.role': 'service', 'svc.service': name } });
     if (type === 'garage') expect(openCredentials(sealer, row(name)!).access_key).toMatch(/^GK/);
     await roundTrip[type].write(name);
@@ -142,7 +142,7 @@ describe.each(['postgres', 'mysql', 'redis', 'garage'] as const)('%s service', (
   it('stop and start keep the data', async () => {
     setDesiredRunning(db, () => {}, row(name)!, false);
     await untilStatus(name, 'stopped');
-    expect((await runtime.inspect(`svc-svc-${name}`))?.running).toBe(false);
+    expect((await runtime.inspect(`${INSTANCE}-svc-${name}`))?.running).toBe(false);
     setDesiredRunning(db, () => {}, row(name)!, true);
     await untilStatus(name, 'active');
     expect(await roundTrip[type].read(name)).toBe('kept');
@@ -150,7 +150,7 @@ describe.each(['postgres', 'mysql', 'redis', 'garage'] as const)('%s service', (
 
   it('a removed container (docker rm -f) comes back with the same data and credentials', async () => {
     const before = row(name)!.credentialsSealed;
-    await execFileP('docker', ['rm', '-f', `svc-svc-${name}`]);
+    await execFileP('docker', ['rm', '-f', `${INSTANCE}-svc-${name}`]);
     await reconcileUntil(name, () => row(name)?.status !== 'active');
     await untilStatus(name, 'active');
     expect(row(name)!.credentialsSealed).toBe(before);
@@ -178,8 +178,8 @@ describe('at rest and deletion', () => {
     markServiceDeleted(db, () => {}, wipe, { purge: true, force: false });
     await reconcileUntil('it-redis', () => row('it-redis') === undefined);
     await reconcileUntil('it-postgres', () => row('it-postgres') === undefined);
-    expect(await runtime.inspect('svc-svc-it-redis')).toBeUndefined();
-    expect(await runtime.inspect('svc-svc-it-postgres')).toBeUndefined();
+    expect(await runtime.inspect(`${INSTANCE}-svc-it-redis`)).toBeUndefined();
+    expect(await runtime.inspect(`${INSTANCE}-svc-it-postgres`)).toBeUndefined();
     expect(existsSync(keep.dataDir)).toBe(true);
     expect(existsSync(wipe.dataDir)).toBe(false);
   });

@@ -23,7 +23,7 @@ export async function sql(d: TestDaemon, name: string, type: 'postgres' | 'mysql
 
 /** A client for an existing service (after a restore its credentials may be the archive's). */
 export function client(d: TestDaemon, id: number, name: string, type: 'postgres' | 'mysql'): SqlService {
-  const container = `svc-svc-${name}`;
+  const container = `${d.instance}-svc-${name}`;
   const run = async (statement: string) => {
     const c = (await d.api('GET', `/api/services/${id}/credentials`)).body;
     const r =

@@ -19,6 +19,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export interface DaemonProcess {
   url: string;
   dataDir: string;
+  /** The network given as SVC_NETWORK (without it the daemon uses its instance's name). */
   network: string;
   /** The environment the process runs with (SVC_PORT, SVC_DNS_PORT, ...). */
   env: Record<string, string>;
@@ -139,7 +140,8 @@ export async function startDaemonProcess(name: string, env: Record<string, strin
     start,
     async close() {
       await stop();
-      if (instance) await removeInstance(instance, network).catch(() => {});
+      // Without SVC_NETWORK the daemon's network is named after its instance.
+      if (instance) await removeInstance(instance, vars.SVC_NETWORK ?? instance).catch(() => {});
       await stopHelpersOf(dataDir).catch(() => {});
       await caddy.stop().catch(() => {});
       await rm(dataDir, { recursive: true, force: true });

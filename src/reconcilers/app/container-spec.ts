@@ -11,7 +11,7 @@ export function appContainerSpec(
   env: Record<string, string>,
 ): ContainerSpec {
   return {
-    name: containerName(app.name, deploy.id),
+    name: containerName(settings.instance, app.name, deploy.id),
     image: deploy.imageRef!,
     env,
     network: settings.network,

@@ -115,7 +115,7 @@ async function pull(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => s
 }
 
 async function create(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
-  const name = containerName(app.name, deploy.id);
+  const name = containerName(deps.settings.instance, app.name, deploy.id);
   await deps.runtime.remove(name); // a half-made container of an interrupted pass
   await deps.runtime.ensureNetwork(deps.settings.network);
   const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!);

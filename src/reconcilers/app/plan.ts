@@ -56,8 +56,11 @@ export type AppAction =
   | { kind: 'heal_wait'; afterMs: number }
   | { kind: 'steady' };
 
-/** Name of the container of one deploy of one app; stable so a resumed step finds what it created. */
-export const containerName = (app: string, deployId: number) => `svc-${app}-${deployId}`;
+/**
+ * Name of the container of one deploy of one app (`svc-<app>-<deploy>` for the legacy instance); stable so a
+ * resumed step finds what it created, prefixed by the instance so two data directories never collide.
+ */
+export const containerName = (instance: string, app: string, deployId: number) => `${instance}-${app}-${deployId}`;
 
 /**
  * The next action for an app. A deploy in progress always goes first (self-healing waits for it: the

@@ -29,7 +29,7 @@ async function setup() {
   const sealer = testSealer();
   const dataDir = join(root, 'data');
   const runtime = new FakeRuntime({ images: ['pg', 'redis'] });
-  const config = { dataDir, images: { postgres: 'pg', mysql: 'my', redis: 'redis', garage: 'g' } };
+  const config = { dataDir, instance: 'svc', images: { postgres: 'pg', mysql: 'my', redis: 'redis', garage: 'g' } };
   const pg = createService(db, sealer, recordingEnqueue(), config, { name: 'bk-pg', type: 'postgres' });
   createService(db, sealer, recordingEnqueue(), config, { name: 'bk-cache', type: 'redis' });
   await runtime.run({ name: pg.containerName, image: 'pg', labels: {} });

@@ -31,7 +31,7 @@ async function makeArchive(o: { envKey?: Buffer } = {}) {
   const db = openDb(join(dataDir, 'svc.db'));
   const sealer = createSealer(KEY);
   verifyEncryptionKey(db, sealer);
-  createService(db, sealer, recordingEnqueue(), { dataDir, images: { postgres: 'pg', mysql: 'm', redis: 'r', garage: 'g' } }, { name: 'bk-pg', type: 'postgres' });
+  createService(db, sealer, recordingEnqueue(), { dataDir, instance: 'svc', images: { postgres: 'pg', mysql: 'm', redis: 'r', garage: 'g' } }, { name: 'bk-pg', type: 'postgres' });
   await writeFile(join(dataDir, 'services', 'bk-pg', 'PG_VERSION'), '16\n');
   await mkdir(join(dataDir, 'proxy'), { recursive: true });
   await writeFile(join(dataDir, 'proxy', 'cert.pem'), 'CERT');

@@ -4,7 +4,7 @@ import { bucketFor, garageToml } from '../../../src/catalog/garage.js';
 import { randomPassword } from '../../../src/catalog/random.js';
 
 const images = { postgres: 'pg-img', mysql: 'my-img', redis: 'rd-img', garage: 'gg-img' };
-const place = (name: string): ServicePlace => ({ name, host: serviceContainerName(name), dataDir: `/d/services/${name}` });
+const place = (name: string): ServicePlace => ({ name, host: serviceContainerName('svc', name), dataDir: `/d/services/${name}` });
 
 describe('catalog entries', () => {
   it.each([

@@ -20,7 +20,7 @@ import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Runtime } from '../../../src/runtime/runtime.js';
 import type { Db } from '../../../src/store/db.js';
 
-const settings = { network: 'svc-unit', instance: 'unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
+const settings = { network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
 const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
 const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events']);
 const sealer = testSealer();
@@ -187,7 +187,7 @@ describe('app reconciler: deploys', () => {
     expect(c.state).toBe('running');
     expect(c.spec).toMatchObject({
       image: 'web:1', network: 'svc-unit', env: { GREETING: 'hello' },
-      labels: { 'svc.managed': 'true', 'svc.instance': 'unit', 'svc.app': 'web', 'svc.app-id': String(app().id), 'svc.deploy': String(d.id), 'svc.role': 'app' },
+      labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.app': 'web', 'svc.app-id': String(app().id), 'svc.deploy': String(d.id), 'svc.role': 'app' },
     });
     expect(probed[0]).toBe('http://10.0.0.2:3000/healthz');
     expect(dnsNow()).toEqual({ 'web.svc.internal.': '10.0.0.2' });
@@ -538,7 +538,7 @@ describe('app reconciler: self-healing and cleanup', () => {
   it('orphans labelled for the app are removed; another instance\'s containers are not', async () => {
     const { id } = await deployed();
     const labels = (over: Record<string, string>) => ({
-      'svc.managed': 'true', 'svc.instance': 'unit', 'svc.app': 'web', 'svc.app-id': String(app().id), 'svc.deploy': '77', 'svc.role': 'app', ...over,
+      'svc.managed': 'true', 'svc.instance': 'svc', 'svc.app': 'web', 'svc.app-id': String(app().id), 'svc.deploy': '77', 'svc.role': 'app', ...over,
     });
     await rt.run({ name: 'svc-web-77', image: 'web:1', network: 'svc-unit', labels: labels({}) });
     await rt.run({ name: 'svc-web-old-app', image: 'web:1', network: 'svc-unit', labels: labels({ 'svc.app-id': '999' }) });
@@ -554,7 +554,7 @@ describe('app reconciler: self-healing and cleanup', () => {
     await deployed();
     await rt.run({
       name: 'svc-web-9', image: 'web:1', network: 'svc-unit',
-      labels: { 'svc.managed': 'true', 'svc.instance': 'unit', 'svc.app': 'web', 'svc.deploy': '9', 'svc.role': 'app' },
+      labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.app': 'web', 'svc.deploy': '9', 'svc.role': 'app' },
     });
     deleteApp(db, enqueue, app().id);
     await drive();
@@ -567,7 +567,7 @@ describe('app reconciler: self-healing and cleanup', () => {
 
   it('resync lists apps that exist only as containers of ours (deleted while the daemon was down)', async () => {
     makeApp();
-    const ghost = { 'svc.managed': 'true', 'svc.instance': 'unit', 'svc.app': 'ghost', 'svc.deploy': '3', 'svc.role': 'app' };
+    const ghost = { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.app': 'ghost', 'svc.deploy': '3', 'svc.role': 'app' };
     await rt.run({ name: 'svc-ghost-3', image: 'web:1', network: 'svc-unit', labels: ghost });
     await rt.run({ name: 'svc-other-3', image: 'web:1', network: 'svc-unit', labels: { ...ghost, 'svc.app': 'other', 'svc.instance': 'other' } });
     expect((await rec.listNames()).sort()).toEqual(['ghost', 'web']);

@@ -14,7 +14,7 @@ import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
-const settings = { network: 'svc-unit', instance: 'unit' };
+const settings = { network: 'svc-unit', instance: 'svc' };
 let db: Db;
 let dir: string;
 let rt: FakeRuntime;
@@ -29,7 +29,7 @@ const sealer = testSealer();
 const enqueue = recordingEnqueue();
 
 const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow;
-const make = (name: string, type = 'postgres') => createService(db, sealer, enqueue, { dataDir: dir, images }, { name, type });
+const make = (name: string, type = 'postgres') => createService(db, sealer, enqueue, { dataDir: dir, images, instance: 'svc' }, { name, type });
 /** Reconciles until the wanted status (bounded), as the work queue would on requeues. */
 async function until(name: string, status: string, max = 20) {
   for (let i = 0; i < max; i++) {
@@ -71,7 +71,7 @@ describe('service reconciler', () => {
     const creds = openCredentials(sealer, row('main'));
     expect(spec).toMatchObject({
       image: 'pg:16', network: 'svc-unit', networkAliases: ['svc-svc-main'],
-      labels: { 'svc.managed': 'true', 'svc.instance': 'unit', 'svc.role': 'service', 'svc.service': 'main' },
+      labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.role': 'service', 'svc.service': 'main' },
       mounts: [{ source: join(dir, 'services', 'main'), target: '/var/lib/postgresql/data' }],
       env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: creds.password, POSTGRES_DB: 'app' },
     });
@@ -192,7 +192,7 @@ describe('service reconciler', () => {
   });
 
   it('removes a container labelled as our service with no row; listNames includes it for resync', async () => {
-    await rt.run({ name: 'svc-svc-ghost', image: 'redis:7', labels: { 'svc.managed': 'true', 'svc.instance': 'unit', 'svc.role': 'service', 'svc.service': 'ghost' } });
+    await rt.run({ name: 'svc-svc-ghost', image: 'redis:7', labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.role': 'service', 'svc.service': 'ghost' } });
     await rt.run({ name: 'other', image: 'redis:7', labels: { 'svc.managed': 'true', 'svc.instance': 'someone-else', 'svc.role': 'service', 'svc.service': 'ghost' } });
     make('real', 'redis');
     expect((await rec.listNames()).sort()).toEqual(['ghost', 'real']);

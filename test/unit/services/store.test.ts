@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { createSealer } from '../../../src/crypto.js';
 import { apps, services } from '../../../src/store/schema/index.js';
-import { createService, getService, listServices, markServiceDeleted, openCredentials, rebaseServiceDataDirs, setDesiredRunning } from '../../../src/store/services.js';
+import { createService, getService, listServices, markServiceDeleted, openCredentials, rebaseServices, setDesiredRunning } from '../../../src/store/services.js';
 import { createLink, deleteLink, linkedServiceEnv, listLinks } from '../../../src/store/links.js';
 import { EncryptionKeyError, verifyEncryptionKey } from '../../../src/store/encryption-check.js';
 import type { Db } from '../../../src/store/db.js';
@@ -16,7 +16,7 @@ let db: Db;
 let dir: string;
 let enqueue: ReturnType<typeof recordingEnqueue>;
 const sealer = testSealer();
-const make = (name: string, type = 'postgres') => createService(db, sealer, enqueue, { dataDir: dir, images }, { name, type });
+const make = (name: string, type = 'postgres') => createService(db, sealer, enqueue, { dataDir: dir, images, instance: 'svc' }, { name, type });
 const app = (name: string) => db.insert(apps).values({ name }).returning().get();
 const version = (id: number) => db.select().from(apps).where(eq(apps.id, id)).get()!.configVersion;
 
@@ -28,13 +28,18 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('services store', () => {
-  it('rebases data dirs recorded under another data directory (a restore on a new host) and only those', () => {
+  it('rebases data dirs and container names recorded under another data directory or instance (a restore on a new host), and only those', () => {
     const moved = make('old-host-db');
     make('here-db');
-    db.update(services).set({ dataDir: '/srv/old-host/data/services/old-host-db' }).where(eq(services.id, moved.id)).run();
-    expect(rebaseServiceDataDirs(db, dir)).toBe(1);
-    expect(listServices(db).map((s) => s.dataDir).sort()).toEqual([join(dir, 'services', 'here-db'), join(dir, 'services', 'old-host-db')]);
-    expect(rebaseServiceDataDirs(db, dir)).toBe(0);
+    db.update(services).set({ dataDir: '/srv/old-host/data/services/old-host-db', containerName: 'svc-old123-svc-old-host-db' }).where(eq(services.id, moved.id)).run();
+    expect(rebaseServices(db, { dataDir: dir, instance: 'svc' })).toBe(1);
+    expect(listServices(db).map((s) => [s.dataDir, s.containerName]).sort()).toEqual([
+      [join(dir, 'services', 'here-db'), 'svc-svc-here-db'],
+      [join(dir, 'services', 'old-host-db'), 'svc-svc-old-host-db'],
+    ]);
+    expect(rebaseServices(db, { dataDir: dir, instance: 'svc' })).toBe(0);
+    expect(rebaseServices(db, { dataDir: dir, instance: 'svc-k3x9q2' })).toBe(2);
+    expect(getService(db, moved.id)!.containerName).toBe('svc-k3x9q2-svc-old-host-db');
   });
 
   it('creates a pending service: sealed credentials, data dir, container name, enqueued', () => {
