@@ -3,7 +3,10 @@
 // field of every write endpoint; then the daemon is restarted on a database holding a deploy of `../web`,
 // the deploy that used to kill each new daemon.
 import Database from 'better-sqlite3';
+import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { Header } from 'tar';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
@@ -71,6 +74,15 @@ const pathTemplates = (v: string): [string, string][] => [
   ['DELETE', `/api/apps/${appId}/services/${v}`], ['DELETE', `/api/tokens/${v}`], ['GET', `/api/apps/${v}/logs/stream?tail=${v}`],
 ];
 
+const WEBHOOK_SECRET = 'rb-webhook-secret';
+
+/** A tar entry header block for `path`, for hand-made hostile archives. */
+const tarEntry = (path: string, type: 'File' | 'SymbolicLink' | 'CharacterDevice' = 'File', linkpath?: string) => {
+  const h = new Header({ path, type, size: 0, mode: 0o644, mtime: new Date(0), linkpath });
+  h.encode();
+  return h.block!;
+};
+
 const show = (v: unknown) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 20)}...(${v.length})` : JSON.stringify(v));
 
 async function deployAndWait(body: Record<string, unknown>) {
@@ -87,7 +99,7 @@ async function deployAndWait(body: Record<string, unknown>) {
 
 beforeAll(async () => {
   await ensureTestImages(runtime);
-  d = await startDaemonProcess('robust');
+  d = await startDaemonProcess('robust', { SVC_CODEHOST_WEBHOOK_SECRET: WEBHOOK_SECRET });
   appPort = await freePort();
   const created = await d.api('POST', '/api/apps', { name: 'rb-web', internal_port: 3000, access_mode: 'port', fallback_port: appPort, image_ref: WEB_V1 });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -150,6 +162,80 @@ describe('a daemon no request can end', () => {
     expect((await d.api('GET', '/healthz')).status).toBe(200);
     expect(d.output()).not.toMatch(/uncaught exception|unhandled rejection/);
     expect((await fetch(`http://127.0.0.1:${appPort}/`)).status).toBe(200);
+  });
+
+  it('manifests, archive imports and webhook deliveries with hostile content get a 4xx or an ignored answer, create nothing, and the daemon stays up', async () => {
+    const appsBefore = (await d.api('GET', '/api/apps')).body.map((a: { name: string }) => a.name);
+    const servicesBefore = (await d.api('GET', '/api/services')).body.length;
+    // [document, legal]: null clears image_ref and domain, as through the REST API; nothing else may pass.
+    const docs: [string, boolean][] = [];
+    for (const value of MALFORMED) {
+      const v = JSON.stringify(value);
+      for (const field of ['name', 'image_ref', 'fallback_port', 'internal_port', 'access_mode', 'domain', 'health_check_path']) {
+        const spec: Record<string, unknown> = { image_ref: WEB_V1, fallback_port: 39999, [field]: value };
+        const legal = value === null && (field === 'image_ref' || field === 'domain');
+        docs.push([`apiVersion: svc/v1\nkind: App\nmetadata: {name: ${field === 'name' ? v : 'rb-mf'}}\nspec: ${JSON.stringify(spec)}\n`, legal]);
+      }
+      docs.push([`apiVersion: svc/v1\nkind: Service\nmetadata: {name: ${v}}\nspec: {type: postgres}\n`, false]);
+      docs.push([`apiVersion: svc/v1\nkind: Service\nmetadata: {name: rb-mf-db}\nspec: {type: ${v}}\n`, false]);
+    }
+    // Not YAML, not svc's, or built to exhaust the parser (a billion laughs).
+    const hostile = ['{{{', 'kind: [', '\u0000', 'apiVersion: svc/v1\nkind: Pod\nmetadata: {name: x}\n', 'a: &a [x,x,x,x,x,x,x,x,x]\n' + Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`).join('\n') + '\n'];
+    for (const doc of hostile) docs.push([doc, false]);
+    for (const [doc, legal] of docs) {
+      const res = await d.api('POST', '/api/manifests/apply', doc, { 'content-type': 'application/yaml' });
+      const what = `apply ${JSON.stringify(doc).slice(0, 160)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
+      expect(res.status, what).toBeLessThan(500);
+      expect(res.type, what).toContain('application/json');
+      if (res.status < 400 && !legal) expect(res.body.errors.length, what).toBeGreaterThan(0);
+      const made = (await d.api('GET', '/api/apps')).body.find((x: { name: string }) => x.name === 'rb-mf');
+      if (made) expect((await d.api('DELETE', `/api/apps/${made.id}`)).status, what).toBe(204);
+    }
+    for (const value of MALFORMED) {
+      const res = await d.api('POST', '/api/manifests/apply', { content: value });
+      expect(res.status, `apply {content: ${show(value)}}`).toBeLessThan(500);
+    }
+    expect(d.alive(), d.output().slice(-2000)).toBe(true);
+
+    // Archives that are not svc's, or try to write outside the staging directory.
+    const tarOf = (...blocks: Buffer[]) => gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
+    const archives = [
+      Buffer.alloc(0), Buffer.from('garbage, not gzip'), gzipSync(Buffer.from('not a tar')), tarOf(),
+      tarOf(tarEntry('../evil')), tarOf(tarEntry('/etc/evil')), tarOf(tarEntry('services/x', 'SymbolicLink', '/etc')),
+      tarOf(tarEntry('services/dev', 'CharacterDevice')), gzipSync(Buffer.alloc(1024)).subarray(0, 20),
+    ];
+    for (const [i, body] of archives.entries()) {
+      const res = await fetch(`${d.url}/api/backups/import`, { method: 'POST', headers: { authorization: `Bearer ${d.token()}`, 'content-type': 'application/gzip' }, body });
+      const text = await res.text();
+      expect(res.status, `archive ${i}: ${text}`).toBe(400);
+      expect(JSON.parse(text).code, `archive ${i}`).toMatch(/invalid/);
+    }
+    expect((await d.api('GET', '/api/backups')).body).toEqual([]);
+
+    // Signed deliveries with broken or hostile payloads; unsigned ones.
+    const payloads: string[] = ['{', 'null', '[]', '"x"', '\u0000', 'payload=%7B', JSON.stringify({ zen: 'ping' })];
+    for (const value of MALFORMED) {
+      payloads.push(JSON.stringify({ ref: value, after: value, repository: { full_name: value, clone_url: value } }));
+      payloads.push(JSON.stringify({ action: 'completed', workflow_run: { head_sha: value, head_branch: value, conclusion: 'success', name: value, event: 'push', head_repository: { full_name: value } }, repository: { full_name: value } }));
+    }
+    for (const body of payloads) {
+      for (const event of ['push', 'workflow_run', 'installation', 'ping', 'issues']) {
+        const signature = 'sha256=' + createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex');
+        const type = body.startsWith('payload=') ? 'application/x-www-form-urlencoded' : 'application/json';
+        const res = await fetch(`${d.url}/api/webhooks/codehost`, { method: 'POST', headers: { 'content-type': type, 'x-github-event': event, 'x-hub-signature-256': signature }, body });
+        const what = `${event} ${body.slice(0, 120)} -> ${res.status}`;
+        expect(res.status, what).toBeLessThan(500);
+        expect(res.headers.get('content-type'), what).toContain('application/json');
+        await res.arrayBuffer();
+      }
+    }
+    const unsigned = await fetch(`${d.url}/api/webhooks/github`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push' }, body: '{}' });
+    expect(unsigned.status).toBe(401);
+
+    expect((await d.api('GET', '/api/apps')).body.map((a: { name: string }) => a.name)).toEqual(appsBefore);
+    expect((await d.api('GET', '/api/services')).body).toHaveLength(servicesBefore);
+    expect(d.alive()).toBe(true);
+    expect(d.output()).not.toMatch(/uncaught exception|unhandled rejection/);
   });
 
   it('streams cut off by their clients leave the daemon serving', async () => {
