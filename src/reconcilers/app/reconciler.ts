@@ -10,7 +10,7 @@ import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/d
 import { getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import type { WatchStep } from './watch-plan.js';
-import { beginFlipBack, endWatch, flipBackStep, watchProbe } from './watch.js';
+import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
@@ -77,8 +77,11 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       }
       case 'flip_back_begin':
         return beginFlipBack(deps, memory.watchFailures, row, watched!, action.reason, containers.find((c) => c.name === watched!.previousContainer));
-      case 'flip_back_step':
+      case 'flip_back_step': {
+        const giveUp = beginStep(db, attempts, watched!, action.step);
+        if (giveUp) return giveUpFlipBack(deps, watched!, action.step, giveUp);
         return flipBackStep(deps, row, watched!, action.step);
+      }
       case 'end_watch':
         return endWatch(deps, memory.watchFailures, row, watched!, action.why);
       case 'begin_deploy':

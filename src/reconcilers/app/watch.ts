@@ -118,6 +118,19 @@ async function stopFailed(deps: AppReconcilerDeps, app: AppRow, d: DeployRow): P
   return { requeueAfterMs: 0 };
 }
 
+/**
+ * A flip-back step that MAX_STEP_STARTS daemons began and none finished (attempts.ts): end it instead of
+ * resuming it in the next daemon too. Before the switch back the watched container stays live (as when
+ * there is nothing to flip to); after it the kept one already serves, and the deploy ends rolled back with
+ * the failed container left to the orphan sweep.
+ */
+export async function giveUpFlipBack(deps: AppReconcilerDeps, d: DeployRow, step: 'flip_back' | 'flip_stop', reason: string): Promise<Result> {
+  if (step === 'flip_back') return abandon(deps, d, `${reason}; ${d.stagingContainer} stays live and self-healing takes over`);
+  event(deps, d, 'stop_old', `${reason}; the failed container ${d.stagingContainer} is left to the orphan sweep`, 'error');
+  updateDeploy(deps.db, deps.bus, d.id, { status: 'auto_rollback', step: null, deadline: null, watchUntil: null, completedAt: nowIso() });
+  return { requeueAfterMs: 0 };
+}
+
 /** Closes the window with nothing to flip to: the watched container stays live and self-healing applies. */
 async function abandon(deps: AppReconcilerDeps, d: DeployRow, message: string): Promise<Result> {
   event(deps, d, 'watch', message, 'error');

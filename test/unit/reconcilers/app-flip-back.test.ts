@@ -4,6 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AppHarness, APP_SETTINGS, SUCCESS_STEPS } from '../../support/app-harness.js';
 import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
+import { MAX_STEP_STARTS } from '../../../src/reconcilers/app/attempts.js';
 import { deleteApp } from '../../../src/store/apps.js';
 import { listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
 import { deployJson } from '../../../src/api/deploy-json.js';
@@ -179,6 +180,26 @@ describe('watch after the switch', () => {
     expect(h.dep(second.id).status).toBe('auto_rollback');
     expect(h.steps(second.id)).toEqual(FLIP_STEPS);
     expect(h.rt.callsOf('start')).toEqual([['svc-web-1']]);
+    await h.expectSteady();
+  });
+
+  it('a flip-back step that every daemon died in ends after MAX_STEP_STARTS daemons instead of resuming for ever', async () => {
+    const { second } = await watchedSecondDeploy();
+    h.probeAnswer.set('web:1', null); // the kept container never answers: the step stays flip_back
+    h.rt.kill('svc-web-2', 1);
+    await h.drive(undefined, { until: () => h.dep(second.id).step === 'flip_back' });
+    for (let process = 1; process <= MAX_STEP_STARTS; process++) {
+      h.rec = h.makeReconciler(); // a new daemon, which "dies" after one pass of the step
+      await h.rec.reconcile('web');
+      expect(h.dep(second.id)).toMatchObject({ step: 'flip_back', attemptStep: 'flip_back', stepAttempts: process });
+    }
+    h.rec = h.makeReconciler();
+    h.probeAnswer.delete('web:1');
+    await h.drive();
+    expect(h.dep(second.id)).toMatchObject({ status: 'success', step: null, watchUntil: null });
+    expect(listDeployEvents(h.db, second.id).at(-1)).toMatchObject({ step: 'watch', level: 'error', message: expect.stringContaining(`begun ${MAX_STEP_STARTS} times`) });
+    expect(state('svc-web-1')).toBeUndefined(); // the kept container is gone; the new one is healed instead
+    expect(h.app()).toMatchObject({ liveContainerName: 'svc-web-2', status: 'active' });
     await h.expectSteady();
   });
 
