@@ -71,7 +71,7 @@ describe('blue/green deploys', () => {
     expect(events[0].message).toContain(WEB_V1);
     expect(events.find((e) => e.step === 'stop_old')!.message).toBe('no previous container');
     const detail = (await t.api('GET', `/api/apps/${app.id}`)).body;
-    expect(detail).toMatchObject({ status: 'active', image_ref: WEB_V1, current_deploy_id: id, live_container_name: `svc-bg-${id}` });
+    expect(detail).toMatchObject({ status: 'active', image_ref: WEB_V1, current_deploy_id: id, live_container_name: `${t.instance}-bg-${id}` });
     await serves(app.port, 'v1');
   });
 
@@ -101,7 +101,7 @@ describe('blue/green deploys', () => {
     expect(counts.ok).toBeGreaterThan(0);
     await serves(app.port, 'v2');
     const names = (await appContainers('bg')).map((c) => c.name);
-    expect(names).toEqual([`svc-bg-${id}`]);
+    expect(names).toEqual([`${t.instance}-bg-${id}`]);
   });
 
   it('a failing health check rolls back automatically and the old version keeps serving', async () => {

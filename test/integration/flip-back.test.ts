@@ -62,7 +62,7 @@ async function expectFlippedBack(id: number, liveBefore: string, error: RegExp) 
   expect(detail).toMatchObject({ status: 'active', image_ref: WEB_V1, live_container_name: liveBefore });
   const appEvents = (await t.api('GET', `/api/apps/${app.id}/events`)).body as { step: string; message: string }[];
   expect(appEvents.at(-1)!.step).toBe('flip_back');
-  expect(appEvents.at(-1)!.message).toContain(`svc-fb-web-${id}`);
+  expect(appEvents.at(-1)!.message).toContain(`${t.instance}-fb-web-${id}`);
   expect(appEvents.at(-1)!.message).toContain(liveBefore);
   expect(await body()).toContain('v1');
   expect(await containers()).toEqual([{ name: liveBefore, running: true }]);
@@ -75,7 +75,7 @@ describe('watch after the switch', () => {
     const id = await deploy(WEB_V1);
     const d = await until(id, (x) => x.status === 'success', 'to succeed');
     expect(d.watch_until).toBeNull();
-    live = `svc-fb-web-${id}`;
+    live = `${t.instance}-fb-web-${id}`;
     await serves('v1');
   });
 
@@ -84,7 +84,7 @@ describe('watch after the switch', () => {
     const d = await until(id, (x) => x.status === 'success', 'to succeed');
     expect(Date.parse(d.watch_until)).toBeGreaterThan(Date.now());
     await serves('exits-later');
-    expect(await containers()).toEqual([{ name: live, running: false }, { name: `svc-fb-web-${id}`, running: true }]);
+    expect(await containers()).toEqual([{ name: live, running: false }, { name: `${t.instance}-fb-web-${id}`, running: true }]);
     await expectFlippedBack(id, live, /exited with code 1/);
   });
 
@@ -101,11 +101,11 @@ describe('watch after the switch', () => {
     await until(third, (x) => x.status === 'success', 'to succeed');
     expect((await getDeploy(second)).watch_until).toBeNull();
     // The v1 container kept by the second deploy is gone; the v2 one is kept by the third.
-    expect(await containers()).toEqual([{ name: `svc-fb-web-${second}`, running: false }, { name: `svc-fb-web-${third}`, running: true }]);
+    expect(await containers()).toEqual([{ name: `${t.instance}-fb-web-${second}`, running: false }, { name: `${t.instance}-fb-web-${third}`, running: true }]);
     await until(third, (x) => x.watch_until === null, 'to close its window', (WINDOW_S + 5) * 1000);
-    expect(await containers()).toEqual([{ name: `svc-fb-web-${third}`, running: true }]);
+    expect(await containers()).toEqual([{ name: `${t.instance}-fb-web-${third}`, running: true }]);
     expect((await getDeploy(third)).status).toBe('success');
-    live = `svc-fb-web-${third}`;
+    live = `${t.instance}-fb-web-${third}`;
     await serves('v1');
   });
 
