@@ -1,8 +1,9 @@
 // Builds one full-state archive (SPEC.md 2.7, API.md "Backups"): an online snapshot of svc.db, a dump of
 // every running relational service (run inside its container), the services/ and proxy/ folders of the
-// data dir and the effective `.env`. Everything is written to `.<name>.partial` in the backup dir, fsynced
+// data dir and the effective `.env`. The dumps stream into staging files while the data directories are
+// compressed, and join the archive last. Everything is written to `.<name>.partial` in the backup dir, fsynced
 // and only then renamed into place, so a crash or a full disk never leaves a file under a published name.
-import { mkdir, mkdtemp, rm, writeFile, rename, stat, chmod, open } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, rename, stat, chmod, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kindOf } from '../catalog/catalog.js';
 import type { Sealer } from '../crypto.js';
@@ -16,7 +17,7 @@ import type { TarWriter } from './tar-writer.js';
 export interface ArchiveDeps {
   db: Db;
   sealer: Sealer;
-  runtime: Pick<Runtime, 'exec' | 'inspect'>;
+  runtime: Pick<Runtime, 'execToFile' | 'inspect'>;
   log: Logger;
   dataDir: string;
   backupDir: string;
@@ -46,17 +47,23 @@ export async function createArchive(d: ArchiveDeps, filename: string): Promise<n
   try {
     // better-sqlite3's online backup copies pages in steps; writers are never blocked for long.
     await d.db.$client.backup(join(staging, 'svc.db'));
-    const dumps = await dumpServices(d, staging);
     // The tar writer (and tar itself) is loaded at the first backup: an idle daemon never needs it.
     const { TarWriter: Writer } = await import('./tar-writer.js');
-    writer = new Writer(partial, d.gzipLevel);
-    await writer.addFile('svc.db', join(staging, 'svc.db'));
-    await writer.addBuffer('.env', Buffer.from(envFileText(d.effectiveEnv)));
-    await writer.addDir('dumps');
-    for (const name of dumps) await writer.addFile(`dumps/${name}.sql`, join(staging, 'dumps', `${name}.sql`));
-    await writer.addTree('services', join(d.dataDir, 'services'));
-    await writer.addTree('proxy', join(d.dataDir, 'proxy'));
-    await writer.finish();
+    const w = (writer = new Writer(partial, d.gzipLevel));
+    // The dumps run in their containers (another core) while the data directories are compressed here;
+    // they join the archive last. A failed dump fails the backup at once (Promise.all).
+    const [dumps] = await Promise.all([
+      dumpServices(d, staging),
+      (async () => {
+        await w.addFile('svc.db', join(staging, 'svc.db'));
+        await w.addBuffer('.env', Buffer.from(envFileText(d.effectiveEnv)));
+        await w.addTree('services', join(d.dataDir, 'services'));
+        await w.addTree('proxy', join(d.dataDir, 'proxy'));
+      })(),
+    ]);
+    await w.addDir('dumps');
+    for (const name of dumps) await w.addFile(`dumps/${name}.sql`, join(staging, 'dumps', `${name}.sql`));
+    await w.finish();
     writer = undefined;
     await rename(partial, final);
     await fsyncDir(d.backupDir);
@@ -81,11 +88,11 @@ async function dumpServices(d: ArchiveDeps, staging: string): Promise<string[]> 
     const info = await d.runtime.inspect(svc.containerName);
     if (!info?.running) continue;
     const cmd = kind.dump(openCredentials(d.sealer, svc));
-    const res = await d.runtime.exec(svc.containerName, cmd.cmd, { env: cmd.env });
+    // Streamed to the staging file: a dump is as big as the database and never sits in memory.
+    const res = await d.runtime.execToFile(svc.containerName, cmd.cmd, join(staging, 'dumps', `${svc.name}.sql`), { env: cmd.env });
     if (res.exitCode !== 0) {
       throw new Error(`dump of service ${svc.name} failed (exit ${res.exitCode}): ${res.stderr.trim().split('\n').slice(-3).join(' ')}`);
     }
-    await writeFile(join(staging, 'dumps', `${svc.name}.sql`), res.stdout, { mode: 0o600 });
     names.push(svc.name);
   }
   return names;

@@ -11,6 +11,13 @@ import { createGzip, type Gzip } from 'node:zlib';
 import { Header, Pax } from 'tar';
 
 const BLOCK = 512;
+
+/**
+ * gzip level of archives: 1. Measured with bench:backup on a 225 MB Postgres and 1,000 apps: level 6 took
+ * 7.97 s for a 75.7 MB archive, level 1 5.17 s for 79.4 MB (+5 % size, -35 % time); most of the bytes are
+ * the service data directories, which compress little better at higher levels.
+ */
+export const GZIP_LEVEL = 1;
 const CHUNK = 1024 * 1024;
 
 type EntryType = 'File' | 'Directory' | 'SymbolicLink';
@@ -22,7 +29,7 @@ export class TarWriter {
   private failure: Error | undefined;
   private readonly failed: Promise<never>;
 
-  constructor(readonly path: string, level = 6) {
+  constructor(readonly path: string, level = GZIP_LEVEL) {
     this.gzip = createGzip({ level });
     this.out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
     this.failed = new Promise<never>((_, reject) => {

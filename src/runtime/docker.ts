@@ -5,6 +5,9 @@
 // engine's grammar before it becomes part of a request (references.ts), and the client never follows a
 // redirect (docker-client.ts).
 import type Docker from 'dockerode';
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import type { ContainerInfo, ExecResult, LogLine, Runtime } from './runtime.js';
@@ -14,6 +17,7 @@ import { ensureNetworkOnce } from './docker-network.js';
 import { createDockerClient } from './docker-client.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from './docker-map.js';
+import { demuxToFile } from './docker-demux.js';
 import { demuxLines, followProgress } from './docker-streams.js';
 
 export interface DockerRuntimeOptions {
@@ -37,6 +41,33 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
   /** Waits (bounded) until a container whose removal is in progress is gone, so its name is free again. */
   const waitGone = async (nameOrId: string) => {
     for (let i = 0; i < 100 && (await inspect(nameOrId)); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+
+  /** Creates and starts an exec with stdout and stderr attached (multiplexed). */
+  const startExec = async (nameOrId: string, cmd: string[], o: { env?: Record<string, string>; user?: string }) => {
+    const op = `exec ${nameOrId} ${cmd[0] ?? ''}`.trim();
+    const container = docker.getContainer(ref(nameOrId));
+    const exec = (await call(op, () =>
+      container.exec({
+        Cmd: cmd,
+        AttachStdout: true,
+        AttachStderr: true,
+        Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined,
+        User: o.user,
+      }),
+    ))!;
+    const stream = (await call(op, () => exec.start({ hijack: true, stdin: false })))!;
+    return { op, exec, stream };
+  };
+
+  /** The exit code once the engine reports the exec finished (its stream may end a moment before). */
+  const exitCodeOf = async (op: string, exec: Docker.Exec): Promise<number> => {
+    let state = await call(op, () => exec.inspect());
+    for (let i = 0; i < 50 && state?.Running; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      state = await call(op, () => exec.inspect());
+    }
+    return state?.ExitCode ?? -1;
   };
 
   const runtime: Runtime & { docker: Docker } = {
@@ -109,18 +140,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     },
 
     async exec(nameOrId, cmd, o = {}): Promise<ExecResult> {
-      const op = `exec ${nameOrId} ${cmd[0] ?? ''}`.trim();
-      const container = docker.getContainer(ref(nameOrId));
-      const exec = await call(op, () =>
-        container.exec({
-          Cmd: cmd,
-          AttachStdout: true,
-          AttachStderr: true,
-          Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined,
-          User: o.user,
-        }),
-      );
-      const stream = (await call(op, () => exec!.start({ hijack: true, stdin: false })))!;
+      const { op, exec, stream } = await startExec(nameOrId, cmd, o);
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       await new Promise<void>((resolve, reject) => {
@@ -129,16 +149,29 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
         stream.on('close', resolve);
         stream.on('error', (e) => reject(engineError(op, e)));
       });
-      let state = await call(op, () => exec!.inspect());
-      for (let i = 0; i < 50 && state?.Running; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        state = await call(op, () => exec!.inspect());
-      }
       return {
-        exitCode: state?.ExitCode ?? -1,
+        exitCode: await exitCodeOf(op, exec),
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
       };
+    },
+
+    async execToFile(nameOrId, cmd, path, o = {}) {
+      const { op, exec, stream } = await startExec(nameOrId, cmd, o);
+      const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+      try {
+        // A file error (ENOSPC) keeps its code: the backup names a full disk as such.
+        const stderr = await demuxToFile(stream as Readable, file);
+        file.end();
+        await once(file, 'close');
+        const fh = await open(path, 'r+');
+        await fh.sync().finally(() => fh.close());
+        return { exitCode: await exitCodeOf(op, exec), stderr };
+      } catch (err) {
+        stream.destroy();
+        file.destroy();
+        throw err;
+      }
     },
 
     async *logs(nameOrId, o): AsyncGenerator<LogLine> {

@@ -108,6 +108,11 @@ export interface Runtime {
   /** Force-removes; a missing container is not an error. */
   remove(nameOrId: string): Promise<void>;
   exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }): Promise<ExecResult>;
+  /**
+   * Runs `cmd` with its stdout streamed into the file `path` (created, mode 600, fsynced), never held in
+   * memory: for dumps of any size. Resolves with the exit code and the last 64 KiB of stderr.
+   */
+  execToFile(nameOrId: string, cmd: string[], path: string, opts?: { env?: Record<string, string>; user?: string }): Promise<{ exitCode: number; stderr: string }>;
   /** Demultiplexed log lines; ends when the container stops (follow) or the signal aborts. */
   logs(nameOrId: string, opts: { follow: boolean; tail?: number; signal?: AbortSignal }): AsyncIterable<LogLine>;
   /**

@@ -2,6 +2,7 @@
 // vi.mock). It keeps containers in a map, records every call, assigns addresses 10.0.0.N, emits the
 // container events the engine would (start, die, stop, destroy, ...), and lets a test simulate a crash
 // (`kill`), an image that exits or turns unhealthy, a failing pull, or the engine going away.
+import { writeFile } from 'node:fs/promises';
 import type {
   ContainerInfo,
   ContainerSpec,
@@ -182,6 +183,12 @@ export class FakeRuntime implements Runtime {
     if (!c) throw new Error(`No such container: ${nameOrId}`);
     if (c.state !== 'running') throw new Error(`Container ${c.id} is not running`);
     return this.execHandler(c.spec.name, cmd);
+  }
+
+  async execToFile(nameOrId: string, cmd: string[], path: string, opts?: { env?: Record<string, string>; user?: string }) {
+    const { exitCode, stdout, stderr } = await this.exec(nameOrId, cmd, opts);
+    await writeFile(path, stdout, { flag: 'wx', mode: 0o600 });
+    return { exitCode, stderr };
   }
 
   async *logs(nameOrId: string, opts: { follow: boolean; tail?: number; signal?: AbortSignal }): AsyncIterable<LogLine> {
