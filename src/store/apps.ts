@@ -64,9 +64,14 @@ function guarded<T>(fn: () => T): T {
   }
 }
 
-function announce(enqueue: Enqueue, name: string) {
+/** The fields desiredRoutes reads (reconcilers/proxy/routes.ts): only a change of these concerns the proxy. */
+const ROUTING_FIELDS = ['appType', 'accessMode', 'domain', 'fallbackPort', 'internalPort', 'source'] as const;
+
+function announce(enqueue: Enqueue, name: string, routing = true) {
   enqueue(keyOf('app', name));
-  enqueue(keyOf('proxy', 'main'));
+  // A pass of the proxy reads every app and compares Caddy's whole config: with 1,000 apps it was most of
+  // the cost of a PUT that changed, say, the branch.
+  if (routing) enqueue(keyOf('proxy', 'main'));
 }
 
 /** Creates an app owned by `owner` ('rest' for the API, or a manifest source). 400/409 on bad input. */
@@ -85,6 +90,7 @@ export function createApp(db: Db, enqueue: Enqueue, input: AppInput, owner: Owne
 
 /** Changes writable fields of an app (the name is immutable); the merged record must pass every rule. */
 export function updateApp(db: Db, enqueue: Enqueue, id: number, patch: Partial<AppFields>, opts: AppWriteOpts = {}): AppRow {
+  let routing = false;
   const row = guarded(() =>
     tx(db, () => {
       const current = getApp(db, id);
@@ -92,10 +98,11 @@ export function updateApp(db: Db, enqueue: Enqueue, id: number, patch: Partial<A
       const merged: AppFields = { ...pickFields(current), ...stripUndefined(patch) };
       checkAppRules(merged, opts.reservedPorts);
       assertUnique(db, { name: current.name, domain: merged.domain, fallbackPort: merged.fallbackPort }, id);
+      routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
       return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
     }),
   );
-  announce(enqueue, row.name);
+  announce(enqueue, row.name, routing);
   return row;
 }
 

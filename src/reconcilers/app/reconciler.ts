@@ -131,7 +131,9 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       }
     }
     await writeStatus(row, live?.running ?? false);
-    deps.enqueue(keyOf('proxy', 'main'));
+    // No proxy pass from here: routes do not depend on a container's state (DNS answers do, synced above),
+    // and the proxy reconciler checks Caddy every second anyway. Enqueueing it from every steady pass made
+    // each app write cost a full read of every app and of Caddy's config.
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };
   }
 

@@ -29,6 +29,17 @@ export interface ProxyReconcilerDeps {
   probeMs?: number;
 }
 
+/** Only what desiredRoutes reads: mapping every column of every app was most of a pass. */
+const ROUTE_COLUMNS = {
+  name: apps.name,
+  appType: apps.appType,
+  accessMode: apps.accessMode,
+  domain: apps.domain,
+  fallbackPort: apps.fallbackPort,
+  internalPort: apps.internalPort,
+  source: apps.source,
+};
+
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
   const again: Result = { requeueAfterMs: deps.probeMs ?? PROXY_PROBE_MS };
   // Whether a full pass succeeded since the daemon started (the first one always runs in full, so a
@@ -40,7 +51,7 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
     async reconcile(): Promise<Result> {
       await deps.ensureDnsResponder();
       await deps.dns.sync();
-      const routes = desiredRoutes(deps.db.select().from(apps).all());
+      const routes = desiredRoutes(deps.db.select(ROUTE_COLUMNS).from(apps).all());
       if (converged && (await deps.proxy.serves(routes))) return again;
       if (converged) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
       converged = false;

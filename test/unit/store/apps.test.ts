@@ -31,6 +31,20 @@ describe('apps store', () => {
     expect(() => updateApp(db, enqueue, a.id, { fallbackPort: 70000 }, { reservedPorts: [70000] })).toThrow(ApiError);
   });
 
+  it('an update enqueues the proxy only when a routing field changed', () => {
+    const db = memoryDb();
+    const enqueue = recordingEnqueue();
+    const a = createApp(db, enqueue, { name: 'a', fallbackPort: 9000 }, 'rest');
+    enqueue.keys.length = 0;
+    updateApp(db, enqueue, a.id, { branch: 'next', healthCheckPath: '/up', fallbackPort: 9000 });
+    expect(enqueue.keys).toEqual(['app:a']);
+    for (const patch of [{ fallbackPort: 9001 }, { internalPort: 8080 }, { accessMode: 'domain' as const, domain: 'a.example.com' }, { domain: 'b.example.com' }]) {
+      enqueue.keys.length = 0;
+      updateApp(db, enqueue, a.id, patch);
+      expect(enqueue.keys, JSON.stringify(patch)).toEqual(['app:a', 'proxy:main']);
+    }
+  });
+
   it('update and delete of an unknown id are 404', () => {
     const db = memoryDb();
     const enqueue = recordingEnqueue();
