@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
 import { rebaseServices } from './store/services.js';
 import { resolveInstance } from './store/instance.js';
+import { sweepCheckouts } from './build/sweep.js';
 import { createApi } from './api/app.js';
 import { createManager, type Manager } from './controller/manager.js';
 import { createDockerRuntime } from './runtime/docker.js';
@@ -67,6 +68,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const codehost = credentialsHolder(config.codehost);
   // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
   const gate = createGate();
+  await sweepCheckouts(db, join(config.dataDir, 'builds'), log);
   registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
