@@ -15,7 +15,7 @@ import { deleteEnv, envKeyHistory, listEnv, revealEnv, setEnv } from '../store/e
 import { createLink, deleteLink, listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
-import { AppPage, type AppView } from './app-view.js';
+import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
 import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
 import { Csrf, Layout, Time } from './layout.js';
 
@@ -144,6 +144,42 @@ export function appPages(deps: UiDeps) {
     deps.log.info('environment variable revealed', { app_id: id, variable: revealed.key, by: c.var.user.username });
     return page(c, id, { extra: { revealed } });
   }));
+
+  // The no-script view of the logs: the live container's last lines at the time of the request.
+  r.get('/apps/:id/logs', async (c) => {
+    const id = idParam(c, 'id', 'app');
+    const app = getApp(db, id);
+    if (!app) throw notFound('app');
+    const lines: string[] = [];
+    let note: string | undefined;
+    if (!app.liveContainerName) note = 'No container of this app is live.';
+    else if (!deps.runtime) note = 'The container engine is not available.';
+    else {
+      try {
+        for await (const l of deps.runtime.logs(app.liveContainerName, { follow: false, tail: RECENT_LOG_LINES })) lines.push(`${l.time} ${l.line}`);
+      } catch (err) {
+        note = `The logs could not be read: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
+    return render(
+      c,
+      <Layout title={`Logs of ${app.name}`} csrf={c.var.csrf} user={c.var.user}>
+        <p>
+          <a href={`/apps/${id}`}>Back to {app.name}</a> · <a href={`/apps/${id}/logs`}>Refresh</a>
+        </p>
+        {note ? (
+          <p role="status">{note}</p>
+        ) : (
+          <p class="muted">
+            The last {RECENT_LOG_LINES} lines of {app.liveContainerName}.
+          </p>
+        )}
+        <pre class="logs" role="log" aria-label="Logs">
+          {lines.join('\n')}
+        </pre>
+      </Layout>,
+    );
+  });
 
   r.get('/apps/:id/env/:key/history', (c) => {
     const id = idParam(c, 'id', 'app');

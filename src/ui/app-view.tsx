@@ -9,6 +9,9 @@ import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
 import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select } from './layout.js';
 
+/** How many lines the no-script log page (/apps/{id}/logs) shows. */
+export const RECENT_LOG_LINES = 200;
+
 export interface AppView {
   app: AppRow;
   json: ReturnType<typeof appJson>;
@@ -226,6 +229,9 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
         Live logs of the running container appear here (they need JavaScript; from a terminal: <code>svc logs {v.app.name} --follow</code>).
       </p>
       <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
+      <p>
+        <a href={`/apps/${v.app.id}/logs`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
+      </p>
     </Section>
     <Section title="Environment" id="h-env">
       <EnvEditor v={v} csrf={csrf} />

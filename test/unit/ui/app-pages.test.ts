@@ -4,6 +4,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { addDeployEvent, listDeploys, updateDeploy } from '../../../src/store/deploys.js';
 import { getApp } from '../../../src/store/apps.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
+import { FakeRuntime } from '../../support/fake-runtime.js';
+import { apps } from '../../../src/store/schema/index.js';
 import { formClient, roleText } from './form-client.js';
 
 let t: TestApi;
@@ -77,6 +79,25 @@ describe('app pages', () => {
     const blocked = await b.post(`/apps/${id}/deploy`, { image_ref: 'svc-test/web:v2' });
     expect(blocked.status).toBe(422);
     expect(roleText(blocked.html, 'alert')).toMatch(/NEEDED/);
+  });
+
+  it('/apps/{id}/logs shows the live container\'s last lines without JavaScript, or says why there are none', async () => {
+    const rt = new FakeRuntime({ images: ['svc-test/web:v1'] });
+    t = createTestApi({ runtime: rt });
+    const { cookie } = await t.login();
+    b = formClient(t.app);
+    b.jar.set('session', cookie);
+    const { id } = await newApp();
+    expect(roleText((await b.get(`/apps/${id}/logs`)).html, 'status')).toContain('No container of this app is live');
+    await rt.run({ name: 'svc-ui-web-1', image: 'svc-test/web:v1', labels: {} });
+    for (let i = 1; i <= 250; i++) rt.log('svc-ui-web-1', `line ${i} <b>`);
+    t.db.update(apps).set({ liveContainerName: 'svc-ui-web-1' }).run();
+    const page = await b.get(`/apps/${id}/logs`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('line 250 &lt;b&gt;');
+    expect(page.html).toContain('line 51 ');
+    expect(page.html).not.toContain('line 50 ');
+    expect((await b.get(`/apps/${id}`)).html).toContain(`href="/apps/${id}/logs"`);
   });
 
   it('/deploys/{id} shows the fields and the region "Events"', async () => {
