@@ -65,7 +65,9 @@ describe('two instances on one engine without SVC_INSTANCE', () => {
     await run('docker', ['rm', '-f', appA.live]);
     await waitFor(async () => (await runtime.inspect(appA.live))?.running, { timeoutMs: 20_000, what: 'A recreated its container' });
     expect(await waitFor(() => page(portA), { timeoutMs: 10_000 })).toContain('svc-test web v1');
-    expect((await a!.api('GET', `/api/apps/${appA.id}/events`)).body.map((e: { message: string }) => e.message)).toContain(`live container ${appA.live} was gone; recreated`);
+    // The heal event is written after the container runs (and may serve already): wait for it.
+    const healed = `live container ${appA.live} was gone; recreated`;
+    await waitFor(async () => (await a!.api('GET', `/api/apps/${appA.id}/events`)).body.some((e: { message: string }) => e.message === healed), { timeoutMs: 10_000, what: 'the heal event' });
 
     // A restart of A (orphan sweep at resync) keeps its identity and leaves B's container alone.
     await a!.stop();
