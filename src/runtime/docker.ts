@@ -212,11 +212,11 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       }
     },
 
-    async build(contextDir, tag, onLog) {
+    async build(contextDir, tag, onLog, signal) {
       const op = `build ${checkImageRef(tag)}`;
       const { create: tarCreate } = await import('tar'); // loaded at the first build only
       const context = Readable.from(tarCreate({ cwd: contextDir, portable: true }, ['.']));
-      const stream = (await call(op, () => docker.buildImage(context as never, { t: tag, rm: true, forcerm: true })))!;
+      const stream = (await call(op, () => docker.buildImage(context as never, { t: tag, rm: true, forcerm: true, abortSignal: signal } as Docker.ImageBuildOptions)))!;
       try {
         await followProgress(stream as Readable, (m) => {
           if (m.stream) for (const line of m.stream.split('\n')) if (line.trim()) onLog?.(line.replace(/\r$/, ''));

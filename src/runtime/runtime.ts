@@ -122,6 +122,6 @@ export interface Runtime {
   events(signal: AbortSignal, opts?: { onConnected?: () => void }): AsyncIterable<RuntimeEvent>;
   hasImage(ref: string): Promise<boolean>;
   pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
-  /** Builds an image from a directory with a Dockerfile at its root. */
-  build(contextDir: string, tag: string, onLog?: (line: string) => void): Promise<void>;
+  /** Builds an image from a directory with a Dockerfile at its root; `signal` cancels the build in the engine. */
+  build(contextDir: string, tag: string, onLog?: (line: string) => void, signal?: AbortSignal): Promise<void>;
 }

@@ -61,9 +61,10 @@ export class AppHarness {
     this.rec = this.makeReconciler();
   }
 
-  /** A new reconciler on the same database and engine: what a restarted daemon has. */
-  makeReconciler(): Reconciler {
+  /** A new reconciler on the same database and engine: what a restarted daemon has. `build` enables svc_build. */
+  makeReconciler(build?: AppReconcilerDeps['build']): Reconciler {
     return createAppReconciler({
+      build,
       db: this.db,
       bus: this.bus,
       runtime: this.rt,

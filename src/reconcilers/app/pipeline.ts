@@ -36,7 +36,7 @@ export function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: numb
   deps.enqueue(keyOf('proxy', 'main'));
 }
 
-export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppRow, deploy: DeployRow, step: DeployStep): Promise<Result> {
+export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppRow, deploy: DeployRow, step: DeployStep, signal?: AbortSignal): Promise<Result> {
   const secrets = () => deps.env.resolve(app.id).secrets;
   // A built image serves on its provider's port from its staging container on; the app takes it at the switch.
   if (deploy.buildPort) app = { ...app, internalPort: deploy.buildPort };
@@ -46,9 +46,9 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
       case 'validate':
         return validate(deps, app, deploy);
       case 'clone':
-        return await cloneStep(deps, deps.build!, app, deploy, report);
+        return await cloneStep(deps, deps.build!, app, deploy, report, signal);
       case 'build':
-        return await buildStep(deps, deps.build!, app, deploy, report);
+        return await buildStep(deps, deps.build!, app, deploy, report, signal);
       case 'pull':
         return await pull(deps, deploy, secrets);
       case 'create':
@@ -63,7 +63,9 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
         return finalize(deps, app, deploy);
     }
   } catch (err) {
-    // An engine that is down is retried with backoff; anything else ends the deploy as failed.
+    // A stopping daemon leaves the step as it is (it runs again at the next start); an engine that is
+    // down is retried with backoff; anything else ends the deploy as failed.
+    if (signal?.aborted) throw err;
     if (!(err instanceof TerminalError) && !(await deps.runtime.ping())) throw err;
     const message = redact(err instanceof Error ? err.message : String(err), secrets());
     return fail(deps, deploy, step, 'failed', message);
