@@ -54,7 +54,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   log.info('instance identity', { instance: config.instance, from: identity.source, network: config.network });
   const rebased = rebaseServices(db, config);
   if (rebased) log.info('service rows moved to this data directory and instance', { services: rebased, data_dir: config.dataDir, instance: config.instance });
-  const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log });
+  const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
   const manager = createManager({
     runtime,
     instance: config.instance,

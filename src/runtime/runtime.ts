@@ -13,6 +13,21 @@ export const LABELS = {
   service: 'svc.service',
 } as const;
 
+/** A stop or removal of a container that does not carry this instance's label: svc never touches it. */
+export class NotOursError extends Error {
+  constructor(nameOrId: string, instance: string, found: string | undefined) {
+    super(
+      `container ${nameOrId} is not this svc instance's (its svc.instance label is ${found === undefined ? 'missing' : JSON.stringify(found)}, ` +
+        `this instance is ${JSON.stringify(instance)}); svc leaves it alone: remove or rename it yourself`,
+    );
+  }
+}
+
+/** Pure: the NotOursError for a container that is not `instance`'s, or undefined when it is ours. */
+export function notOurs(nameOrId: string, labels: Record<string, string>, instance: string): NotOursError | undefined {
+  return labels[LABELS.instance] === instance ? undefined : new NotOursError(nameOrId, instance, labels[LABELS.instance]);
+}
+
 export type Role = 'app' | 'service' | 'proxy' | 'build';
 
 export interface Mount {
@@ -103,9 +118,16 @@ export interface Runtime {
   /** Creates and starts a container; returns its state after start. */
   run(spec: ContainerSpec): Promise<ContainerInfo>;
   start(nameOrId: string): Promise<void>;
-  /** SIGTERM, then SIGKILL after `graceSeconds`. A missing or stopped container is not an error. */
-  stop(nameOrId: string, graceSeconds: number): Promise<void>;
-  /** Force-removes; a missing container is not an error. */
+  /**
+   * SIGTERM, then SIGKILL after `graceSeconds`. A missing or stopped container is not an error. Only a
+   * container labelled with this instance is stopped (rule 14); another one throws NotOursError, except
+   * with `adopted`: an adopted app's own container, which the user handed to svc by name.
+   */
+  stop(nameOrId: string, graceSeconds: number, opts?: { adopted?: boolean }): Promise<void>;
+  /**
+   * Force-removes; a missing container is not an error. Only a container labelled with this instance is
+   * removed (rule 14); another one (same name, other or no label) is left alone and throws NotOursError.
+   */
   remove(nameOrId: string): Promise<void>;
   exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }): Promise<ExecResult>;
   /**

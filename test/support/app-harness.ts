@@ -33,7 +33,7 @@ export class AppHarness {
   readonly sealer = testSealer();
   readonly db = memoryDb();
   now = Date.parse('2026-01-01T00:00:00Z');
-  readonly rt = new FakeRuntime({ images: ['web:1', 'web:2', 'web:bad', 'web:exits'], now: () => this.now });
+  readonly rt = new FakeRuntime({ images: ['web:1', 'web:2', 'web:bad', 'web:exits'], now: () => this.now, instance: 'svc' });
   readonly bus = new Bus();
   readonly enqueue = recordingEnqueue();
   /** Every dns.sync() call: when, and the records it would write. */

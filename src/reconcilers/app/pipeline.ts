@@ -179,10 +179,10 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     const verdict = judgeDrain({ sinceCutMs, dnsRefreshMs: deps.settings.dnsRefreshMs, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
     if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
     zeroPolls.delete(deploy.id);
-    await deps.runtime.stop(old, deps.settings.stopGraceSeconds);
     // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
     // Inside a watch window the old container is kept, stopped, to flip back to (watch.ts).
     const adopted = app.appType === 'adopted_container' && old === app.source;
+    await deps.runtime.stop(old, deps.settings.stopGraceSeconds, { adopted });
     const kept = keepsOld(deps, app, deploy);
     if (!adopted && !kept) await deps.runtime.remove(old);
     event(
