@@ -16,6 +16,7 @@ import { verifyEncryptionKey } from './store/encryption-check.js';
 import { missingRequired } from './store/env.js';
 import { deployEnv } from './store/deploy-env.js';
 import { createCaddyProxy } from './proxy/caddy.js';
+import { createSharedCaddyProxy } from './proxy/caddy-shared.js';
 import { DNS_REFRESH_MS } from './proxy/config.js';
 import { createProxyRunner } from './proxy/runner.js';
 import { checkDnsPort, createDnsSupervisor } from './dns/supervise.js';
@@ -127,14 +128,16 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 /** The reconcilers and the adapters they act through. */
 function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
+  // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
+  const routesProxy = config.proxy.mode === 'external' ? createSharedCaddyProxy({ ...config.proxy, instance: config.instance, log }) : proxy;
   const { hostsDir } = dnsmasqPaths(config.dataDir);
   const dns = createDnsSync(db, (records) => writeHostsDir(hostsDir, records));
   const dnsSupervisor = createDnsSupervisor({ dataDir: config.dataDir, port: config.proxy.dnsPort, log });
   manager.register(
     createProxyReconciler({
       db,
-      proxy,
+      proxy: routesProxy,
       dns,
       log,
       ensureDnsResponder: dnsSupervisor.ensure,
