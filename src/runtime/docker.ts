@@ -10,7 +10,7 @@ import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { notOurs, type ContainerInfo, type ExecResult, type LogLine, type Runtime } from './runtime.js';
+import { notOurs, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents } from './docker-events.js';
 import { ensureNetworkOnce } from './docker-network.js';
@@ -56,11 +56,6 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     const err = adopted ? undefined : notOurs(nameOrId, doc.Config?.Labels ?? {}, opts.instance);
     if (err) throw err;
     return doc.Id;
-  };
-
-  /** Waits (bounded) until a container whose removal is in progress is gone, so its name is free again. */
-  const waitGone = async (nameOrId: string) => {
-    for (let i = 0; i < 100 && (await inspect(nameOrId)); i++) await new Promise((r) => setTimeout(r, 100));
   };
 
   /** Creates and starts an exec with stdout and stderr attached (multiplexed). */
@@ -158,7 +153,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       } catch (err) {
         const status = statusOf(err);
         if (status === 404) return;
-        if (status === 409 && /already in progress/i.test(engineMessage(err))) return waitGone(nameOrId);
+        if (status === 409 && /already in progress/i.test(engineMessage(err))) throw new RemovalInProgressError(nameOrId);
         throw engineError(`remove ${nameOrId}`, err);
       }
     },

@@ -23,6 +23,16 @@ export class NotOursError extends Error {
   }
 }
 
+/** The engine is already removing the container: its name is not free yet. Retry shortly; nothing failed. */
+export class RemovalInProgressError extends Error {
+  constructor(nameOrId: string) {
+    super(`the engine is still removing container ${nameOrId}; trying again shortly`);
+  }
+}
+
+/** How soon a pass that met a removal in progress comes back. */
+export const REMOVAL_RETRY_MS = 100;
+
 /** Pure: the NotOursError for a container that is not `instance`'s, or undefined when it is ours. */
 export function notOurs(nameOrId: string, labels: Record<string, string>, instance: string): NotOursError | undefined {
   return labels[LABELS.instance] === instance ? undefined : new NotOursError(nameOrId, instance, labels[LABELS.instance]);
@@ -147,6 +157,8 @@ export interface Runtime {
   /**
    * Force-removes; a missing container is not an error. Only a container labelled with this instance is
    * removed (rule 14); another one (same name, other or no label) is left alone and throws NotOursError.
+   * A removal the engine already has in progress throws RemovalInProgressError at once (no wait): a caller
+   * that needs the name free comes back shortly (`requeueAfterMs`), any other lets the queue back off.
    */
   remove(nameOrId: string): Promise<void>;
   exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }): Promise<ExecResult>;

@@ -9,6 +9,7 @@ import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../.
 import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
+import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 import { appContainerSpec } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
@@ -66,6 +67,7 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
     // A stopping daemon leaves the step as it is (it runs again at the next start); an engine that is
     // down is retried with backoff; anything else ends the deploy as failed.
     if (signal?.aborted) throw err;
+    if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS };
     if (!(err instanceof TerminalError) && !(await deps.runtime.ping())) throw err;
     const message = redact(err instanceof Error ? err.message : String(err), secrets());
     return fail(deps, deploy, step, 'failed', message);
