@@ -51,7 +51,8 @@ describe('a daemon killed while it writes an archive', () => {
     const setup = await fetch(`${url}/api/auth/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'correct horse battery' }) });
     const cookie = setup.headers.get('set-cookie')!.split(';')[0];
     const headers = { cookie, 'content-type': 'application/json' };
-    const created = await (await fetch(`${url}/api/backups`, { method: 'POST', headers })).json();
+    // A client that polls: 202 with the running record at once.
+    const created = await (await fetch(`${url}/api/backups?wait=false`, { method: 'POST', headers })).json();
     expect(created.status).toBe('running');
 
     const backupDir = join(dataDir, 'backups');
