@@ -73,25 +73,25 @@ interface RestoreJson {
 }
 
 /** `svc restore ID`: the daemon's restore of backup ID, followed until it has settled. */
-async function restoreOnline(client: Client, backupId: string, pollMs: number): Promise<number> {
+async function restoreOnline(client: Client, backupId: string, pollMs: number, write: (s: string) => void): Promise<number> {
   let op = await client.json<RestoreJson>('POST', `/api/backups/${backupId}/restore`);
-  process.stdout.write(`restore ${op.id} of backup ${op.backup_id}: ${op.phase}\n`);
+  write(`restore ${op.id} of backup ${op.backup_id}: ${op.phase}\n`);
   let last = op.phase;
   while (op.phase !== 'completed' && op.phase !== 'failed') {
     await new Promise((r) => setTimeout(r, pollMs));
     op = await client.json<RestoreJson>('GET', `/api/restores/${op.id}`);
-    if (op.phase !== last) process.stdout.write(`restore ${op.id}: ${op.phase}\n`);
+    if (op.phase !== last) write(`restore ${op.id}: ${op.phase}\n`);
     last = op.phase;
   }
   if (op.phase === 'failed') throw new CliError(`restore ${op.id} failed: ${op.error ?? 'no reason given'}`);
-  process.stdout.write(`restore ${op.id} completed; safety backup ${op.safety_backup_id}\n`);
+  write(`restore ${op.id} completed; safety backup ${op.safety_backup_id}\n`);
   return 0;
 }
 
-export async function restoreCommand(client: Client, o: { file: string; pollMs?: number }): Promise<number> {
+export async function restoreCommand(client: Client, o: { file: string; pollMs?: number; write?: (s: string) => void }): Promise<number> {
   // A number that names no file here is a backup id.
   const online = /^[1-9][0-9]*$/.test(o.file) && !existsSync(o.file);
-  if (online) return restoreOnline(client, o.file, o.pollMs ?? 500);
+  if (online) return restoreOnline(client, o.file, o.pollMs ?? 500, o.write ?? ((t) => process.stdout.write(t)));
   if (await daemonAnswers(client.url)) {
     throw new CliError(
       `a svc daemon answers at ${client.url}; restore through it instead: import the archive with POST /api/backups/import, ` +
