@@ -31,8 +31,10 @@ export interface RestoreDeps {
   backupDir: string;
   instance: string;
   gate: Gate;
-  /** Creates and writes a safety backup; throws when it failed. */
-  safetyBackup(): Promise<BackupRow>;
+  /** Inserts a `running` safety backup record. */
+  newSafetyBackup(): BackupRow;
+  /** Writes a record's archive (the backup reconciler's build); throws when it failed. */
+  buildBackup(row: BackupRow): Promise<BackupRow>;
   /** Enqueues every key of every reconciler (manager.enqueueAll). */
   resync(): Promise<void>;
   /** A restore row was written (wakes requests that wait). */
@@ -73,8 +75,10 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
     const earlier = row.safetyBackupId ? getBackup(d.db, row.safetyBackupId) : undefined;
     let safetyId = earlier?.status === 'completed' ? earlier.id : undefined;
     if (!safetyId) {
-      set({ phase: 'safety_backup' });
-      safetyId = (await d.safetyBackup()).id;
+      // Recorded before it is written: a daemon killed meanwhile finds it (completed, or failed as interrupted).
+      const safety = d.newSafetyBackup();
+      set({ phase: 'safety_backup', safetyBackupId: safety.id });
+      safetyId = (await d.buildBackup(safety)).id;
     }
     set({ phase: 'swapping', safetyBackupId: safetyId });
     await swap(d, id, staging, contents);

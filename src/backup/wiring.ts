@@ -9,7 +9,7 @@ import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
-import { insertWithFreeName } from '../store/backups.js';
+import { insertWithFreeName, type BackupRow } from '../store/backups.js';
 import { createBackupReconciler, type BackupReconciler } from '../reconcilers/backup/reconciler.js';
 import { createImportReconciler, createRestoreReconciler } from '../reconcilers/backup/operations.js';
 import type { BackupControl } from './control.js';
@@ -55,7 +55,8 @@ export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Lo
     backupDir: config.backupDir,
     instance: config.instance,
     gate,
-    safetyBackup: () => reconciler.buildNow(insertWithFreeName(db, new Date(), { status: 'running', trigger: 'safety' })),
+    newSafetyBackup: () => insertWithFreeName(db, new Date(), { status: 'running', trigger: 'safety' }),
+    buildBackup: (row: BackupRow) => reconciler.buildNow(row),
     resync: async () => {
       await manager.enqueueAll();
       manager.enqueue('backup:dumps');

@@ -13,7 +13,7 @@ import { createGate } from '../../../src/backup/quiesce.js';
 import { recoverRestores, stagingOf, stepRestore, type RestoreDeps } from '../../../src/backup/restore.js';
 import { silentLogger } from '../../../src/log.js';
 import { openDb, type Db } from '../../../src/store/db.js';
-import { completeBackup, insertWithFreeName, listBackups } from '../../../src/store/backups.js';
+import { completeBackup, insertWithFreeName, listBackups, type BackupRow } from '../../../src/store/backups.js';
 import { getImport, getRestore, insertImport, insertRestore, updateImport, updateRestore } from '../../../src/store/backup-ops.js';
 import { createService } from '../../../src/store/services.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
@@ -62,8 +62,8 @@ function restoreDeps(o: { runtime?: FakeRuntime; changes?: string[] } = {}): Res
     instance: 'svc',
     gate: createGate(),
     resyncs: 0,
-    async safetyBackup() {
-      const row = insertWithFreeName(db, new Date('2026-01-02T00:00:00Z'), { status: 'running', trigger: 'safety' });
+    newSafetyBackup: () => insertWithFreeName(db, new Date('2026-01-02T00:00:00Z'), { status: 'running', trigger: 'safety' }),
+    async buildBackup(row: BackupRow) {
       const size = await createArchive({ db, sealer, runtime: new FakeRuntime(), log: silentLogger, dataDir, backupDir, effectiveEnv: {} }, row.filename);
       return completeBackup(db, row.id, size)!;
     },
