@@ -1,8 +1,8 @@
 // Builds one full-state archive (SPEC.md 2.7, API.md "Backups"): an online snapshot of svc.db, a dump of
 // every running relational service (run inside its container), the services/ and proxy/ folders of the
-// data dir and the effective `.env`. The dumps stream into staging files while the data directories are
-// compressed, and join the archive last. Everything is written to `.<name>.partial` in the backup dir, fsynced
-// and only then renamed into place, so a crash or a full disk never leaves a file under a published name.
+// data dir, the code-host private key and the `.env` as it is at backup time. The dumps stream into
+// staging files while the data directories are compressed, and join the archive last. Everything is
+// written to `.<name>.partial` in the backup dir, fsynced and only then renamed into place, so a crash or a full disk never leaves a file under a published name.
 import { mkdir, mkdtemp, rm, rename, stat, chmod, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kindOf } from '../catalog/catalog.js';
@@ -13,10 +13,10 @@ import type { Db } from '../store/db.js';
 import { listServices, openCredentials } from '../store/services.js';
 import { readEnvFile } from '../config.js';
 import { envFileText } from './env-text.js';
+import type { TarWriter } from './tar-writer.js';
 
 /** The code-host app's private key in the data dir (api/codehost.ts writes it), kept at the archive's top. */
 export const CODEHOST_KEY_FILE = 'codehost-app.pem';
-import type { TarWriter } from './tar-writer.js';
 
 export interface ArchiveDeps {
   db: Db;

@@ -123,6 +123,11 @@ describe('svc CLI', () => {
     expect(restore.code).toBe(1);
     expect(restore.stderr).toContain('a svc daemon answers at');
     expect(existsSync(join(work, '.env'))).toBe(false);
+    // `svc restore ID` goes through the daemon and prints the phases of the operation.
+    const online = await svc(['restore', String(id)]);
+    expect(online.code, online.stderr).toBe(0);
+    expect(online.stdout).toMatch(new RegExp(`^restore \\d+ of backup ${id}: pending\n`));
+    expect(online.stdout).toMatch(/restore \d+ completed; safety backup \d+\n$/);
   });
 
   it('errors are the API sentence with a non-zero status, never a stack trace', async () => {
