@@ -2,7 +2,8 @@
 // every running relational service (run inside its container), the services/ and proxy/ folders of the
 // data dir, the code-host private key and the `.env` as it is at backup time. The dumps stream into
 // staging files while the data directories are compressed, and join the archive last. Everything is
-// written to `.<name>.partial` in the backup dir, fsynced and only then renamed into place, so a crash or a full disk never leaves a file under a published name.
+// written to `.<name>.partial` in the backup dir, fsynced and only then renamed into place, so a crash or
+// a full disk never leaves a file under a published name.
 import { mkdir, mkdtemp, rm, rename, stat, chmod, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kindOf } from '../catalog/catalog.js';
