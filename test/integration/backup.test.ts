@@ -54,6 +54,9 @@ describe('backup archive', () => {
   it('holds svc.db (integrity ok), both dumps with their rows, service data and .env, modes 600/700', async () => {
     await pg.run("INSERT INTO notes VALUES (1, 'pg-before')");
     await my.run("INSERT INTO notes VALUES (1, 'my-before')");
+    // What the code-host manifest flow writes after the start: the key file and the `.env` on disk.
+    await writeFile(join(d.dataDir, 'codehost-app.pem'), '-----BEGIN RSA PRIVATE KEY-----\nK\n', { mode: 0o600 });
+    await writeFile(join(d.dataDir, '.env'), `SVC_CODEHOST_APP_ID=77\nSVC_CODEHOST_APP_PRIVATE_KEY=${join(d.dataDir, 'codehost-app.pem')}\n`, { mode: 0o600 });
     const row = await backupNow();
     expect(row.filename).toMatch(/^svc-backup-\d{8}-\d{6}\.tar\.gz$/);
     const backupDir = join(d.dataDir, 'backups');
@@ -77,6 +80,8 @@ describe('backup archive', () => {
     const env = parseEnv(await readFile(join(out, '.env'), 'utf8'));
     expect(env.SVC_ENCRYPTION_KEY).toBe(Buffer.alloc(32, 9).toString('base64'));
     expect(env.SVC_DATA_DIR).toBe(d.dataDir);
+    expect(env.SVC_CODEHOST_APP_ID).toBe('77');
+    expect(await readFile(join(out, 'codehost-app.pem'), 'utf8')).toContain('PRIVATE KEY');
   });
 });
 

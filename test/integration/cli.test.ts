@@ -108,7 +108,7 @@ describe('svc CLI', () => {
     expect(r.stdout + r.stderr).toContain('svc-test web v2');
   });
 
-  it('backup create, list and download; restore refuses while a daemon answers', async () => {
+  it('backup create, list and download; restore FILE refuses while a daemon answers, restore ID goes through it', async () => {
     const created = await svc(['backup', 'create']);
     expect(created.code, created.stderr).toBe(0);
     const filename = /completed: (svc-backup-\d{8}-\d{6}\.tar\.gz)/.exec(created.stdout)?.[1];
