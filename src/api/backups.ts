@@ -1,7 +1,7 @@
 // Backup endpoints (API.md "Backups"), thin adapters over src/desired/backups.ts. Creating a backup and
 // importing an archive wait for the reconciler's work and answer its outcome (SPEC.md 4.6); `?wait=false`
-// answers 202 at once with the record to poll. A restore is a persisted operation: 202 with the `restores`
-// row (and its Location), followed with GET /api/restores/{id}; `?wait=true` waits and answers its outcome.
+// answers 202 at once with the record to poll. A restore is a persisted operation (a `restores` row) and
+// waits for it the same way, answering API.md's 200; `?wait=false` answers 202 with the row to follow.
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -86,7 +86,7 @@ export function backupRoutes(deps: ApiDeps) {
   r.post('/backups/:id/restore', async (c) => {
     const id = idParam(c, 'id', 'backup');
     if (!deps.backups) throw new ApiError(503, 'not_configured', 'restores need the backup reconcilers, which this server does not run');
-    const wait = waits(c, false);
+    const wait = waits(c, true);
     const row = requestRestore(ctx, id, 'api');
     if (!wait) return c.json(restoreJson(row), 202, { location: `/api/restores/${row.id}` });
     const done = await settledRestore(ctx, row.id, c.req.raw.signal);

@@ -74,7 +74,7 @@ interface RestoreJson {
 
 /** `svc restore ID`: the daemon's restore of backup ID, followed until it has settled. */
 async function restoreOnline(client: Client, backupId: string, pollMs: number, write: (s: string) => void): Promise<number> {
-  let op = await client.json<RestoreJson>('POST', `/api/backups/${backupId}/restore`);
+  let op = await client.json<RestoreJson>('POST', `/api/backups/${backupId}/restore?wait=false`);
   write(`restore ${op.id} of backup ${op.backup_id}: ${op.phase}\n`);
   let last = op.phase;
   while (op.phase !== 'completed' && op.phase !== 'failed') {

@@ -98,7 +98,7 @@ describe('restore in place', () => {
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const before = (await d.api('GET', '/api/backups')).body.map((b: { id: number }) => b.id);
 
-    const res = await d.api('POST', `/api/backups/${row.id}/restore`);
+    const res = await d.api('POST', `/api/backups/${row.id}/restore?wait=false`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ backup_id: row.id, phase: 'pending', restart_required: false });
     const seen = new Set<string>();

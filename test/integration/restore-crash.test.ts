@@ -39,7 +39,7 @@ describe('restore across a crash', () => {
     expect(backup.status, JSON.stringify(backup.body)).toBe(201);
     await psql(id, 'rc-pg', "INSERT INTO notes VALUES (2, 'after')");
 
-    const res = await d.api('POST', `/api/backups/${backup.body.id}/restore`);
+    const res = await d.api('POST', `/api/backups/${backup.body.id}/restore?wait=false`);
     expect(res.status).toBe(202);
     // Kill as soon as the restore is past its checks: in its safety backup or its swap.
     const phase = await waitFor(async () => {

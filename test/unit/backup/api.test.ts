@@ -90,7 +90,7 @@ describe('backup API', () => {
     const a = (await t.request('POST', '/api/backups?wait=false')).body;
     expect((await t.request('POST', `/api/backups/${a.id}/restore`)).status).toBe(409); // still running
     completeBackup(t.db, a.id, 5);
-    const res = await t.request('POST', `/api/backups/${a.id}/restore`);
+    const res = await t.request('POST', `/api/backups/${a.id}/restore?wait=false`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ backup_id: a.id, phase: 'pending', safety_backup_id: null, error: null, restart_required: false });
     expect(res.headers.get('location')).toBe(`/api/restores/${res.body.id}`);
@@ -103,10 +103,10 @@ describe('backup API', () => {
     expect((await t.request('POST', '/api/backups/999/restore')).status).toBe(404);
   });
 
-  it('restore ?wait=true answers the outcome: 200 restored, or the failure with its code', async () => {
+  it('restore waits by default and answers the outcome (API.md): 200 restored, or the failure with its code', async () => {
     const a = (await t.request('POST', '/api/backups?wait=false')).body;
     completeBackup(t.db, a.id, 5);
-    const pending = t.request('POST', `/api/backups/${a.id}/restore?wait=true`);
+    const pending = t.request('POST', `/api/backups/${a.id}/restore`);
     await waitFor(() => t.enqueue.keys.some((k) => k.startsWith('restore:')));
     const rid = Number(t.enqueue.keys.find((k) => k.startsWith('restore:'))!.slice('restore:'.length));
     t.db.$client.prepare("UPDATE restores SET phase = 'failed', code = 'invalid_archive', error = 'archive entry \"/etc\" is an absolute path' WHERE id = ?").run(rid);

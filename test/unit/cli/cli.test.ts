@@ -31,7 +31,7 @@ describe('the CLI pieces', () => {
     };
     const lines: string[] = [];
     expect(await restoreCommand(client, { file: '3', pollMs: 1, write: (t) => lines.push(t) })).toBe(0);
-    expect(calls[0]).toBe('POST /api/backups/3/restore');
+    expect(calls[0]).toBe('POST /api/backups/3/restore?wait=false');
     expect(calls.slice(1).every((c) => c === 'GET /api/restores/7')).toBe(true);
     expect(lines.join('')).toBe(
       'restore 7 of backup 3: pending\nrestore 7: unpacking\nrestore 7: safety_backup\nrestore 7: swapping\nrestore 7: completed\nrestore 7 completed; safety backup 9\n',
