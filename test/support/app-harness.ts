@@ -10,7 +10,8 @@ import { Bus } from '../../src/events/bus.js';
 import { createAppReconciler } from '../../src/reconcilers/app/reconciler.js';
 import type { AppReconcilerDeps } from '../../src/reconcilers/app/deps.js';
 import { desiredDnsRecords } from '../../src/reconcilers/proxy/routes.js';
-import { createApp, getAppByName } from '../../src/store/apps.js';
+import { createApp, getAppByName, listAppViews } from '../../src/store/apps.js';
+import { shownAppType, shownImageRef, shownInternalPort } from '../../src/store/app-view.js';
 import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deploys.js';
 import { deployEnv } from '../../src/store/deploy-env.js';
 import { missingRequired } from '../../src/store/env.js';
@@ -70,7 +71,7 @@ export class AppHarness {
       sealer: this.sealer,
       log: silentLogger,
       enqueue: this.enqueue,
-      dns: { sync: async () => void this.dnsCalls.push({ at: this.now, records: desiredDnsRecords(this.db.select().from(apps).all()) }) },
+      dns: { sync: async () => void this.dnsCalls.push({ at: this.now, records: desiredDnsRecords(listAppViews(this.db)) }) },
       proxy: { upstreamRequests: async () => this.upstream() },
       env: { resolve: (id) => deployEnv(this.db, this.sealer, id), missingRequired: (id) => missingRequired(this.db, id) },
       probe: async (url) => {
@@ -87,7 +88,11 @@ export class AppHarness {
     });
   }
 
-  app = (name = 'web') => getAppByName(this.db, name) as AppRow;
+  /** The app as the API shows it: the spec with the image, port and type the live deploy gave it. */
+  app = (name = 'web') => {
+    const v = getAppByName(this.db, name)!;
+    return { ...v, imageRef: shownImageRef(v), internalPort: shownInternalPort(v), appType: shownAppType(v) };
+  };
   dep = (id: number) => getDeploy(this.db, id)!;
   steps = (deployId: number) => listDeployEvents(this.db, deployId).map((e) => e.step);
   dnsNow = () => this.dnsCalls.at(-1)?.records;

@@ -63,7 +63,11 @@ export function judgeWatchProbe(input: { httpStatus: number | undefined; failure
   return { kind: 'wait', afterMs };
 }
 
-/** A deploy with a previous container of ours is watched; a first deploy (or one replacing an adopted container) is not. */
-export function watchesOld(input: { watchMs: number; previousContainer: string | null; previousDeployId: number | null }): boolean {
-  return input.watchMs > 0 && input.previousContainer !== null && input.previousDeployId !== null;
+/**
+ * A deploy with a previous container of ours is watched; a first deploy (or one replacing an adopted
+ * container) is not, and neither is a rollback: its user rejected the version it replaces, which must
+ * never come back by itself (API.md "Watch after the switch").
+ */
+export function watchesOld(input: { watchMs: number; previousContainer: string | null; previousDeployId: number | null; trigger: string }): boolean {
+  return input.watchMs > 0 && input.previousContainer !== null && input.previousDeployId !== null && input.trigger !== 'rollback';
 }

@@ -47,10 +47,15 @@ describe('judgeWatchProbe', () => {
 });
 
 describe('watchesOld', () => {
+  const base = { watchMs: 60_000, previousContainer: 'svc-web-1', previousDeployId: 1, trigger: 'manual' };
   it('only with a window, a previous container and a previous deploy of ours', () => {
-    expect(watchesOld({ watchMs: 60_000, previousContainer: 'svc-web-1', previousDeployId: 1 })).toBe(true);
-    expect(watchesOld({ watchMs: 0, previousContainer: 'svc-web-1', previousDeployId: 1 })).toBe(false);
-    expect(watchesOld({ watchMs: 60_000, previousContainer: null, previousDeployId: 1 })).toBe(false);
-    expect(watchesOld({ watchMs: 60_000, previousContainer: 'legacy', previousDeployId: null })).toBe(false);
+    expect(watchesOld(base)).toBe(true);
+    expect(watchesOld({ ...base, trigger: 'webhook' })).toBe(true);
+    expect(watchesOld({ ...base, watchMs: 0 })).toBe(false);
+    expect(watchesOld({ ...base, previousContainer: null })).toBe(false);
+    expect(watchesOld({ ...base, previousContainer: 'legacy', previousDeployId: null })).toBe(false);
+  });
+  it('never for a rollback: the version it replaced was rejected by its user', () => {
+    expect(watchesOld({ ...base, trigger: 'rollback' })).toBe(false);
   });
 });

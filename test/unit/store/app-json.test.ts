@@ -8,6 +8,7 @@ import { apps, deploys } from '../../../src/store/schema/index.js';
 import { appJson } from '../../../src/api/app-json.js';
 import { deployJson } from '../../../src/api/deploy-json.js';
 import type { Db } from '../../../src/store/db.js';
+import { observeApp } from '../../../src/observed/apps.js';
 
 const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString('utf8'));
 
@@ -21,13 +22,16 @@ function variedDb(): Db {
   // A live deploy whose config is current (config_changed false), and one made before an env change (true).
   const live = db.insert(deploys).values({ appId: site.id, imageRef: 'ghcr.io/a/b:1', trigger: 'manual', status: 'success', configVersion: 3, envDiff: { added: ['A'], removed: [], changed: ['B"'] }, startedAt: '2026-11-22T10:00:00Z', completedAt: '2026-11-22T10:00:05Z' }).returning().get();
   db.insert(deploys).values({ appId: site.id, trigger: 'webhook', status: 'failed', error: 'health check "/" failed', commitSha: 'abc', watchUntil: '2026-11-22T10:01:00Z' }).run();
-  db.update(apps).set({ currentDeployId: live.id, configVersion: 3, status: 'active', liveContainerName: 'svc-site-1' }).where(eq(apps.id, site.id)).run();
+  db.update(apps).set({ configVersion: 3 }).where(eq(apps.id, site.id)).run();
+  observeApp(db, site.id, { liveDeployId: live.id, status: 'active', liveContainerName: 'svc-site-1', liveImage: 'ghcr.io/a/b:1', imageBasis: 'ghcr.io/a/b:1' });
   const old = db.insert(deploys).values({ appId: odd.id, trigger: 'rollback', status: 'success', configVersion: 1 }).returning().get();
-  db.update(apps).set({ currentDeployId: old.id, configVersion: 2 }).where(eq(apps.id, odd.id)).run();
+  db.update(apps).set({ configVersion: 2 }).where(eq(apps.id, odd.id)).run();
+  observeApp(db, odd.id, { liveDeployId: old.id });
   // A live deploy without a recorded version (older rows): not "changed".
   const legacy = createApp(db, enqueue, { name: 'legacy', fallbackPort: 9001 }, 'rest');
   const unversioned = db.insert(deploys).values({ appId: legacy.id, trigger: 'manual', status: 'success' }).returning().get();
-  db.update(apps).set({ currentDeployId: unversioned.id, configVersion: 5 }).where(eq(apps.id, legacy.id)).run();
+  db.update(apps).set({ configVersion: 5 }).where(eq(apps.id, legacy.id)).run();
+  observeApp(db, legacy.id, { liveDeployId: unversioned.id });
   // Domain mode without a domain has no access URL.
   db.insert(apps).values({ name: 'nodomain', accessMode: 'domain', domain: null, fallbackPort: null }).run();
   return db;
