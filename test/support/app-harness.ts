@@ -15,7 +15,7 @@ import { shownAppType, shownImageRef, shownInternalPort } from '../../src/store/
 import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deploys.js';
 import { deployEnv } from '../../src/store/deploy-env.js';
 import { missingRequired } from '../../src/store/env.js';
-import { appEvents, apps, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
+import { appEvents, apps, appStatus, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
 import type { Reconciler, Result } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 
@@ -139,6 +139,7 @@ export class AppHarness {
   async expectSteady(name = 'web', opts: { dnsSyncs?: boolean } = {}) {
     const snapshot = () => ({
       app: this.db.select().from(apps).where(eq(apps.name, name)).get(),
+      status: this.db.select().from(appStatus).all(),
       deploys: this.db.select().from(deploys).orderBy(asc(deploys.id)).all(),
       deployEvents: this.db.select().from(deployEvents).all(),
       appEvents: this.db.select().from(appEvents).all(),
