@@ -39,6 +39,7 @@ export interface InspectDoc {
     Status: string;
     Running: boolean;
     ExitCode?: number;
+    OOMKilled?: boolean;
     Error?: string;
     StartedAt?: string;
     FinishedAt?: string;
@@ -74,6 +75,7 @@ export function toContainerInfo(doc: InspectDoc, network?: string): ContainerInf
     state,
     running: doc.State.Running,
     exitCode: stopped ? doc.State.ExitCode : undefined,
+    oomKilled: stopped && doc.State.OOMKilled ? true : undefined,
     address: address(doc, network),
     health: health(doc.State.Health?.Status),
     startedAt: time(doc.State.StartedAt),

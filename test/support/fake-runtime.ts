@@ -21,6 +21,7 @@ export interface FakeContainer {
   spec: ContainerSpec;
   state: ContainerInfo['state'];
   exitCode?: number;
+  oomKilled?: boolean;
   health: ContainerInfo['health'];
   address?: string;
   startedAt?: string;
@@ -64,6 +65,8 @@ export class FakeRuntime implements Runtime {
   private nextAddress = 2;
   private nextId = 1;
   private subscribers = new Set<{ push(ev: RuntimeEvent | null): void }>();
+  /** Every event emitted, with the fake time: the engine's event history (pastActions). */
+  readonly history: { at: number; id: string; action: string }[] = [];
   private readonly strictImages: boolean;
   private readonly now: () => number;
 
@@ -79,6 +82,21 @@ export class FakeRuntime implements Runtime {
   kill(name: string, exitCode = 137): void {
     const c = this.must(name);
     this.exit(c, exitCode);
+  }
+
+  /** `docker kill` by someone else: the engine records `kill`, then the container dies with 137. */
+  killFromOutside(name: string): void {
+    const c = this.must(name);
+    this.emit(c, 'kill');
+    this.exit(c, 137);
+  }
+
+  /** The kernel killed the container for memory: `oom`, then a 137 exit with OOMKilled. */
+  oomKill(name: string): void {
+    const c = this.must(name);
+    this.emit(c, 'oom');
+    c.oomKilled = true;
+    this.exit(c, 137);
   }
 
   /** Sets the health a container reports and emits `health_status`. */
@@ -239,6 +257,11 @@ export class FakeRuntime implements Runtime {
     };
   }
 
+  async pastActions(containerId: string, sinceMs: number) {
+    this.record('pastActions', [containerId, sinceMs]);
+    return this.history.filter((e) => e.id === containerId && e.at >= sinceMs).map((e) => e.action);
+  }
+
   async hasImage(ref: string) {
     this.record('hasImage', [ref]);
     return this.images.has(ref);
@@ -287,6 +310,7 @@ export class FakeRuntime implements Runtime {
     const b = this.behaviour.get(c.spec.image) ?? 'runs';
     c.state = 'running';
     c.exitCode = undefined;
+    c.oomKilled = undefined;
     c.startedAt = new Date(this.now()).toISOString();
     c.health = b === 'unhealthy' ? 'unhealthy' : b === 'healthy' ? 'healthy' : 'none';
     this.emit(c, 'start');
@@ -301,6 +325,7 @@ export class FakeRuntime implements Runtime {
   }
 
   private emit(c: FakeContainer, action: string) {
+    this.history.push({ at: this.now(), id: c.id, action });
     this.emitRaw({ action, id: c.id, name: c.spec.name, labels: { ...c.spec.labels } });
   }
 
@@ -315,6 +340,7 @@ export class FakeRuntime implements Runtime {
       state: c.state,
       running,
       exitCode: c.exitCode,
+      oomKilled: c.oomKilled,
       address: running && onNetwork ? c.address : undefined,
       health: c.health,
       startedAt: c.startedAt,

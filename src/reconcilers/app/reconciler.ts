@@ -10,7 +10,7 @@ import { observeApp, observeLive } from '../../observed/apps.js';
 import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/deploys.js';
 import { getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
-import type { WatchStep } from './watch-plan.js';
+import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
@@ -35,9 +35,18 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
       exitCode: c.exitCode,
       removing: c.state === 'removing' || c.state === 'dead',
+      oomKilled: c.oomKilled,
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
+    // Why the watched container stopped decides between a flip-back and a heal: ask the engine's event
+    // history for a `kill` since it started (docker stop/kill/rm -f send one; an exit of its own does not).
+    const stopped = watched?.step === 'watch' && list.find((c) => c.name === watched.stagingContainer && !c.running && c.state === 'exited' && !c.oomKilled);
+    if (stopped) {
+      // From a second before its start: clocks round, and its own `start` marks where its run begins.
+      const since = stopped.startedAt ? Date.parse(stopped.startedAt) - 1_000 : 0;
+      containers.find((c) => c.name === stopped.name)!.stoppedFromOutside = stoppedByEngineApi(await runtime.pastActions(stopped.id, since));
+    }
     return { row, containers, deploy, watched };
   }
 
