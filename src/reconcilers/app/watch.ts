@@ -73,7 +73,7 @@ export async function flipBackStep(deps: AppReconcilerDeps, app: AppView, d: Dep
 async function probeKept(deps: AppReconcilerDeps, app: AppView, d: DeployRow): Promise<Result> {
   const kept = d.previousContainer!;
   const started = Date.parse(d.deadline!) - deps.settings.healthTimeoutMs;
-  const keptDeploy = await keptDeployOf(deps, kept);
+  const keptDeploy = keptDeployOf(deps, kept);
   // The kept container listens where its own deploy's container did: a build's port, else the spec's.
   const port = keptDeploy?.buildPort ?? app.internalPort;
   const { info, verdict } = await checkHealth(deps, { ...app, internalPort: port }, kept, started);
@@ -151,10 +151,9 @@ export async function endWatch(deps: AppReconcilerDeps, failures: WatchMemory, a
   return { requeueAfterMs: 0 };
 }
 
-/** The deploy a kept container was made by (its `svc.deploy` label). */
-async function keptDeployOf(deps: AppReconcilerDeps, kept: string) {
-  const info = await deps.runtime.inspect(kept);
-  const id = Number(info?.labels[LABELS.deploy]);
+/** The deploy a kept container was made by: its name ends with the deploy id (plan.ts containerName). */
+function keptDeployOf(deps: AppReconcilerDeps, kept: string) {
+  const id = Number(kept.slice(kept.lastIndexOf('-') + 1));
   return Number.isInteger(id) ? getDeploy(deps.db, id) : undefined;
 }
 

@@ -74,6 +74,24 @@ describe('a build provider\'s port is observed, not written into the spec', () =
     await h.expectSteady();
   });
 
+  it('a flip-back returns the route to the port the kept container listens on', async () => {
+    h = new AppHarness({ ...h.settings, watchMs: 60_000 });
+    h.makeApp('web', { buildMode: 'svc_build', repoUrl: 'file:///srv/git/web.git' });
+    await builtDeploy(80);
+    const second = h.deploy('web:2');
+    updateDeploy(h.db, undefined, second.id, { buildPort: 8080 });
+    await h.drive(undefined, { until: () => h.dep(second.id).status === 'success' });
+    expect(routes()[0].upstream).toMatchObject({ port: 8080 });
+    h.rt.kill('svc-web-2', 1);
+    await h.drive();
+    expect(h.dep(second.id).status).toBe('auto_rollback');
+    expect(h.probed.at(-1)).toBe(`http://${h.rt.containers.get('svc-web-1')!.address}:80/healthz`);
+    expect(routes()[0].upstream).toMatchObject({ port: 80 });
+    expect(json()).toMatchObject({ internal_port: 80, image_ref: 'web:1', live_container_name: 'svc-web-1' });
+    expect(spec().internalPort).toBe(3000);
+    await h.expectSteady();
+  });
+
   it('a build with its own Dockerfile (no provider port) serves on the spec\'s internal_port', async () => {
     const d = h.deploy('web:1');
     await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
