@@ -21,6 +21,7 @@ export interface FakeContainer {
   spec: ContainerSpec;
   state: ContainerInfo['state'];
   exitCode?: number;
+  /** Set by oom(); cleared by the next start, as the engine does. */
   oomKilled?: boolean;
   health: ContainerInfo['health'];
   address?: string;
@@ -91,11 +92,11 @@ export class FakeRuntime implements Runtime {
     this.exit(c, 137);
   }
 
-  /** The kernel killed the container for memory: `oom`, then a 137 exit with OOMKilled. */
-  oomKill(name: string): void {
+  /** Simulates a kill for memory: an `oom` event, then exit 137 with `oomKilled` (as the engine reports it). */
+  oom(name: string): void {
     const c = this.must(name);
-    this.emit(c, 'oom');
     c.oomKilled = true;
+    this.emit(c, 'oom');
     this.exit(c, 137);
   }
 
@@ -340,7 +341,7 @@ export class FakeRuntime implements Runtime {
       state: c.state,
       running,
       exitCode: c.exitCode,
-      oomKilled: c.oomKilled,
+      oomKilled: c.oomKilled || undefined,
       address: running && onNetwork ? c.address : undefined,
       health: c.health,
       startedAt: c.startedAt,

@@ -269,7 +269,7 @@ describe('what flips back and what is healed inside the window', () => {
 
   it('killed for memory (OOMKilled): flipped back', async () => {
     const { first, second } = await watchedSecondDeploy();
-    h.rt.oomKill('svc-web-2');
+    h.rt.oom('svc-web-2');
     await h.drive();
     expect(h.dep(second.id)).toMatchObject({ status: 'auto_rollback', error: 'svc-web-2 was killed for memory (OOMKilled)' });
     expect(h.app()).toMatchObject({ liveContainerName: 'svc-web-1', currentDeployId: first.id, imageRef: 'web:1' });

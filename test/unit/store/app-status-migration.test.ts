@@ -1,4 +1,4 @@
-// The migration that moved observed facts out of `apps` (0003_app_status) copies them for existing rows:
+// The migration that moved observed facts out of `apps` (0004_app_status) copies them for existing rows:
 // a database at the previous migration, with a live app, comes up with the same API record.
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
@@ -29,12 +29,12 @@ function foldersBefore(tag: string): string {
   return dir;
 }
 
-describe('0003_app_status', () => {
+describe('0004_app_status', () => {
   it('moves status, live container, heal counters and the live deploy of existing apps into app_status', () => {
     const sqlite = new Database(':memory:');
     sqlite.pragma('foreign_keys = ON');
     const db = drizzle(sqlite) as unknown as Db;
-    migrate(db, { migrationsFolder: foldersBefore('0003_app_status') });
+    migrate(db, { migrationsFolder: foldersBefore('0004_app_status') });
     sqlite.exec(`INSERT INTO apps (id, name, build_mode, internal_port, image_ref, fallback_port, status, live_container_name, live_container_id, live_address, heal_failures, heal_not_before)
       VALUES (1, 'web', 'svc_build', 80, NULL, 8080, 'active', 'svc-web-2', 'abc', '172.18.0.5', 2, '2026-11-22T10:00:00Z'),
              (2, 'idle', 'external_ci', 3000, 'img:1', 8081, 'inactive', NULL, NULL, NULL, 0, NULL)`);
