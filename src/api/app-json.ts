@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { AppRow } from '../store/schema/index.js';
+import { shownAppType, shownImageRef, shownInternalPort, type AppView } from '../store/app-view.js';
 import { requestHost } from './http-context.js';
 
 /**
@@ -25,18 +26,18 @@ export function accessUrl(app: Pick<AppRow, 'accessMode' | 'domain' | 'fallbackP
 }
 
 /** `deployedConfigVersion`: the config version of the app's live deploy, null when it has none. */
-export function appJson(app: AppRow, deployedConfigVersion: number | null, hostname: string) {
+export function appJson(app: AppView, deployedConfigVersion: number | null, hostname: string) {
   return {
     id: app.id,
     name: app.name,
-    app_type: app.appType,
+    app_type: shownAppType(app),
     build_mode: app.buildMode,
     project_type: app.projectType,
     source: app.source,
     repo_url: app.repoUrl,
     branch: app.branch,
-    internal_port: app.internalPort,
-    image_ref: app.imageRef,
+    internal_port: shownInternalPort(app),
+    image_ref: shownImageRef(app),
     domain: app.domain,
     fallback_port: app.fallbackPort,
     access_mode: app.accessMode,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ApiError, conflict, notFound } from '../errors.js';
 import type { AppRow, DeployTrigger } from '../store/schema/index.js';
 import { getApp } from '../store/apps.js';
+import { shownImageRef, type AppView } from '../store/app-view.js';
 import {
   createDeploy, deployEventJson, getDeploy, lastSuccessful, listDeployEvents, listDeploys,
 } from '../store/deploys.js';
@@ -30,11 +31,11 @@ const FINAL = new Set(['success', 'failed', 'auto_rollback', 'cancelled']);
  * (for manual and rollback triggers) every required variable set. A webhook deploy is created anyway
  * and fails at its `validate` step, so the failure is visible where the push is.
  */
-export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app: AppRow, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
+export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app: AppView, input: { imageRef?: string | null; commitSha?: string | null; trigger: DeployTrigger }) {
   if (app.appType === 'external_service') throw conflict('an external_service app is not deployed by svc; it is only routed');
   // A svc_build app builds its branch head (or the given commit) unless an image is named explicitly.
   const build = app.buildMode === 'svc_build' && !input.imageRef && input.trigger !== 'rollback';
-  const imageRef = build ? (input.commitSha ? builtImage(app.name, input.commitSha.toLowerCase()) : null) : (input.imageRef ?? app.imageRef);
+  const imageRef = build ? (input.commitSha ? builtImage(app.name, input.commitSha.toLowerCase()) : null) : (input.imageRef ?? shownImageRef(app));
   if (!imageRef && !build) throw new ApiError(400, 'invalid_request', 'image_ref is required: the app has no image yet');
   // An app written before references were validated may hold one the engine would refuse.
   if (imageRef && !isImageRef(imageRef)) {
@@ -50,7 +51,7 @@ export function requestDeploy(deps: Pick<ApiDeps, 'db' | 'enqueue' | 'bus'>, app
 }
 
 /** Queues a rollback: the image of the newest successful deploy whose image differs from the live one; 409 without one. */
-export function requestRollback(deps: ApiDeps, app: AppRow) {
+export function requestRollback(deps: ApiDeps, app: AppView) {
   const live = app.currentDeployId ? getDeploy(deps.db, app.currentDeployId)?.imageRef : undefined;
   const target = lastSuccessful(deps.db, app.id, live ?? null);
   if (!target?.imageRef) throw conflict('no earlier successful deploy with a different image to roll back to');
