@@ -43,6 +43,8 @@ export function appJson(app: AppView, deployedConfigVersion: number | null, host
     access_mode: app.accessMode,
     health_check_path: app.healthCheckPath,
     ci_workflow: app.ciWorkflow,
+    replicas: app.replicas,
+    resources: resourcesJson(app),
     status: app.status,
     access_url: accessUrl(app, hostname),
     live_container_name: app.liveContainerName,
@@ -51,4 +53,9 @@ export function appJson(app: AppView, deployedConfigVersion: number | null, host
     created_at: app.createdAt,
     updated_at: app.updatedAt,
   };
+}
+
+/** The limits as the API shows them: null when neither is set (unlimited). */
+export function resourcesJson(app: Pick<AppRow, 'memoryMb' | 'cpus'>): { memory_mb: number | null; cpus: number | null } | null {
+  return app.memoryMb === null && app.cpus === null ? null : { memory_mb: app.memoryMb, cpus: app.cpus };
 }

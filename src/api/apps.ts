@@ -9,7 +9,7 @@ import { appEventJson, listAppEvents } from '../store/deploys.js';
 import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES } from '../store/schema/index.js';
 import { appJson, publicHostname } from './app-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body, domainSchema, idParam, imageRefSchema, nameSchema, portSchema } from './validate.js';
+import { body, domainSchema, idParam, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './validate.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 
 
@@ -32,6 +32,10 @@ export const appFieldShape = {
   health_check_path: z.string().max(1024).regex(/^\/\S*$/, 'must be a path starting with /'),
   /** A workflow file path (`.github/workflows/release.yml`) or a workflow name; null: any workflow. */
   ci_workflow: z.string().min(1).max(255).regex(/^[^\x00-\x1f\x7f]+$/, 'must not contain control characters').nullable(),
+  /** Copies of the web process; 0 stops the app without deleting it. */
+  replicas: replicasSchema,
+  /** Limits of each replica; null (or a null member): unlimited. */
+  resources: resourcesSchema.nullable(),
 };
 const fields = z.object(appFieldShape).partial();
 /** The create and update bodies; the web UI's forms are checked by the same schemas. */
@@ -55,6 +59,10 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     accessMode: f.access_mode,
     healthCheckPath: f.health_check_path,
     ciWorkflow: f.ci_workflow,
+    replicas: f.replicas,
+    // `resources` is one value: given, it sets both limits (a member left out is unlimited).
+    memoryMb: f.resources === undefined ? undefined : (f.resources?.memory_mb ?? null),
+    cpus: f.resources === undefined ? undefined : (f.resources?.cpus ?? null),
   };
 }
 

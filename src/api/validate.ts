@@ -39,6 +39,18 @@ export const nameSchema = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must start with a lowercase letter and contain only a-z, 0-9 and -, at most 63 characters');
 export const portSchema = z.number().int().min(1).max(65535);
+/** Copies of an app's web process (issue 19): 0 stops the app, 50 is the cap of one host. */
+export const replicasSchema = z.number().int().min(0).max(50);
+/**
+ * Limits of each replica. The engine refuses a memory cap under 6 MiB; a CPU share is in cores with the
+ * engine's precision (1e-9 core), and one above the host's CPUs fails the deploy with the engine's words.
+ */
+export const resourcesSchema = z
+  .object({
+    memory_mb: z.number().int().min(6).max(1_048_576).nullable().optional(),
+    cpus: z.number().min(0.01).max(1024).nullable().optional(),
+  })
+  .strict();
 export const envKeySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,255}$');
 export const aliasSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must match ^[A-Z][A-Z0-9_]{0,31}$');
 /** An env value: at most 64 KiB of UTF-8 (a 400 like any field rule; 413 is only for whole bodies). */

@@ -9,12 +9,15 @@ export function formatTable(rows: string[][]): string {
 }
 
 export async function appsCommand(client: Client): Promise<number> {
-  const apps = await client.json<{ name: string; status: string; image_ref: string | null; access_url: string | null; config_changed: boolean }[]>('GET', '/api/apps');
+  const apps = await client.json<{ name: string; status: string; image_ref: string | null; access_url: string | null; config_changed: boolean; replicas: number }[]>('GET', '/api/apps');
   if (apps.length === 0) {
     process.stdout.write('no apps\n');
     return 0;
   }
-  const rows = [['NAME', 'STATUS', 'IMAGE', 'URL'], ...apps.map((a) => [a.name, a.status + (a.config_changed ? '*' : ''), a.image_ref ?? '-', a.access_url ?? '-'])];
+  const rows = [
+    ['NAME', 'STATUS', 'REPLICAS', 'IMAGE', 'URL'],
+    ...apps.map((a) => [a.name, a.status + (a.config_changed ? '*' : ''), String(a.replicas), a.image_ref ?? '-', a.access_url ?? '-']),
+  ];
   process.stdout.write(formatTable(rows));
   if (apps.some((a) => a.config_changed)) process.stdout.write('* env or links changed since the live deploy\n');
   return 0;

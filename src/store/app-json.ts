@@ -18,7 +18,11 @@ const APP_OBJECT = `json_object(
   'internal_port', CASE WHEN s.port IS NOT NULL AND s.port_basis IS a.internal_port THEN s.port ELSE a.internal_port END,
   'image_ref', CASE WHEN s.live_image IS NOT NULL AND a.image_ref IS s.image_basis THEN s.live_image ELSE a.image_ref END,
   'domain', a.domain, 'fallback_port', a.fallback_port, 'access_mode', a.access_mode,
-  'health_check_path', a.health_check_path, 'ci_workflow', a.ci_workflow, 'status', COALESCE(s.status, 'inactive'),
+  'health_check_path', a.health_check_path, 'ci_workflow', a.ci_workflow,
+  'replicas', a.replicas,
+  'resources', CASE WHEN a.memory_mb IS NULL AND a.cpus IS NULL THEN NULL
+      ELSE json_object('memory_mb', a.memory_mb, 'cpus', a.cpus) END,
+  'status', COALESCE(s.status, 'inactive'),
   'access_url', CASE WHEN a.access_mode = 'domain'
       THEN CASE WHEN a.domain <> '' THEN 'https://' || a.domain END
       ELSE CASE WHEN a.fallback_port <> 0 THEN 'http://' || :host || ':' || a.fallback_port END END,

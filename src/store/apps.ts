@@ -34,6 +34,9 @@ export const APP_DEFAULTS = {
   accessMode: 'port',
   healthCheckPath: '/',
   ciWorkflow: null,
+  replicas: 1,
+  memoryMb: null,
+  cpus: null,
 } as const satisfies AppFields;
 
 /** Ports the host already uses (the daemon's own, the proxy's), refused as fallback ports. */
@@ -158,8 +161,8 @@ export function getAppWithDeployVersion(db: Db, id: number): AppWithDeployVersio
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

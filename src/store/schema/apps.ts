@@ -1,4 +1,4 @@
-import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, integer, real, text } from 'drizzle-orm/sqlite-core';
 import { createdAt, updatedAt, type Owner } from './common.js';
 
 export const APP_TYPES = ['managed', 'adopted_container', 'external_service'] as const;
@@ -30,6 +30,12 @@ export const apps = sqliteTable('apps', {
   healthCheckPath: text('health_check_path').notNull().default('/'),
   /** `external_ci`: only runs of this workflow (file path or name) deploy; null: any workflow. */
   ciWorkflow: text('ci_workflow'),
+  /** Copies of the web process behind the app's one name (0: stopped, kept). */
+  replicas: integer('replicas').notNull().default(1),
+  /** Memory cap of each replica in MiB; null: unlimited. */
+  memoryMb: integer('memory_mb'),
+  /** CPU share of each replica in cores (0.5 = half a core); null: unlimited. */
+  cpus: real('cpus'),
   configVersion: integer('config_version').notNull().default(0),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   createdAt: createdAt(),

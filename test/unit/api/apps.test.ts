@@ -19,7 +19,7 @@ describe('POST /api/apps', () => {
     expect(res.body).toEqual({
       id: 1, name: 'web', app_type: 'managed', build_mode: 'external_ci', project_type: 'auto', source: null, repo_url: null,
       branch: 'main', internal_port: 3000, image_ref: null, domain: null, fallback_port: 8080, access_mode: 'port',
-      health_check_path: '/', ci_workflow: null, status: 'inactive', access_url: 'http://box.lan:8080', live_container_name: null,
+      health_check_path: '/', ci_workflow: null, replicas: 1, resources: null, status: 'inactive', access_url: 'http://box.lan:8080', live_container_name: null,
       current_deploy_id: null, config_changed: false, created_at: expect.any(String), updated_at: expect.any(String),
     });
     expect(t.enqueue.keys).toEqual(['app:web', 'proxy:main']);
@@ -166,6 +166,37 @@ describe('PUT /api/apps/{id}', () => {
     expect((await t.request('PUT', '/api/apps/999', { branch: 'x' })).status).toBe(404);
     expect((await t.request('PUT', '/api/apps/x', { branch: 'x' })).status).toBe(404);
     expect((await t.request('GET', `/api/apps/${a.id}`)).body.fallback_port).toBe(8080);
+  });
+});
+
+describe('replicas and resources (issue 19)', () => {
+  it('stores replicas 0..50 and per-replica limits; resources null (or both members null) is unlimited', async () => {
+    const a = (await t.request('POST', '/api/apps', { ...web, replicas: 3, resources: { memory_mb: 256, cpus: 0.5 } })).body;
+    expect(a).toMatchObject({ replicas: 3, resources: { memory_mb: 256, cpus: 0.5 } });
+    // A partial update leaves resources alone; given, resources is one value (a member left out is unlimited).
+    expect((await t.request('PUT', `/api/apps/${a.id}`, { replicas: 0 })).body).toMatchObject({ replicas: 0, resources: { memory_mb: 256, cpus: 0.5 } });
+    expect((await t.request('PUT', `/api/apps/${a.id}`, { resources: { cpus: 2 } })).body.resources).toEqual({ memory_mb: null, cpus: 2 });
+    expect((await t.request('PUT', `/api/apps/${a.id}`, { resources: null })).body.resources).toBeNull();
+    expect((await t.request('PUT', `/api/apps/${a.id}`, { resources: { memory_mb: null, cpus: null } })).body.resources).toBeNull();
+    expect((await t.request('GET', '/api/apps')).body[0]).toMatchObject({ replicas: 0, resources: null });
+  });
+
+  it.each([
+    [{ replicas: -1 }, 'replicas'],
+    [{ replicas: 51 }, 'replicas'],
+    [{ replicas: 1.5 }, 'replicas'],
+    [{ replicas: '2' }, 'replicas'],
+    [{ resources: { memory_mb: 5 } }, 'resources.memory_mb'],
+    [{ resources: { memory_mb: 12.5 } }, 'resources.memory_mb'],
+    [{ resources: { cpus: 0 } }, 'resources.cpus'],
+    [{ resources: { cpus: -1 } }, 'resources.cpus'],
+    [{ resources: { memory: 100 } }, 'resources'],
+    [{ resources: 512 }, 'resources'],
+  ])('400 for %j, nothing written', async (bad, path) => {
+    const res = await t.request('POST', '/api/apps', { ...web, ...bad });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues[0].path).toBe(path);
+    expect((await t.request('GET', '/api/apps')).body).toEqual([]);
   });
 });
 

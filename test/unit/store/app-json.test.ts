@@ -37,6 +37,9 @@ function variedDb(): Db {
   observeApp(db, changed.id, { liveDeployId: unversioned.id, port: 80, portBasis: 3000, liveImage: 'img:old', imageBasis: 'img:older' });
   // Domain mode without a domain has no access URL.
   db.insert(apps).values({ name: 'nodomain', accessMode: 'domain', domain: null, fallbackPort: null }).run();
+  // Replicas and limits: both limits, one of them (the other null), none (resources null).
+  createApp(db, enqueue, { name: 'limited', fallbackPort: 8090, replicas: 3, memoryMb: 256, cpus: 0.5 }, 'rest');
+  createApp(db, enqueue, { name: 'memonly', fallbackPort: 8091, replicas: 0, memoryMb: 64 }, 'rest');
   return db;
 }
 
@@ -49,6 +52,8 @@ describe('app JSON rendered by SQLite', () => {
     }
     const parsed = JSON.parse(text(appsListJson(db, 'box.lan'))!) as { name: string; config_changed: boolean; access_url: string | null }[];
     expect(parsed.map((a) => [a.name, a.config_changed, a.access_url])).toEqual([
+      ['memonly', false, 'http://box.lan:8091'],
+      ['limited', false, 'http://box.lan:8090'],
       ['nodomain', false, null],
       ['changed', false, 'http://box.lan:9002'],
       ['legacy', false, 'http://box.lan:9001'],
