@@ -3,9 +3,9 @@
 // write the spec (apps) and never this. Each call writes only the values that differ from the row
 // (DESIGN.md rule 7), so a steady pass costs a read and no write, and a change of one fact never
 // rewrites another. The row is created on the first write; an app deleted meanwhile is skipped.
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, gte } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
-import { appStatus, apps, nowIso, type AppStatusRow } from '../store/schema/index.js';
+import { appInstances, appStatus, apps, nowIso, type AppInstanceRow, type AppStatusRow } from '../store/schema/index.js';
 
 export type AppObserved = Partial<Omit<AppStatusRow, 'appId' | 'updatedAt'>>;
 
@@ -67,3 +67,37 @@ export interface LiveInstance {
 /** Records the live container (replicas will key this by instance slot; callers already pass one instance). */
 export const observeLive = (db: Db, appId: number, live: Partial<LiveInstance>, more: AppObserved = {}): boolean =>
   observeApp(db, appId, { liveContainerName: live.containerName, liveContainerId: live.containerId, liveAddress: live.address, ...more });
+
+/** What the reconciler records of one replica beyond the first (slot >= 1). */
+export type InstanceObserved = Partial<Omit<AppInstanceRow, 'appId' | 'slot' | 'updatedAt'>>;
+
+/** The recorded replicas of an app beyond the first, by slot. */
+export function readInstances(db: Db, appId: number): AppInstanceRow[] {
+  return db.select().from(appInstances).where(eq(appInstances.appId, appId)).orderBy(asc(appInstances.slot)).all();
+}
+
+/**
+ * Records replica `slot` (>= 1) where it differs; a new slot needs `deployId` and `containerName`. Returns
+ * true when something was written. An app deleted meanwhile is skipped.
+ */
+export function observeInstance(db: Db, appId: number, slot: number, patch: InstanceObserved): boolean {
+  return db.transaction(() => {
+    const where = and(eq(appInstances.appId, appId), eq(appInstances.slot, slot));
+    const current = db.select().from(appInstances).where(where).get();
+    if (current) {
+      const diff = Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && current[k as keyof AppInstanceRow] !== v));
+      if (Object.keys(diff).length === 0) return false;
+      db.update(appInstances).set({ ...diff, updatedAt: nowIso() }).where(where).run();
+      return true;
+    }
+    if (patch.deployId == null || !patch.containerName) throw new Error(`replica ${slot} of app ${appId} needs a deploy and a container name`);
+    if (!db.select({ id: apps.id }).from(apps).where(eq(apps.id, appId)).get()) return false;
+    db.insert(appInstances).values({ ...patch, appId, slot, deployId: patch.deployId, containerName: patch.containerName }).run();
+    return true;
+  });
+}
+
+/** Forgets the replicas from slot `fromSlot` on (scale-down, stop, a switch to fewer); true if any went. */
+export function dropInstances(db: Db, appId: number, fromSlot: number): boolean {
+  return db.delete(appInstances).where(and(eq(appInstances.appId, appId), gte(appInstances.slot, fromSlot))).run().changes > 0;
+}

@@ -9,7 +9,8 @@ import { silentLogger } from '../../src/log.js';
 import { Bus } from '../../src/events/bus.js';
 import { createAppReconciler } from '../../src/reconcilers/app/reconciler.js';
 import type { AppReconcilerDeps } from '../../src/reconcilers/app/deps.js';
-import { desiredDnsRecords } from '../../src/reconcilers/proxy/routes.js';
+import { dnsRecordsOf } from '../../src/reconcilers/proxy/dns-sync.js';
+import type { DnsRecords } from '../../src/dns/hosts.js';
 import { createApp, getAppByName, listAppViews } from '../../src/store/apps.js';
 import { shownAppType, shownImageRef, shownInternalPort } from '../../src/store/app-view.js';
 import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deploys.js';
@@ -38,7 +39,7 @@ export class AppHarness {
   readonly bus = new Bus();
   readonly enqueue = recordingEnqueue();
   /** Every dns.sync() call: when, and the records it would write. */
-  readonly dnsCalls: { at: number; records: Record<string, string> }[] = [];
+  readonly dnsCalls: { at: number; records: DnsRecords }[] = [];
   /** What the proxy reports in flight per upstream `host:port`; a function of the fake time. */
   upstream: () => Map<string, number> = () => new Map();
   /** Per-image HTTP answer of the health probe; unset: 503 for 'unhealthy' images, else 200. `null`: no answer. */
@@ -72,7 +73,7 @@ export class AppHarness {
       sealer: this.sealer,
       log: silentLogger,
       enqueue: this.enqueue,
-      dns: { sync: async () => void this.dnsCalls.push({ at: this.now, records: desiredDnsRecords(listAppViews(this.db)) }) },
+      dns: { sync: async () => void this.dnsCalls.push({ at: this.now, records: dnsRecordsOf(this.db) }) },
       proxy: { upstreamRequests: async () => this.upstream() },
       env: { resolve: (id) => deployEnv(this.db, this.sealer, id), missingRequired: (id) => missingRequired(this.db, id) },
       probe: async (url) => {

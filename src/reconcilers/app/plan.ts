@@ -70,6 +70,10 @@ export type AppAction =
  */
 export const containerName = (instance: string, app: string, deployId: number) => `${instance}-${app}-${deployId}`;
 
+/** Replica `slot` of a deploy: slot 0 keeps containerName (what app_status records), the others `-r<slot>`. */
+export const replicaName = (instance: string, app: string, deployId: number, slot: number) =>
+  slot === 0 ? containerName(instance, app, deployId) : `${containerName(instance, app, deployId)}-r${slot}`;
+
 /**
  * The next action for an app. A deploy in progress always goes first (self-healing waits for it: the
  * pipeline decides what serves); otherwise a live container that is not running is healed: started again

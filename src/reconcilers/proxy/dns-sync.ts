@@ -3,19 +3,26 @@
 // dnsmasq answers from are derived from it and rewritten only when they differ.
 import type { Db } from '../../store/db.js';
 import { eq } from 'drizzle-orm';
-import { apps, appStatus } from '../../store/schema/index.js';
+import { appInstances, apps, appStatus } from '../../store/schema/index.js';
 import { desiredDnsRecords } from './routes.js';
+import type { DnsRecords } from '../../dns/hosts.js';
 
 export interface DnsSync {
   sync(): Promise<void>;
 }
 
-export function createDnsSync(db: Db, write: (records: Record<string, string>) => Promise<void> | void): DnsSync {
+/** The DNS answers the database implies: every app's live replicas' addresses. */
+export function dnsRecordsOf(db: Db): DnsRecords {
+  const rows = db.select({ id: apps.id, name: apps.name, liveAddress: appStatus.liveAddress }).from(apps).innerJoin(appStatus, eq(appStatus.appId, apps.id)).all();
+  const replicas = db.select({ appId: appInstances.appId, address: appInstances.address }).from(appInstances).all();
+  return desiredDnsRecords(rows, replicas);
+}
+
+export function createDnsSync(db: Db, write: (records: DnsRecords) => Promise<void> | void): DnsSync {
   let last: string | undefined;
   let chain: Promise<void> = Promise.resolve();
   const syncOnce = async () => {
-    const rows = db.select({ name: apps.name, liveAddress: appStatus.liveAddress }).from(apps).innerJoin(appStatus, eq(appStatus.appId, apps.id)).all();
-    const records = desiredDnsRecords(rows);
+    const records = dnsRecordsOf(db);
     const json = JSON.stringify(records);
     if (json === last) return;
     await write(records);

@@ -22,9 +22,21 @@ export function desiredRoutes(rows: (Pick<AppRow, 'name' | 'appType' | 'accessMo
   return routes.sort((x, y) => (x.app < y.app ? -1 : x.app > y.app ? 1 : 0));
 }
 
-/** Pure: the DNS answers, app DNS name -> live container address. */
-export function desiredDnsRecords(rows: { name: string; liveAddress: string | null }[]): Record<string, string> {
-  const records: Record<string, string> = {};
-  for (const a of rows) if (a.liveAddress) records[appDnsName(a.name)] = a.liveAddress;
+/**
+ * Pure: the DNS answers, app DNS name -> the addresses of its live replicas (slot 0's, app_status, and
+ * those of app_instances). One address stays a string, so a one-replica app's answer is what it was.
+ */
+export function desiredDnsRecords(
+  rows: { id?: number; name: string; liveAddress: string | null }[],
+  replicas: { appId: number; address: string | null }[] = [],
+): Record<string, string | string[]> {
+  const more = new Map<number, string[]>();
+  for (const r of replicas) if (r.address) more.set(r.appId, [...(more.get(r.appId) ?? []), r.address]);
+  const records: Record<string, string | string[]> = {};
+  for (const a of rows) {
+    const all = [...(a.liveAddress ? [a.liveAddress] : []), ...((a.id !== undefined && more.get(a.id)) || [])];
+    if (all.length === 1) records[appDnsName(a.name)] = all[0];
+    else if (all.length > 1) records[appDnsName(a.name)] = all.sort();
+  }
   return records;
 }

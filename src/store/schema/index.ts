@@ -2,6 +2,7 @@ export * from './common.js';
 export * from './users.js';
 export * from './apps.js';
 export * from './app-status.js';
+export * from './app-instances.js';
 export * from './deploys.js';
 export * from './events.js';
 export * from './env.js';

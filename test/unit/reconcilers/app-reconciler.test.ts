@@ -10,7 +10,8 @@ import { silentLogger } from '../../../src/log.js';
 import { Bus } from '../../../src/events/bus.js';
 import { createAppReconciler } from '../../../src/reconcilers/app/reconciler.js';
 import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
-import { desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
+import { dnsRecordsOf } from '../../../src/reconcilers/proxy/dns-sync.js';
+import type { DnsRecords } from '../../../src/dns/hosts.js';
 import { createApp, deleteApp, getAppByName } from '../../../src/store/apps.js';
 import { createDeploy, getDeploy, listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
 import { deployEnv } from '../../../src/store/deploy-env.js';
@@ -34,7 +35,7 @@ let bus: Bus;
 let enqueue: ReturnType<typeof recordingEnqueue>;
 let rec: Reconciler;
 /** Every dns.sync() call: when, and the records it would write. */
-let dnsCalls: { at: number; records: Record<string, string> }[];
+let dnsCalls: { at: number; records: DnsRecords }[];
 /** What the proxy reports in flight per upstream `host:port`; a function of the fake time. */
 let upstream: () => Map<string, number>;
 /** Per-image HTTP answer of the health probe; unset: 503 for 'unhealthy' images, else 200. `null`: no answer. */
@@ -53,7 +54,7 @@ function makeReconciler(): Reconciler {
     enqueue,
     dns: {
       async sync() {
-        dnsCalls.push({ at: now, records: desiredDnsRecords(listAppViews(db)) });
+        dnsCalls.push({ at: now, records: dnsRecordsOf(db) });
       },
     },
     proxy: { upstreamRequests: async () => upstream() },

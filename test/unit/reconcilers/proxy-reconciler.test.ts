@@ -1,3 +1,4 @@
+import type { DnsRecords } from '../../../src/dns/hosts.js';
 // The proxy reconciler and the DNS record sync, with a fake Proxy and fake responder/container starters
 // over a real `:memory:` SQLite. Routes come from the app rows; deploys only move DNS answers.
 import { describe, it, expect, beforeEach } from 'vitest';
@@ -66,7 +67,7 @@ beforeEach(() => {
 describe('proxy reconciler', () => {
   let proxy: ReturnType<typeof fakeProxy>;
   let order: string[];
-  let writes: Record<string, string>[];
+  let writes: DnsRecords[];
   let dns: DnsSync;
   let rec: Reconciler;
   let containerFailure: Error | undefined;
@@ -258,7 +259,7 @@ describe('proxy reconciler: nothing waits inside a pass (DESIGN.md rule 3)', () 
 
 describe('dns sync', () => {
   it('writes only when the records change', async () => {
-    const writes: Record<string, string>[] = [];
+    const writes: DnsRecords[] = [];
     const dns = createDnsSync(db, (r) => void writes.push(r));
     createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
     createApp(db, enqueue, { name: 'api', fallbackPort: 8081 }, 'rest');
@@ -284,7 +285,7 @@ describe('dns sync', () => {
   });
 
   it('is serialized: a sync waits for the write before it, and the newest view is written last', async () => {
-    const writes: { records: Record<string, string>; done: ReturnType<typeof deferred> }[] = [];
+    const writes: { records: DnsRecords; done: ReturnType<typeof deferred> }[] = [];
     let open = 0;
     let maxOpen = 0;
     const dns = createDnsSync(db, async (records) => {
@@ -315,7 +316,7 @@ describe('dns sync', () => {
   });
 
   it('a failed write is retried by the next sync, and does not block the ones after it', async () => {
-    const writes: Record<string, string>[] = [];
+    const writes: DnsRecords[] = [];
     let failNext = true;
     const dns = createDnsSync(db, (r) => {
       writes.push(r);
