@@ -101,3 +101,8 @@ export function observeInstance(db: Db, appId: number, slot: number, patch: Inst
 export function dropInstances(db: Db, appId: number, fromSlot: number): boolean {
   return db.delete(appInstances).where(and(eq(appInstances.appId, appId), gte(appInstances.slot, fromSlot))).run().changes > 0;
 }
+
+/** Forgets one replica (removed after leaving the answer); true if it was recorded. */
+export function dropInstance(db: Db, appId: number, slot: number): boolean {
+  return db.delete(appInstances).where(and(eq(appInstances.appId, appId), eq(appInstances.slot, slot))).run().changes > 0;
+}

@@ -13,7 +13,7 @@ import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
-export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean): Promise<Result> {
+export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false): Promise<Result> {
   const name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
@@ -45,7 +45,8 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
-  const message = how === 'restarted' ? `live container ${name} was not running; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
+  const why = oomKilled ? 'was killed for memory (OOMKilled)' : 'was not running';
+  const message = how === 'restarted' ? `live container ${name} ${why}; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
   return { requeueAfterMs: 0 };

@@ -6,12 +6,12 @@ import { keyOf } from '../../controller/types.js';
 import { addDeployEvent, getDeploy, lastSuccessful, updateDeploy } from '../../store/deploys.js';
 import { nowIso, type DeployRow, type EventLevel } from '../../store/schema/index.js';
 import type { AppView } from '../../store/app-view.js';
-import { observeApp, observeLive } from '../../observed/apps.js';
+import { dropInstances, observeApp, observeInstance, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
-import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
-import { appContainerSpec } from './container-spec.js';
+import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
+import { appContainerSpec, SLOT_LABEL } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
@@ -127,7 +127,14 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   await deps.runtime.remove(name); // a half-made container of an interrupted pass
   await deps.runtime.ensureNetwork(deps.settings.network);
   const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!);
-  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env));
+  // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
+  // to 0 still proves its image, and the scale-down stops it again after the switch).
+  const count = Math.max(1, app.replicas);
+  for (let slot = 0; slot < count; slot++) {
+    const spec = appContainerSpec(deps.settings, app, deploy, env, slot);
+    if (slot > 0) await deps.runtime.remove(spec.name);
+    await deps.runtime.run(spec);
+  }
   const now = deps.now();
   // An adopted app deployed before any steady pass recorded its container as live still has one to replace.
   const previous = app.liveContainerName ?? (app.appType === 'adopted_container' ? app.source : null);
@@ -137,20 +144,29 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
     previousContainer: previous,
     deadline: iso(now + deps.settings.healthTimeoutMs),
   });
-  event(deps, deploy, 'start', `staging container ${name} started`);
+  event(deps, deploy, 'start', count === 1 ? `staging container ${name} started` : `staging containers ${name} and ${count - 1} more replica(s) started`);
   event(deps, deploy, 'health_check', `waiting for GET ${app.healthCheckPath} on port ${app.internalPort} (${deps.settings.healthTimeoutMs / 1000} s timeout)`);
   return { requeueAfterMs: 0 };
 }
 
 async function healthCheck(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Promise<Result> {
   const started = Date.parse(deploy.deadline!) - deps.settings.healthTimeoutMs;
-  const { httpStatus, verdict } = await checkHealth(deps, app, deploy.stagingContainer!, started);
-  if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
-  if (verdict.kind === 'failed') {
-    await deps.runtime.remove(deploy.stagingContainer!);
-    return fail(deps, deploy, 'health_check', 'auto_rollback', `${verdict.reason}; staging container removed, the previous version keeps serving`);
+  const replicas = await stagingReplicas(deps, app, deploy);
+  // Every replica must pass; the first that fails fails them all (none is switched to).
+  let httpStatus: number | undefined;
+  let waitMs = 0;
+  for (const name of replicas) {
+    const check = await checkHealth(deps, app, name, started);
+    if (check.verdict.kind === 'failed') {
+      for (const r of replicas) await deps.runtime.remove(r);
+      const which = replicas.length > 1 ? `${name}: ` : '';
+      return fail(deps, deploy, 'health_check', 'auto_rollback', `${which}${check.verdict.reason}; staging container${replicas.length > 1 ? 's' : ''} removed, the previous version keeps serving`);
+    }
+    if (check.verdict.kind === 'wait') waitMs = Math.max(waitMs, check.verdict.afterMs);
+    httpStatus = check.httpStatus;
   }
-  event(deps, deploy, 'health_check', `healthy after ${deps.now() - started} ms (HTTP ${httpStatus})`);
+  if (waitMs > 0) return { requeueAfterMs: waitMs };
+  event(deps, deploy, 'health_check', `${replicas.length > 1 ? `all ${replicas.length} replicas ` : ''}healthy after ${deps.now() - started} ms (HTTP ${httpStatus})`);
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'route_update' });
   return { requeueAfterMs: 0 };
 }
@@ -160,7 +176,19 @@ async function routeUpdate(deps: AppReconcilerDeps, app: AppView, deploy: Deploy
   if (!info?.running || !info.address) throw new Error(`staging container ${deploy.stagingContainer} stopped before the switch`);
   // The switch: the live container is whatever the DNS answer points at, and the route's port is the one
   // it listens on, so all three change together.
-  observeLive(deps.db, app.id, { containerName: info.name, containerId: info.id, address: info.address }, { port: app.internalPort, portBasis: specPort });
+  const others: { slot: number; name: string; id: string; address: string }[] = [];
+  for (const name of (await stagingReplicas(deps, app, deploy)).slice(1)) {
+    const r = await deps.runtime.inspect(name, deps.settings.network);
+    if (!r?.running || !r.address) throw new Error(`staging container ${name} stopped before the switch`);
+    others.push({ slot: Number(r.labels[SLOT_LABEL]), name, id: r.id, address: r.address });
+  }
+  // One write: slot 0 and every other replica of the new version; rows of slots it does not fill go (their
+  // old containers drain with the old first one, stopOld).
+  deps.db.transaction(() => {
+    observeLive(deps.db, app.id, { containerName: info.name, containerId: info.id, address: info.address }, { port: app.internalPort, portBasis: specPort });
+    for (const o of others) observeInstance(deps.db, app.id, o.slot, { deployId: deploy.id, containerName: o.name, containerId: o.id, address: o.address, healFailures: 0, healNotBefore: null });
+    dropInstances(deps.db, app.id, others.length + 1);
+  });
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
@@ -185,6 +213,12 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
     // Inside a watch window the old container is kept, stopped, to flip back to (watch.ts).
     const adopted = app.appType === 'adopted_container' && old === app.source;
+    // The old version's other replicas drained with it; they are never kept (a flip-back restarts the
+    // first one, and scaling adds the others again).
+    for (const extra of (await oldReplicas(deps, app, old))) {
+      await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
+      await deps.runtime.remove(extra);
+    }
     await deps.runtime.stop(old, deps.settings.stopGraceSeconds, { adopted });
     const kept = keepsOld(deps, app, deploy);
     if (!adopted && !kept) await deps.runtime.remove(old);
@@ -235,6 +269,20 @@ function keepsOld(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): boo
     previousDeployId: app.currentDeployId,
     trigger: deploy.trigger,
   });
+}
+
+/** The containers of a deploy in progress, slot 0 first. */
+async function stagingReplicas(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Promise<string[]> {
+  const list = await deps.runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: deps.settings.instance, [LABELS.app]: app.name, [LABELS.deploy]: String(deploy.id) });
+  const slotOf = (c: { labels: Record<string, string> }) => Number(c.labels[SLOT_LABEL] ?? 0);
+  const mine = list.filter((c) => c.labels[LABELS.appId] === String(app.id)).sort((a, b) => slotOf(a) - slotOf(b));
+  return mine.length > 0 ? mine.map((c) => c.name) : [deploy.stagingContainer!];
+}
+
+/** The other replicas of the old version (`<old>-r<slot>`). */
+async function oldReplicas(deps: AppReconcilerDeps, app: AppView, old: string): Promise<string[]> {
+  const list = await deps.runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: deps.settings.instance, [LABELS.app]: app.name });
+  return list.filter((c) => c.name.startsWith(`${old}-r`)).map((c) => c.name);
 }
 
 async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<number> {

@@ -34,6 +34,10 @@ export interface AppFacts {
   currentDeployId: number | null;
   healFailures: number;
   healNotBeforeMs: number | null;
+  /** Wanted copies (issue 19); 0 stops the app without deleting it. */
+  replicas: number;
+  /** Slot 0's address in the DNS answer (null: out of it). */
+  liveAddress: string | null;
 }
 
 export interface DeployFacts {
@@ -60,7 +64,9 @@ export type AppAction =
   | WatchAction
   | { kind: 'begin_deploy'; deployId: number }
   | { kind: 'deploy_step'; deployId: number; step: DeployStep }
-  | { kind: 'heal'; container: string; exists: boolean }
+  | { kind: 'heal'; container: string; exists: boolean; oomKilled?: boolean }
+  /** `replicas: 0`: slot 0 leaves the DNS answer, then (after the proxy's refresh) is stopped and removed. */
+  | { kind: 'stop_live'; container: string; unpublish: boolean }
   | { kind: 'heal_wait'; afterMs: number }
   | { kind: 'steady' };
 
@@ -92,11 +98,15 @@ export function planApp(
   if (deploy?.status === 'pending') return { kind: 'begin_deploy', deployId: deploy.id };
   if (app.appType !== 'managed' || !app.liveContainerName || app.currentDeployId === null) return { kind: 'steady' };
   const live = containers.find((c) => c.name === app.liveContainerName);
+  if (app.replicas === 0) {
+    if (app.liveAddress !== null) return { kind: 'stop_live', container: app.liveContainerName, unpublish: true };
+    return live ? { kind: 'stop_live', container: app.liveContainerName, unpublish: false } : { kind: 'steady' };
+  }
   if (live?.running) return { kind: 'steady' };
   // Gone (or going) is not a crash loop: recreate at once, whatever the backoff says.
   if (!live || live.removing) return { kind: 'heal', container: app.liveContainerName, exists: false };
   if (app.healNotBeforeMs !== null && app.healNotBeforeMs > nowMs) return { kind: 'heal_wait', afterMs: app.healNotBeforeMs - nowMs };
-  return { kind: 'heal', container: app.liveContainerName, exists: true };
+  return { kind: 'heal', container: app.liveContainerName, exists: true, oomKilled: live.oomKilled };
 }
 
 /**
@@ -104,9 +114,9 @@ export function planApp(
  * old one of the deploy in progress. They are leftovers of crashes, failed deploys, a deleted app, or a
  * deleted app of the same name (another `svc.app-id`), whose containers a re-created app never adopts.
  */
-export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[], watch?: WatchFacts): string[] {
+export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[], watch?: WatchFacts, replicas: string[] = []): string[] {
   if (!app.exists) return containers.map((c) => c.name);
-  const keep = new Set<string>();
+  const keep = new Set<string>(replicas);
   if (app.liveContainerName) keep.add(app.liveContainerName);
   if (watch?.kept) keep.add(watch.kept);
   if (watch?.watched) keep.add(watch.watched);
@@ -114,10 +124,12 @@ export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containe
     if (deploy.stagingContainer) keep.add(deploy.stagingContainer);
     if (deploy.previousContainer) keep.add(deploy.previousContainer);
   }
+  // The old version's other replicas drain with its first one (pipeline.ts stopOld removes them).
+  const oldReplica = (c: ObservedContainer) => deploy?.status === 'running' && !!deploy.previousContainer && c.name.startsWith(`${deploy.previousContainer}-r`);
   const foreign = (c: ObservedContainer) => c.appId !== undefined && c.appId !== app.id;
   // A resumed `create` step may find its own container half-made; that step replaces it itself.
   const ownStaging = (c: ObservedContainer) => deploy?.status === 'running' && c.deployId === deploy.id;
-  return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c))).map((c) => c.name);
+  return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c) && !oldReplica(c))).map((c) => c.name);
 }
 
 /** A container that stayed up this long is considered recovered: its failure count resets. */

@@ -6,10 +6,12 @@ import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
 import { apps } from '../../store/schema/index.js';
 import { shownAppType, type AppView } from '../../store/app-view.js';
-import { observeApp, observeLive } from '../../observed/apps.js';
+import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
+import { scaleReplicas } from './scale.js';
+import { addAppEvent } from '../../store/deploys.js';
 import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/deploys.js';
 import { getAppByName } from '../../store/apps.js';
-import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
+import { deriveAppStatus, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
@@ -69,7 +71,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       kept: watched.previousContainer,
     };
 
-    for (const orphan of orphans(facts, deployFacts, containers, watchFacts)) {
+    const replicaNames = row ? readInstances(db, row.id).map((r) => r.containerName) : [];
+    for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
       await runtime.remove(orphan);
     }
@@ -104,11 +107,15 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         if (giveUp) return failDeploy(deps, deploy!, action.step, 'failed', giveUp);
         return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
       }
-      case 'heal':
-        return heal(deps, row, action.exists);
+      case 'heal': {
+        const healed = await heal(deps, row, action.exists, action.oomKilled);
+        return soonest(healed, await scaleReplicas(deps, row, containers, row.currentDeployId));
+      }
       case 'heal_wait':
         await refreshStatus(row, containers);
-        return { requeueAfterMs: action.afterMs };
+        return soonest({ requeueAfterMs: action.afterMs }, await scaleReplicas(deps, row, containers, row.currentDeployId));
+      case 'stop_live':
+        return stopLive(row, containers, action.container, action.unpublish);
       case 'steady':
         return steady(row, containers);
     }
@@ -136,6 +143,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       const info = await runtime.inspect(live.name, settings.network);
       if (info?.address && observeLive(db, row.id, { address: info.address })) await deps.dns.sync();
     }
+    const scaled = row.replicas > 0 ? await scaleReplicas(deps, row, containers, row.currentDeployId) : await scaleReplicas(deps, row, containers, null);
+    if (scaled.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, scaled.requeueAfterMs);
     await writeStatus(row, live?.running ?? false);
     // No proxy pass from here: routes do not depend on a container's state (DNS answers do, synced above),
     // and the proxy reconciler checks Caddy every second anyway. Enqueueing it from every steady pass made
@@ -143,11 +152,28 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };
   }
 
+  /** `replicas: 0`: out of the answer, then (the proxy re-resolved) stopped and removed; every replica goes. */
+  async function stopLive(row: AppView, containers: ObservedContainer[], container: string, unpublish: boolean): Promise<Result> {
+    const extras = await scaleReplicas(deps, row, containers, null);
+    observeApp(db, row.id, { status: 'inactive' });
+    if (unpublish) {
+      observeLive(db, row.id, { address: null });
+      await deps.dns.sync();
+      deps.enqueue(keyOf('proxy', 'main'));
+      return soonest({ requeueAfterMs: drainMinWaitMs(settings.dnsRefreshMs) }, extras);
+    }
+    await runtime.stop(container, settings.stopGraceSeconds);
+    await runtime.remove(container);
+    addAppEvent(db, row.id, 'scale', `scaled to 0 replicas: ${container} stopped and removed; the app is kept`);
+    return extras;
+  }
+
   async function refreshStatus(row: AppView, containers: ObservedContainer[]) {
     await writeStatus(row, containers.some((c) => c.name === row.liveContainerName && c.running));
   }
 
   async function writeStatus(row: AppView, liveRunning: boolean) {
+    if (row.replicas === 0 && row.appType === 'managed') return void observeApp(db, row.id, { status: 'inactive' });
     const newestFinished = newestFinishedStatus(db, row.id);
     observeApp(db, row.id, { status: deriveAppStatus(liveRunning, newestFinished) });
   }
@@ -166,6 +192,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   };
 }
 
+/** The sooner of two requeues (none: no requeue). */
+function soonest(a: Result, b: Result): Result {
+  const ms = Math.min(a.requeueAfterMs ?? Infinity, b.requeueAfterMs ?? Infinity);
+  return ms === Infinity ? {} : { requeueAfterMs: ms };
+}
+
 function toFacts(row: AppView | undefined): AppFacts {
   return {
     id: row?.id ?? null,
@@ -175,5 +207,7 @@ function toFacts(row: AppView | undefined): AppFacts {
     currentDeployId: row?.currentDeployId ?? null,
     healFailures: row?.healFailures ?? 0,
     healNotBeforeMs: row?.healNotBefore ? Date.parse(row.healNotBefore) : null,
+    replicas: row?.replicas ?? 1,
+    liveAddress: row?.liveAddress ?? null,
   };
 }

@@ -7,7 +7,7 @@ import { isLatest, mustPull } from '../../../src/reconcilers/app/images.js';
 import { desiredRoutes, desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
 
 const app = (over: Partial<AppFacts> = {}): AppFacts => ({
-  id: 7, exists: true, appType: 'managed', liveContainerName: 'svc-web-1', currentDeployId: 1, healFailures: 0, healNotBeforeMs: null, ...over,
+  id: 7, exists: true, appType: 'managed', liveContainerName: 'svc-web-1', currentDeployId: 1, healFailures: 0, healNotBeforeMs: null, replicas: 1, liveAddress: '172.30.0.2', ...over,
 });
 const deploy = (over: Partial<DeployFacts> = {}): DeployFacts => ({
   id: 2, status: 'running', step: 'health_check', stagingContainer: 'svc-web-2', previousContainer: 'svc-web-1', ...over,

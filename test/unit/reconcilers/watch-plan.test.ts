@@ -4,7 +4,7 @@ import { stoppedByEngineApi, judgeWatchProbe, planWatch, watchesOld } from '../.
 import type { AppFacts, DeployFacts, WatchFacts } from '../../../src/reconcilers/app/plan.js';
 
 const app = (over: Partial<AppFacts> = {}): AppFacts => ({
-  id: 7, exists: true, appType: 'managed', liveContainerName: 'svc-web-2', currentDeployId: 2, healFailures: 0, healNotBeforeMs: null, ...over,
+  id: 7, exists: true, appType: 'managed', liveContainerName: 'svc-web-2', currentDeployId: 2, healFailures: 0, healNotBeforeMs: null, replicas: 1, liveAddress: '172.30.0.2', ...over,
 });
 const watch = (over: Partial<WatchFacts> = {}): WatchFacts => ({ id: 2, step: 'watch', watchUntilMs: 60_000, watched: 'svc-web-2', kept: 'svc-web-1', ...over });
 const pending: DeployFacts = { id: 3, status: 'pending', step: null, stagingContainer: null, previousContainer: null };
