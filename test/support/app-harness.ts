@@ -16,7 +16,7 @@ import { shownAppType, shownImageRef, shownInternalPort } from '../../src/store/
 import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deploys.js';
 import { deployEnv } from '../../src/store/deploy-env.js';
 import { missingRequired } from '../../src/store/env.js';
-import { appEvents, apps, appStatus, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
+import { appEvents, appInstances, apps, appStatus, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
 import type { Reconciler, Result } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 
@@ -142,6 +142,7 @@ export class AppHarness {
     const snapshot = () => ({
       app: this.db.select().from(apps).where(eq(apps.name, name)).get(),
       status: this.db.select().from(appStatus).all(),
+      replicas: this.db.select().from(appInstances).all(),
       deploys: this.db.select().from(deploys).orderBy(asc(deploys.id)).all(),
       deployEvents: this.db.select().from(deployEvents).all(),
       appEvents: this.db.select().from(appEvents).all(),

@@ -1,0 +1,132 @@
+// Replicas and limits on one host (issue 19) through the app reconciler on the FakeRuntime, a real
+// :memory: SQLite and a fake clock. Every test ends steady (rule 2).
+import { describe, it, expect } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { AppHarness } from '../../support/app-harness.js';
+import { apps, appEvents } from '../../../src/store/schema/index.js';
+import { readInstances } from '../../../src/observed/apps.js';
+import { updateApp } from '../../../src/store/apps.js';
+
+const running = (h: AppHarness) => [...h.rt.containers.values()].filter((c) => c.state === 'running').map((c) => c.spec.name).sort();
+const answer = (h: AppHarness) => {
+  const r = h.dnsNow()?.['web.svc.internal.'];
+  return r === undefined ? [] : typeof r === 'string' ? [r] : [...r];
+};
+const addressesOf = (h: AppHarness, names: string[]) => names.map((n) => h.rt.containers.get(n)!.address!).sort();
+const scale = (h: AppHarness, replicas: number) => updateApp(h.db, h.enqueue, h.app().id, { replicas });
+const events = (h: AppHarness) => h.db.select().from(appEvents).all().map((e) => e.message);
+
+async function threeReplicas() {
+  const h = new AppHarness();
+  h.makeApp('web', { replicas: 3, memoryMb: 128, cpus: 0.5 });
+  await h.deployed('web:1');
+  await h.drive();
+  return h;
+}
+
+describe('replicas', () => {
+  it('a deploy starts every replica with the limits, and the DNS answer holds all three', async () => {
+    const h = await threeReplicas();
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    for (const c of h.rt.containers.values()) expect(c.spec.resources).toEqual({ memoryMb: 128, cpus: 0.5 });
+    expect(readInstances(h.db, h.app().id).map((r) => [r.slot, r.deployId])).toEqual([[1, 1], [2, 1]]);
+    expect(h.app().status).toBe('active');
+    await h.expectSteady();
+  });
+
+  it('a new version: all replicas healthy beside the old before the switch, then the old ones go', async () => {
+    const h = await threeReplicas();
+    const d = h.deploy('web:2');
+    let atSwitch: string[] = [];
+    await h.drive(undefined, { until: () => (h.dep(d.id).step === 'route_update' && (atSwitch = running(h)).length > 0 && false) || h.dep(d.id).status === 'success' });
+    expect(atSwitch).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2', 'svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    await h.expectSteady();
+  });
+
+  it('one replica that never gets healthy fails them all: none is switched to, the old three keep serving', async () => {
+    const h = await threeReplicas();
+    const before = answer(h);
+    // The new version's replicas exit at once: the first that fails fails the deploy, all are removed.
+    const d = h.deploy('web:exits');
+    await h.drive(undefined, { until: () => ['auto_rollback', 'failed'].includes(h.dep(d.id).status) });
+    await h.drive();
+    expect(h.dep(d.id).status).toBe('auto_rollback');
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect(answer(h)).toEqual(before);
+    await h.expectSteady();
+  });
+
+  it('scaling adds and removes replicas of the live version, no deploy; a removed one leaves the answer first', async () => {
+    const h = new AppHarness();
+    await h.deployed('web:1');
+    await h.drive();
+    scale(h, 3);
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect(answer(h)).toHaveLength(3);
+    expect(h.db.select().from(apps).all()).toHaveLength(1);
+    await h.expectSteady();
+    scale(h, 1);
+    const r2 = h.rt.containers.get('svc-web-1-r2')!.address!;
+    await h.rec.reconcile('web');
+    // Out of the answer, still running until the proxy re-resolved.
+    expect(answer(h)).toHaveLength(1);
+    expect(answer(h)).not.toContain(r2);
+    expect(running(h)).toContain('svc-web-1-r2');
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-1']);
+    expect(readInstances(h.db, h.app().id)).toEqual([]);
+    await h.expectSteady();
+  });
+
+  it('replicas 0 stops the app (inactive, no DNS answer) without deleting it; raising it starts it again', async () => {
+    const h = await threeReplicas();
+    scale(h, 0);
+    await h.drive();
+    expect(running(h)).toEqual([]);
+    expect(answer(h)).toEqual([]);
+    expect(h.app().status).toBe('inactive');
+    expect(h.app().currentDeployId).toBe(1);
+    await h.expectSteady();
+    scale(h, 2);
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1']);
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    expect(h.app().status).toBe('active');
+    await h.expectSteady();
+  });
+
+  it('a replica killed is healed alone with backoff; one killed for memory says OOMKilled', async () => {
+    const h = await threeReplicas();
+    h.rt.kill('svc-web-1-r1');
+    await h.rec.reconcile('web');
+    expect(running(h)).toContain('svc-web-1-r1');
+    h.rt.oom('svc-web-1-r2');
+    await h.drive();
+    expect(events(h).some((m) => /replica 2 \(svc-web-1-r2\) was killed for memory \(OOMKilled\); restarted/.test(m))).toBe(true);
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    // Up long enough: the counters reset, then nothing changes any more.
+    h.now += 11_000;
+    await h.drive();
+    expect(readInstances(h.db, h.app().id).every((r) => r.healFailures === 0)).toBe(true);
+    await h.expectSteady();
+  });
+
+  it('the first replica killed for memory is an app event that says so', async () => {
+    const h = new AppHarness();
+    await h.deployed('web:1');
+    await h.drive();
+    h.rt.oom('svc-web-1');
+    await h.drive();
+    expect(events(h).some((m) => /svc-web-1 was killed for memory \(OOMKilled\); restarted/.test(m))).toBe(true);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+    expect(h.db.select().from(apps).where(eq(apps.name, 'web')).get()!.replicas).toBe(1);
+  });
+});
