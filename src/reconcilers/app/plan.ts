@@ -126,10 +126,12 @@ export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containe
   }
   // The old version's other replicas drain with its first one (pipeline.ts stopOld removes them).
   const oldReplica = (c: ObservedContainer) => deploy?.status === 'running' && !!deploy.previousContainer && c.name.startsWith(`${deploy.previousContainer}-r`);
+  // A flip-back stops the failed version's other replicas with its first one (watch.ts stopFailed).
+  const failedReplica = (c: ObservedContainer) => (watch?.step === 'flip_back' || watch?.step === 'flip_stop') && !!watch.watched && c.name.startsWith(`${watch.watched}-r`);
   const foreign = (c: ObservedContainer) => c.appId !== undefined && c.appId !== app.id;
   // A resumed `create` step may find its own container half-made; that step replaces it itself.
   const ownStaging = (c: ObservedContainer) => deploy?.status === 'running' && c.deployId === deploy.id;
-  return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c) && !oldReplica(c))).map((c) => c.name);
+  return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c) && !oldReplica(c) && !failedReplica(c))).map((c) => c.name);
 }
 
 /** A container that stayed up this long is considered recovered: its failure count resets. */

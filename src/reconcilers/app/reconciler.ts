@@ -43,8 +43,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     const watched = row ? watchedDeploy(db, row.id) : undefined;
     // Why the watched container stopped decides between a flip-back and a heal: ask the engine's event
     // history for a `kill` since it started (docker stop/kill/rm -f send one; an exit of its own does not).
-    const stopped = watched?.step === 'watch' && list.find((c) => c.name === watched.stagingContainer && !c.running && c.state === 'exited' && !c.oomKilled);
-    if (stopped) {
+    // Every replica of the watched version counts (issue 19): slot 0 and its `-r<slot>` siblings.
+    const ofWatched = (n: string) => !!watched?.stagingContainer && (n === watched.stagingContainer || n.startsWith(`${watched.stagingContainer}-r`));
+    const stoppedOnes = watched?.step === 'watch' ? list.filter((c) => ofWatched(c.name) && !c.running && c.state === 'exited' && !c.oomKilled) : [];
+    for (const stopped of stoppedOnes) {
       // From a second before its start: clocks round, and its own `start` marks where its run begins.
       const since = stopped.startedAt ? Date.parse(stopped.startedAt) - 1_000 : 0;
       containers.find((c) => c.name === stopped.name)!.stoppedFromOutside = stoppedByEngineApi(await runtime.pastActions(stopped.id, since));

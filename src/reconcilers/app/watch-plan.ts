@@ -42,14 +42,22 @@ export function planWatch(
   }
   if (nowMs >= watch.watchUntilMs) return { kind: 'end_watch', deployId: watch.id, why: 'the window is over' };
   const live = containers.find((c) => c.name === watch.watched);
+  // Any other replica of the watched version that exited on its own flips the whole app back too.
+  const failedReplica = containers.find((c) => c.name.startsWith(`${watch.watched}-r`) && ownExit(c));
+  if (live?.running && failedReplica) return { kind: 'flip_back_begin', deployId: watch.id, reason: exitReason(failedReplica) };
   if (live?.running) return { kind: 'watch_probe', deployId: watch.id };
   // Removed, or stopped through the engine's API by someone else: nothing says the version failed, so
   // self-healing brings it back as it would outside the window (and the window goes on).
   if (!live || live.removing) return undefined;
-  if (live.oomKilled) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} was killed for memory (OOMKilled)` };
-  if (live.stoppedFromOutside) return undefined;
-  return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} exited with code ${live.exitCode ?? 'unknown'}` };
+  if (!ownExit(live)) return undefined;
+  return { kind: 'flip_back_begin', deployId: watch.id, reason: exitReason(live) };
 }
+
+/** Stopped by itself (or for memory), not removed and not stopped through the engine's API by someone. */
+const ownExit = (c: ObservedContainer) => !c.running && !c.removing && (c.oomKilled === true || !c.stoppedFromOutside);
+
+const exitReason = (c: ObservedContainer) =>
+  c.oomKilled ? `${c.name} was killed for memory (OOMKilled)` : `${c.name} exited with code ${c.exitCode ?? 'unknown'}`;
 
 /**
  * Whether a stopped container was stopped through the engine's API (`docker stop`, `docker kill`,

@@ -10,7 +10,7 @@ import { getApp } from '../../store/apps.js';
 import { addAppEvent, addDeployEvent, getDeploy, updateDeploy } from '../../store/deploys.js';
 import { nowIso, type DeployRow, type EventLevel } from '../../store/schema/index.js';
 import { servingPort, shownImageRef, type AppView } from '../../store/app-view.js';
-import { observeLive } from '../../observed/apps.js';
+import { dropInstances, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { drainMinWaitMs } from './plan.js';
 import { checkHealth } from './health-check.js';
@@ -82,27 +82,32 @@ async function probeKept(deps: AppReconcilerDeps, app: AppView, d: DeployRow): P
 
   // The switch back: the kept container is live again, with its own deploy's image.
   const previous = getDeploy(deps.db, Number(info!.labels[LABELS.deploy]));
-  observeLive(
-    deps.db,
-    app.id,
-    { containerName: kept, containerId: info!.id, address: info!.address! },
-    {
-      liveDeployId: previous?.id ?? app.currentDeployId,
-      liveImage: previous?.imageRef ?? app.liveImage,
-      imageBasis: app.imageRef,
-      port,
-      portBasis: app.internalPort,
-      healFailures: 0,
-      healNotBefore: null,
-    },
-  );
+  // In the same write, the failed version's other replicas leave the answer (scaling adds the kept
+  // version's again once it serves).
+  const hadReplicas = deps.db.transaction(() => {
+    observeLive(
+      deps.db,
+      app.id,
+      { containerName: kept, containerId: info!.id, address: info!.address! },
+      {
+        liveDeployId: previous?.id ?? app.currentDeployId,
+        liveImage: previous?.imageRef ?? app.liveImage,
+        imageBasis: app.imageRef,
+        port,
+        portBasis: app.internalPort,
+        healFailures: 0,
+        healNotBefore: null,
+      },
+    );
+    return dropInstances(deps.db, app.id, 1);
+  });
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
   event(deps, d, 'route_update', `traffic for ${app.name} goes back to ${kept}`);
   addAppEvent(deps.db, app.id, 'flip_back', `flipped back from ${d.stagingContainer} to ${kept}: ${d.error}`, 'warn');
   const failed = await deps.runtime.inspect(d.stagingContainer!);
-  const waitMs = failed?.running ? drainMinWaitMs(deps.settings.dnsRefreshMs) : 0;
+  const waitMs = failed?.running || hadReplicas ? drainMinWaitMs(deps.settings.dnsRefreshMs) : 0;
   updateDeploy(deps.db, deps.bus, d.id, { step: 'flip_stop', deadline: iso(deps.now() + waitMs) });
   return { requeueAfterMs: waitMs };
 }
@@ -112,6 +117,12 @@ async function stopFailed(deps: AppReconcilerDeps, app: AppView, d: DeployRow): 
   const waitMs = Date.parse(d.deadline!) - deps.now();
   if (waitMs > 0) return { requeueAfterMs: waitMs };
   const failed = d.stagingContainer!;
+  const ours = { [LABELS.managed]: 'true', [LABELS.instance]: deps.settings.instance, [LABELS.app]: app.name };
+  for (const c of await deps.runtime.list(ours)) {
+    if (!c.name.startsWith(`${failed}-r`)) continue;
+    await deps.runtime.stop(c.name, deps.settings.stopGraceSeconds);
+    await deps.runtime.remove(c.name);
+  }
   await deps.runtime.stop(failed, deps.settings.stopGraceSeconds);
   await deps.runtime.remove(failed);
   event(deps, d, 'stop_old', `failed container ${failed} stopped and removed`);

@@ -2,7 +2,7 @@
 // :memory: SQLite and a fake clock. Every test ends steady (rule 2).
 import { describe, it, expect } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { AppHarness } from '../../support/app-harness.js';
+import { AppHarness, APP_SETTINGS } from '../../support/app-harness.js';
 import { apps, appEvents } from '../../../src/store/schema/index.js';
 import { readInstances } from '../../../src/observed/apps.js';
 import { updateApp } from '../../../src/store/apps.js';
@@ -128,5 +128,43 @@ describe('replicas', () => {
     await h.drive();
     await h.expectSteady();
     expect(h.db.select().from(apps).where(eq(apps.name, 'web')).get()!.replicas).toBe(1);
+  });
+});
+
+describe('watch window with replicas', () => {
+  async function watched() {
+    const h = new AppHarness({ ...APP_SETTINGS, watchMs: 60_000 });
+    h.makeApp('web', { replicas: 3 });
+    const first = await h.deployed('web:1');
+    await h.drive(undefined, { until: () => readInstances(h.db, h.app().id).every((r) => r.address !== null) && readInstances(h.db, h.app().id).length === 2 });
+    const second = await h.deployed('web:2');
+    await h.drive(undefined, { until: () => h.probed.length > 0 && h.now > 0 && h.dep(second.id).step === 'watch' });
+    return { h, first, second };
+  }
+
+  it('a replica of the new version that exits on its own flips the whole app back; the old version comes back at full replicas', async () => {
+    const { h, first, second } = await watched();
+    expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
+    h.rt.kill('svc-web-2-r1', 1);
+    await h.drive(undefined, { until: () => h.dep(second.id).status === 'auto_rollback' });
+    expect(h.dep(second.id).error).toBe('svc-web-2-r1 exited with code 1');
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect([...h.rt.containers.keys()].filter((n) => n.startsWith('svc-web-2'))).toEqual([]);
+    expect(h.app()).toMatchObject({ currentDeployId: first.id, liveContainerName: 'svc-web-1', status: 'active' });
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    await h.expectSteady();
+  });
+
+  it('a replica of the new version killed from outside is healed alone, no flip-back', async () => {
+    const { h, second } = await watched();
+    h.rt.killFromOutside('svc-web-2-r2');
+    await h.drive(undefined, { until: () => h.rt.containers.get('svc-web-2-r2')!.state === 'running' && readInstances(h.db, h.app().id)[1].address !== null });
+    expect(h.dep(second.id)).toMatchObject({ status: 'success', step: 'watch' });
+    expect(events(h).some((m) => /replica 2 \(svc-web-2-r2\) exited with code 137; restarted \(attempt 1\)/.test(m))).toBe(true);
+    h.now += 61_000;
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
+    await h.expectSteady();
   });
 });
