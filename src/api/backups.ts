@@ -5,28 +5,20 @@ import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { keyOf } from '../controller/types.js';
-import { ApiError, conflict, notFound } from '../errors.js';
-import { backupJson, createBackup, deleteBackupRecord, getBackup, listBackups, type BackupRow } from '../store/backups.js';
+import { conflict, DomainError, invalid, notFound, unavailable, unprocessable } from '../errors.js';
+import { backupJson, createBackup, getBackup, listBackups } from '../store/backups.js';
+import { deleteBackup } from '../desired/backups.js';
 import { ArchiveError } from '../backup/extract-archive.js';
 import { importArchive } from '../backup/import.js';
 import { KeyMismatchError } from '../backup/snapshot.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { idParam } from './validate.js';
-
-/** Deletes a finished backup's record; the backup reconciler removes the file. 409 while it runs. Shared with the UI. */
-export function requestBackupDelete(deps: ApiDeps, row: BackupRow): void {
-  if (row.status === 'running') throw conflict(`backup ${row.id} is still running; delete it when it has finished`);
-  deleteBackupRecord(deps.db, row.id);
-  deps.enqueue(keyOf('backup', 'files'));
-  deps.log.info('backup deleted', { id: row.id, filename: row.filename });
-}
+import { idParam, restOrigin } from '../http/request.js';
 
 /** Archive problems are the caller's: 400 (unreadable or hostile archive) or 422 (another encryption key). */
 function refusal(err: unknown): never | void {
-  if (err instanceof ArchiveError) throw new ApiError(400, 'invalid_archive', err.message);
-  if (err instanceof KeyMismatchError) throw new ApiError(422, 'encryption_key_mismatch', err.message);
-  if (err instanceof ApiError) throw err;
+  if (err instanceof ArchiveError) throw invalid(err.message, undefined, 'invalid_archive');
+  if (err instanceof KeyMismatchError) throw unprocessable('encryption_key_mismatch', err.message);
+  if (err instanceof DomainError) throw err;
 }
 
 export function backupRoutes(deps: ApiDeps) {
@@ -58,12 +50,12 @@ export function backupRoutes(deps: ApiDeps) {
 
   r.post('/backups/:id/restore', async (c) => {
     const id = idParam(c, 'id', 'backup');
-    if (!deps.backups) throw new ApiError(503, 'not_configured', 'restores need the backup reconciler, which this server does not run');
+    if (!deps.backups) throw unavailable('not_configured', 'restores need the backup reconciler, which this server does not run');
     try {
       const { backup, safety } = await deps.backups.restore(id);
       return c.json({ restored: true, backup_id: backup.id, safety_backup_id: safety.id, restart_required: false });
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (err instanceof DomainError) throw err;
       refusal(err);
       // Our own failure (engine, disk): the previous state is back; say why.
       const reason = err instanceof Error ? err.message : String(err);
@@ -82,7 +74,7 @@ export function backupRoutes(deps: ApiDeps) {
     try {
       size = statSync(path).size;
     } catch {
-      throw new ApiError(404, 'not_found', `the archive of backup ${row.id} is missing from the backup directory`);
+      throw new DomainError('not_found', 'not_found', `the archive of backup ${row.id} is missing from the backup directory`);
     }
     const stream = Readable.toWeb(createReadStream(path)) as ReadableStream;
     return c.body(stream, 200, {
@@ -94,7 +86,7 @@ export function backupRoutes(deps: ApiDeps) {
   });
 
   r.delete('/backups/:id', (c) => {
-    requestBackupDelete(deps, backupOf(c));
+    deleteBackup(deps, idParam(c, 'id', 'backup'), restOrigin(c));
     return c.body(null, 204);
   });
 

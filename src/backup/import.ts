@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError } from '../errors.js';
+import { invalid, tooLarge } from '../errors.js';
 import type { Db } from '../store/db.js';
 import { deleteBackupRecord, insertWithFreeName, type BackupRow } from '../store/backups.js';
 import { ensureBackupDir } from './create-archive.js';
@@ -20,7 +20,7 @@ import { prepareSnapshot } from './snapshot.js';
 export const IMPORT_MAX_BYTES = 64 * 1024 ** 3;
 
 export async function importArchive(d: { db: Db; backupDir: string; now: Date; maxBytes?: number }, body: ReadableStream<Uint8Array> | null): Promise<BackupRow> {
-  if (!body) throw new ApiError(400, 'invalid_request', 'send the .tar.gz archive as the request body');
+  if (!body) throw invalid('send the .tar.gz archive as the request body');
   const max = d.maxBytes ?? IMPORT_MAX_BYTES;
   await ensureBackupDir(d.backupDir);
   const work = join(d.backupDir, `.import-${randomBytes(6).toString('hex')}.partial`);
@@ -30,12 +30,12 @@ export async function importArchive(d: { db: Db; backupDir: string; now: Date; m
     const cap = new Transform({
       transform(chunk: Buffer, _e, cb) {
         received += chunk.length;
-        if (received > max) return cb(new ApiError(413, 'too_large', `archive is larger than ${max} bytes`));
+        if (received > max) return cb(tooLarge(`archive is larger than ${max} bytes`));
         cb(null, chunk);
       },
     });
     await pipeline(Readable.fromWeb(body as never), cap, createWriteStream(work, { flags: 'wx', mode: 0o600 }));
-    if (received === 0) throw new ApiError(400, 'invalid_request', 'send the .tar.gz archive as the request body');
+    if (received === 0) throw invalid('send the .tar.gz archive as the request body');
     await extractArchive(work, staging);
     prepareSnapshot(join(staging, 'svc.db'), d.db, undefined);
     const fh = await open(work, 'r+');

@@ -46,6 +46,7 @@ export function wireManifests(d: { config: Config; db: Db; sealer: Sealer; log: 
       bus: d.bus,
       config,
       log,
+      now: () => new Date(),
       dir: m.dir,
       pruneServices: m.pruneServices,
       ensureWatch,

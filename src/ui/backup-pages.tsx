@@ -1,11 +1,12 @@
 /** @jsxImportSource hono/jsx */
 // `/backups`: "Create backup", the list with a download link, "Restore" (after a confirmation page) and
-// "Delete" per backup, and the schedule and retention in force. Create and delete call the functions the
-// REST handlers call; restore goes through the API's own `POST /api/backups/{id}/restore` in-process.
+// "Delete" per backup, and the schedule and retention in force. Create and delete call what the REST
+// handlers call (delete: the backups command); restore goes through the API's own `POST /api/backups/{id}/restore` in-process.
 import { Hono, type Context } from 'hono';
-import { requestBackupDelete } from '../api/backups.js';
-import { idParam } from '../api/validate.js';
-import { ApiError, notFound } from '../errors.js';
+import { deleteBackup } from '../desired/backups.js';
+import { DomainError, notFound } from '../errors.js';
+import { statusOf } from '../http/errors.js';
+import { idParam } from '../http/request.js';
 import { createBackup, getBackup, listBackups } from '../store/backups.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Csrf, Layout, PostButton, Time } from './layout.js';
@@ -96,8 +97,8 @@ export function backupPages(deps: UiDeps, api: ApiCall) {
   };
 
   const refusal = (c: Context<UiEnv>, err: unknown) => {
-    if (!(err instanceof ApiError)) throw err;
-    const status = ([400, 404, 409, 422, 503] as const).find((s) => s === err.status) ?? 400;
+    if (!(err instanceof DomainError)) throw err;
+    const status = ([400, 404, 409, 422, 503] as const).find((s) => s === statusOf(err)) ?? 400;
     return list(c, { error: err.message, status });
   };
 
@@ -117,7 +118,7 @@ export function backupPages(deps: UiDeps, api: ApiCall) {
   r.post('/backups/:id/delete', async (c) => {
     await readForm(c, deps);
     try {
-      requestBackupDelete(deps, backupOf(c));
+      deleteBackup(deps, idParam(c, 'id', 'backup'), 'ui');
       return done(c, '/backups', 'backup_deleted');
     } catch (err) {
       return refusal(c, err);

@@ -2,7 +2,8 @@
 // The dashboard (`/`): every app with its status, access URL, live image and last deploy, and every
 // service. Two queries for the deploys whatever the number of apps; statuses refresh while it is open.
 import { Hono } from 'hono';
-import { accessUrl, publicHostname } from '../api/app-json.js';
+import { accessUrl } from '../http/app-json.js';
+import { publicHostname } from '../http/transport.js';
 import { listAppsWithDeployVersion } from '../store/apps.js';
 import { deployImages, newestDeployByApp } from '../store/overview.js';
 import { listServices } from '../store/services.js';
