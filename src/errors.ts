@@ -44,3 +44,10 @@ export const invalidIssues = (issues: Issue[], extra: Record<string, unknown> = 
   const first = issues[0];
   return invalid(first.path ? `${first.path}: ${first.message}` : first.message, { issues, ...extra });
 };
+
+/**
+ * A failure that retrying will not fix: the reconciler records it in status instead of backing off
+ * (DESIGN.md "Core contracts"). Here, not in controller/, because adapters the controller drives (runtime/)
+ * throw it too, and they must not import the controller.
+ */
+export class TerminalError extends Error {}

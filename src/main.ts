@@ -28,7 +28,7 @@ import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './backup/wiring.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
-import { wireManifests } from './manifests/wiring.js';
+import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
 import { createCodehostClient } from './codehost/client.js';

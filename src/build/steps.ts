@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../controller/types.js';
 import type { Config } from '../config.js';
+import type { Bus } from '../events/bus.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Db } from '../store/db.js';
 import { updateDeploy } from '../store/deploys.js';
 import type { AppRow, DeployRow, EventLevel } from '../store/schema/index.js';
-import type { AppReconcilerDeps } from '../reconcilers/app/deps.js';
 import { builtImage } from '../codehost/repository.js';
 import { checkout, execGit, type GitRunner } from './git.js';
 import { planBuild, type ProjectType } from './detect.js';
@@ -25,6 +27,13 @@ export interface BuildSettings {
   tokenFor?(repoUrl: string): Promise<string | undefined>;
 }
 
+/** What the steps act through: the deploy row's store and viewers, and the engine's image build. */
+export interface StepDeps {
+  db: Db;
+  bus: Bus;
+  runtime: Pick<Runtime, 'hasImage' | 'build'>;
+}
+
 /** How a step reports: deploy events, and ending the deploy failed at a step. */
 export interface StepReport {
   event(step: string, message: string, level?: EventLevel): void;
@@ -37,7 +46,7 @@ export const buildsFromSource = (app: Pick<AppRow, 'name' | 'buildMode'>, deploy
 
 export const checkoutDir = (s: BuildSettings, app: string, deployId: number) => join(s.workDir, `${app}-${deployId}`);
 
-export async function cloneStep(deps: AppReconcilerDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
+export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
   const dir = checkoutDir(s, app.name, deploy.id);
   await rm(dir, { recursive: true, force: true });
   if (!app.repoUrl) return r.fail('clone', 'the app has no repo_url to build from');
@@ -57,7 +66,7 @@ export async function cloneStep(deps: AppReconcilerDeps, s: BuildSettings, app: 
   return { requeueAfterMs: 0 };
 }
 
-export async function buildStep(deps: AppReconcilerDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
+export async function buildStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
   const dir = checkoutDir(s, app.name, deploy.id);
   if (!existsSync(dir) || !deploy.imageRef) {
     // Interrupted between the steps (restart, cleanup): fetch again.

@@ -2,7 +2,7 @@
 // and container names or ids. A value outside them never becomes part of an engine request path: the
 // engine answers a path like `/images/../web/json` with a redirect, and nothing of a request may ever
 // turn into a host name the daemon resolves. The API validates with the same functions (src/api/validate.ts).
-import { TerminalError } from '../controller/types.js';
+import { TerminalError } from '../errors.js';
 
 const alnum = '[a-z0-9]+';
 const separator = '(?:[._]|__|-+)';
