@@ -2,7 +2,7 @@
 // the setup callback that exchanges the platform's code for the app's credentials (written to `.env` and
 // the key file, then live at once), and the debug endpoint. Secrets never appear in an answer or a log.
 import { join } from 'node:path';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { invalid, notFound } from '../errors.js';
 import { startManifestFlow } from '../codehost/manifest.js';
