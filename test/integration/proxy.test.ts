@@ -153,7 +153,7 @@ describe('proxy with a real Caddy', () => {
     await writeHostsDir(hostsDir, { [appDnsName('web')]: '127.0.0.1' });
     await waitFor(async () => (await resolveA(dnsPort, appDnsName('web'))) === '127.0.0.1', { what: 'record a' });
     await proxy.apply([portRoute('web', port)]);
-    await waitFor(async () => (await send(port)).body === 'a', { timeoutMs: 5000, what: 'traffic on a' });
+    await waitFor(async () => (await send(port)).body === 'a', { timeoutMs: 15_000, what: 'traffic on a' });
 
     const failures: string[] = [];
     const seen: { at: number; body: string }[] = [];
@@ -177,7 +177,7 @@ describe('proxy with a real Caddy', () => {
     };
     const load = Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(client));
     try {
-      await waitFor(() => seen.length > 50, { timeoutMs: 5000, what: 'load running' });
+      await waitFor(() => seen.length > 50, { timeoutMs: 15_000, what: 'load running' });
       const cut = Date.now();
       await writeHostsDir(hostsDir, { [appDnsName('web')]: '127.0.0.2' });
       // Moved: the last 50 responses all come from b.
