@@ -1,7 +1,8 @@
 // Backup benchmark: a Postgres service filled to --mb MiB and --apps apps; then (1) `docker exec ...
 // pg_dumpall | gzip` by hand, time and size; (2) a svc backup (POST /api/backups until completed), time
-// and archive size; (3) the longest API write stall (PUT of an app) under 4 concurrent writers, without and
-// during a backup; (4) a restore of that backup, time to the 200. The daemon runs in this process
+// and archive size (the POST answers the completed record); (3) the longest API write stall (PUT of an app)
+// under 4 concurrent writers, without and during a backup; (4) a restore of that backup, time to the 200 of
+// `?wait=true` (the restore operation completed). The daemon runs in this process
 // (test/support/daemon.ts), so client and server share one event loop: stalls are an upper bound.
 //
 //   npm run bench:backup -- [--mb 200] [--apps 1000]
@@ -37,6 +38,7 @@ async function handDump(container: string, password: string, out: string): Promi
 async function backup(d: TestDaemon): Promise<{ ms: number; size: number; id: number }> {
   const t0 = Date.now();
   const res = await d.api('POST', '/api/backups');
+  if (res.status >= 400) throw new Error(res.body.error);
   const row = await waitFor(async () => {
     const r = (await d.api('GET', `/api/backups/${res.body.id}`)).body;
     if (r.status === 'failed') throw new Error(r.error);
@@ -97,7 +99,8 @@ async function main() {
     log(`API writes: longest ${ms(idle.worst)} without a backup (${idle.n} writes), ${ms(during.worst)} during one (${during.n} writes)`);
 
     const t0 = Date.now();
-    const res = await d.api('POST', `/api/backups/${first.id}/restore`);
+    // A restore is an operation (202 + GET /api/restores/{id}); ?wait=true answers its outcome (200) when it ends.
+    const res = await d.api('POST', `/api/backups/${first.id}/restore?wait=true`);
     log(`restore: ${res.status} in ${secs(Date.now() - t0)}`);
     console.log(JSON.stringify({ mb: MB, apps: APPS, hand_ms: handMs, hand_bytes: handSize, backup_ms: first.ms, backup_bytes: first.size, write_stall_idle_ms: Math.round(idle.worst), write_stall_backup_ms: Math.round(during.worst), restore_ms: Date.now() - t0 }));
   } finally {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `svc serve | apply | diff | apps | deploy | logs | backup | restore` (API.md "CLI"). Only `serve` runs the
-// daemon; `restore` works offline on the data directory; every other command is a thin client of the REST
+// daemon; `restore FILE` works offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';

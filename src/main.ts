@@ -26,7 +26,7 @@ import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
 import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
-import { wireBackups } from './backup/wiring.js';
+import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
 import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';

@@ -17,7 +17,6 @@ export function createServer(input: EdgeDeps): Hono {
   root.notFound((c) => (c.req.path.startsWith('/api/') ? notFoundHandler(c) : uiNotFound(c)));
   root.route('/', createApi(deps, flows));
   // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).
-  // `root.fetch`: the UI's restore still goes through the API in-process (the backups rework removes it).
-  root.route('/', createUi(deps, flows, (req) => root.fetch(req)));
+  root.route('/', createUi(deps, flows));
   return root;
 }

@@ -1,30 +1,55 @@
-// Backup endpoints (API.md "Backups"). Create inserts a `running` record and enqueues it: the answer is
-// the record (201), the archive follows from the backup reconciler. Delete drops the record and enqueues
-// `backup:files`, which removes the file. Download streams the finished archive.
+// Backup endpoints (API.md "Backups"), thin adapters over src/desired/backups.ts. Creating a backup and
+// importing an archive wait for the reconciler's work and answer its outcome (SPEC.md 4.6); `?wait=false`
+// answers 202 at once with the record to poll. A restore is a persisted operation (a `restores` row) and
+// waits for it the same way, answering API.md's 200; `?wait=false` answers 202 with the row to follow.
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { Hono } from 'hono';
-import { conflict, DomainError, invalid, notFound, unavailable, unprocessable } from '../errors.js';
-import { backupJson, createBackup, getBackup, listBackups } from '../store/backups.js';
-import { deleteBackup } from '../desired/backups.js';
-import { ArchiveError } from '../backup/extract-archive.js';
-import { importArchive } from '../backup/import.js';
-import { KeyMismatchError } from '../backup/snapshot.js';
+import { Hono, type Context } from 'hono';
+import { conflict, DomainError, invalid, notFound, unavailable } from '../errors.js';
+import { backupJson, getBackup, listBackups } from '../store/backups.js';
+import { getImport, importJson, listRestores, restoreJson, type ImportRow, type RestoreRow } from '../store/backup-ops.js';
+import {
+  createBackup, deleteBackup, getRestoreOp, importUpload, requestRestore, settledBackup, settledImport, settledRestore, type BackupContext,
+} from '../desired/backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, restOrigin } from '../http/request.js';
 
-/** Archive problems are the caller's: 400 (unreadable or hostile archive) or 422 (another encryption key). */
-function refusal(err: unknown): never | void {
-  if (err instanceof ArchiveError) throw invalid(err.message, undefined, 'invalid_archive');
-  if (err instanceof KeyMismatchError) throw unprocessable('encryption_key_mismatch', err.message);
-  if (err instanceof DomainError) throw err;
+/** The commands' context as this server runs them. */
+export function backupContext(deps: ApiDeps): BackupContext {
+  return { db: deps.db, enqueue: deps.enqueue, log: deps.log, now: deps.now, backupDir: deps.config.backupDir, progress: deps.backups?.progress };
 }
+
+/** HTTP status of a failed restore or import, by its code (API.md). */
+export const failureStatus = (code: string | null) => (code === 'invalid_archive' ? 400 : code === 'encryption_key_mismatch' ? 422 : 500);
+
+/** A settled restore as API.md's restore answer (200), or its failure as `{error, code, restore}`. */
+export function restoreOutcome(c: Context, row: RestoreRow) {
+  if (row.phase === 'completed') {
+    return c.json({ restored: true, restore_id: row.id, backup_id: row.backupId, safety_backup_id: row.safetyBackupId, restart_required: false });
+  }
+  return c.json({ error: row.error, code: row.code, restore: restoreJson(row) }, failureStatus(row.code));
+}
+
+function importOutcome(c: Context, deps: ApiDeps, row: ImportRow) {
+  const backup = row.backupId ? getBackup(deps.db, row.backupId) : undefined;
+  if (row.status === 'completed' && backup) return c.json(backupJson(backup), 201);
+  return c.json({ error: row.error ?? 'the import failed', code: row.code ?? 'import_failed', import: importJson(row) }, failureStatus(row.code));
+}
+
+const waits = (c: Context, dflt: boolean) => {
+  const w = c.req.query('wait');
+  if (w === undefined) return dflt;
+  if (w === 'true' || w === '1') return true;
+  if (w === 'false' || w === '0') return false;
+  throw invalid('wait must be true or false', undefined, 'validation_failed');
+};
 
 export function backupRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
-  const backupOf = (c: Parameters<typeof idParam>[0]) => {
+  const ctx = backupContext(deps);
+  const backupOf = (c: Context) => {
     const row = getBackup(db, idParam(c, 'id', 'backup'));
     if (!row) throw notFound('backup');
     return row;
@@ -32,37 +57,45 @@ export function backupRoutes(deps: ApiDeps) {
 
   r.get('/backups', (c) => c.json(listBackups(db).map(backupJson)));
 
-  r.post('/backups', (c) => {
-    if (deps.backups?.restoring()) throw conflict('a restore is running; create a backup when it has finished');
-    const row = createBackup(db, deps.enqueue, { trigger: 'manual', now: deps.now() });
-    deps.log.info('backup requested', { id: row.id, filename: row.filename });
-    return c.json(backupJson(row), 201);
+  r.post('/backups', async (c) => {
+    const wait = waits(c, true);
+    const row = createBackup(ctx, restOrigin(c));
+    // Without the backup reconciler (a server that runs none) there is nothing to wait for.
+    if (!wait || !deps.backups) return c.json(backupJson(row), 202, { location: `/api/backups/${row.id}` });
+    const done = await settledBackup(ctx, row.id, c.req.raw.signal);
+    if (!done) return c.json(backupJson(getBackup(db, row.id) ?? row), 202); // the client went away
+    if (done.status === 'failed') return c.json({ ...backupJson(done), code: 'backup_failed' }, 500);
+    return c.json(backupJson(done), 201);
   });
 
   r.post('/backups/import', async (c) => {
-    const row = await importArchive({ db, backupDir: deps.config.backupDir, now: deps.now() }, c.req.raw.body).catch((err) => {
-      refusal(err);
-      throw err;
-    });
-    deps.log.info('backup imported', { id: row.id, filename: row.filename, size: row.sizeBytes });
-    return c.json(backupJson(row), 201);
+    const wait = waits(c, true);
+    const row = await importUpload(ctx, c.req.raw.body, restOrigin(c));
+    if (!wait || !deps.backups) return c.json(importJson(row), 202, { location: `/api/backups/imports/${row.id}` });
+    const done = await settledImport(ctx, row.id, c.req.raw.signal);
+    if (!done) return c.json(importJson(getImport(db, row.id) ?? row), 202);
+    return importOutcome(c, deps, done);
+  });
+
+  r.get('/backups/imports/:id', (c) => {
+    const row = getImport(db, idParam(c, 'id', 'import'));
+    if (!row) throw notFound('import');
+    return c.json(importJson(row));
   });
 
   r.post('/backups/:id/restore', async (c) => {
     const id = idParam(c, 'id', 'backup');
-    if (!deps.backups) throw unavailable('not_configured', 'restores need the backup reconciler, which this server does not run');
-    try {
-      const { backup, safety } = await deps.backups.restore(id);
-      return c.json({ restored: true, backup_id: backup.id, safety_backup_id: safety.id, restart_required: false });
-    } catch (err) {
-      if (err instanceof DomainError) throw err;
-      refusal(err);
-      // Our own failure (engine, disk): the previous state is back; say why.
-      const reason = err instanceof Error ? err.message : String(err);
-      deps.log.error('backup restore failed', { backup_id: id, error: reason });
-      return c.json({ error: `restore failed and was rolled back: ${reason}`, code: 'restore_failed' }, 500);
-    }
+    if (!deps.backups) throw unavailable('not_configured', 'restores need the backup reconcilers, which this server does not run');
+    const wait = waits(c, true);
+    const row = requestRestore(ctx, id, restOrigin(c));
+    if (!wait) return c.json(restoreJson(row), 202, { location: `/api/restores/${row.id}` });
+    const done = await settledRestore(ctx, row.id, c.req.raw.signal);
+    if (!done) return c.json(restoreJson(getRestoreOp(ctx, row.id)), 202, { location: `/api/restores/${row.id}` });
+    return restoreOutcome(c, done);
   });
+
+  r.get('/restores', (c) => c.json(listRestores(db).map(restoreJson)));
+  r.get('/restores/:id', (c) => c.json(restoreJson(getRestoreOp(ctx, idParam(c, 'id', 'restore')))));
 
   r.get('/backups/:id', (c) => c.json(backupJson(backupOf(c))));
 
@@ -86,7 +119,7 @@ export function backupRoutes(deps: ApiDeps) {
   });
 
   r.delete('/backups/:id', (c) => {
-    deleteBackup(deps, idParam(c, 'id', 'backup'), restOrigin(c));
+    deleteBackup(ctx, idParam(c, 'id', 'backup'), restOrigin(c));
     return c.body(null, 204);
   });
 

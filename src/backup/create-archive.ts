@@ -1,8 +1,9 @@
 // Builds one full-state archive (SPEC.md 2.7, API.md "Backups"): an online snapshot of svc.db, a dump of
 // every running relational service (run inside its container), the services/ and proxy/ folders of the
-// data dir and the effective `.env`. The dumps stream into staging files while the data directories are
-// compressed, and join the archive last. Everything is written to `.<name>.partial` in the backup dir, fsynced
-// and only then renamed into place, so a crash or a full disk never leaves a file under a published name.
+// data dir, the code-host private key and the `.env` as it is at backup time. The dumps stream into
+// staging files while the data directories are compressed, and join the archive last. Everything is
+// written to `.<name>.partial` in the backup dir, fsynced and only then renamed into place, so a crash or
+// a full disk never leaves a file under a published name.
 import { mkdir, mkdtemp, rm, rename, stat, chmod, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kindOf } from '../catalog/catalog.js';
@@ -11,8 +12,12 @@ import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import { listServices, openCredentials } from '../store/services.js';
+import { readEnvFile } from '../config.js';
 import { envFileText } from './env-text.js';
 import type { TarWriter } from './tar-writer.js';
+
+/** The code-host app's private key in the data dir (api/codehost.ts writes it), kept at the archive's top. */
+export const CODEHOST_KEY_FILE = 'codehost-app.pem';
 
 export interface ArchiveDeps {
   db: Db;
@@ -21,8 +26,10 @@ export interface ArchiveDeps {
   log: Logger;
   dataDir: string;
   backupDir: string;
-  /** config.effectiveEnv: written as the archive's `.env` (includes SVC_ENCRYPTION_KEY). */
+  /** config.effectiveEnv: the settings of the daemon's start (includes SVC_ENCRYPTION_KEY). */
   effectiveEnv: Record<string, string>;
+  /** The `.env` as it is on disk now: what the manifest flow wrote since the start overrides effectiveEnv. */
+  envFile?: string;
   /** gzip level (default 6). */
   gzipLevel?: number;
 }
@@ -56,7 +63,9 @@ export async function createArchive(d: ArchiveDeps, filename: string): Promise<n
       dumpServices(d, staging),
       (async () => {
         await w.addFile('svc.db', join(staging, 'svc.db'));
-        await w.addBuffer('.env', Buffer.from(envFileText(d.effectiveEnv)));
+        await w.addBuffer('.env', Buffer.from(envFileText(archiveEnv(d))));
+        // The code-host app's private key (written by the manifest flow); absent when none is set up.
+        await w.addFile(CODEHOST_KEY_FILE, join(d.dataDir, CODEHOST_KEY_FILE));
         await w.addTree('services', join(d.dataDir, 'services'));
         await w.addTree('proxy', join(d.dataDir, 'proxy'));
       })(),
@@ -75,6 +84,14 @@ export async function createArchive(d: ArchiveDeps, filename: string): Promise<n
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/** The archive's settings: the start's, with the SVC_* values of the `.env` as it is now on top. */
+export function archiveEnv(d: Pick<ArchiveDeps, 'effectiveEnv' | 'envFile'>): Record<string, string> {
+  const now = d.envFile ? readEnvFile(d.envFile) : {};
+  const out = { ...d.effectiveEnv };
+  for (const [k, v] of Object.entries(now)) if (k.startsWith('SVC_')) out[k] = v;
+  return out;
 }
 
 /** Dumps every running service whose type has a dump command; returns the names dumped. */

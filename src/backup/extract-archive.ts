@@ -1,6 +1,6 @@
 // Unpacks an archive into a fresh staging directory, refusing anything a svc archive never holds before a
-// byte of it is written: absolute paths, `..`, names outside the layout (svc.db, .env, dumps/, services/,
-// proxy/), links that point outside the archive, writes through a link, devices and FIFOs, and more
+// byte of it is written: absolute paths, `..`, names outside the layout (svc.db, .env, codehost-app.pem,
+// dumps/, services/, proxy/), links that point outside the archive, writes through a link, devices and FIFOs, and more
 // unpacked bytes than the decompression cap allows. Imports, API restores and `svc restore` all go
 // through here, so a malicious or foreign archive is refused with one sentence and nothing outside the
 // staging directory is ever touched.
@@ -29,7 +29,7 @@ export interface ArchiveContents {
 }
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
-const TOP = new Set(['svc.db', '.env', 'dumps', 'services', 'proxy']);
+const TOP = new Set(['svc.db', '.env', 'codehost-app.pem', 'dumps', 'services', 'proxy']);
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
 /** The archive-relative path of an entry, or an ArchiveError saying why it is refused. */
@@ -39,8 +39,8 @@ export function checkEntryPath(raw: string): string {
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} climbs out with ..`);
   if (parts.length === 0) return '';
-  if (!TOP.has(parts[0])) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not part of a svc backup (svc.db, .env, dumps/, services/, proxy/)`);
-  if ((parts[0] === 'svc.db' || parts[0] === '.env') && parts.length > 1) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not part of a svc backup`);
+  if (!TOP.has(parts[0])) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not part of a svc backup (svc.db, .env, codehost-app.pem, dumps/, services/, proxy/)`);
+  if ((parts[0] === 'svc.db' || parts[0] === '.env' || parts[0] === 'codehost-app.pem') && parts.length > 1) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not part of a svc backup`);
   if (parts[0] === 'services' && parts.length > 1 && !NAME.test(parts[1])) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} names an invalid service`);
   if (parts[0] === 'dumps' && parts.length > 1 && (parts.length > 2 || !/^[a-z][a-z0-9-]{0,62}\.sql$/.test(parts[1]))) {
     throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not a service dump`);

@@ -1,30 +1,36 @@
-// `POST /api/backups/import`: registers an archive made elsewhere. The raw body is streamed to a work
-// file in the backup dir (capped), unpacked into a staging dir with every check of extractArchive, its
-// svc.db checked as a svc database, then published under a fresh SPEC.md name with a `completed`
-// record (trigger `import`). A refused archive leaves nothing behind.
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
-import { renameSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+// Importing an archive made elsewhere, in two halves (DESIGN.md rule 13). The request only stores the
+// upload: an `imports` row (`uploading`), the raw body streamed (capped) to `import-<id>.upload` in the
+// backup dir, then `checking`. The `import:<id>` reconciler does the long part: unpack into a staging dir
+// with every check of extractArchive, check its svc.db as a svc database, and publish the file under a
+// fresh SPEC.md name with a `completed` backup record (trigger `import`), or fail the import with the
+// reason. A refused archive leaves nothing behind but the failed `imports` row, which is the answer.
+import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Result } from '../controller/types.js';
 import { invalid, tooLarge } from '../errors.js';
+import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { deleteBackupRecord, insertWithFreeName, type BackupRow } from '../store/backups.js';
+import { insertWithFreeName } from '../store/backups.js';
+import { deleteUploadingImport, getImport, importsIn, insertImport, updateImport, type ImportRow } from '../store/backup-ops.js';
 import { ensureBackupDir } from './create-archive.js';
-import { extractArchive } from './extract-archive.js';
+import { ArchiveError, extractArchive } from './extract-archive.js';
 import { prepareSnapshot } from './snapshot.js';
 
 /** Largest archive an import accepts (compressed). */
 export const IMPORT_MAX_BYTES = 64 * 1024 ** 3;
 
-export async function importArchive(d: { db: Db; backupDir: string; now: Date; maxBytes?: number }, body: ReadableStream<Uint8Array> | null): Promise<BackupRow> {
+export const uploadOf = (backupDir: string, id: number) => join(backupDir, `import-${id}.upload`);
+
+/** The request's half: stores the body and answers the `checking` row. Refusals change nothing. */
+export async function receiveUpload(d: { db: Db; backupDir: string; now: Date; maxBytes?: number }, body: ReadableStream<Uint8Array> | null): Promise<ImportRow> {
   if (!body) throw invalid('send the .tar.gz archive as the request body');
   const max = d.maxBytes ?? IMPORT_MAX_BYTES;
   await ensureBackupDir(d.backupDir);
-  const work = join(d.backupDir, `.import-${randomBytes(6).toString('hex')}.partial`);
-  const staging = await mkdtemp(join(d.backupDir, '.staging-import-'));
+  const row = insertImport(d.db, d.now);
+  const file = uploadOf(d.backupDir, row.id);
   try {
     let received = 0;
     const cap = new Transform({
@@ -34,25 +40,59 @@ export async function importArchive(d: { db: Db; backupDir: string; now: Date; m
         cb(null, chunk);
       },
     });
-    await pipeline(Readable.fromWeb(body as never), cap, createWriteStream(work, { flags: 'wx', mode: 0o600 }));
+    await pipeline(Readable.fromWeb(body as never), cap, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
     if (received === 0) throw invalid('send the .tar.gz archive as the request body');
-    await extractArchive(work, staging);
-    prepareSnapshot(join(staging, 'svc.db'), d.db, undefined);
-    const fh = await open(work, 'r+');
-    await fh.sync();
-    await fh.close();
-    const size = (await stat(work)).size;
-    // Record and rename in one synchronous step: no reconcile can see a record without its file.
-    const row = insertWithFreeName(d.db, d.now, { status: 'completed', trigger: 'import', sizeBytes: size });
+    const fh = await open(file, 'r+');
     try {
-      renameSync(work, join(d.backupDir, row.filename));
-    } catch (err) {
-      deleteBackupRecord(d.db, row.id);
-      throw err;
+      await fh.sync();
+    } finally {
+      await fh.close();
     }
-    return row;
+    return updateImport(d.db, row.id, { status: 'checking', sizeBytes: received }, d.now);
+  } catch (err) {
+    await rm(file, { force: true });
+    deleteUploadingImport(d.db, row.id);
+    throw err;
+  }
+}
+
+/** The reconciler's half: checks a `checking` import and settles it. */
+export async function checkImport(d: { db: Db; backupDir: string; log: Logger; now(): Date; changed(): void }, id: number): Promise<Result> {
+  const row = getImport(d.db, id);
+  if (!row || row.status !== 'checking') return {};
+  const file = uploadOf(d.backupDir, id);
+  const staging = await mkdtemp(join(d.backupDir, `.staging-import-${id}-`));
+  try {
+    if (!existsSync(file)) throw new ArchiveError('interrupted: the uploaded archive is gone (svc stopped while publishing it); upload it again');
+    await extractArchive(file, staging);
+    prepareSnapshot(join(staging, 'svc.db'), d.db, undefined);
+    // Record, rename and settle in one transaction: a crash leaves either all of it or none.
+    const backup = d.db.$client.transaction(() => {
+      const b = insertWithFreeName(d.db, d.now(), { status: 'completed', trigger: 'import', sizeBytes: row.sizeBytes });
+      updateImport(d.db, id, { status: 'completed', backupId: b.id });
+      renameSync(file, join(d.backupDir, b.filename));
+      return b;
+    })();
+    d.log.info('backup imported', { import_id: id, id: backup.id, filename: backup.filename, size: backup.sizeBytes });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    const code = err instanceof ArchiveError ? 'invalid_archive' : 'import_failed';
+    updateImport(d.db, id, { status: 'failed', code, error: reason });
+    d.log.warn('backup import refused', { import_id: id, error: reason });
+    await rm(file, { force: true });
   } finally {
-    await rm(work, { force: true });
     await rm(staging, { recursive: true, force: true });
+    d.changed();
+  }
+  return {};
+}
+
+export const INTERRUPTED_UPLOAD = 'interrupted: svc stopped while the archive was being uploaded; upload it again';
+
+/** At start: an upload the previous process was receiving is failed and its file removed. */
+export function recoverUploads(db: Db, backupDir: string): void {
+  for (const row of importsIn(db, ['uploading'])) {
+    updateImport(db, row.id, { status: 'failed', code: 'import_failed', error: INTERRUPTED_UPLOAD });
+    rmSync(uploadOf(backupDir, row.id), { force: true });
   }
 }

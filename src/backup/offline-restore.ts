@@ -2,13 +2,14 @@
 // The CLI (src/cli) owns argument parsing and the "is a daemon answering?" check; this module owns the
 // restore itself: the archive is unpacked and checked exactly as an import is (extractArchive), its svc.db
 // checked and migrated, and its key checked against its own `.env`. Then what the data dir held is moved
-// aside, the archive's svc.db, services/ and proxy/ moved in (renames on one filesystem), and the `.env`
+// aside, the archive's svc.db, services/, proxy/ and code-host key (mode 600) moved in (renames on one filesystem), and the `.env`
 // written; any failure moves everything back. The daemon's next start recreates services and apps.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 import { parseEnv } from 'node:util';
 import { createSealer } from '../crypto.js';
+import { CODEHOST_KEY_FILE } from './create-archive.js';
 import { envFileText } from './env-text.js';
 import { ArchiveError, extractArchive } from './extract-archive.js';
 import { PENDING_DUMPS_DIR } from './pending-dumps.js';
@@ -29,7 +30,7 @@ export interface OfflineRestoreResult {
 }
 
 /** What a data dir holds that a restore replaces (the rest, e.g. backups/, is left alone). */
-const REPLACED = ['svc.db', 'svc.db-wal', 'svc.db-shm', 'services', 'proxy', PENDING_DUMPS_DIR];
+const REPLACED = ['svc.db', 'svc.db-wal', 'svc.db-shm', 'services', 'proxy', CODEHOST_KEY_FILE, PENDING_DUMPS_DIR];
 
 /** Restores an archive into a data directory with the daemon stopped. Throws an Error with a user-facing sentence. */
 export async function restoreOffline(opts: OfflineRestoreOptions): Promise<OfflineRestoreResult> {
@@ -56,8 +57,11 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
       if (e instanceof KeyMismatchError) throw new ArchiveError("the archive's svc.db was not sealed with the key in its .env");
       throw e;
     }
+    const keyFile = join(unpacked, CODEHOST_KEY_FILE);
+    const hasKey = existsSync(keyFile);
+    if (hasKey && !lstatSync(keyFile).isFile()) throw new ArchiveError(`the archive's ${CODEHOST_KEY_FILE} is not a file`);
     const envTmp = `${envFile}.restore-tmp`;
-    writeFileSync(envTmp, envFileText(hostEnv(env, dataDir)), { mode: 0o600 });
+    writeFileSync(envTmp, envFileText(hostEnv(env, dataDir, hasKey)), { mode: 0o600 });
 
     const moved: string[] = [];
     const placed: string[] = [];
@@ -68,12 +72,14 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
           moved.push(name);
         }
       }
-      for (const name of ['svc.db', 'services', 'proxy']) {
+      for (const name of ['svc.db', 'services', 'proxy', CODEHOST_KEY_FILE]) {
         if (existsSync(join(unpacked, name))) {
           renameSync(join(unpacked, name), join(dataDir, name));
           placed.push(name);
         }
       }
+      // A private key is readable by its owner only, whatever mode the archive carried.
+      if (hasKey) chmodSync(join(dataDir, CODEHOST_KEY_FILE), 0o600);
       if (!placed.includes('services')) {
         mkdirSync(join(dataDir, 'services'), { mode: 0o700 });
         placed.push('services');
@@ -93,6 +99,7 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
       for (const s of contents.serviceDirs) summary.push(`service data restored: services/${s}`);
       for (const n of waiting) summary.push(`service ${n}: its dump is loaded once svc has started it`);
       if (contents.hasProxy) summary.push('proxy data (certificates) restored');
+      if (hasKey) summary.push(`code-host app private key restored: ${join(dataDir, CODEHOST_KEY_FILE)} (mode 600)`);
       summary.push(`.env written to ${envFile} (mode 600, with SVC_ENCRYPTION_KEY); start svc from that directory`);
     } catch (err) {
       for (const name of placed) rmSync(join(dataDir, name), { recursive: true, force: true });
@@ -110,9 +117,12 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
 }
 
 /** The archive's settings for this host: SVC_DATA_DIR is where we restored; a backup dir inside the old data dir follows it. */
-function hostEnv(env: Record<string, string>, dataDir: string): Record<string, string> {
+function hostEnv(env: Record<string, string>, dataDir: string, hasKey: boolean): Record<string, string> {
   const out: Record<string, string> = { ...env, SVC_DATA_DIR: dataDir };
   const oldData = env.SVC_DATA_DIR;
+  // The key file came back into this data dir: the setting follows it when it named the old one's.
+  const keyPath = env.SVC_CODEHOST_APP_PRIVATE_KEY;
+  if (hasKey && keyPath && oldData && resolve(keyPath) === resolve(oldData, CODEHOST_KEY_FILE)) out.SVC_CODEHOST_APP_PRIVATE_KEY = join(dataDir, CODEHOST_KEY_FILE);
   const backupDir = env.SVC_BACKUP_DIR;
   if (backupDir && oldData) {
     const rel = relative(resolve(oldData), resolve(backupDir));

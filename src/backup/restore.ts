@@ -1,23 +1,25 @@
-// Restore in place (API.md "Backups"), run as the backup reconciler's step. Order: unpack and check the
-// archive into a staging dir on the data dir's filesystem; take the safety backup; pause the other
-// reconcilers; stop and remove the service containers; move the live services/ aside and the archive's
-// into place (renames, so each is atomic); replace the database rows in one transaction; resume and
-// resync everything, which recreates services and apps as the archive describes. Any failure before the
-// commit puts the old services/ back and leaves the database untouched; a crash in between is undone at
-// the next start from the journal (`recoverRestore`).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+// Restore in place (API.md "Backups"), a persisted operation (`restores` row) that the `restore:<id>`
+// reconciler drives through its phases: `unpacking` (unpack and check the archive into
+// `<data>/.restore-<id>/archive`), `safety_backup`, `swapping` (other reconcilers paused, service containers
+// stopped, the live services/ moved to `<staging>/previous-services` and the archive's into place, the rows
+// replaced), `committed` (written in the same transaction as the rows) and `completed`, or `failed` with the
+// previous state back. The row is the journal: a daemon that dies in `swapping` puts the old services/ back
+// at its next start (the database was not committed) and runs the restore again from the start; one that
+// died after `committed` only cleans up. Every step renames on one filesystem, so each move is atomic.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Result } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
 import { LABELS, type Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
-import type { BackupRow } from '../store/backups.js';
+import { getBackup, type BackupRow } from '../store/backups.js';
+import { activeRestores, getRestore, updateRestore, type RestoreRow } from '../store/backup-ops.js';
 import { storeInstance } from '../store/instance.js';
 import { rebaseServices } from '../store/services.js';
-import { extractArchive } from './extract-archive.js';
+import { ArchiveError, extractArchive, type ArchiveContents } from './extract-archive.js';
 import type { Gate } from './quiesce.js';
-import { prepareSnapshot, replaceState } from './snapshot.js';
+import { KeyMismatchError, prepareSnapshot, replaceState } from './snapshot.js';
 import { PENDING_DUMPS_DIR } from './pending-dumps.js';
 
 export interface RestoreDeps {
@@ -29,47 +31,83 @@ export interface RestoreDeps {
   backupDir: string;
   instance: string;
   gate: Gate;
-  /** Creates and writes the safety backup; throws when it failed. */
-  safetyBackup(): Promise<BackupRow>;
+  /** Inserts a `running` safety backup record. */
+  newSafetyBackup(): BackupRow;
+  /** Writes a record's archive (the backup reconciler's build); throws when it failed. */
+  buildBackup(row: BackupRow): Promise<BackupRow>;
   /** Enqueues every key of every reconciler (manager.enqueueAll). */
   resync(): Promise<void>;
+  /** A restore row was written (wakes requests that wait). */
+  changed(): void;
 }
 
-const JOURNAL = '.restore-journal.json';
+/** Daemon starts that may find one restore unfinished before it is failed instead of run again. */
+export const MAX_RESTORE_ATTEMPTS = 3;
 
-interface Journal {
-  staging: string;
-  /** True when data/services existed before (it is then under staging/previous-services). */
-  hadServices: boolean;
-  phase: 'files' | 'committed';
-}
+export const stagingOf = (dataDir: string, id: number) => join(dataDir, `.restore-${id}`);
 
-const writeJournal = (dataDir: string, j: Journal) => writeFileSync(join(dataDir, JOURNAL), JSON.stringify(j), { mode: 0o600, flush: true });
-
-/** Restores `row`'s archive into the running daemon. Resolves with the safety backup's record. */
-export async function restoreOnline(d: RestoreDeps, row: BackupRow): Promise<{ safety: BackupRow }> {
-  mkdirSync(d.dataDir, { recursive: true });
-  const staging = await mkdtemp(join(d.dataDir, '.restore-'));
+/** One step of `restore:<id>`: runs the restore to its end (the phases are written as it goes). */
+export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
+  const row = getRestore(d.db, id);
+  if (!row) return {};
+  if (row.phase === 'committed') {
+    finish(d, row);
+    return {};
+  }
+  if (row.phase !== 'pending') return {}; // settled, or a step of this process is running it
+  const set = (s: Parameters<typeof updateRestore>[2]) => {
+    const r = updateRestore(d.db, id, s);
+    d.changed();
+    return r;
+  };
+  const staging = stagingOf(d.dataDir, id);
   const unpacked = join(staging, 'archive');
-  mkdirSync(unpacked, { mode: 0o700 });
-  let paused = false;
   try {
-    const contents = await extractArchive(join(d.backupDir, row.filename), unpacked);
+    const backup = getBackup(d.db, row.backupId);
+    if (!backup || backup.status !== 'completed') throw new ArchiveError(`backup ${row.backupId} is gone or not completed; nothing was restored`);
+    set({ phase: 'unpacking' });
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(unpacked, { recursive: true, mode: 0o700 });
+    const contents = await extractArchive(join(d.backupDir, backup.filename), unpacked);
     prepareSnapshot(join(unpacked, 'svc.db'), d.db, d.sealer);
-    const safety = await d.safetyBackup();
 
-    await d.gate.pause();
-    paused = true;
+    // A safety backup an earlier attempt completed is still the state before this restore.
+    const earlier = row.safetyBackupId ? getBackup(d.db, row.safetyBackupId) : undefined;
+    let safetyId = earlier?.status === 'completed' ? earlier.id : undefined;
+    if (!safetyId) {
+      // Recorded before it is written: a daemon killed meanwhile finds it (completed, or failed as interrupted).
+      const safety = d.newSafetyBackup();
+      set({ phase: 'safety_backup', safetyBackupId: safety.id });
+      safetyId = (await d.buildBackup(safety)).id;
+    }
+    set({ phase: 'swapping', safetyBackupId: safetyId });
+    await swap(d, id, staging, contents);
+    d.log.info('backup restore complete', { restore_id: id, backup_id: backup.id, filename: backup.filename, safety_backup_id: safetyId, restart_required: false });
+    finish(d, getRestore(d.db, id)!);
+  } catch (err) {
+    const code = err instanceof ArchiveError ? 'invalid_archive' : err instanceof KeyMismatchError ? 'encryption_key_mismatch' : 'restore_failed';
+    const reason = err instanceof Error ? err.message : String(err);
+    rmSync(staging, { recursive: true, force: true });
+    set({ phase: 'failed', code, error: code === 'restore_failed' ? `restore failed and was rolled back: ${reason}` : reason });
+    d.log.error('backup restore failed', { restore_id: id, backup_id: row.backupId, error: reason });
+  }
+  return {};
+}
+
+/** Pauses the others, swaps services/ and the rows, and resumes; any failure before the commit is undone here. */
+async function swap(d: RestoreDeps, id: number, staging: string, contents: ArchiveContents) {
+  const unpacked = join(staging, 'archive');
+  await d.gate.pause();
+  try {
     const ours = { [LABELS.managed]: 'true', [LABELS.instance]: d.instance, [LABELS.role]: 'service' };
     for (const c of await d.runtime.list(ours)) {
       await d.runtime.stop(c.id, 30);
       await d.runtime.remove(c.id);
     }
-
     const live = join(d.dataDir, 'services');
-    const journal: Journal = { staging, hadServices: existsSync(live), phase: 'files' };
-    writeJournal(d.dataDir, journal);
-    if (journal.hadServices) renameSync(live, join(staging, 'previous-services'));
+    // An empty live services/ makes "previous-services exists" mean exactly "the live one was moved".
+    mkdirSync(live, { recursive: true, mode: 0o700 });
+    renameSync(live, join(staging, 'previous-services'));
     try {
       const incoming = join(unpacked, 'services');
       if (existsSync(incoming)) renameSync(incoming, live);
@@ -80,50 +118,78 @@ export async function restoreOnline(d: RestoreDeps, row: BackupRow): Promise<{ s
         mkdirSync(join(d.dataDir, PENDING_DUMPS_DIR), { recursive: true, mode: 0o700 });
         renameSync(join(unpacked, 'dumps', `${name}.sql`), join(d.dataDir, PENDING_DUMPS_DIR, `${name}.sql`));
       }
-      const { rows } = replaceState(d.db, join(unpacked, 'svc.db'));
-      // The running identity stays (its containers carry it), and an archive from another host names its
-      // data dirs and containers there; ours are under this data dir and instance.
-      storeInstance(d.db, d.instance);
-      rebaseServices(d.db, { dataDir: d.dataDir, instance: d.instance });
-      writeJournal(d.dataDir, { ...journal, phase: 'committed' });
-      d.log.info('backup restore complete', { backup_id: row.id, filename: row.filename, safety_backup_id: safety.id, rows, restart_required: false });
+      replaceState(d.db, join(unpacked, 'svc.db'), () => {
+        // The running identity stays (its containers carry it), and an archive from another host names its
+        // data dirs and containers there; ours are under this data dir and instance.
+        storeInstance(d.db, d.instance);
+        rebaseServices(d.db, { dataDir: d.dataDir, instance: d.instance });
+        updateRestore(d.db, id, { phase: 'committed' });
+      });
+      d.changed();
     } catch (err) {
-      undoFiles(d.dataDir, journal);
+      undoFiles(d.dataDir, staging);
       throw err;
     }
-    return { safety };
   } finally {
-    if (paused) {
-      d.gate.resume();
-      await d.resync();
-    }
-    rmSync(join(d.dataDir, JOURNAL), { force: true });
-    await rm(staging, { recursive: true, force: true });
+    d.gate.resume();
+    await d.resync();
   }
+}
+
+/** After the commit: the staging dir (with the previous services/) goes, and the operation completes. */
+function finish(d: RestoreDeps, row: RestoreRow) {
+  rmSync(stagingOf(d.dataDir, row.id), { recursive: true, force: true });
+  updateRestore(d.db, row.id, { phase: 'completed' });
+  d.changed();
 }
 
 /** Puts the services/ that was live back (the database was not committed). */
-function undoFiles(dataDir: string, j: Journal) {
+function undoFiles(dataDir: string, staging: string) {
+  const previous = join(staging, 'previous-services');
+  if (!existsSync(previous)) return; // never moved: nothing to undo
   const live = join(dataDir, 'services');
-  const previous = join(j.staging, 'previous-services');
-  if (j.hadServices && !existsSync(previous)) return; // never moved: nothing to undo
   rmSync(live, { recursive: true, force: true });
-  if (j.hadServices) renameSync(previous, live);
+  renameSync(previous, live);
   rmSync(join(dataDir, PENDING_DUMPS_DIR), { recursive: true, force: true });
 }
 
-/** At start: undoes a restore a crash interrupted before its commit, and removes its staging dir. */
-export function recoverRestore(dataDir: string, log: Logger): void {
-  const path = join(dataDir, JOURNAL);
-  if (existsSync(path)) {
-    const j = JSON.parse(readFileSync(path, 'utf8')) as Journal;
-    if (j.phase === 'files') {
-      undoFiles(dataDir, j);
-      log.warn('an interrupted restore was rolled back', { staging: j.staging });
+/**
+ * At start, before any reconcile: a restore this daemon's predecessor left unfinished is undone (swapping)
+ * and made `pending` again so the restore reconciler runs it from the start, or completed (committed). One
+ * that kept dying is failed. Leftover staging dirs go.
+ */
+export function recoverRestores(db: Db, dataDir: string, log: Logger): void {
+  recoverLegacyJournal(dataDir, log);
+  for (const row of activeRestores(db)) {
+    const staging = stagingOf(dataDir, row.id);
+    if (row.phase === 'committed') continue; // finished by its reconcile: only cleanup is left
+    if (row.phase === 'swapping') undoFiles(dataDir, staging);
+    rmSync(staging, { recursive: true, force: true });
+    const attempts = row.attempts + 1;
+    if (row.phase === 'pending') continue; // never started
+    if (attempts >= MAX_RESTORE_ATTEMPTS) {
+      updateRestore(db, row.id, { phase: 'failed', attempts, code: 'restore_failed', error: `restore failed and was rolled back: svc stopped during it ${attempts} times` });
+      log.error('an interrupted restore was rolled back and failed', { restore_id: row.id, phase: row.phase, attempts });
+    } else {
+      updateRestore(db, row.id, { phase: 'pending', attempts });
+      log.warn('an interrupted restore was rolled back; it runs again', { restore_id: row.id, phase: row.phase, attempts });
     }
-    rmSync(path, { force: true });
   }
+  const keep = new Set(activeRestores(db).filter((r) => r.phase === 'committed').map((r) => `.restore-${r.id}`));
   for (const f of existsSync(dataDir) ? readdirSync(dataDir) : []) {
-    if (f.startsWith('.restore-')) rmSync(join(dataDir, f), { recursive: true, force: true });
+    if (f.startsWith('.restore-') && !keep.has(f)) rmSync(join(dataDir, f), { recursive: true, force: true });
   }
+}
+
+/** The journal file of svc versions whose restore was an in-memory promise: undone the same way. */
+function recoverLegacyJournal(dataDir: string, log: Logger) {
+  const path = join(dataDir, '.restore-journal.json');
+  if (!existsSync(path)) return;
+  const j = JSON.parse(readFileSync(path, 'utf8')) as { staging: string; hadServices: boolean; phase: string };
+  if (j.phase === 'files' && (!j.hadServices || existsSync(join(j.staging, 'previous-services')))) {
+    if (j.hadServices) undoFiles(dataDir, j.staging);
+    else rmSync(join(dataDir, 'services'), { recursive: true, force: true });
+    log.warn('an interrupted restore was rolled back', { staging: j.staging });
+  }
+  rmSync(path, { force: true });
 }

@@ -14,7 +14,8 @@ import { ArchiveError } from './extract-archive.js';
 /** The snapshot was sealed with another SVC_ENCRYPTION_KEY: a live restore would make its secrets unreadable. */
 export class KeyMismatchError extends Error {}
 
-const KEEP_LIVE = new Set(['backups', '__drizzle_migrations']);
+// The backup aggregate's operations (restores, imports) are records of this host, like the backups.
+const KEEP_LIVE = new Set(['backups', 'restores', 'imports', '__drizzle_migrations']);
 const KEEP_LIVE_OF_USERS = ['sessions', 'api_tokens'];
 
 /** Validates and migrates the snapshot file in place (it is a staging copy). */
@@ -63,7 +64,7 @@ function restoredTables(db: Db): string[] {
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Replaces the live rows with the snapshot's, atomically. The snapshot must have passed prepareSnapshot. */
-export function replaceState(db: Db, snapshotPath: string): { tables: number; rows: number } {
+export function replaceState(db: Db, snapshotPath: string, inSameTransaction: () => void = () => {}): { tables: number; rows: number } {
   const c = db.$client;
   c.prepare('ATTACH DATABASE ? AS snap').run(snapshotPath);
   try {
@@ -88,6 +89,8 @@ export function replaceState(db: Db, snapshotPath: string): { tables: number; ro
           c.prepare(`INSERT OR IGNORE INTO main.${q(t)} (${keys.map(q).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...keys.map((k) => row[k]));
         }
       }
+      // The caller's own writes (a restore's `committed` phase) commit with the rows or not at all.
+      inSameTransaction();
     })();
     return { tables: tables.length, rows };
   } finally {

@@ -1,7 +1,8 @@
-// `svc backup create|list|download` (thin calls of /api/backups) and `svc restore FILE`, the offline
-// disaster recovery: it refuses while a daemon answers at SVC_URL (that one restores through its API) and
-// otherwise hands the archive to restoreOffline() with the data directory the daemon would use.
-import { createWriteStream } from 'node:fs';
+// `svc backup create|list|download` (thin calls of /api/backups; create waits for the completed record) and
+// `svc restore`: `svc restore ID` asks the daemon at SVC_URL to restore that backup and follows the
+// operation, printing each phase; `svc restore FILE` is the offline disaster recovery: it refuses while a
+// daemon answers (that one restores through its API) and otherwise hands the archive to restoreOffline().
+import { createWriteStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,8 +28,10 @@ export async function backupCommand(client: Client, o: { action: string; id?: st
     return 0;
   }
   if (o.action === 'create') {
+    // The daemon answers once the archive is written (201 completed, 500 failed: a CliError with its reason).
     let b = await client.json<BackupJson>('POST', '/api/backups');
-    process.stdout.write(`backup ${b.id} (${b.filename}) started\n`);
+    process.stdout.write(`backup ${b.id} (${b.filename}) ${b.status === 'running' ? 'started' : b.status}\n`);
+    // An older daemon answered the running record: follow it.
     const deadline = Date.now() + 60 * 60_000;
     while (b.status === 'running' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, o.pollMs ?? 500));
@@ -61,11 +64,38 @@ async function daemonAnswers(url: string): Promise<boolean> {
   }
 }
 
-export async function restoreCommand(client: Client, o: { file: string }): Promise<number> {
+interface RestoreJson {
+  id: number;
+  backup_id: number;
+  phase: string;
+  safety_backup_id: number | null;
+  error: string | null;
+}
+
+/** `svc restore ID`: the daemon's restore of backup ID, followed until it has settled. */
+async function restoreOnline(client: Client, backupId: string, pollMs: number, write: (s: string) => void): Promise<number> {
+  let op = await client.json<RestoreJson>('POST', `/api/backups/${backupId}/restore?wait=false`);
+  write(`restore ${op.id} of backup ${op.backup_id}: ${op.phase}\n`);
+  let last = op.phase;
+  while (op.phase !== 'completed' && op.phase !== 'failed') {
+    await new Promise((r) => setTimeout(r, pollMs));
+    op = await client.json<RestoreJson>('GET', `/api/restores/${op.id}`);
+    if (op.phase !== last) write(`restore ${op.id}: ${op.phase}\n`);
+    last = op.phase;
+  }
+  if (op.phase === 'failed') throw new CliError(`restore ${op.id} failed: ${op.error ?? 'no reason given'}`);
+  write(`restore ${op.id} completed; safety backup ${op.safety_backup_id}\n`);
+  return 0;
+}
+
+export async function restoreCommand(client: Client, o: { file: string; pollMs?: number; write?: (s: string) => void }): Promise<number> {
+  // A number that names no file here is a backup id.
+  const online = /^[1-9][0-9]*$/.test(o.file) && !existsSync(o.file);
+  if (online) return restoreOnline(client, o.file, o.pollMs ?? 500, o.write ?? ((t) => process.stdout.write(t)));
   if (await daemonAnswers(client.url)) {
     throw new CliError(
       `a svc daemon answers at ${client.url}; restore through it instead: import the archive with POST /api/backups/import, ` +
-        'then POST /api/backups/{id}/restore (or "Restore" on /backups), or stop the daemon and run svc restore again',
+        'then svc restore ID (or "Restore" on /backups), or stop the daemon and run svc restore FILE again',
     );
   }
   const envFile = resolve('.env');

@@ -35,8 +35,8 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
   },
   restore: {
-    usage: 'svc restore FILE',
-    about: 'disaster recovery with no daemon running: restore an archive into SVC_DATA_DIR and .env',
+    usage: 'svc restore ID | FILE',
+    about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE into SVC_DATA_DIR and .env',
   },
 };
 

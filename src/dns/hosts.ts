@@ -1,6 +1,8 @@
 // The records dnsmasq answers: one hosts file per app in its `--hostsdir`, which dnsmasq re-reads by
 // itself (inotify) when a file is replaced or removed. Each file is written to a dot-file first (dnsmasq
 // ignores names starting with a dot) and renamed over the old one, so dnsmasq never reads half a file.
+// A name may have several addresses (every live replica of an app): one line each, and dnsmasq answers
+// them all in one A answer, which the app's route balances over (proxy/config.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,15 +11,31 @@ import { join } from 'node:path';
 const NAME = /^[a-z0-9]([a-z0-9-]{0,62})(\.[a-z0-9]([a-z0-9-]{0,62}))*$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-/** Pure: file name -> content for the records (absolute DNS name -> IPv4). Invalid entries are dropped. */
-export function hostsFiles(records: Record<string, string>): Map<string, string> {
+/** Absolute DNS name -> its IPv4 address, or the addresses of all its live replicas. */
+export type DnsRecords = Record<string, string | readonly string[]>;
+
+/**
+ * Pure: file name -> content for the records. Invalid names and addresses are dropped (a name left with
+ * none has no file: NXDOMAIN). Addresses are deduplicated and sorted, so the same set in any order is the
+ * same file and is not rewritten.
+ */
+export function hostsFiles(records: DnsRecords): Map<string, string> {
   const files = new Map<string, string>();
-  for (const [dnsName, addr] of Object.entries(records)) {
+  for (const [dnsName, addrs] of Object.entries(records)) {
     const name = dnsName.toLowerCase().replace(/\.$/, '');
-    if (!NAME.test(name) || !IPV4.test(addr)) continue;
-    files.set(name, `${addr} ${name}\n`);
+    if (!NAME.test(name)) continue;
+    const valid = [...new Set(typeof addrs === 'string' ? [addrs] : addrs)].filter((a) => IPV4.test(a)).sort(byAddress);
+    if (valid.length > 0) files.set(name, valid.map((a) => `${a} ${name}\n`).join(''));
   }
   return files;
+}
+
+/** Numeric order of dotted IPv4 addresses (10.0.0.9 before 10.0.0.10). */
+function byAddress(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < 4; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return 0;
 }
 
 /**
@@ -25,7 +43,7 @@ export function hostsFiles(records: Record<string, string>): Map<string, string>
  * the others (an app without a live address answers NXDOMAIN). Files are mode 600: dnsmasq runs as svc's
  * own user (see dnsmasq.ts).
  */
-export async function writeHostsDir(dir: string, records: Record<string, string>): Promise<void> {
+export async function writeHostsDir(dir: string, records: DnsRecords): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const wanted = hostsFiles(records);
   const present = (await readdir(dir)).filter((f) => !f.startsWith('.'));

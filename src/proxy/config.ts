@@ -70,6 +70,25 @@ export function partitionRoutes(routes: Route[], opts: Pick<CaddyConfigOptions, 
   return { routes: ok, conflicts };
 }
 
+/**
+ * How a `dns` route picks among the addresses its name answers (one per live replica) and retries (Caddy
+ * 2.6.2's reverse_proxy, read in its source and measured; docs/design.md "Replicas behind one name"):
+ * - round_robin, whatever the count: one route for 1 or 50 replicas, so scaling never loads Caddy's config
+ *   (rule 3 of the switch note). With one address it is `first`: 2.6.2 picks `pool[n % 1]`. Its miss under
+ *   concurrency (the note) needs an upstream marked unavailable, i.e. health checks; this route has none.
+ * - try_duration 5s, try_interval 100ms: a request whose pick cannot be dialled (a replica just killed:
+ *   refused, or no answer within the transport's 3 s dial timeout; `dial_timeout` below is the DNS
+ *   lookup's) is tried again on the next pick; with no address at all it waits up to 5 s (GET only).
+ * - No `retries`: a count would cut that 5 s wait short for a one-address app.
+ * - No `retry_match`: a request already sent when its replica died is retried only if it is a GET (2.6.2's
+ *   default); a POST might run twice. And 2.6.2 cannot resend a body at all (`invalid Read on closed Body`,
+ *   fixed in 2.11.2): a POST is a 502 if its first pick was a replica that had just died, even though it
+ *   was never sent. That is why svc takes a replica out of the answer before it stops one itself.
+ * - No shorter upstream dial timeout: under load ~0.5 % of dials wait a 1 s SYN retransmit (the note); cut
+ *   short, they would become retries, and so 502s for POSTs.
+ */
+export const DNS_BALANCING = { selection_policy: { policy: 'round_robin' }, try_duration: '5s', try_interval: '100ms' } as const;
+
 /** Pure: the reverse_proxy handler for one upstream (design D of notes/zero-downtime-switch.md for `dns`). */
 export function reverseProxyHandler(up: Upstream, dnsPort: number): Json {
   if (up.kind === 'dns') {
@@ -84,8 +103,7 @@ export function reverseProxyHandler(up: Upstream, dnsPort: number): Json {
         resolver: { addresses: [`udp/127.0.0.1:${dnsPort}`] },
         dial_timeout: '1s',
       },
-      // `first`, not round_robin: 2.6.2's round_robin can miss the only healthy upstream.
-      load_balancing: { selection_policy: { policy: 'first' }, try_duration: '5s', try_interval: '100ms' },
+      load_balancing: DNS_BALANCING,
     };
   }
   const u = new URL(up.url);

@@ -1,7 +1,7 @@
 // Pure translation between our port's shapes and the Engine API's: a ContainerSpec into create options,
 // an inspect document into ContainerInfo. Kept apart from I/O so it is table-tested without an engine.
 import type Docker from 'dockerode';
-import type { ContainerInfo, ContainerSpec, ContainerState } from './runtime.js';
+import type { ContainerInfo, ContainerSpec, ContainerState, ResourceLimits } from './runtime.js';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 const time = (t: string | undefined) => (t && t !== ZERO_TIME ? t : undefined);
@@ -23,11 +23,33 @@ export function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOpti
       Binds: spec.mounts?.map((m) => `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`),
       RestartPolicy: { Name: spec.restart ?? 'no' },
       Init: spec.init || undefined,
+      ...limits(spec.resources),
     },
     NetworkingConfig: joinNetwork
       ? { EndpointsConfig: { [spec.network!]: { Aliases: spec.networkAliases?.length ? spec.networkAliases : undefined } } }
       : undefined,
   };
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * Memory in bytes with MemorySwap equal to it (no swap beyond the cap: a container over it is OOM-killed,
+ * not swapped; without it the engine allows as much swap again), CPUs as NanoCpus. Null or absent: no key,
+ * the engine's unlimited.
+ */
+export function limits(r: ResourceLimits | undefined): Pick<Docker.HostConfig, 'Memory' | 'MemorySwap' | 'NanoCpus'> {
+  const out: Pick<Docker.HostConfig, 'Memory' | 'MemorySwap' | 'NanoCpus'> = {};
+  if (r?.memoryMb != null) {
+    if (!Number.isFinite(r.memoryMb) || r.memoryMb <= 0) throw new Error(`memory limit must be a positive number of MiB, not ${r.memoryMb}`);
+    out.Memory = Math.round(r.memoryMb * MIB);
+    out.MemorySwap = out.Memory;
+  }
+  if (r?.cpus != null) {
+    if (!Number.isFinite(r.cpus) || r.cpus <= 0) throw new Error(`cpu limit must be a positive number of cores, not ${r.cpus}`);
+    out.NanoCpus = Math.round(r.cpus * 1e9);
+  }
+  return out;
 }
 
 /** The subset of GET /containers/{id}/json we read. */
@@ -39,6 +61,7 @@ export interface InspectDoc {
     Status: string;
     Running: boolean;
     ExitCode?: number;
+    OOMKilled?: boolean;
     Error?: string;
     StartedAt?: string;
     FinishedAt?: string;
@@ -74,6 +97,7 @@ export function toContainerInfo(doc: InspectDoc, network?: string): ContainerInf
     state,
     running: doc.State.Running,
     exitCode: stopped ? doc.State.ExitCode : undefined,
+    oomKilled: doc.State.OOMKilled || undefined,
     address: address(doc, network),
     health: health(doc.State.Health?.Status),
     startedAt: time(doc.State.StartedAt),

@@ -21,6 +21,18 @@ export interface Mount {
   readOnly?: boolean;
 }
 
+/**
+ * Resource limits of one container (issue 19: a memory cap so one app cannot starve the others). Absent or
+ * null: unlimited. The memory cap includes swap (none beyond it), so a container over it is killed for
+ * memory instead of swapping the host.
+ */
+export interface ResourceLimits {
+  /** Memory cap in MiB (the engine's minimum is 6). */
+  memoryMb?: number | null;
+  /** CPU share in cores, e.g. 0.5 (fractions allowed; the engine refuses more than the host has). */
+  cpus?: number | null;
+}
+
 export interface ContainerSpec {
   name: string;
   image: string;
@@ -42,6 +54,8 @@ export interface ContainerSpec {
   init?: boolean;
   /** Engine-level restart policy; svc heals by itself, so `no` is the default. */
   restart?: 'no' | 'unless-stopped';
+  /** Memory and CPU limits; unlimited when absent. */
+  resources?: ResourceLimits;
 }
 
 export type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
@@ -53,7 +67,13 @@ export interface ContainerInfo {
   labels: Record<string, string>;
   state: ContainerState;
   running: boolean;
+  /** Exit code of a stopped container (137 after SIGKILL, whether by `docker kill` or for memory). */
   exitCode?: number;
+  /**
+   * True when the engine killed a process of the container for exceeding its memory cap (`OOMKilled`):
+   * what tells an OOM kill from any other exit 137. Only set (true) when the engine says so.
+   */
+  oomKilled?: boolean;
   /** IPv4 address on the named network (the `svc` network), when attached and running. */
   address?: string;
   /** Docker HEALTHCHECK status; `none` when the image defines no health check. */

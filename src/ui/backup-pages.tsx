@@ -1,24 +1,34 @@
 /** @jsxImportSource hono/jsx */
 // `/backups`: "Create backup", the list with a download link, "Restore" (after a confirmation page) and
-// "Delete" per backup, and the schedule and retention in force. Create and delete call what the REST
-// handlers call (delete: the backups command); restore goes through the API's own `POST /api/backups/{id}/restore` in-process.
+// "Delete" per backup, and the schedule and retention in force. Every action calls the backup commands
+// (src/desired/backups.ts) the REST handlers call. A restore is a persisted operation: the form asks for
+// it and lands on `/restores/{id}`, which shows its phase and refreshes itself until it has settled.
 import { Hono, type Context } from 'hono';
-import { deleteBackup } from '../desired/backups.js';
 import { DomainError, notFound } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import { idParam } from '../http/request.js';
-import { createBackup, getBackup, listBackups } from '../store/backups.js';
+import { createBackup, deleteBackup, getRestoreOp, requestRestore, type BackupContext } from '../desired/backups.js';
+import { getBackup, listBackups } from '../store/backups.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Csrf, Layout, PostButton, Time } from './layout.js';
 
-/** Sends a request to the daemon's own API (same process) on behalf of the page's user. */
-export type ApiCall = (req: Request) => Response | Promise<Response>;
-
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
 
-export function backupPages(deps: UiDeps, api: ApiCall) {
+/** What each restore phase means to the person waiting. */
+const PHASE_TEXT: Record<string, string> = {
+  pending: 'Waiting to start.',
+  unpacking: 'Unpacking and checking the archive.',
+  safety_backup: 'Taking a safety backup of the current state.',
+  swapping: 'Replacing the database and the service data (apps and services are paused).',
+  committed: 'Restored; cleaning up.',
+  completed: 'Restored. Apps and services are returning to what they were when the backup was made.',
+  failed: 'Failed; the previous state was put back.',
+};
+
+export function backupPages(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   const { db } = deps;
+  const ctx: BackupContext = { db, enqueue: deps.enqueue, log: deps.log, now: deps.now, backupDir: deps.config.backupDir, progress: deps.backups?.progress };
   const backupOf = (c: Context) => {
     const row = getBackup(db, idParam(c, 'id', 'backup'));
     if (!row) throw notFound('backup');
@@ -107,8 +117,7 @@ export function backupPages(deps: UiDeps, api: ApiCall) {
   r.post('/backups', async (c) => {
     await readForm(c, deps);
     try {
-      const row = createBackup(db, deps.enqueue, { trigger: 'manual', now: deps.now() });
-      deps.log.info('backup requested', { id: row.id, filename: row.filename });
+      createBackup(ctx, 'ui');
       return done(c, '/backups', 'backup_created');
     } catch (err) {
       return refusal(c, err);
@@ -118,7 +127,7 @@ export function backupPages(deps: UiDeps, api: ApiCall) {
   r.post('/backups/:id/delete', async (c) => {
     await readForm(c, deps);
     try {
-      deleteBackup(deps, idParam(c, 'id', 'backup'), 'ui');
+      deleteBackup(ctx, backupOf(c).id, 'ui');
       return done(c, '/backups', 'backup_deleted');
     } catch (err) {
       return refusal(c, err);
@@ -147,19 +156,38 @@ export function backupPages(deps: UiDeps, api: ApiCall) {
 
   r.post('/backups/:id/restore', async (c) => {
     await readForm(c, deps);
-    const b = backupOf(c);
-    const res = await api(
-      new Request(new URL(`/api/backups/${b.id}/restore`, c.req.url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', cookie: c.req.header('cookie') ?? '' },
-        body: '{}',
-      }),
+    try {
+      const op = requestRestore(ctx, backupOf(c).id, 'ui');
+      return c.redirect(`/restores/${op.id}`, 303);
+    } catch (err) {
+      return refusal(c, err);
+    }
+  });
+
+  r.get('/restores/:id', (c) => {
+    const op = getRestoreOp(ctx, idParam(c, 'id', 'restore'));
+    const b = getBackup(db, op.backupId);
+    const settled = op.phase === 'completed' || op.phase === 'failed';
+    return render(
+      c,
+      <Layout title={`Restore of ${b?.filename ?? `backup ${op.backupId}`}`} csrf={c.var.csrf} user={c.var.user} refresh={settled ? undefined : 2}>
+        <div id="restore-progress" data-live>
+          <p>
+            <Badge status={op.phase === 'completed' ? 'completed' : op.phase === 'failed' ? 'failed' : 'running'} /> <span data-phase={op.phase}>{PHASE_TEXT[op.phase]}</span>
+          </p>
+          {op.error && <p class="error">{op.error}</p>}
+          {op.safetyBackupId && <p class="muted">Safety backup: #{op.safetyBackupId} (listed on the backups page).</p>}
+          {!settled && (
+            <p class="muted">
+              This page updates itself; <a href={`/restores/${op.id}`}>reload</a> if it does not.
+            </p>
+          )}
+        </div>
+        <p>
+          <a href="/backups">Back to backups</a>
+        </p>
+      </Layout>,
     );
-    if (res.ok) return done(c, '/backups', 'backup_restored');
-    const body = (await res.json().catch(() => ({}))) as { error?: string };
-    const noRoute = res.status === 404 && body.error?.startsWith('no route');
-    const error = noRoute ? 'restore is not available in this version of svc' : (body.error ?? `restore failed (${res.status})`);
-    return list(c, { error, status: res.status === 409 ? 409 : res.status === 503 ? 503 : 400 });
   });
 
   return r;

@@ -21,7 +21,7 @@ import { appPages } from './app-pages.js';
 import { deployPage } from './deploy-page.js';
 import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
-import { backupPages, type ApiCall } from './backup-pages.js';
+import { backupPages } from './backup-pages.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -56,8 +56,8 @@ export function errorPage(c: Context<UiEnv>, err: unknown, log: EdgeDeps['log'])
   );
 }
 
-/** `api`: the daemon's own API, for the few actions the UI performs through it in-process (restore). */
-export function createUi(deps: EdgeDeps, flows: AuthFlows, api: ApiCall) {
+/** `flows`: setup and login, shared with the API (one login limiter per daemon). */
+export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   const ui: UiDeps = { ...deps, flows, csrf: createCsrf(deps.config) };
   const r = new Hono<UiEnv>();
   r.onError((err, c) => errorPage(c, err, deps.log));
@@ -88,7 +88,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows, api: ApiCall) {
   r.route('/', deployPage(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
-  r.route('/', backupPages(ui, api));
+  r.route('/', backupPages(ui));
   return r;
 }
 

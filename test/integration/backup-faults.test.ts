@@ -51,7 +51,8 @@ describe('a daemon killed while it writes an archive', () => {
     const setup = await fetch(`${url}/api/auth/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'correct horse battery' }) });
     const cookie = setup.headers.get('set-cookie')!.split(';')[0];
     const headers = { cookie, 'content-type': 'application/json' };
-    const created = await (await fetch(`${url}/api/backups`, { method: 'POST', headers })).json();
+    // A client that polls: 202 with the running record at once.
+    const created = await (await fetch(`${url}/api/backups?wait=false`, { method: 'POST', headers })).json();
     expect(created.status).toBe('running');
 
     const backupDir = join(dataDir, 'backups');
@@ -84,22 +85,19 @@ describe('a full backup disk', () => {
     cleanups.push(() => d.close());
     await blob(join(d.dataDir, 'services', 'bk-fill'), 16);
 
+    // The create waits for the archive and answers its failure: 500 backup_failed with the failed record.
     const res = await d.api('POST', '/api/backups');
-    expect(res.status).toBe(201);
-    const failed = await waitFor(async () => {
-      const row = (await d.api('GET', `/api/backups/${res.body.id}`)).body;
-      return row.status !== 'running' ? row : undefined;
-    }, { timeoutMs: 60_000 });
-    expect(failed).toMatchObject({ status: 'failed', size_bytes: 0 });
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe('backup_failed');
+    const failed = (await d.api('GET', `/api/backups/${res.body.id}`)).body;
+    expect(failed).toMatchObject({ status: 'failed', size_bytes: 0, error: res.body.error });
     expect(failed.error).toMatch(/no space left/);
     expect(await readdir(mnt)).toEqual([]);
 
     await rm(join(d.dataDir, 'services', 'bk-fill'), { recursive: true });
     const again = await d.api('POST', '/api/backups');
-    const done = await waitFor(async () => {
-      const row = (await d.api('GET', `/api/backups/${again.body.id}`)).body;
-      return row.status !== 'running' ? row : undefined;
-    }, { timeoutMs: 60_000 });
+    expect(again.status).toBe(201);
+    const done = again.body;
     expect(done.status).toBe('completed');
     expect(await readdir(mnt)).toEqual([done.filename]);
   });

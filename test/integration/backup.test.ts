@@ -35,15 +35,12 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
+/** SPEC.md 4.6: the create answers the completed record, so a script can download it at once. */
 async function backupNow(): Promise<{ id: number; filename: string; size_bytes: number }> {
   const res = await d.api('POST', '/api/backups');
-  expect(res.status).toBe(201);
-  expect(res.body.status).toBe('running');
-  return waitFor(async () => {
-    const row = (await d.api('GET', `/api/backups/${res.body.id}`)).body;
-    if (row.status === 'failed') throw new Error(`backup failed: ${row.error}`);
-    return row.status === 'completed' ? row : undefined;
-  }, { timeoutMs: 120_000 });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body.status).toBe('completed');
+  return res.body;
 }
 
 async function download(id: number, to: string) {
@@ -57,6 +54,9 @@ describe('backup archive', () => {
   it('holds svc.db (integrity ok), both dumps with their rows, service data and .env, modes 600/700', async () => {
     await pg.run("INSERT INTO notes VALUES (1, 'pg-before')");
     await my.run("INSERT INTO notes VALUES (1, 'my-before')");
+    // What the code-host manifest flow writes after the start: the key file and the `.env` on disk.
+    await writeFile(join(d.dataDir, 'codehost-app.pem'), '-----BEGIN RSA PRIVATE KEY-----\nK\n', { mode: 0o600 });
+    await writeFile(join(d.dataDir, '.env'), `SVC_CODEHOST_APP_ID=77\nSVC_CODEHOST_APP_PRIVATE_KEY=${join(d.dataDir, 'codehost-app.pem')}\n`, { mode: 0o600 });
     const row = await backupNow();
     expect(row.filename).toMatch(/^svc-backup-\d{8}-\d{6}\.tar\.gz$/);
     const backupDir = join(d.dataDir, 'backups');
@@ -80,6 +80,8 @@ describe('backup archive', () => {
     const env = parseEnv(await readFile(join(out, '.env'), 'utf8'));
     expect(env.SVC_ENCRYPTION_KEY).toBe(Buffer.alloc(32, 9).toString('base64'));
     expect(env.SVC_DATA_DIR).toBe(d.dataDir);
+    expect(env.SVC_CODEHOST_APP_ID).toBe('77');
+    expect(await readFile(join(out, 'codehost-app.pem'), 'utf8')).toContain('PRIVATE KEY');
   });
 });
 
@@ -96,11 +98,19 @@ describe('restore in place', () => {
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const before = (await d.api('GET', '/api/backups')).body.map((b: { id: number }) => b.id);
 
-    const res = await d.api('POST', `/api/backups/${row.id}/restore`);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ restored: true, backup_id: row.id, restart_required: false });
+    const res = await d.api('POST', `/api/backups/${row.id}/restore?wait=false`);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ backup_id: row.id, phase: 'pending', restart_required: false });
+    const seen = new Set<string>();
+    const op = await waitFor(async () => {
+      const r = (await d.api('GET', `/api/restores/${res.body.id}`)).body;
+      seen.add(r.phase);
+      if (r.phase === 'failed') throw new Error(`restore failed: ${r.error}`);
+      return r.phase === 'completed' ? r : undefined;
+    }, { timeoutMs: 120_000, intervalMs: 20 });
+    expect(seen.has('completed')).toBe(true);
     const after = (await d.api('GET', '/api/backups')).body;
-    expect(after.map((b: { id: number }) => b.id)).toEqual([res.body.safety_backup_id, ...before]);
+    expect(after.map((b: { id: number }) => b.id)).toEqual([op.safety_backup_id, ...before]);
     expect(after[0]).toMatchObject({ trigger: 'safety', status: 'completed' });
 
     expect((await fetch(`${d.url}/api/auth/me`, { headers: { cookie } })).status).toBe(200);

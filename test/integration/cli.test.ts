@@ -108,7 +108,7 @@ describe('svc CLI', () => {
     expect(r.stdout + r.stderr).toContain('svc-test web v2');
   });
 
-  it('backup create, list and download; restore refuses while a daemon answers', async () => {
+  it('backup create, list and download; restore FILE refuses while a daemon answers, restore ID goes through it', async () => {
     const created = await svc(['backup', 'create']);
     expect(created.code, created.stderr).toBe(0);
     const filename = /completed: (svc-backup-\d{8}-\d{6}\.tar\.gz)/.exec(created.stdout)?.[1];
@@ -123,6 +123,11 @@ describe('svc CLI', () => {
     expect(restore.code).toBe(1);
     expect(restore.stderr).toContain('a svc daemon answers at');
     expect(existsSync(join(work, '.env'))).toBe(false);
+    // `svc restore ID` goes through the daemon and prints the phases of the operation.
+    const online = await svc(['restore', String(id)]);
+    expect(online.code, online.stderr).toBe(0);
+    expect(online.stdout).toMatch(new RegExp(`^restore \\d+ of backup ${id}: pending\n`));
+    expect(online.stdout).toMatch(/restore \d+ completed; safety backup \d+\n$/);
   });
 
   it('errors are the API sentence with a non-zero status, never a stack trace', async () => {

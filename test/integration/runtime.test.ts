@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS, type ContainerSpec, type RuntimeEvent } from '../../src/runtime/runtime.js';
 import { silentLogger } from '../../src/log.js';
-import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_PORT, WEB_UNHEALTHY, WEB_V1 } from '../support/images.js';
+import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_OOM, WEB_PORT, WEB_UNHEALTHY, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 
 const runtime = createDockerRuntime({ log: silentLogger });
@@ -137,6 +137,32 @@ describe('docker runtime', () => {
     const sick = await runtime.run(spec(WEB_UNHEALTHY));
     const res = await waitFor(() => get(`http://${sick.address}:${WEB_PORT}/`), { what: 'unhealthy answer' });
     expect(res.status).toBe(500);
+  });
+
+  it('limits reach the engine; a container over its memory cap is reported OOMKilled, a docker kill is not', async () => {
+    const web = await runtime.run(spec(WEB_V1, { resources: { memoryMb: 32, cpus: 0.5 } }));
+    const host = (await runtime.docker.getContainer(web.id).inspect()).HostConfig;
+    expect(host).toMatchObject({ Memory: 32 * 1024 * 1024, MemorySwap: 32 * 1024 * 1024, NanoCpus: 500_000_000 });
+    expect((await waitFor(() => get(`http://${web.address}:${WEB_PORT}/`), { what: 'limited web answer' })).status).toBe(200);
+    await runtime.docker.getContainer(web.id).kill();
+    const killed = await waitFor(async () => {
+      const i = await runtime.inspect(web.name, NET);
+      return i && !i.running ? i : undefined;
+    }, { what: 'killed container to stop' });
+    expect(killed).toMatchObject({ exitCode: 137, oomKilled: undefined });
+
+    const unlimited = (await runtime.docker.getContainer((await runtime.run(spec(WEB_V1))).id).inspect()).HostConfig;
+    expect(unlimited).toMatchObject({ Memory: 0, NanoCpus: 0 });
+
+    const hog = await runtime.run(spec(WEB_OOM, { env: { ALLOC_MB: '64' }, resources: { memoryMb: 16 } }));
+    const oom = await waitFor(async () => {
+      const i = await runtime.inspect(hog.name, NET);
+      return i && !i.running ? i : undefined;
+    }, { what: 'oom image to be killed' });
+    expect(oom).toMatchObject({ state: 'exited', exitCode: 137, oomKilled: true });
+    const lines: string[] = [];
+    for await (const l of runtime.logs(hog.name, { follow: false })) lines.push(l.line);
+    expect(lines).toEqual(['svc-test web oom: allocating 64 MB']);
   });
 
   it('injects environment variables (web:env serves them)', async () => {

@@ -10,6 +10,7 @@ import { hashPassword } from '../../src/auth/password.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { Bus } from '../../src/events/bus.js';
+import type { BackupControl } from '../../src/backup/control.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Db } from '../../src/store/db.js';
 import { users } from '../../src/store/schema/index.js';
@@ -47,7 +48,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
 /** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */
-export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string } = {}) {
+/** `backups`: the backup reconcilers' progress signal, for requests that wait for them (the test plays the reconciler). */
+export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl } = {}) {
   const db: Db = memoryDb();
   const enqueue = recordingEnqueue();
   const sealer = testSealer();
@@ -60,7 +62,7 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
   let nowMs = Date.parse('2026-01-01T00:00:00Z');
   const clock = { now: () => new Date(nowMs), advance: (ms: number) => void (nowMs += ms) };
   const log = createLogger('debug', {}, (l) => logs.push(l));
-  const app = createServer({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus ?? new Bus() });
+  const app = createServer({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus ?? new Bus(), backups: opts.backups });
   let session: string | undefined;
 
   async function request(method: string, path: string, body?: unknown, o: RequestOpts = {}): Promise<TestResponse> {

@@ -35,6 +35,8 @@ export interface DaemonProcess {
   output(): string;
   /** SIGTERM and wait for the exit (SIGKILL after 10 s). */
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or the OOM killer would: nothing of the daemon's own shutdown runs. */
+  kill(): Promise<void>;
   /** Starts the process again on the same data dir and environment. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -109,6 +111,13 @@ export async function startDaemonProcess(name: string, env: Record<string, strin
     clearTimeout(kill);
   };
 
+  const kill = async () => {
+    if (exited || !child) return;
+    const gone = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGKILL');
+    await gone;
+  };
+
   try {
     await start();
     const setup = await raw('POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
@@ -137,6 +146,7 @@ export async function startDaemonProcess(name: string, env: Record<string, strin
     alive: () => !exited,
     output: () => out,
     stop,
+    kill,
     start,
     async close() {
       await stop();

@@ -21,6 +21,8 @@ export interface FakeContainer {
   spec: ContainerSpec;
   state: ContainerInfo['state'];
   exitCode?: number;
+  /** Set by oom(); cleared by the next start, as the engine does. */
+  oomKilled?: boolean;
   health: ContainerInfo['health'];
   address?: string;
   startedAt?: string;
@@ -79,6 +81,14 @@ export class FakeRuntime implements Runtime {
   kill(name: string, exitCode = 137): void {
     const c = this.must(name);
     this.exit(c, exitCode);
+  }
+
+  /** Simulates a kill for memory: an `oom` event, then exit 137 with `oomKilled` (as the engine reports it). */
+  oom(name: string): void {
+    const c = this.must(name);
+    c.oomKilled = true;
+    this.emit(c, 'oom');
+    this.exit(c, 137);
   }
 
   /** Sets the health a container reports and emits `health_status`. */
@@ -287,6 +297,7 @@ export class FakeRuntime implements Runtime {
     const b = this.behaviour.get(c.spec.image) ?? 'runs';
     c.state = 'running';
     c.exitCode = undefined;
+    c.oomKilled = undefined;
     c.startedAt = new Date(this.now()).toISOString();
     c.health = b === 'unhealthy' ? 'unhealthy' : b === 'healthy' ? 'healthy' : 'none';
     this.emit(c, 'start');
@@ -315,6 +326,7 @@ export class FakeRuntime implements Runtime {
       state: c.state,
       running,
       exitCode: c.exitCode,
+      oomKilled: c.oomKilled || undefined,
       address: running && onNetwork ? c.address : undefined,
       health: c.health,
       startedAt: c.startedAt,

@@ -3,7 +3,8 @@
 // reused by tag. Variants: v1/v2 (index says which), unhealthy (`/` answers 500), crash (exits 1 at once),
 // env (GET /cgi-bin/env prints the container's environment), and for the watch after the switch:
 // exits-later (healthy, then exits 1 after EXIT_AFTER seconds, default 3) and decays (healthy, then `/`
-// answers 500 once FAIL_AFTER seconds, default 3, have passed).
+// answers 500 once FAIL_AFTER seconds, default 3, have passed), and oom (allocates ALLOC_MB, default 64,
+// in its shell at once: under a smaller memory cap the engine kills it, OOMKilled).
 import { chmodSync, copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,12 +20,13 @@ export const WEB_CRASH = 'svc-test/web:crash';
 export const WEB_ENV = 'svc-test/web:env';
 export const WEB_EXITS_LATER = 'svc-test/web:exits-later';
 export const WEB_DECAYS = 'svc-test/web:decays';
+export const WEB_OOM = 'svc-test/web:oom';
 /** Port every web test image listens on. */
 export const WEB_PORT = 3000;
-export const TEST_IMAGES = [WEB_V1, WEB_V2, WEB_UNHEALTHY, WEB_CRASH, WEB_ENV, WEB_EXITS_LATER, WEB_DECAYS] as const;
+export const TEST_IMAGES = [WEB_V1, WEB_V2, WEB_UNHEALTHY, WEB_CRASH, WEB_ENV, WEB_EXITS_LATER, WEB_DECAYS, WEB_OOM] as const;
 
 const BUSYBOX = '/bin/busybox';
-const APPLETS = ['sh', 'httpd', 'env', 'echo', 'cat', 'sleep', 'wget', 'ls', 'kill', 'date', 'mkdir'];
+const APPLETS = ['sh', 'httpd', 'env', 'echo', 'cat', 'sleep', 'wget', 'ls', 'kill', 'date', 'mkdir', 'head', 'tr'];
 
 /** Files of an image's rootfs, besides busybox and its applet links; executable when the value starts "#!". */
 type Files = Record<string, string>;
@@ -63,6 +65,12 @@ const VARIANTS: Record<(typeof TEST_IMAGES)[number], Files> = {
       '#!/bin/sh\nage=$(( $(date +%s) - $(cat /tmp/started) ))\nif [ "$age" -ge "$(cat /tmp/fail-after)" ]; then\n' +
       '  printf "Status: 500 Internal Server Error\\r\\nContent-Type: text/plain\\r\\n\\r\\ndecayed\\n"\nelse\n' +
       '  printf "Content-Type: text/html\\r\\n\\r\\n<h1>svc-test web decays</h1>\\n"\nfi\n',
+  },
+  [WEB_OOM]: {
+    // The command substitution holds all of it in the shell's memory (a tmpfs would not be the process's).
+    '/start':
+      '#!/bin/sh\necho "svc-test web oom: allocating ${ALLOC_MB:-64} MB"\n' +
+      'x=$(head -c $(( ${ALLOC_MB:-64} * 1048576 )) /dev/zero | tr "\\0" a)\necho "svc-test web oom: still alive after ${#x} bytes"\n',
   },
   [WEB_ENV]: {
     '/start': start('env'),

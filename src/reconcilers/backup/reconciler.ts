@@ -1,7 +1,9 @@
 // The backup reconciler (DESIGN.md rule 13): backups are its work, not the request's and not a timer
-// thread's. Keys: `backup:<id>` writes the archive of a `running` record and completes or fails it;
-// `backup:schedule` creates scheduled records and requeues itself for the next slot; `backup:files`
-// removes what no record owns (deleted records, retention, leftovers of an interrupted write).
+// thread's. One key per persisted thing: `backup:<id>` writes the archive of a `running` record and
+// completes or fails it; `backup:schedule` creates scheduled records and requeues itself for the next
+// slot; `backup:files` removes what no record owns (deleted records, retention, leftovers of an
+// interrupted write); `backup:dumps` loads the dumps a restore left waiting (pending-dumps.ts). Restores
+// and imports are kinds of their own (operations.ts).
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { desc, eq } from 'drizzle-orm';
@@ -14,6 +16,7 @@ import {
   BACKUP_FILENAME, beyondRetention, completeBackup, createBackup, deleteBackupRecord, failBackup, getBackup, listBackups, runningBackup,
   runningBackups, type BackupRow,
 } from '../../store/backups.js';
+import { activeRestores } from '../../store/backup-ops.js';
 import { planSchedule, strayFiles } from './plan.js';
 
 export interface BackupReconcilerDeps {
@@ -25,10 +28,10 @@ export interface BackupReconcilerDeps {
   settings: { intervalMinutes: number; retainCount: number };
   /** Writes the archive of a record (createArchive bound to its deps); resolves to its size in bytes. */
   build(row: BackupRow): Promise<number>;
-  /** Extra keys of other backup work (restores), for the resync. */
-  extraNames?: () => string[];
-  /** Handles names this file does not (restore keys). */
-  other?: (name: string) => Promise<Result>;
+  /** `backup:dumps`: whether dumps wait, and the pass that loads them. */
+  dumps?: { waiting(): boolean; load(): Promise<Result> };
+  /** A backup record was settled (wakes requests that wait for it). */
+  changed?: () => void;
 }
 
 export interface BackupReconciler extends Reconciler {
@@ -57,11 +60,13 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
     try {
       const size = await d.build(row);
       const done = completeBackup(d.db, row.id, size)!;
+      d.changed?.();
       d.log.info('backup created', { id: row.id, filename: row.filename, size, trigger: row.trigger, duration_ms: d.clock.now() - started });
       return done;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       failBackup(d.db, row.id, reason);
+      d.changed?.();
       const msg = row.trigger === 'scheduled' ? 'scheduled backup failed' : 'backup failed';
       d.log.error(msg, { id: row.id, filename: row.filename, trigger: row.trigger, error: reason });
       throw err;
@@ -77,7 +82,8 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
         now: d.clock.now(),
         intervalMinutes: d.settings.intervalMinutes,
         lastScheduledAt: last ? Date.parse(last.createdAt) : undefined,
-        running: runningBackup(d.db) !== undefined,
+        // A restore swaps the state a backup would read: its slot waits like one for a running backup.
+        running: runningBackup(d.db) !== undefined || activeRestores(d.db).length > 0,
       },
       firstSeenAt,
     );
@@ -116,7 +122,7 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
       ...runningBackups(d.db).map((b) => String(b.id)),
       ...(d.settings.intervalMinutes > 0 ? ['schedule'] : []),
       'files',
-      ...(d.extraNames?.() ?? []),
+      ...(d.dumps?.waiting() ? ['dumps'] : []),
     ],
     async reconcile(name) {
       if (name === 'schedule') return schedule();
@@ -127,7 +133,8 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
         await build(row).catch(() => {});
         return {};
       }
-      return d.other ? d.other(name) : {};
+      if (name === 'dumps' && d.dumps) return d.dumps.load();
+      return {};
     },
     buildNow: build,
   };

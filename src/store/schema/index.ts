@@ -6,3 +6,4 @@ export * from './events.js';
 export * from './env.js';
 export * from './services.js';
 export * from './misc.js';
+export * from './backup-ops.js';

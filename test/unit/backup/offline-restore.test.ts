@@ -27,7 +27,7 @@ afterEach(async () => rm(root, { recursive: true, force: true }));
 const KEY = Buffer.alloc(32, 5);
 
 /** An archive of a data dir with one postgres service (stopped: no dump) and a certificate. */
-async function makeArchive(o: { envKey?: Buffer } = {}) {
+async function makeArchive(o: { envKey?: Buffer; codehost?: boolean } = {}) {
   const dataDir = join(root, 'old', 'data');
   const db = openDb(join(dataDir, 'svc.db'));
   const sealer = createSealer(KEY);
@@ -38,12 +38,34 @@ async function makeArchive(o: { envKey?: Buffer } = {}) {
   await writeFile(join(dataDir, 'proxy', 'cert.pem'), 'CERT');
   const env = { SVC_ENCRYPTION_KEY: (o.envKey ?? KEY).toString('base64'), SVC_DATA_DIR: dataDir, SVC_BACKUP_DIR: join(dataDir, 'backups'), SVC_PORT: '3999' };
   const backupDir = join(dataDir, 'backups');
-  await createArchive({ db, sealer, runtime: new FakeRuntime(), log: silentLogger, dataDir, backupDir, effectiveEnv: env }, 'svc-backup-20260101-000000.tar.gz');
+  // The manifest flow after the start: the key file in the data dir and its settings in the .env on disk.
+  const envFile = join(root, 'old', '.env');
+  if (o.codehost) {
+    await writeFile(join(dataDir, 'codehost-app.pem'), '-----BEGIN RSA PRIVATE KEY-----\nK\n', { mode: 0o644 });
+    await writeFile(envFile, `SVC_PORT=3999\nSVC_CODEHOST_APP_ID=42\nSVC_CODEHOST_APP_PRIVATE_KEY=${join(dataDir, 'codehost-app.pem')}\n`);
+  }
+  await createArchive({ db, sealer, runtime: new FakeRuntime(), log: silentLogger, dataDir, backupDir, effectiveEnv: env, envFile }, 'svc-backup-20260101-000000.tar.gz');
   db.$client.close();
   return join(backupDir, 'svc-backup-20260101-000000.tar.gz');
 }
 
 describe('restoreOffline', () => {
+  it('brings back the code-host private key (mode 600) and the .env as it was at backup time, not at the start', async () => {
+    const archive = await makeArchive({ codehost: true });
+    const dataDir = join(root, 'new', 'data');
+    const envFile = join(root, 'new', '.env');
+    await mkdir(join(root, 'new'));
+    const { summary } = await restoreOffline({ archivePath: archive, dataDir, envFile });
+    expect(summary.join('\n')).toContain('code-host app private key restored');
+    expect(await readFile(join(dataDir, 'codehost-app.pem'), 'utf8')).toContain('PRIVATE KEY');
+    expect((await stat(join(dataDir, 'codehost-app.pem'))).mode & 0o777).toBe(0o600);
+    const env = parseEnv(await readFile(envFile, 'utf8'));
+    expect(env.SVC_CODEHOST_APP_ID).toBe('42');
+    // The setting follows the key into this host's data dir; the start's values stay (the encryption key).
+    expect(env.SVC_CODEHOST_APP_PRIVATE_KEY).toBe(join(dataDir, 'codehost-app.pem'));
+    expect(env.SVC_ENCRYPTION_KEY).toBe(KEY.toString('base64'));
+  });
+
   it('restores svc.db, service data, proxy files and a .env for this host into a fresh data dir', async () => {
     const archive = await makeArchive();
     const dataDir = join(root, 'new', 'data');

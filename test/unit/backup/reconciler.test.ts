@@ -47,7 +47,7 @@ async function setup(o: { intervalMinutes?: number; retainCount?: number; fail?:
   });
   manager.register(reconciler);
   manager.start();
-  return { db, clock, manager, lines, built, backupDir };
+  return { db, clock, manager, lines, built, backupDir, reconciler };
 }
 
 describe('backup reconciler', () => {
@@ -82,6 +82,20 @@ describe('backup reconciler', () => {
     await waitFor(async () => (await readdir(backupDir)).length === 2);
     expect((await readdir(backupDir)).sort()).toEqual(rows.filter((r) => r.status === 'completed').map((r) => r.filename).sort());
     await manager.stop();
+  });
+
+  it('is steady: reconciling every name again after a backup writes no row, file or log line (rule 2)', async () => {
+    const { db, manager, clock, lines, built, backupDir, reconciler } = await setup({ intervalMinutes: 60, retainCount: 1 });
+    createBackup(db, manager.enqueue, { trigger: 'manual', now: new Date(clock.now()) });
+    await clock.advance(10);
+    await waitFor(() => listBackups(db)[0].status === 'completed');
+    await manager.stop();
+    await waitFor(async () => (await readdir(backupDir)).length === 1);
+    const before = { rows: JSON.stringify(listBackups(db)), files: (await readdir(backupDir)).sort(), lines: lines.length, built: built.length };
+    for (const name of await reconciler.listNames()) await reconciler.reconcile(name);
+    for (const name of await reconciler.listNames()) await reconciler.reconcile(name);
+    expect({ rows: JSON.stringify(listBackups(db)), files: (await readdir(backupDir)).sort(), lines: lines.length, built: built.length }).toEqual(before);
+    expect(await reconciler.listNames()).toEqual(['schedule', 'files']);
   });
 
   it('at start, fails a record left running without a file and completes one whose file was published', async () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatPlan, readPath } from '../../../src/cli/apply.js';
 import { formatTable } from '../../../src/cli/apps.js';
-import { CliError, clientSettings, createClient } from '../../../src/cli/client.js';
+import { CliError, clientSettings, createClient, type Client } from '../../../src/cli/client.js';
+import { restoreCommand } from '../../../src/cli/backup.js';
 import { readSse } from '../../../src/cli/sse.js';
 
 const stream = (chunks: string[]) =>
@@ -16,6 +17,29 @@ const stream = (chunks: string[]) =>
   });
 
 describe('the CLI pieces', () => {
+  it('svc restore ID asks the daemon for the restore and prints each phase until it has settled', async () => {
+    const phases = ['unpacking', 'unpacking', 'safety_backup', 'swapping', 'completed'];
+    const calls: string[] = [];
+    const client: Client = {
+      url: 'http://x',
+      raw: async () => new Response(),
+      async json(method: string, path: string) {
+        calls.push(`${method} ${path}`);
+        const phase = method === 'POST' ? 'pending' : phases.shift()!;
+        return { id: 7, backup_id: 3, phase, safety_backup_id: phase === 'completed' ? 9 : null, error: null } as never;
+      },
+    };
+    const lines: string[] = [];
+    expect(await restoreCommand(client, { file: '3', pollMs: 1, write: (t) => lines.push(t) })).toBe(0);
+    expect(calls[0]).toBe('POST /api/backups/3/restore?wait=false');
+    expect(calls.slice(1).every((c) => c === 'GET /api/restores/7')).toBe(true);
+    expect(lines.join('')).toBe(
+      'restore 7 of backup 3: pending\nrestore 7: unpacking\nrestore 7: safety_backup\nrestore 7: swapping\nrestore 7: completed\nrestore 7 completed; safety backup 9\n',
+    );
+    const failing: Client = { ...client, json: async (m: string) => ({ id: 8, backup_id: 3, phase: m === 'POST' ? 'pending' : 'failed', error: 'restore failed and was rolled back: disk full' }) as never };
+    await expect(restoreCommand(failing, { file: '3', pollMs: 1, write: () => {} })).rejects.toThrow('restore 8 failed: restore failed and was rolled back: disk full');
+  });
+
   it('reads SSE events split across chunks, skipping comments', async () => {
     const out = [];
     for await (const e of readSse(stream(['event: deploy_event\nid: 3\nda', 'ta: {"a":1}\n\n: keepalive\n\n', 'event: done\r\ndata: {"status":"success"}\r\n\r\n']))) out.push(e);

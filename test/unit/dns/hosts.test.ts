@@ -27,6 +27,33 @@ describe('hosts files', () => {
     ]);
   });
 
+  it('several addresses for one name (replicas): one line each, deduplicated, in numeric order; none valid: no file', () => {
+    const files = hostsFiles({
+      'web.svc.internal.': ['10.0.0.10', '10.0.0.9', '10.0.0.10', '10.0.0.300'],
+      'one.svc.internal.': ['10.0.0.4'],
+      'none.svc.internal.': [],
+      'bad.svc.internal.': ['fe80::1', '1.2.3'],
+    });
+    expect([...files]).toEqual([
+      ['web.svc.internal', '10.0.0.9 web.svc.internal\n10.0.0.10 web.svc.internal\n'],
+      ['one.svc.internal', '10.0.0.4 one.svc.internal\n'],
+    ]);
+    // the same set in another order is the same file; one address as a string or a list is the same file
+    expect(hostsFiles({ 'web.svc.internal.': ['10.0.0.9', '10.0.0.10'] })).toEqual(hostsFiles({ 'web.svc.internal.': ['10.0.0.10', '10.0.0.9'] }));
+    expect(hostsFiles({ 'one.svc.internal.': '10.0.0.4' })).toEqual(hostsFiles({ 'one.svc.internal.': ['10.0.0.4'] }));
+  });
+
+  it('a replica more or less rewrites the file; the same set again does not', async () => {
+    dir = join(await mkdtemp(join(tmpdir(), 'svc-hosts-')), 'dns');
+    await writeHostsDir(dir, { 'web.svc.internal.': ['10.0.0.2', '10.0.0.3'] });
+    expect(await readFile(join(dir, 'web.svc.internal'), 'utf8')).toBe('10.0.0.2 web.svc.internal\n10.0.0.3 web.svc.internal\n');
+    const ino = (await stat(join(dir, 'web.svc.internal'))).ino;
+    await writeHostsDir(dir, { 'web.svc.internal.': ['10.0.0.3', '10.0.0.2'] });
+    expect((await stat(join(dir, 'web.svc.internal'))).ino).toBe(ino);
+    await writeHostsDir(dir, { 'web.svc.internal.': ['10.0.0.3'] });
+    expect(await readFile(join(dir, 'web.svc.internal'), 'utf8')).toBe('10.0.0.3 web.svc.internal\n');
+  });
+
   it('writes changed files atomically (mode 600), leaves unchanged ones, removes stale ones', async () => {
     dir = join(await mkdtemp(join(tmpdir(), 'svc-hosts-')), 'dns');
     await writeHostsDir(dir, { 'web.svc.internal.': '10.0.0.2', 'api.svc.internal.': '10.0.0.3' });

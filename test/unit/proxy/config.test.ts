@@ -50,7 +50,7 @@ describe('buildCaddyConfig', () => {
               resolver: { addresses: ['udp/127.0.0.1:5353'] },
               dial_timeout: '1s',
             },
-            load_balancing: { selection_policy: { policy: 'first' }, try_duration: '5s', try_interval: '100ms' },
+            load_balancing: { selection_policy: { policy: 'round_robin' }, try_duration: '5s', try_interval: '100ms' },
           },
         ],
         terminal: true,

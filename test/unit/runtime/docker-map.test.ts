@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from '../../../src/runtime/docker-map.js';
+import { dockerOptions, limits, toContainerInfo, toCreateOptions, type InspectDoc } from '../../../src/runtime/docker-map.js';
 import { engineError, engineMessage } from '../../../src/runtime/docker-errors.js';
 import { toRuntimeEvent } from '../../../src/runtime/docker-events.js';
 
@@ -19,6 +19,8 @@ describe('toContainerInfo', () => {
     ['other network asked', doc(), 'other', { address: undefined }],
     ['no network asked: first one', doc(), undefined, { address: '172.20.0.5' }],
     ['exited', doc({ Status: 'exited', Running: false, ExitCode: 1, FinishedAt: '2024-01-01T00:01:00Z' }), 'svc', { running: false, exitCode: 1, address: undefined, finishedAt: '2024-01-01T00:01:00Z' }],
+    ['killed for memory', doc({ Status: 'exited', Running: false, ExitCode: 137, OOMKilled: true }), 'svc', { exitCode: 137, oomKilled: true }],
+    ['killed otherwise', doc({ Status: 'exited', Running: false, ExitCode: 137, OOMKilled: false }), 'svc', { exitCode: 137, oomKilled: undefined }],
     ['start error', doc({ Status: 'created', Running: false, Error: 'port is already allocated' }), 'svc', { state: 'created', exitCode: undefined, error: 'port is already allocated' }],
   ])('%s', (_n, d, network, expected) => {
     const info = toContainerInfo(d, network);
@@ -63,6 +65,26 @@ describe('dockerOptions', () => {
     ['https://docker.example:2376', { protocol: 'https', host: 'docker.example', port: 2376 }],
   ])('%s', (host, expected) => {
     expect(dockerOptions(host)).toEqual(expected);
+  });
+});
+
+describe('resource limits', () => {
+  it.each([
+    ['none', undefined, {}],
+    ['nulls are unlimited', { memoryMb: null, cpus: null }, {}],
+    ['memory: bytes, and no swap beyond the cap', { memoryMb: 256 }, { Memory: 268_435_456, MemorySwap: 268_435_456 }],
+    ['half a core', { cpus: 0.5 }, { NanoCpus: 500_000_000 }],
+    ['both', { memoryMb: 6, cpus: 2 }, { Memory: 6_291_456, MemorySwap: 6_291_456, NanoCpus: 2_000_000_000 }],
+  ])('%s', (_n, r, expected) => {
+    expect(limits(r)).toEqual(expected);
+  });
+
+  it('reach the create options; nonsense is refused before any request', () => {
+    const o = toCreateOptions({ name: 'w', image: 'web:v1', labels: {}, resources: { memoryMb: 64, cpus: 0.25 } });
+    expect(o.HostConfig).toMatchObject({ Memory: 67_108_864, MemorySwap: 67_108_864, NanoCpus: 250_000_000 });
+    expect(toCreateOptions({ name: 'w', image: 'web:v1', labels: {} }).HostConfig).not.toHaveProperty('Memory');
+    expect(() => limits({ memoryMb: 0 })).toThrow(/positive/);
+    expect(() => limits({ cpus: Number.NaN })).toThrow(/positive/);
   });
 });
 

@@ -64,6 +64,18 @@ describe('FakeRuntime', () => {
     expect(await rt.inspect('w')).toMatchObject({ running: true, exitCode: undefined });
   });
 
+  it('reports a kill for memory with an oom event; the next start clears it', async () => {
+    const rt = new FakeRuntime({ images: ['web:v1'] });
+    await rt.run(spec('w1'));
+    expect(await collect(rt, () => rt.oom('w1'))).toEqual(['oom w1', 'die w1']);
+    expect(await rt.inspect('w1')).toMatchObject({ running: false, exitCode: 137, oomKilled: true });
+    await rt.start('w1');
+    expect((await rt.inspect('w1'))?.oomKilled).toBeUndefined();
+    rt.kill('w1');
+    expect(await rt.inspect('w1')).toMatchObject({ exitCode: 137 });
+    expect((await rt.inspect('w1'))?.oomKilled).toBeUndefined();
+  });
+
   it('stops and removes tolerantly, and emits engine-like events', async () => {
     const rt = new FakeRuntime({ images: ['web:v1'] });
     const events = await collect(rt, async () => {

@@ -1,6 +1,8 @@
 // Services, backups and settings pages through the real hono app and store.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getBackup, listBackups, completeBackup } from '../../../src/store/backups.js';
+import { listRestores, updateRestore } from '../../../src/store/backup-ops.js';
+import { createProgress } from '../../../src/backup/progress.js';
 import { getService, listServices } from '../../../src/store/services.js';
 import { listApiTokens } from '../../../src/store/tokens.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
@@ -74,6 +76,39 @@ describe('backups page', () => {
     const del = await b.post(`/backups/${row.id}/delete`);
     expect(del.location).toBe('/backups?m=backup_deleted');
     expect(getBackup(t.db, row.id)).toBeUndefined();
+  });
+
+  it('records a restore through the command and shows its progress on /restores/{id} until it has settled', async () => {
+    const ui = createTestApi({ backups: { progress: createProgress() } });
+    const { cookie } = await ui.login();
+    const c = formClient(ui.app);
+    c.jar.set('session', cookie);
+    await c.get('/backups');
+    await c.post('/backups');
+    const [row] = listBackups(ui.db);
+    completeBackup(ui.db, row.id, 2048);
+    await c.get(`/backups/${row.id}/restore`);
+    const asked = await c.post(`/backups/${row.id}/restore`);
+    expect(asked.status, asked.html).toBe(303);
+    const op = listRestores(ui.db)[0];
+    expect(op).toMatchObject({ backupId: row.id, phase: 'pending' });
+    expect(asked.location).toBe(`/restores/${op.id}`);
+    expect(ui.enqueue.keys).toContain(`restore:${op.id}`);
+    const page = await c.follow(asked);
+    expect(page.html).toContain('data-phase="pending"');
+    expect(page.html).toContain('data-refresh="2"');
+    updateRestore(ui.db, op.id, { phase: 'swapping' });
+    expect((await c.get(`/restores/${op.id}`)).html).toContain('Replacing the database and the service data');
+    updateRestore(ui.db, op.id, { phase: 'failed', code: 'restore_failed', error: 'restore failed and was rolled back: engine gone' });
+    const failed = await c.get(`/restores/${op.id}`);
+    expect(failed.html).toContain('restore failed and was rolled back: engine gone');
+    expect(failed.html).not.toContain('data-refresh');
+    // A second restore while one runs is refused on the list page.
+    updateRestore(ui.db, op.id, { phase: 'unpacking' });
+    await c.get(`/backups/${row.id}/restore`);
+    const again = await c.post(`/backups/${row.id}/restore`);
+    expect(again.status).toBe(409);
+    expect(roleText(again.html, 'alert')).toMatch(/restore \d+ is running/);
   });
 });
 

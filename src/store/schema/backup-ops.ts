@@ -1,0 +1,37 @@
+// The backup aggregate's long operations, persisted (DESIGN.md rule 13): a restore and an import are rows
+// that the request writes and a reconciler drives through phases, so a restarted daemon finishes or
+// undoes them. Both tables are kept live by a restore (like `backups`): restoring never rolls them back.
+import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
+import { createdAt, updatedAt } from './common.js';
+
+export const RESTORE_PHASES = ['pending', 'unpacking', 'safety_backup', 'swapping', 'committed', 'completed', 'failed'] as const;
+
+/** One restore of a backup into the running daemon (`restore:<id>`). */
+export const restores = sqliteTable('restores', {
+  id: integer('id').primaryKey(),
+  backupId: integer('backup_id').notNull(),
+  phase: text('phase', { enum: RESTORE_PHASES }).notNull().default('pending'),
+  safetyBackupId: integer('safety_backup_id'),
+  /** How many daemon starts found it unfinished; a restore that keeps dying is failed, not retried forever. */
+  attempts: integer('attempts').notNull().default(0),
+  error: text('error'),
+  /** API.md code of a failure: invalid_archive, encryption_key_mismatch, restore_failed. */
+  code: text('code'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const IMPORT_STATUSES = ['uploading', 'checking', 'completed', 'failed'] as const;
+
+/** One uploaded archive waiting for (or done with) its checks (`import:<id>`). */
+export const imports = sqliteTable('imports', {
+  id: integer('id').primaryKey(),
+  status: text('status', { enum: IMPORT_STATUSES }).notNull().default('uploading'),
+  sizeBytes: integer('size_bytes').notNull().default(0),
+  /** The backup record the checked archive became. */
+  backupId: integer('backup_id'),
+  error: text('error'),
+  code: text('code'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});

@@ -1,0 +1,72 @@
+// The backup part of the composition root: settles what an earlier process left half-done (a `running`
+// record, work files, an upload being received, a restore mid-swap), then registers the backup, restore and
+// import reconcilers with the archive builder, the restore and the checks bound to this daemon's paths,
+// engine and gate. None of them is behind the gate: a restore is what closes it.
+import type { Config } from '../config.js';
+import { systemClock } from '../controller/clock.js';
+import type { Manager } from '../controller/manager.js';
+import type { Sealer } from '../crypto.js';
+import type { Logger } from '../log.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Db } from '../store/db.js';
+import { insertWithFreeName, type BackupRow } from '../store/backups.js';
+import { createBackupReconciler, type BackupReconciler } from '../reconcilers/backup/reconciler.js';
+import { createImportReconciler, createRestoreReconciler } from '../reconcilers/backup/operations.js';
+import type { BackupControl } from '../backup/control.js';
+import { createArchive } from '../backup/create-archive.js';
+import { checkImport, recoverUploads } from '../backup/import.js';
+import { loadPendingDumps, pendingDumps } from '../backup/pending-dumps.js';
+import { createProgress } from '../backup/progress.js';
+import type { Gate } from '../backup/quiesce.js';
+import { recoverInterruptedBackups } from '../backup/recover.js';
+import { recoverRestores, stepRestore } from '../backup/restore.js';
+
+export interface BackupWiring {
+  reconciler: BackupReconciler;
+  control: BackupControl;
+}
+
+/** Call before the API serves and before `manager.start()`: recovery must come first. */
+export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Logger; runtime: Runtime; manager: Manager; gate: Gate }): BackupWiring {
+  const { config, db, sealer, log, runtime, manager, gate } = d;
+  const progress = createProgress();
+  recoverRestores(db, config.dataDir, log);
+  recoverInterruptedBackups(db, config.backupDir, log);
+  recoverUploads(db, config.backupDir);
+  const archiveDeps = { db, sealer, runtime, log, dataDir: config.dataDir, backupDir: config.backupDir, effectiveEnv: config.effectiveEnv, envFile: config.envFile };
+  const dumpDeps = { db, sealer, runtime, log, dataDir: config.dataDir };
+  const reconciler = createBackupReconciler({
+    db,
+    log,
+    clock: systemClock,
+    enqueue: manager.enqueue,
+    backupDir: config.backupDir,
+    settings: config.backup,
+    build: (row) => createArchive(archiveDeps, row.filename),
+    dumps: { waiting: () => pendingDumps(config.dataDir).length > 0, load: () => loadPendingDumps(dumpDeps) },
+    changed: progress.changed,
+  });
+  const restoreDeps = {
+    db,
+    sealer,
+    runtime,
+    log,
+    dataDir: config.dataDir,
+    backupDir: config.backupDir,
+    instance: config.instance,
+    gate,
+    newSafetyBackup: () => insertWithFreeName(db, new Date(), { status: 'running', trigger: 'safety' }),
+    buildBackup: (row: BackupRow) => reconciler.buildNow(row),
+    resync: async () => {
+      await manager.enqueueAll();
+      manager.enqueue('backup:dumps');
+    },
+    changed: progress.changed,
+  };
+  manager.register(reconciler);
+  manager.register(createRestoreReconciler({ db, step: (id) => stepRestore(restoreDeps, id) }));
+  manager.register(
+    createImportReconciler({ db, check: (id) => checkImport({ db, backupDir: config.backupDir, log, now: () => new Date(), changed: progress.changed }, id) }),
+  );
+  return { reconciler, control: { progress } };
+}

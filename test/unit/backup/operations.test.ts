@@ -1,0 +1,222 @@
+// The restore and import operations on real files and a real SQLite database, with a fake engine: a
+// restore runs through its phases, a daemon that died in the middle of one puts the previous state back at
+// its next start and finishes it, and an uploaded archive is checked by its reconciler. Every case ends by
+// running its step again and asserting nothing changed (rule 2).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile, copyFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createArchive } from '../../../src/backup/create-archive.js';
+import { checkImport, uploadOf } from '../../../src/backup/import.js';
+import { createGate } from '../../../src/backup/quiesce.js';
+import { recoverRestores, stagingOf, stepRestore, type RestoreDeps } from '../../../src/backup/restore.js';
+import { silentLogger } from '../../../src/log.js';
+import { openDb, type Db } from '../../../src/store/db.js';
+import { completeBackup, insertWithFreeName, listBackups, type BackupRow } from '../../../src/store/backups.js';
+import { getImport, getRestore, insertImport, insertRestore, updateImport, updateRestore } from '../../../src/store/backup-ops.js';
+
+import { FakeRuntime } from '../../support/fake-runtime.js';
+import { recordingEnqueue, testSealer } from '../../support/db.js';
+import { createService } from '../../support/commands.js';
+
+let root: string;
+let db: Db;
+let dataDir: string;
+let backupDir: string;
+const sealer = testSealer();
+const images = { postgres: 'pg', mysql: 'my', redis: 'redis', garage: 'g' };
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-bk-ops-'));
+  dataDir = join(root, 'data');
+  backupDir = join(dataDir, 'backups');
+  db = openDb(join(dataDir, 'svc.db'));
+});
+afterEach(async () => {
+  db.$client.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A completed backup of a state with service `old-pg`; then the live state moves on to `new-pg`. */
+async function backupThenChange() {
+  createService(db, sealer, recordingEnqueue(), { dataDir, instance: 'svc', images }, { name: 'old-pg', type: 'postgres' });
+  await writeFile(join(dataDir, 'services', 'old-pg', 'PG_VERSION'), 'archived\n');
+  const row = insertWithFreeName(db, new Date('2026-01-01T00:00:00Z'), { status: 'running', trigger: 'manual' });
+  const size = await createArchive({ db, sealer, runtime: new FakeRuntime(), log: silentLogger, dataDir, backupDir, effectiveEnv: {} }, row.filename);
+  completeBackup(db, row.id, size);
+  db.$client.exec("DELETE FROM services WHERE name = 'old-pg'");
+  await rm(join(dataDir, 'services', 'old-pg'), { recursive: true });
+  createService(db, sealer, recordingEnqueue(), { dataDir, instance: 'svc', images }, { name: 'new-pg', type: 'postgres' });
+  await writeFile(join(dataDir, 'services', 'new-pg', 'PG_VERSION'), 'live\n');
+  return row;
+}
+
+function restoreDeps(o: { runtime?: FakeRuntime; changes?: string[] } = {}): RestoreDeps & { resyncs: number } {
+  const deps = {
+    db,
+    sealer,
+    runtime: o.runtime ?? new FakeRuntime(),
+    log: silentLogger,
+    dataDir,
+    backupDir,
+    instance: 'svc',
+    gate: createGate(),
+    resyncs: 0,
+    newSafetyBackup: () => insertWithFreeName(db, new Date('2026-01-02T00:00:00Z'), { status: 'running', trigger: 'safety' }),
+    async buildBackup(row: BackupRow) {
+      const size = await createArchive({ db, sealer, runtime: new FakeRuntime(), log: silentLogger, dataDir, backupDir, effectiveEnv: {} }, row.filename);
+      return completeBackup(db, row.id, size)!;
+    },
+    async resync() {
+      deps.resyncs++;
+    },
+    changed: () => o.changes?.push(getRestore(db, 1)?.phase ?? '?'),
+  };
+  return deps;
+}
+
+const serviceNames = () => db.$client.prepare('SELECT name FROM services ORDER BY name').pluck().all();
+const snapshot = async () => ({
+  restores: JSON.stringify(db.$client.prepare('SELECT * FROM restores').all()),
+  backups: JSON.stringify(listBackups(db)),
+  services: serviceNames(),
+  dataDir: (await readdir(dataDir)).sort(),
+  live: (await readdir(join(dataDir, 'services'))).sort(),
+});
+
+describe('restore operation', () => {
+  it('runs pending -> unpacking -> safety_backup -> swapping -> committed -> completed, then is steady', async () => {
+    const backup = await backupThenChange();
+    const op = insertRestore(db, backup.id, new Date());
+    const changes: string[] = [];
+    const deps = restoreDeps({ changes });
+    await stepRestore(deps, op.id);
+    expect(changes).toEqual(['unpacking', 'safety_backup', 'swapping', 'committed', 'completed']);
+    const done = getRestore(db, op.id)!;
+    expect(done).toMatchObject({ phase: 'completed', error: null });
+    expect(listBackups(db).find((b) => b.id === done.safetyBackupId)).toMatchObject({ trigger: 'safety', status: 'completed' });
+    expect(serviceNames()).toEqual(['old-pg']);
+    expect(await readFile(join(dataDir, 'services', 'old-pg', 'PG_VERSION'), 'utf8')).toBe('archived\n');
+    expect(existsSync(stagingOf(dataDir, op.id))).toBe(false);
+    expect(deps.gate.paused()).toBe(false);
+    expect(deps.resyncs).toBe(1);
+
+    const before = await snapshot();
+    await stepRestore(deps, op.id);
+    recoverRestores(db, dataDir, silentLogger);
+    expect(await snapshot()).toEqual(before);
+    expect(deps.resyncs).toBe(1);
+  });
+
+  it('a daemon killed mid-swap (services/ moved, rows not committed) puts the previous state back at start, then finishes the restore', async () => {
+    const backup = await backupThenChange();
+    const op = insertRestore(db, backup.id, new Date());
+    // The first daemon: its engine never answers the stop, so the step hangs inside `swapping`; it "dies" there.
+    const hung = new FakeRuntime({ images: ['pg'] });
+    await hung.run({ name: 'svc-svc-new-pg', image: 'pg', labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.role': 'service' } });
+    const stuck = restoreDeps({ runtime: hung });
+    stuck.runtime.stop = () => new Promise(() => {});
+    void stepRestore(stuck, op.id);
+    await waitForPhase(op.id, 'swapping');
+    // What the dead process had done next: the live services/ aside and the archive's in place.
+    const staging = stagingOf(dataDir, op.id);
+    await rename(join(dataDir, 'services'), join(staging, 'previous-services'));
+    await rename(join(staging, 'archive', 'services'), join(dataDir, 'services'));
+    expect(serviceNames()).toEqual(['new-pg']); // the rows were never committed
+
+    // The next start.
+    recoverRestores(db, dataDir, silentLogger);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'pending', attempts: 1 });
+    expect(await readdir(join(dataDir, 'services'))).toEqual(['new-pg']);
+    expect(await readFile(join(dataDir, 'services', 'new-pg', 'PG_VERSION'), 'utf8')).toBe('live\n');
+    expect(existsSync(staging)).toBe(false);
+
+    const deps = restoreDeps();
+    await stepRestore(deps, op.id);
+    const done = getRestore(db, op.id)!;
+    expect(done.phase).toBe('completed');
+    // The safety backup the first attempt completed is the one kept: still the state before the restore.
+    expect(listBackups(db).filter((b) => b.trigger === 'safety')).toHaveLength(1);
+    expect(serviceNames()).toEqual(['old-pg']);
+    expect(await readdir(join(dataDir, 'services'))).toEqual(['old-pg']);
+    const before = await snapshot();
+    await stepRestore(deps, op.id);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('a daemon killed after the commit only cleans up at start', async () => {
+    const backup = await backupThenChange();
+    const op = insertRestore(db, backup.id, new Date());
+    await mkdir(join(stagingOf(dataDir, op.id), 'previous-services'), { recursive: true });
+    updateRestore(db, op.id, { phase: 'committed' });
+    recoverRestores(db, dataDir, silentLogger);
+    expect(getRestore(db, op.id)!.phase).toBe('committed');
+    await stepRestore(restoreDeps(), op.id);
+    expect(getRestore(db, op.id)!.phase).toBe('completed');
+    expect(existsSync(stagingOf(dataDir, op.id))).toBe(false);
+    expect(serviceNames()).toEqual(['new-pg']); // nothing replayed
+  });
+
+  it('gives up after three interrupted starts, with the previous state back', async () => {
+    const backup = await backupThenChange();
+    const op = insertRestore(db, backup.id, new Date());
+    updateRestore(db, op.id, { phase: 'unpacking', attempts: 2 });
+    recoverRestores(db, dataDir, silentLogger);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'failed', code: 'restore_failed', attempts: 3 });
+    expect(getRestore(db, op.id)!.error).toMatch(/rolled back: svc stopped during it 3 times/);
+  });
+
+  it('a refused archive fails with invalid_archive before anything is touched, and takes no safety backup', async () => {
+    const backup = await backupThenChange();
+    await writeFile(join(backupDir, backup.filename), 'not a gzip');
+    const op = insertRestore(db, backup.id, new Date());
+    const deps = restoreDeps();
+    await stepRestore(deps, op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'failed', code: 'invalid_archive' });
+    expect(listBackups(db).filter((b) => b.trigger === 'safety')).toHaveLength(0);
+    expect(serviceNames()).toEqual(['new-pg']);
+    expect(deps.resyncs).toBe(0);
+    const before = await snapshot();
+    await stepRestore(deps, op.id);
+    expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe('import operation', () => {
+  const deps = () => ({ db, backupDir, log: silentLogger, now: () => new Date('2026-03-01T00:00:00Z'), changed: () => {} });
+
+  it('checks an upload and publishes it as a completed import backup; a second pass changes nothing', async () => {
+    const backup = await backupThenChange();
+    const row = insertImport(db, new Date());
+    await copyFile(join(backupDir, backup.filename), uploadOf(backupDir, row.id));
+    updateImport(db, row.id, { status: 'checking', sizeBytes: 10 });
+    await checkImport(deps(), row.id);
+    const done = getImport(db, row.id)!;
+    expect(done.status).toBe('completed');
+    const published = listBackups(db).find((b) => b.id === done.backupId)!;
+    expect(published).toMatchObject({ trigger: 'import', status: 'completed', filename: 'svc-backup-20260301-000000.tar.gz' });
+    expect(existsSync(join(backupDir, published.filename))).toBe(true);
+    expect(existsSync(uploadOf(backupDir, row.id))).toBe(false);
+    const before = await snapshot();
+    await checkImport(deps(), row.id);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('fails a bad archive with invalid_archive and removes the upload', async () => {
+    const row = insertImport(db, new Date());
+    await mkdir(backupDir, { recursive: true });
+    await writeFile(uploadOf(backupDir, row.id), 'garbage, not gzip');
+    updateImport(db, row.id, { status: 'checking', sizeBytes: 17 });
+    await checkImport(deps(), row.id);
+    expect(getImport(db, row.id)).toMatchObject({ status: 'failed', code: 'invalid_archive', backupId: null });
+    expect(getImport(db, row.id)!.error).toMatch(/not a readable svc backup archive/);
+    expect(await readdir(backupDir)).toEqual([]);
+    expect(listBackups(db)).toHaveLength(0);
+  });
+});
+
+async function waitForPhase(id: number, phase: string) {
+  const { waitFor } = await import('../../support/wait.js');
+  await waitFor(() => getRestore(db, id)?.phase === phase, { timeoutMs: 10_000 });
+}
