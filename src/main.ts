@@ -16,9 +16,10 @@ import { verifyEncryptionKey } from './store/encryption-check.js';
 import { missingRequired } from './store/env.js';
 import { deployEnv } from './store/deploy-env.js';
 import { createCaddyProxy } from './proxy/caddy.js';
+import { createSharedCaddyProxy } from './proxy/caddy-shared.js';
 import { DNS_REFRESH_MS } from './proxy/config.js';
 import { createProxyRunner } from './proxy/runner.js';
-import { ensureDnsResponder } from './dns/supervise.js';
+import { checkDnsPort, createDnsSupervisor } from './dns/supervise.js';
 import { dnsmasqPaths } from './dns/dnsmasq.js';
 import { writeHostsDir } from './dns/hosts.js';
 import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
@@ -52,9 +53,17 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const identity = resolveInstance(db, given.instanceOverride);
   const config = withInstance(given, identity.instance);
   log.info('instance identity', { instance: config.instance, from: identity.source, network: config.network });
+  // A DNS port another live instance holds: stop here with one line naming SVC_DNS_PORT, rather than
+  // deploy `success` while the proxy resolves this instance's apps through the other one's answers.
+  try {
+    await checkDnsPort(config.dataDir, config.proxy.dnsPort);
+  } catch (err) {
+    db.$client.close();
+    throw err;
+  }
   const rebased = rebaseServices(db, config);
   if (rebased) log.info('service rows moved to this data directory and instance', { services: rebased, data_dir: config.dataDir, instance: config.instance });
-  const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log });
+  const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
   const manager = createManager({
     runtime,
     instance: config.instance,
@@ -119,16 +128,19 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 /** The reconcilers and the adapters they act through. */
 function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
+  // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
+  const routesProxy = config.proxy.mode === 'external' ? createSharedCaddyProxy({ ...config.proxy, instance: config.instance, log }) : proxy;
   const { hostsDir } = dnsmasqPaths(config.dataDir);
   const dns = createDnsSync(db, (records) => writeHostsDir(hostsDir, records));
+  const dnsSupervisor = createDnsSupervisor({ dataDir: config.dataDir, port: config.proxy.dnsPort, log });
   manager.register(
     createProxyReconciler({
       db,
-      proxy,
+      proxy: routesProxy,
       dns,
       log,
-      ensureDnsResponder: async () => void (await ensureDnsResponder({ dataDir: config.dataDir, port: config.proxy.dnsPort, log })),
+      ensureDnsResponder: dnsSupervisor.ensure,
       ensureProxyRunning: createProxyRunner({
         mode: config.proxy.mode,
         runtime,
@@ -137,7 +149,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         dataDir: config.dataDir,
         instance: config.instance,
         log,
-        waitReady: (ms) => proxy.waitReady(ms),
+        answers: () => proxy.answers(),
       }),
     }),
   );

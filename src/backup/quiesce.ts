@@ -22,11 +22,11 @@ export function createGate(): Gate {
     wrap: (r) => ({
       kind: r.kind,
       listNames: () => r.listNames(),
-      async reconcile(name) {
+      async reconcile(name, ctx) {
         if (paused) return { requeueAfterMs: GATED_RETRY_MS };
         inflight++;
         try {
-          return await r.reconcile(name);
+          return await r.reconcile(name, ctx);
         } finally {
           inflight--;
           if (inflight === 0) idle.splice(0).forEach((f) => f());

@@ -46,7 +46,15 @@ export const buildsFromSource = (app: Pick<AppRow, 'name' | 'buildMode'>, deploy
 
 export const checkoutDir = (s: BuildSettings, app: string, deployId: number) => join(s.workDir, `${app}-${deployId}`);
 
-export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
+/**
+ * Rethrows when the daemon is stopping: the step is not failed, it runs again from its start at the next
+ * start (the checkout directory is removed either way).
+ */
+function throwIfStopping(signal: AbortSignal | undefined, err: unknown) {
+  if (signal?.aborted) throw err;
+}
+
+export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport, signal?: AbortSignal): Promise<Result> {
   const dir = checkoutDir(s, app.name, deploy.id);
   await rm(dir, { recursive: true, force: true });
   if (!app.repoUrl) return r.fail('clone', 'the app has no repo_url to build from');
@@ -56,9 +64,10 @@ export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, d
   let sha: string;
   try {
     const token = await s.tokenFor?.(app.repoUrl);
-    sha = await checkout({ url: app.repoUrl, branch: app.branch, commit: deploy.commitSha, dir, token }, s.git ?? execGit);
+    sha = await checkout({ url: app.repoUrl, branch: app.branch, commit: deploy.commitSha, dir, token, signal }, s.git ?? execGit);
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
+    throwIfStopping(signal, err);
     return r.fail('clone', err instanceof Error ? err.message : String(err));
   }
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'build', commitSha: sha, imageRef: builtImage(app.name, sha) });
@@ -66,7 +75,7 @@ export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, d
   return { requeueAfterMs: 0 };
 }
 
-export async function buildStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport): Promise<Result> {
+export async function buildStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport, signal?: AbortSignal): Promise<Result> {
   const dir = checkoutDir(s, app.name, deploy.id);
   if (!existsSync(dir) || !deploy.imageRef) {
     // Interrupted between the steps (restart, cleanup): fetch again.
@@ -84,9 +93,10 @@ export async function buildStep(deps: StepDeps, s: BuildSettings, app: AppRow, d
       if (plan.kind === 'provider') await writeFile(join(dir, 'Dockerfile'), plan.dockerfile);
       const cap = new OutputCap((line) => r.event('build', line));
       try {
-        await deps.runtime.build(dir, tag, (line) => cap.push(line));
+        await deps.runtime.build(dir, tag, (line) => cap.push(line), signal);
       } catch (err) {
         cap.end();
+        throwIfStopping(signal, err);
         const why = err instanceof Error ? err.message : String(err);
         return r.fail('build', `build failed: ${why}${cap.tail().length ? `\nlast output:\n${cap.tail().join('\n')}` : ''}`);
       }

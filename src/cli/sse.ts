@@ -1,5 +1,8 @@
-// Reads Server-Sent Events from a fetch response body: yields {event, data, id} per event, skips
-// comments (keepalives). Enough of the format for svc's own streams (deploy events, logs).
+// Reads Server-Sent Events from a fetch response body: yields {event, data, id} per event; comments
+// (keepalives) and events without data are skipped. The parsing is eventsource-parser's (the WHATWG
+// rules: CRLF, split chunks, multi-line data, BOM), so svc keeps no hand-written SSE parser.
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+
 export interface SseEvent {
   event: string;
   data: string;
@@ -7,31 +10,9 @@ export interface SseEvent {
 }
 
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let event = 'message';
-  let data: string[] = [];
-  let id: string | undefined;
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl).replace(/\r$/, '');
-      buffer = buffer.slice(nl + 1);
-      if (line === '') {
-        if (data.length > 0) yield { event, data: data.join('\n'), id };
-        event = 'message';
-        data = [];
-        id = undefined;
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-      else if (field === 'id') id = value;
-    }
+  const text = body.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>);
+  const events = text.pipeThrough(new EventSourceParserStream());
+  for await (const e of events as unknown as AsyncIterable<{ event?: string; data: string; id?: string }>) {
+    yield { event: e.event ?? 'message', data: e.data, id: e.id };
   }
 }

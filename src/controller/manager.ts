@@ -37,7 +37,10 @@ export interface Manager {
   enqueueAll(): Promise<void>;
   /** Full enqueue, event watch and resync timer. */
   start(): void;
-  /** Ends the event stream and the timer, stops handing out keys, waits for running reconciles. */
+  /**
+   * Ends the event stream and the timer, stops handing out keys, aborts running reconciles (their
+   * `ctx.signal`) and waits for them to return.
+   */
   stop(): Promise<void>;
   stats(): { waiting: number; queued: number; running: number; failing: number };
 }
@@ -53,14 +56,14 @@ export function createManager(o: ManagerOptions): Manager {
   let watch: EventWatch | undefined;
   let resyncTimer: TimerHandle | undefined;
 
-  const dispatch = async (key: Key): Promise<Result> => {
+  const dispatch = async (key: Key, signal: AbortSignal): Promise<Result> => {
     const { kind, name } = parseKey(key);
     const r = reconcilers.get(kind);
     if (!r) {
       log.debug('no reconciler for key; dropped', { target: key });
       return {};
     }
-    return r.reconcile(name);
+    return r.reconcile(name, { signal });
   };
 
   const queue = createWorkQueue({

@@ -10,9 +10,17 @@ export type Result = { requeueAfterMs?: number };
 /** A failure that retrying will not fix (defined in errors.ts so adapters below the controller can throw it). */
 export { TerminalError } from '../errors.js';
 
+/**
+ * What a pass is given besides the name. `signal` aborts when the daemon stops: long work (a clone, an
+ * image build) ends at once and its step starts again at the next start, instead of holding the stop.
+ */
+export interface ReconcileCtx {
+  signal: AbortSignal;
+}
+
 export interface Reconciler {
   kind: Kind;
-  reconcile(name: string): Promise<Result>;
+  reconcile(name: string, ctx?: ReconcileCtx): Promise<Result>;
   /** Every name this reconciler owns, for the periodic resync. */
   listNames(): Promise<string[]> | string[];
 }

@@ -10,8 +10,11 @@ import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { silentLogger, type Logger } from '../log.js';
 
 export interface WorkQueueOptions {
-  /** Converges one key. Throw to back off, TerminalError to give up, `requeueAfterMs` to come back. */
-  handler: (key: Key) => Promise<Result>;
+  /**
+   * Converges one key. Throw to back off, TerminalError to give up, `requeueAfterMs` to come back.
+   * `signal` aborts when the queue stops; what a stopped handler throws then is not logged or retried.
+   */
+  handler: (key: Key, signal: AbortSignal) => Promise<Result>;
   clock?: Clock;
   /** Reconciles running at once (default 4). */
   concurrency?: number;
@@ -25,7 +28,10 @@ export interface WorkQueueOptions {
 export interface WorkQueue {
   /** Schedules `key` now or after `afterMs`; duplicates coalesce and the earliest deadline wins. */
   add(key: Key, opts?: { afterMs?: number }): void;
-  /** Stops handing out keys, drops pending ones and resolves when running reconciles have finished. */
+  /**
+   * Stops handing out keys, drops pending ones, aborts the signal running reconciles were given and
+   * resolves when they have returned.
+   */
   stop(): Promise<void>;
   /** Counts for status pages and tests. */
   stats(): { waiting: number; queued: number; running: number; failing: number };
@@ -50,6 +56,7 @@ export function createWorkQueue(opts: WorkQueueOptions): WorkQueue {
   const running = new Set<Key>();
   const dirty = new Set<Key>(); // due while running: run again when it finishes
   const failures = new Map<Key, number>();
+  const stopping = new AbortController();
   let stopped = false;
 
   const clearWaiting = (key: Key) => {
@@ -92,11 +99,13 @@ export function createWorkQueue(opts: WorkQueueOptions): WorkQueue {
     running.add(key);
     let next: number | undefined;
     try {
-      const result = await opts.handler(key);
+      const result = await opts.handler(key, stopping.signal);
       failures.delete(key);
       next = result?.requeueAfterMs;
     } catch (err) {
-      if (err instanceof TerminalError) {
+      if (stopped) {
+        log.debug('reconcile ended by the stop', { target: key, error: errMessage(err) });
+      } else if (err instanceof TerminalError) {
         failures.delete(key);
         log.warn('reconcile failed (terminal, not retried)', { target: key, error: err.message });
       } else {
@@ -117,6 +126,7 @@ export function createWorkQueue(opts: WorkQueueOptions): WorkQueue {
     add,
     async stop() {
       stopped = true;
+      stopping.abort(new Error('svc is stopping'));
       for (const key of [...waiting.keys()]) clearWaiting(key);
       pq.clear();
       queued.clear();

@@ -7,9 +7,9 @@
 import type { Logger } from '../log.js';
 import { buildCaddyConfig, canonicalJson, partitionRoutes, type CaddyConfigOptions } from './config.js';
 import type { Proxy, Route } from './proxy.js';
+import { createAdmin, ProxyLoadError, upstreamRequests } from './admin.js';
 
-export class ProxyUnreachableError extends Error {}
-export class ProxyLoadError extends Error {}
+export { ProxyLoadError, ProxyUnreachableError } from './admin.js';
 
 export interface CaddyProxyOptions extends CaddyConfigOptions {
   log: Logger;
@@ -22,14 +22,13 @@ export interface CaddyProxyOptions extends CaddyConfigOptions {
 export interface CaddyProxy extends Proxy {
   /** The config `apply(routes)` would load (for diagnostics). */
   configFor(routes: Route[]): unknown;
-  /** Resolves when the admin API answers, false after `timeoutMs`. */
+  /** One look, no wait: true when the admin API answers now (a reconciler's readiness check). */
+  answers(): Promise<boolean>;
+  /** For tools and tests (it polls): resolves when the admin API answers, false after `timeoutMs`. */
   waitReady(timeoutMs: number): Promise<boolean>;
 }
 
 export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
-  const base = opts.adminUrl.replace(/\/+$/, '');
-  const doFetch = opts.fetch ?? fetch;
-  const timeoutMs = opts.timeoutMs ?? 30_000;
   let chain: Promise<void> = Promise.resolve();
   let reported = '';
   // The last routes built, with their config and its fingerprint id: serves() runs every second.
@@ -40,23 +39,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
     return built.config;
   };
 
-  const admin = async (method: string, path: string, body?: string, timeout = timeoutMs): Promise<Response> => {
-    try {
-      return await doFetch(`${base}${path}`, {
-        method,
-        body,
-        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-        signal: AbortSignal.timeout(timeout),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (err as Error).message;
-      throw new ProxyUnreachableError(
-        `Caddy admin API at ${base} is unreachable (${why}) during ${method} ${path}: is the proxy running? ` +
-          `(every SVC_PROXY_MODE talks to Caddy at SVC_PROXY_ADMIN_URL)`,
-      );
-    }
-  };
+  const { admin } = createAdmin(opts);
 
   const applyOnce = async (routes: Route[]) => {
     const { conflicts } = partitionRoutes(routes, opts);
@@ -96,17 +79,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
       chain = run.catch(() => {});
       return run;
     },
-    async upstreamRequests() {
-      const res = await admin('GET', '/reverse_proxy/upstreams', undefined, 5000);
-      if (!res.ok) throw new ProxyLoadError(`Caddy upstreams endpoint answered HTTP ${res.status}`);
-      const list = (await res.json()) as { address?: string; num_requests?: number }[] | null;
-      const out = new Map<string, number>();
-      for (const u of list ?? []) {
-        if (!u.address) continue;
-        out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
-      }
-      return out;
-    },
+    upstreamRequests: () => upstreamRequests(admin),
     async serves(routes) {
       const id = (configOf(routes) as { apps: { http: { '@id': string } } }).apps.http['@id'];
       try {
@@ -118,6 +91,15 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
       }
     },
     configFor: (routes) => buildCaddyConfig(routes, opts),
+    async answers() {
+      try {
+        const res = await admin('GET', '/config/', undefined, 1000);
+        await res.body?.cancel();
+        return true;
+      } catch {
+        return false;
+      }
+    },
     async waitReady(ms) {
       const end = Date.now() + ms;
       for (;;) {

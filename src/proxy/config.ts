@@ -21,7 +21,7 @@ export interface CaddyConfigOptions {
 /** How often Caddy re-resolves an app's DNS name; a switch waits at least this long before draining. */
 export const DNS_REFRESH_MS = 250;
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** `host:port` of the admin listener, from its URL. */
 export function adminListen(adminUrl: string): string {
@@ -120,15 +120,21 @@ export function reverseProxyHandler(up: Upstream, dnsPort: number): Json {
   return handler;
 }
 
-/** Pure: the full Caddy config for these routes. Conflicting routes are left out (see partitionRoutes). */
-export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Json {
+/** How svc's servers are named: `domains` and `port-<N>` in a Caddy of its own, prefixed by the instance in a shared one. */
+export interface ServerNames {
+  domains: string;
+  port(port: number): string;
+}
+export const OWN_NAMES: ServerNames = { domains: 'domains', port: (p) => `port-${p}` };
+
+/** Pure: the servers for these routes (conflicting routes left out) and the domains they serve. */
+export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: ServerNames = OWN_NAMES): { servers: { [k: string]: Json }; domains: string[] } {
   const { routes: ok } = partitionRoutes(routes, opts);
   const servers: { [k: string]: Json } = {};
   const domainRoutes = ok.filter((r) => r.mode === 'domain').sort((a, b) => cmp(a.domain!, b.domain!));
   const portRoutes = ok.filter((r) => r.mode === 'port').sort((a, b) => a.port! - b.port!);
-
   if (domainRoutes.length > 0) {
-    servers.domains = {
+    servers[names.domains] = {
       // Caddy's automatic HTTPS adds the HTTP->HTTPS redirect server on http_port by itself.
       listen: [`:${opts.httpsPort}`],
       routes: domainRoutes.map((r) => ({
@@ -139,22 +145,30 @@ export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Jso
     };
   }
   for (const r of portRoutes) {
-    servers[`port-${r.port}`] = {
+    servers[names.port(r.port!)] = {
       listen: [`:${r.port}`],
       routes: [{ handle: [reverseProxyHandler(r.upstream, opts.dnsPort)], terminal: true }],
       automatic_https: { disable: true },
     };
   }
+  return { servers, domains: domainRoutes.map((r) => r.domain!) };
+}
 
+/** Pure: the TLS issuer of svc's certificate policy. */
+export function tlsIssuer(opts: Pick<CaddyConfigOptions, 'tlsIssuer' | 'acmeEmail'>): Json {
+  return opts.tlsIssuer === 'internal' ? { module: 'internal' } : { module: 'acme', ...(opts.acmeEmail ? { email: opts.acmeEmail } : {}) };
+}
+
+/** Pure: the full Caddy config for these routes. Conflicting routes are left out (see partitionRoutes). */
+export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Json {
+  const { servers, domains } = buildServers(routes, opts);
   const apps: { [k: string]: Json } = {
     http: { http_port: opts.httpPort, https_port: opts.httpsPort, servers },
   };
-  if (domainRoutes.length > 0) {
-    const issuer: { [k: string]: Json } =
-      opts.tlsIssuer === 'internal' ? { module: 'internal' } : { module: 'acme', ...(opts.acmeEmail ? { email: opts.acmeEmail } : {}) };
+  if (domains.length > 0) {
     apps.tls = {
       automation: {
-        policies: [{ subjects: domainRoutes.map((r) => r.domain!), issuers: [issuer], on_demand: false }],
+        policies: [{ subjects: domains, issuers: [tlsIssuer(opts)], on_demand: false }],
       },
     };
     // The local CA must not try to install itself into the host's trust store (needs root, prompts).

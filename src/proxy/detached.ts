@@ -88,15 +88,40 @@ export function pidsWithArg(arg: string): number[] {
   return out;
 }
 
-/** SIGTERM to each pid, then SIGKILL to those still running after `graceMs`; resolves when all are gone. */
-export async function stopPids(pids: number[], graceMs = 3000): Promise<void> {
-  const signal = (pid: number, s: NodeJS.Signals) => {
-    try {
-      process.kill(pid, s);
-    } catch {
-      /* already gone */
-    }
+export interface Terminator {
+  /**
+   * One look, no wait: SIGTERM to pids not signalled yet, SIGKILL to those signalled more than `graceMs`
+   * ago; true when none of them runs any more. A reconciler calls it on each pass until it says true.
+   */
+  done(pids: number[]): boolean;
+}
+
+export function createTerminator(graceMs = 3000, now: () => number = Date.now): Terminator {
+  const since = new Map<number, number>();
+  return {
+    done(pids) {
+      const left = pids.filter((p) => processArgs(p));
+      for (const pid of left) {
+        const t = since.get(pid);
+        if (t === undefined) since.set(pid, now());
+        signal(pid, t !== undefined && now() - t > graceMs ? 'SIGKILL' : 'SIGTERM');
+      }
+      for (const pid of [...since.keys()]) if (!left.includes(pid)) since.delete(pid);
+      return left.length === 0;
+    },
   };
+}
+
+const signal = (pid: number, s: NodeJS.Signals) => {
+  try {
+    process.kill(pid, s);
+  } catch {
+    /* already gone */
+  }
+};
+
+/** For tools and tests (it waits): SIGTERM to each pid, then SIGKILL to those still running after `graceMs`; resolves when all are gone. */
+export async function stopPids(pids: number[], graceMs = 3000): Promise<void> {
   for (const pid of pids) signal(pid, 'SIGTERM');
   const end = Date.now() + graceMs;
   let left = pids.filter((p) => processArgs(p));

@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import { adminListen } from './config.js';
-import { livePidFromFile, pidsWithArg, processArgs, spawnGuarded, stopPids } from './detached.js';
+import { createTerminator, livePidFromFile, pidsWithArg, processArgs, spawnGuarded, type Terminator } from './detached.js';
 
 export const CADDY_BIN = '/usr/bin/caddy';
 
@@ -45,21 +45,26 @@ export interface HostCaddyOptions {
   svcDataDir: string;
   adminUrl: string;
   log: Logger;
-  /** Resolves true once the admin API answers (CaddyProxy.waitReady). */
-  waitReady: (timeoutMs: number) => Promise<boolean>;
+  /** One look: true when the admin API answers now (CaddyProxy.answers). */
+  answers: () => Promise<boolean>;
   bin?: string;
+  /** Stops a stale svc's Caddy across passes without waiting (default: a new one). */
+  terminator?: Terminator;
 }
 
+/** `running`: this data directory's Caddy runs; `started`: started now, its admin API not asked yet; `stopping`: a stale one is being stopped. */
+export type HostCaddyState = 'running' | 'started' | 'stopping';
+
 /**
- * Makes sure this data directory's Caddy runs; returns true when it started one (the caller applies the
- * routes next). A Caddy of an svc whose data directory is gone holding the admin address is stopped
- * and replaced; any other Caddy answering there is a conflict, with an error naming it.
+ * Makes sure this data directory's Caddy runs, never waiting for it: the caller applies the routes once
+ * its admin API answers. A Caddy of an svc whose data directory is gone holding the admin address is
+ * stopped and replaced; any other Caddy answering there is a conflict, with an error naming it.
  */
-export async function ensureHostCaddy(o: HostCaddyOptions): Promise<boolean> {
+export async function ensureHostCaddy(o: HostCaddyOptions): Promise<HostCaddyState> {
   const p = hostCaddyPaths(o.svcDataDir);
-  if (livePidFromFile(p.pidFile, p.bootstrap)) return false;
-  if (await o.waitReady(0)) {
-    if (pidsWithArg(p.bootstrap).length > 0) return false; // ours, its pid file lost
+  if (livePidFromFile(p.pidFile, p.bootstrap)) return 'running';
+  if (await o.answers()) {
+    if (pidsWithArg(p.bootstrap).length > 0) return 'running'; // ours, its pid file lost
     const stale = staleSvcCaddies();
     if (stale.length === 0) {
       throw new Error(
@@ -68,7 +73,7 @@ export async function ensureHostCaddy(o: HostCaddyOptions): Promise<boolean> {
       );
     }
     o.log.info('stopping the host Caddy of a deleted svc data directory', { pids: stale });
-    await stopPids(stale);
+    if (!(o.terminator ?? createTerminator()).done(stale)) return 'stopping';
   }
   const bin = o.bin ?? CADDY_BIN;
   if (!existsSync(bin)) throw new Error(`${bin} is missing: install Debian's caddy (scripts/install-host-packages.sh --daemon does)`);
@@ -83,11 +88,14 @@ export async function ensureHostCaddy(o: HostCaddyOptions): Promise<boolean> {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dirname(p.configDir), XDG_DATA_HOME: p.dataDir, XDG_CONFIG_HOME: p.configDir },
   });
   o.log.info('host caddy started', { pid: child.pid, admin: adminListen(o.adminUrl), logFile: p.logFile });
-  if (!(await o.waitReady(15_000))) {
-    const tail = existsSync(p.logFile) ? readFileSync(p.logFile, 'utf8').trimEnd().split('\n').slice(-6).join('\n') : '';
-    throw new Error(`the host Caddy did not answer at ${o.adminUrl}; last lines of ${p.logFile}:\n${tail}`);
-  }
-  return true;
+  return 'started';
+}
+
+/** The last lines of this data directory's host Caddy log, for an error that says why it does not answer. */
+export function hostCaddyLogTail(svcDataDir: string): string {
+  const { logFile } = hostCaddyPaths(svcDataDir);
+  const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-6).join('\n') : '';
+  return `last lines of ${logFile}:\n${tail}`;
 }
 
 /** Caddy processes started by some svc (a `--config <dir>/proxy/config/bootstrap.json`) whose directory is gone. */

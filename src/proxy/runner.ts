@@ -2,11 +2,20 @@
 // (the default) decides once per daemon start and says why in the log: `container` when the proxy image
 // is present or can be pulled, else `host` (Debian's caddy, detached). What this data directory already
 // runs wins over both (a running host Caddy or an existing proxy container), so a daemon restart never
-// starts a second Caddy on the same ports. `external` runs nothing.
+// starts a second Caddy on the same ports. `external` runs nothing. Nothing here waits for Caddy: after
+// a start the runner answers `starting` and the reconciler comes back shortly, until the admin API
+// answers or READY_TIMEOUT_MS has passed (then an error says why, and the next pass tries again).
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { ensureProxyContainer, proxyContainerName } from './container.js';
-import { ensureHostCaddy, hostCaddyPid } from './host.js';
+import { ensureHostCaddy, hostCaddyLogTail, hostCaddyPid } from './host.js';
+import { createTerminator } from './detached.js';
+
+/** How long a started Caddy may take before its admin API answers. */
+export const READY_TIMEOUT_MS = 15_000;
+
+/** `running`: Caddy's admin API answers; `starting`: ask again shortly. */
+export type ProxyRunState = 'running' | 'starting';
 
 export type ProxyMode = 'auto' | 'container' | 'host' | 'external';
 
@@ -18,7 +27,10 @@ export interface ProxyRunnerOptions {
   dataDir: string;
   instance: string;
   log: Logger;
-  waitReady: (timeoutMs: number) => Promise<boolean>;
+  /** One look: true when Caddy's admin API answers now (CaddyProxy.answers). */
+  answers: () => Promise<boolean>;
+  /** Default Date.now. */
+  now?: () => number;
 }
 
 /** The auto decision: the mode and the reason logged with it. Throws while the engine cannot be asked. */
@@ -36,19 +48,45 @@ export async function chooseProxyMode(o: ProxyRunnerOptions): Promise<{ mode: 'c
 }
 
 /** `ensureProxyRunning` for the proxy reconciler; undefined in external mode. */
-export function createProxyRunner(o: ProxyRunnerOptions): (() => Promise<void>) | undefined {
+export function createProxyRunner(o: ProxyRunnerOptions): (() => Promise<ProxyRunState>) | undefined {
   if (o.mode === 'external') return undefined;
+  const now = o.now ?? Date.now;
+  const terminator = createTerminator();
   let chosen: 'container' | 'host' | undefined = o.mode === 'auto' ? undefined : o.mode;
+  // Set after a start until the admin API answers; while set nothing is started again.
+  let pending: { until: number } | undefined;
+
+  const ensure = async (mode: 'container' | 'host'): Promise<ProxyRunState> => {
+    if (mode === 'host') {
+      const state = await ensureHostCaddy({ svcDataDir: o.dataDir, adminUrl: o.adminUrl, log: o.log, answers: o.answers, terminator });
+      if (state === 'running') return 'running';
+      if (state === 'started') pending = { until: now() + READY_TIMEOUT_MS };
+      return 'starting';
+    }
+    const r = await ensureProxyContainer({ runtime: o.runtime, image: o.image, adminUrl: o.adminUrl, dataDir: o.dataDir, instance: o.instance, log: o.log });
+    if (!r.changed) return 'running';
+    pending = { until: now() + READY_TIMEOUT_MS };
+    return 'starting';
+  };
+
   return async () => {
     if (!chosen) {
       const c = await chooseProxyMode(o);
       o.log.info('proxy mode chosen', { mode: c.mode, reason: c.reason, SVC_PROXY_MODE: 'auto' });
       chosen = c.mode;
     }
-    if (chosen === 'host') {
-      await ensureHostCaddy({ svcDataDir: o.dataDir, adminUrl: o.adminUrl, log: o.log, waitReady: o.waitReady });
-      return;
+    if (!pending && (await ensure(chosen)) === 'running') return 'running';
+    if (!pending) return 'starting';
+    if (await o.answers()) {
+      pending = undefined;
+      return 'running';
     }
-    await ensureProxyContainer({ runtime: o.runtime, image: o.image, adminUrl: o.adminUrl, dataDir: o.dataDir, instance: o.instance, log: o.log, waitReady: o.waitReady });
+    if (now() < pending.until) return 'starting';
+    pending = undefined;
+    throw new Error(
+      chosen === 'host'
+        ? `the host Caddy did not answer at ${o.adminUrl} within ${READY_TIMEOUT_MS / 1000} s; ${hostCaddyLogTail(o.dataDir)}`
+        : `the proxy container ${proxyContainerName(o.instance)} runs but its admin API at ${o.adminUrl} did not answer within ${READY_TIMEOUT_MS / 1000} s`,
+    );
   };
 }

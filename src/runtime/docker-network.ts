@@ -15,18 +15,21 @@ async function twins(docker: Docker, name: string) {
   return all.filter((n) => n.Name === name).sort((a, b) => byText(a.Created ?? '', b.Created ?? '') || byText(a.Id, b.Id));
 }
 
-/** Makes sure one bridge network called `name` exists (tolerating a concurrent creation by anyone) and tunes its bridge. */
-export async function ensureNetworkOnce(docker: Docker, log: Logger, name: string): Promise<void> {
-  await createIfMissing(docker, log, name);
+/**
+ * Makes sure one bridge network called `name` exists (tolerating a concurrent creation by anyone) and tunes
+ * its bridge. One it creates carries `svc.instance` (rule 14), so its twin check and any cleanup know whose it is.
+ */
+export async function ensureNetworkOnce(docker: Docker, log: Logger, name: string, instance?: string): Promise<void> {
+  await createIfMissing(docker, log, name, instance);
   const net = (await twins(docker, name))[0];
   if (net) await tuneBridgeNeighbours(net, log);
 }
 
-async function createIfMissing(docker: Docker, log: Logger, name: string): Promise<void> {
+async function createIfMissing(docker: Docker, log: Logger, name: string, instance?: string): Promise<void> {
   if ((await twins(docker, name)).length > 0) return;
   let id: string;
   try {
-    const created = await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { 'svc.managed': 'true' } });
+    const created = await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { 'svc.managed': 'true', ...(instance ? { 'svc.instance': instance } : {}) } });
     id = created.id;
   } catch (err) {
     if (statusOf(err) === 409 || /already exists/i.test(engineMessage(err))) return; // someone else won

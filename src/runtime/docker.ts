@@ -10,7 +10,7 @@ import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import type { ContainerInfo, ExecResult, LogLine, Runtime } from './runtime.js';
+import { notOurs, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents } from './docker-events.js';
 import { ensureNetworkOnce } from './docker-network.js';
@@ -24,6 +24,12 @@ export interface DockerRuntimeOptions {
   /** DOCKER_HOST (unix://, tcp://, http(s)://); default: dockerode's (the DOCKER_HOST env or the socket). */
   dockerHost?: string;
   log: Logger;
+  /**
+   * This daemon's `svc.instance`: stop and remove touch only containers carrying it, and networks it
+   * creates carry it (DESIGN.md rule 14). The daemon always sets it; left out only by test and benchmark
+   * tools that clean up what they made themselves.
+   */
+  instance?: string;
 }
 
 /** A Runtime that talks to the engine at `dockerHost`; creating it does not connect. */
@@ -38,9 +44,18 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     return doc && toContainerInfo(doc as unknown as InspectDoc, network);
   };
 
-  /** Waits (bounded) until a container whose removal is in progress is gone, so its name is free again. */
-  const waitGone = async (nameOrId: string) => {
-    for (let i = 0; i < 100 && (await inspect(nameOrId)); i++) await new Promise((r) => setTimeout(r, 100));
+  /**
+   * The id to act on for a stop or removal: undefined when no such container; throws NotOursError when it
+   * is not this instance's. Acting on the id, not the name, means a container created under the same name
+   * between the look and the act is never the one stopped or removed.
+   */
+  const ownedId = async (nameOrId: string, adopted = false): Promise<string | undefined> => {
+    if (opts.instance === undefined) return nameOrId;
+    const doc = await call(`inspect ${nameOrId}`, () => docker.getContainer(ref(nameOrId)).inspect(), [404]);
+    if (!doc) return undefined;
+    const err = adopted ? undefined : notOurs(nameOrId, doc.Config?.Labels ?? {}, opts.instance);
+    if (err) throw err;
+    return doc.Id;
   };
 
   /** Creates and starts an exec with stdout and stderr attached (multiplexed). */
@@ -86,7 +101,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       // One attempt per name at a time in this process; ensureNetworkOnce handles other processes.
       let p = ensuring.get(name);
       if (!p) {
-        p = ensureNetworkOnce(docker, log, name).finally(() => ensuring.delete(name));
+        p = ensureNetworkOnce(docker, log, name, opts.instance).finally(() => ensuring.delete(name));
         ensuring.set(name, p);
       }
       return p;
@@ -122,19 +137,23 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       await call(`start ${nameOrId}`, () => container.start(), [304]);
     },
 
-    async stop(nameOrId, graceSeconds) {
-      const container = docker.getContainer(ref(nameOrId));
+    async stop(nameOrId, graceSeconds, o) {
+      const id = await ownedId(nameOrId, o?.adopted);
+      if (id === undefined) return;
+      const container = docker.getContainer(ref(id));
       await call(`stop ${nameOrId}`, () => container.stop({ t: graceSeconds }), [304, 404]);
     },
 
     async remove(nameOrId) {
-      const container = docker.getContainer(ref(nameOrId));
+      const id = await ownedId(nameOrId);
+      if (id === undefined) return;
+      const container = docker.getContainer(ref(id));
       try {
         await container.remove({ force: true });
       } catch (err) {
         const status = statusOf(err);
         if (status === 404) return;
-        if (status === 409 && /already in progress/i.test(engineMessage(err))) return waitGone(nameOrId);
+        if (status === 409 && /already in progress/i.test(engineMessage(err))) throw new RemovalInProgressError(nameOrId);
         throw engineError(`remove ${nameOrId}`, err);
       }
     },
@@ -212,11 +231,11 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       }
     },
 
-    async build(contextDir, tag, onLog) {
+    async build(contextDir, tag, onLog, signal) {
       const op = `build ${checkImageRef(tag)}`;
       const { create: tarCreate } = await import('tar'); // loaded at the first build only
       const context = Readable.from(tarCreate({ cwd: contextDir, portable: true }, ['.']));
-      const stream = (await call(op, () => docker.buildImage(context as never, { t: tag, rm: true, forcerm: true })))!;
+      const stream = (await call(op, () => docker.buildImage(context as never, { t: tag, rm: true, forcerm: true, abortSignal: signal } as Docker.ImageBuildOptions)))!;
       try {
         await followProgress(stream as Readable, (m) => {
           if (m.stream) for (const line of m.stream.split('\n')) if (line.trim()) onLog?.(line.replace(/\r$/, ''));

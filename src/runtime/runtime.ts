@@ -13,6 +13,31 @@ export const LABELS = {
   service: 'svc.service',
 } as const;
 
+/** A stop or removal of a container that does not carry this instance's label: svc never touches it. */
+export class NotOursError extends Error {
+  constructor(nameOrId: string, instance: string, found: string | undefined) {
+    super(
+      `container ${nameOrId} is not this svc instance's (its svc.instance label is ${found === undefined ? 'missing' : JSON.stringify(found)}, ` +
+        `this instance is ${JSON.stringify(instance)}); svc leaves it alone: remove or rename it yourself`,
+    );
+  }
+}
+
+/** The engine is already removing the container: its name is not free yet. Retry shortly; nothing failed. */
+export class RemovalInProgressError extends Error {
+  constructor(nameOrId: string) {
+    super(`the engine is still removing container ${nameOrId}; trying again shortly`);
+  }
+}
+
+/** How soon a pass that met a removal in progress comes back. */
+export const REMOVAL_RETRY_MS = 100;
+
+/** Pure: the NotOursError for a container that is not `instance`'s, or undefined when it is ours. */
+export function notOurs(nameOrId: string, labels: Record<string, string>, instance: string): NotOursError | undefined {
+  return labels[LABELS.instance] === instance ? undefined : new NotOursError(nameOrId, instance, labels[LABELS.instance]);
+}
+
 export type Role = 'app' | 'service' | 'proxy' | 'build';
 
 export interface Mount {
@@ -123,9 +148,18 @@ export interface Runtime {
   /** Creates and starts a container; returns its state after start. */
   run(spec: ContainerSpec): Promise<ContainerInfo>;
   start(nameOrId: string): Promise<void>;
-  /** SIGTERM, then SIGKILL after `graceSeconds`. A missing or stopped container is not an error. */
-  stop(nameOrId: string, graceSeconds: number): Promise<void>;
-  /** Force-removes; a missing container is not an error. */
+  /**
+   * SIGTERM, then SIGKILL after `graceSeconds`. A missing or stopped container is not an error. Only a
+   * container labelled with this instance is stopped (rule 14); another one throws NotOursError, except
+   * with `adopted`: an adopted app's own container, which the user handed to svc by name.
+   */
+  stop(nameOrId: string, graceSeconds: number, opts?: { adopted?: boolean }): Promise<void>;
+  /**
+   * Force-removes; a missing container is not an error. Only a container labelled with this instance is
+   * removed (rule 14); another one (same name, other or no label) is left alone and throws NotOursError.
+   * A removal the engine already has in progress throws RemovalInProgressError at once (no wait): a caller
+   * that needs the name free comes back shortly (`requeueAfterMs`), any other lets the queue back off.
+   */
   remove(nameOrId: string): Promise<void>;
   exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }): Promise<ExecResult>;
   /**
@@ -142,6 +176,6 @@ export interface Runtime {
   events(signal: AbortSignal, opts?: { onConnected?: () => void }): AsyncIterable<RuntimeEvent>;
   hasImage(ref: string): Promise<boolean>;
   pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
-  /** Builds an image from a directory with a Dockerfile at its root. */
-  build(contextDir: string, tag: string, onLog?: (line: string) => void): Promise<void>;
+  /** Builds an image from a directory with a Dockerfile at its root; `signal` cancels the build in the engine. */
+  build(contextDir: string, tag: string, onLog?: (line: string) => void, signal?: AbortSignal): Promise<void>;
 }

@@ -200,3 +200,45 @@ describe('docker runtime', () => {
     expect(await runtime.hasImage(`svc-test/broken:${process.pid}`)).toBe(false);
   });
 });
+
+describe('ownership (DESIGN.md rule 14)', () => {
+  it('never stops or removes a container of the same name without this instance label; removes its own', async () => {
+    const scoped = createDockerRuntime({ log: silentLogger, instance: INSTANCE });
+    const foreign = [
+      spec(WEB_V1, { labels: { [LABELS.managed]: 'true', [LABELS.instance]: 'someone-else' } }),
+      spec(WEB_V1, { labels: {} }),
+    ];
+    try {
+      for (const s of foreign) await runtime.run(s);
+      for (const s of foreign) {
+        await expect(scoped.remove(s.name)).rejects.toThrow(/not this svc instance's/);
+        await expect(scoped.stop(s.name, 1)).rejects.toThrow(/not this svc instance's/);
+        expect((await runtime.inspect(s.name))?.running).toBe(true);
+      }
+      // An adopted app's container is the one exception to the stop (never to the removal).
+      await scoped.stop(foreign[1]!.name, 1, { adopted: true });
+      expect((await runtime.inspect(foreign[1]!.name))?.running).toBe(false);
+
+      const own = spec(WEB_V1);
+      await scoped.run(own);
+      await scoped.stop(own.name, 1);
+      await scoped.remove(own.name);
+      expect(await runtime.inspect(own.name)).toBeUndefined();
+      await scoped.remove(own.name); // missing: not an error
+    } finally {
+      for (const s of foreign) await runtime.remove(s.name).catch(() => {});
+    }
+  });
+
+  it('labels the network it creates with the instance', async () => {
+    const scoped = createDockerRuntime({ log: silentLogger, instance: INSTANCE });
+    const name = `svc-test-net-own-${process.pid}`;
+    try {
+      await scoped.ensureNetwork(name);
+      const nets = await runtime.docker.listNetworks({ filters: { name: [name] } });
+      expect(nets.find((x) => x.Name === name)?.Labels).toMatchObject({ [LABELS.managed]: 'true', [LABELS.instance]: INSTANCE });
+    } finally {
+      for (const net of (await runtime.docker.listNetworks({ filters: { name: [name] } })).filter((x) => x.Name === name)) await runtime.docker.getNetwork(net.Id).remove().catch(() => {});
+    }
+  });
+});

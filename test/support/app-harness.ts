@@ -34,7 +34,7 @@ export class AppHarness {
   readonly sealer = testSealer();
   readonly db = memoryDb();
   now = Date.parse('2026-01-01T00:00:00Z');
-  readonly rt = new FakeRuntime({ images: ['web:1', 'web:2', 'web:bad', 'web:exits'], now: () => this.now });
+  readonly rt = new FakeRuntime({ images: ['web:1', 'web:2', 'web:bad', 'web:exits'], now: () => this.now, instance: 'svc' });
   readonly bus = new Bus();
   readonly enqueue = recordingEnqueue();
   /** Every dns.sync() call: when, and the records it would write. */
@@ -62,9 +62,10 @@ export class AppHarness {
     this.rec = this.makeReconciler();
   }
 
-  /** A new reconciler on the same database and engine: what a restarted daemon has. */
-  makeReconciler(): Reconciler {
+  /** A new reconciler on the same database and engine: what a restarted daemon has. `build` enables svc_build. */
+  makeReconciler(build?: AppReconcilerDeps['build']): Reconciler {
     return createAppReconciler({
+      build,
       db: this.db,
       bus: this.bus,
       runtime: this.rt,

@@ -12,6 +12,7 @@ import type {
   Runtime,
   RuntimeEvent,
 } from '../../src/runtime/runtime.js';
+import { notOurs } from '../../src/runtime/runtime.js';
 
 /** How a container of an image behaves after start: keeps running, exits at once with 1, or is unhealthy. */
 export type ImageBehaviour = 'runs' | 'exits' | 'unhealthy' | 'healthy';
@@ -42,6 +43,8 @@ export interface FakeRuntimeOptions {
   strictImages?: boolean;
   /** Clock for startedAt/finishedAt/log times (default the real one), so a test's fake time agrees. */
   now?: () => number;
+  /** As the Docker adapter's: stop and remove touch only containers labelled with it (unset: any). */
+  instance?: string;
 }
 
 /** Thrown by every method while the fake engine is unreachable. */
@@ -68,8 +71,10 @@ export class FakeRuntime implements Runtime {
   private subscribers = new Set<{ push(ev: RuntimeEvent | null): void }>();
   private readonly strictImages: boolean;
   private readonly now: () => number;
+  private readonly instance?: string;
 
   constructor(opts: FakeRuntimeOptions = {}) {
+    this.instance = opts.instance;
     for (const i of opts.images ?? []) this.images.add(i);
     this.strictImages = opts.strictImages ?? true;
     this.now = opts.now ?? Date.now;
@@ -169,9 +174,10 @@ export class FakeRuntime implements Runtime {
     if (c.state !== 'running') this.begin(c);
   }
 
-  async stop(nameOrId: string, graceSeconds: number) {
+  async stop(nameOrId: string, graceSeconds: number, opts?: { adopted?: boolean }) {
     this.record('stop', [nameOrId, graceSeconds]);
     const c = this.find(nameOrId);
+    if (c && !opts?.adopted) this.mustBeOurs(nameOrId, c);
     if (!c || c.state !== 'running') return;
     this.emit(c, 'kill');
     this.exit(c, 0);
@@ -182,6 +188,7 @@ export class FakeRuntime implements Runtime {
     this.record('remove', [nameOrId]);
     const c = this.find(nameOrId);
     if (!c) return;
+    this.mustBeOurs(nameOrId, c);
     if (c.state === 'running') this.exit(c, 137);
     this.containers.delete(c.spec.name);
     this.emit(c, 'destroy');
@@ -285,6 +292,11 @@ export class FakeRuntime implements Runtime {
     if (byName) return byName;
     for (const c of this.containers.values()) if (c.id === nameOrId) return c;
     return undefined;
+  }
+
+  private mustBeOurs(nameOrId: string, c: FakeContainer) {
+    const err = this.instance === undefined ? undefined : notOurs(nameOrId, c.spec.labels, this.instance);
+    if (err) throw err;
   }
 
   private must(name: string): FakeContainer {

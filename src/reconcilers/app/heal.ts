@@ -11,6 +11,7 @@ import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import { apps, type AppRow } from '../../store/schema/index.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
+import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
 export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean): Promise<Result> {
   const name = app.liveContainerName!;
@@ -32,6 +33,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean
     }
     if (how === 'recreated') await recreate(deps, app, name);
   } catch (err) {
+    if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS }; // not a failure
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
     if (how === 'recreated') failures = count(deps, app, failures + 1);
     const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
@@ -61,7 +63,7 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
   return !info || info.state === 'removing' || info.state === 'dead';
 }
 
-/** Waits out a removal in progress (remove() does), then runs the container its deploy made. */
+/** Runs the container its deploy made (a removal still in progress throws RemovalInProgressError: come back). */
 async function recreate(deps: AppReconcilerDeps, app: AppRow, name: string) {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);

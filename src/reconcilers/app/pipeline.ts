@@ -9,6 +9,7 @@ import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../.
 import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
+import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 import { appContainerSpec } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
@@ -36,7 +37,7 @@ export function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: numb
   deps.enqueue(keyOf('proxy', 'main'));
 }
 
-export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppRow, deploy: DeployRow, step: DeployStep): Promise<Result> {
+export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppRow, deploy: DeployRow, step: DeployStep, signal?: AbortSignal): Promise<Result> {
   const secrets = () => deps.env.resolve(app.id).secrets;
   // A built image serves on its provider's port from its staging container on; the app takes it at the switch.
   if (deploy.buildPort) app = { ...app, internalPort: deploy.buildPort };
@@ -46,9 +47,9 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
       case 'validate':
         return validate(deps, app, deploy);
       case 'clone':
-        return await cloneStep(deps, deps.build!, app, deploy, report);
+        return await cloneStep(deps, deps.build!, app, deploy, report, signal);
       case 'build':
-        return await buildStep(deps, deps.build!, app, deploy, report);
+        return await buildStep(deps, deps.build!, app, deploy, report, signal);
       case 'pull':
         return await pull(deps, deploy, secrets);
       case 'create':
@@ -63,7 +64,10 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
         return finalize(deps, app, deploy);
     }
   } catch (err) {
-    // An engine that is down is retried with backoff; anything else ends the deploy as failed.
+    // A stopping daemon leaves the step as it is (it runs again at the next start); an engine that is
+    // down is retried with backoff; anything else ends the deploy as failed.
+    if (signal?.aborted) throw err;
+    if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS };
     if (!(err instanceof TerminalError) && !(await deps.runtime.ping())) throw err;
     const message = redact(err instanceof Error ? err.message : String(err), secrets());
     return fail(deps, deploy, step, 'failed', message);
@@ -177,10 +181,10 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     const verdict = judgeDrain({ sinceCutMs, dnsRefreshMs: deps.settings.dnsRefreshMs, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
     if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
     zeroPolls.delete(deploy.id);
-    await deps.runtime.stop(old, deps.settings.stopGraceSeconds);
     // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
     // Inside a watch window the old container is kept, stopped, to flip back to (watch.ts).
     const adopted = app.appType === 'adopted_container' && old === app.source;
+    await deps.runtime.stop(old, deps.settings.stopGraceSeconds, { adopted });
     const kept = keepsOld(deps, app, deploy);
     if (!adopted && !kept) await deps.runtime.remove(old);
     event(

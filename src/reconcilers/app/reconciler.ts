@@ -2,7 +2,7 @@
 // plan.ts what to do next, does exactly that one thing, and says when to look again. Deploy steps live
 // in pipeline.ts, healing in heal.ts; this file only observes, dispatches and keeps status true.
 import { eq } from 'drizzle-orm';
-import type { Reconciler, Result } from '../../controller/types.js';
+import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
 import { apps, type AppRow } from '../../store/schema/index.js';
@@ -38,7 +38,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     return { row, containers, deploy, watched };
   }
 
-  async function reconcile(name: string): Promise<Result> {
+  async function reconcile(name: string, ctx?: ReconcileCtx): Promise<Result> {
     const { row, containers, deploy, watched } = await observe(name);
     const facts = toFacts(row);
     const deployFacts: DeployFacts | undefined = deploy && {
@@ -90,7 +90,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       case 'deploy_step': {
         const giveUp = beginStep(db, attempts, deploy!, action.step);
         if (giveUp) return failDeploy(deps, deploy!, action.step, 'failed', giveUp);
-        return runDeployStep(deps, memory, row, deploy!, action.step);
+        return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
       }
       case 'heal':
         return heal(deps, row, action.exists);

@@ -15,15 +15,17 @@ import { desiredRoutes } from './routes.js';
 
 /** How often the data plane is looked at without an event: a fault is repaired within about this. */
 export const PROXY_PROBE_MS = 1000;
+/** How soon a pass comes back while the responder or Caddy is starting (DESIGN.md rule 3: no sleep inside). */
+export const STARTING_RETRY_MS = 50;
 
 export interface ProxyReconcilerDeps {
   db: Db;
   proxy: Proxy;
   dns: DnsSync;
-  /** Starts the DNS responder process when it does not run. */
-  ensureDnsResponder: () => Promise<void>;
-  /** Container or host mode: makes sure Caddy runs (external mode: undefined). */
-  ensureProxyRunning?: () => Promise<void>;
+  /** Starts the DNS responder process when it does not run; never waits (`starting`: come back shortly). */
+  ensureDnsResponder: () => Promise<'running' | 'starting' | void>;
+  /** Container or host mode: makes sure Caddy runs, never waiting (external mode: undefined). */
+  ensureProxyRunning?: () => Promise<'running' | 'starting' | void>;
   log: Logger;
   /** Default PROXY_PROBE_MS. */
   probeMs?: number;
@@ -42,6 +44,7 @@ const ROUTE_COLUMNS = {
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
   const again: Result = { requeueAfterMs: deps.probeMs ?? PROXY_PROBE_MS };
+  const soon: Result = { requeueAfterMs: Math.min(STARTING_RETRY_MS, again.requeueAfterMs!) };
   // Whether a full pass succeeded since the daemon started (the first one always runs in full, so a
   // changed proxy image or a stopped container is handled at start).
   let converged = false;
@@ -49,16 +52,17 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
     kind: 'proxy',
     listNames: () => ['main'],
     async reconcile(): Promise<Result> {
-      await deps.ensureDnsResponder();
+      const responder = await deps.ensureDnsResponder();
+      const next = responder === 'starting' ? soon : again;
       await deps.dns.sync();
       const routes = desiredRoutes(deps.db.select(ROUTE_COLUMNS).from(apps).all());
-      if (converged && (await deps.proxy.serves(routes))) return again;
+      if (converged && (await deps.proxy.serves(routes))) return next;
       if (converged) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
       converged = false;
-      await deps.ensureProxyRunning?.();
+      if ((await deps.ensureProxyRunning?.()) === 'starting') return soon;
       await deps.proxy.apply(routes);
       converged = true;
-      return again;
+      return next;
     },
   };
 }

@@ -12,7 +12,7 @@ const opts = (runtime: FakeRuntime): ProxyRunnerOptions => ({
   dataDir: '/nonexistent/svc-data',
   instance: 'svc',
   log: silentLogger,
-  waitReady: async () => true,
+  answers: async () => true,
 });
 
 describe('proxy mode auto', () => {

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
 import { settle } from '../../support/fake-clock.js';
 import { silentLogger } from '../../../src/log.js';
-import { createProxyReconciler, PROXY_PROBE_MS } from '../../../src/reconcilers/proxy/reconciler.js';
+import { createProxyReconciler, PROXY_PROBE_MS, STARTING_RETRY_MS } from '../../../src/reconcilers/proxy/reconciler.js';
 import { createDnsSync, type DnsSync } from '../../../src/reconcilers/proxy/dns-sync.js';
 
 import { apps } from '../../../src/store/schema/index.js';
@@ -227,6 +227,32 @@ describe('proxy reconciler: the data plane repairs itself', () => {
     await rec.reconcile('main');
     expect(proxy.loads()).toBe(2);
     expect(responderChecks).toBe(4); // the responder is checked on every pass, the cheap ones too
+  });
+});
+
+describe('proxy reconciler: nothing waits inside a pass (DESIGN.md rule 3)', () => {
+  it('a starting responder or Caddy brings the pass back soon; nothing is applied until Caddy answers; then steady', async () => {
+    const proxy = fakeProxy();
+    let responder: 'running' | 'starting' = 'starting';
+    let caddy: 'running' | 'starting' = 'starting';
+    const rec = createProxyReconciler({
+      db,
+      proxy,
+      dns: createDnsSync(db, () => {}),
+      ensureDnsResponder: async () => responder,
+      ensureProxyRunning: async () => caddy,
+      log: silentLogger,
+    });
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    expect(await rec.reconcile('main')).toEqual({ requeueAfterMs: STARTING_RETRY_MS });
+    expect(proxy.applied).toEqual([]);
+    caddy = 'running';
+    expect(await rec.reconcile('main')).toEqual({ requeueAfterMs: STARTING_RETRY_MS }); // the responder still starts
+    expect(proxy.loads()).toBe(1);
+    responder = 'running';
+    expect(await rec.reconcile('main')).toEqual({ requeueAfterMs: PROXY_PROBE_MS });
+    expect(await rec.reconcile('main')).toEqual({ requeueAfterMs: PROXY_PROBE_MS });
+    expect(proxy.applied).toHaveLength(1);
   });
 });
 

@@ -10,17 +10,20 @@ import { createDockerClient } from '../../../src/runtime/docker-client.js';
 import { createDockerRuntime } from '../../../src/runtime/docker.js';
 import { InvalidReferenceError } from '../../../src/runtime/references.js';
 import { silentLogger } from '../../../src/log.js';
+import { waitFor } from '../../support/wait.js';
 
 let dir: string;
 let engine: Server;
 let elsewhere: Server;
 let elsewhereHits = 0;
+let markers = 0;
 const seen: string[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-fake-engine-'));
-  elsewhere = createServer((_req, res) => {
-    elsewhereHits++;
+  elsewhere = createServer((req, res) => {
+    if (req.url === '/marker') markers++;
+    else elsewhereHits++;
     res.end('{}');
   });
   await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
@@ -44,9 +47,10 @@ describe('createDockerClient', () => {
     await expect(docker.getImage('../web').inspect()).rejects.toThrow();
     expect(seen).toContain('GET /images/../web/json');
     // A followed redirect would have reached the other server (or, with a bare host, a DNS lookup). A
-    // request that never happens cannot be waited for: give one that was sent time to arrive (plain
-    // dockerode fails this check).
-    await new Promise((r) => setTimeout(r, 100));
+    // request that never happens cannot be waited for; one sent after the call ended can: once the other
+    // server has answered it, a redirect followed before it would have arrived too (plain dockerode fails).
+    await fetch(`http://127.0.0.1:${(elsewhere.address() as { port: number }).port}/marker`);
+    await waitFor(() => markers === 1);
     expect(elsewhereHits).toBe(0);
   });
 

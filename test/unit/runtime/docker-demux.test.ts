@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { demuxToFile, STDERR_TAIL_BYTES } from '../../../src/runtime/docker-demux.js';
+import { waitFor } from '../../support/wait.js';
 
 const frame = (type: 1 | 2, payload: string | Buffer) => {
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
@@ -28,6 +29,33 @@ function slowSink(delayMs: number) {
     return Buffer.concat(got).toString();
   };
   return { sink, text };
+}
+
+/** A writable that holds every write until `release()`: a file that is (for now) infinitely slow. */
+function gatedSink() {
+  const got: Buffer[] = [];
+  const held: (() => void)[] = [];
+  let open = false;
+  const sink = new Writable({
+    highWaterMark: 16,
+    write(chunk: Buffer, _enc, done) {
+      got.push(chunk);
+      if (open) done();
+      else held.push(done);
+    },
+  });
+  return {
+    sink,
+    release() {
+      open = true;
+      held.splice(0).forEach((done) => done());
+    },
+    async text() {
+      sink.end();
+      await once(sink, 'finish');
+      return Buffer.concat(got).toString();
+    },
+  };
 }
 
 describe('demuxToFile', () => {
@@ -59,10 +87,13 @@ describe('demuxToFile', () => {
         }
       })(),
     );
-    const out = slowSink(2);
+    const out = gatedSink();
     const done = demuxToFile(source, out.sink);
-    await new Promise((r) => setTimeout(r, 20));
+    // The file holds its first write: the demux must wait for 'drain', and the source fills only its own
+    // read-ahead buffer. Had the stream been buffered, every frame would have been pulled by then.
+    await waitFor(() => out.sink.writableNeedDrain && (source.readableLength >= source.readableHighWaterMark || pulled === frames.length));
     expect(pulled).toBeLessThan(frames.length); // the source is paused while the sink drains
+    out.release();
     await done;
     expect(await out.text()).toBe(frames.map((_, i) => `line ${i}\n`).join(''));
   });

@@ -1,0 +1,43 @@
+// One request to Caddy's admin API, shared by both adapters (a Caddy of svc's own, a shared one): an
+// unreachable API becomes one error that says which URL and which setting, never a bare fetch failure.
+
+export class ProxyUnreachableError extends Error {}
+export class ProxyLoadError extends Error {}
+
+export type AdminRequest = (method: string, path: string, body?: string, timeoutMs?: number) => Promise<Response>;
+
+export function createAdmin(o: { adminUrl: string; fetch?: typeof fetch; timeoutMs?: number }): { base: string; admin: AdminRequest } {
+  const base = o.adminUrl.replace(/\/+$/, '');
+  const doFetch = o.fetch ?? fetch;
+  const admin: AdminRequest = async (method, path, body, timeout = o.timeoutMs ?? 30_000) => {
+    try {
+      return await doFetch(`${base}${path}`, {
+        method,
+        body,
+        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+        signal: AbortSignal.timeout(timeout),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new ProxyUnreachableError(
+        `Caddy admin API at ${base} is unreachable (${why}) during ${method} ${path}: is the proxy running? ` +
+          `(every SVC_PROXY_MODE talks to Caddy at SVC_PROXY_ADMIN_URL)`,
+      );
+    }
+  };
+  return { base, admin };
+}
+
+/** In-flight request count per upstream address (`host:port`), from Caddy's upstreams endpoint. */
+export async function upstreamRequests(admin: AdminRequest): Promise<Map<string, number>> {
+  const res = await admin('GET', '/reverse_proxy/upstreams', undefined, 5000);
+  if (!res.ok) throw new ProxyLoadError(`Caddy upstreams endpoint answered HTTP ${res.status}`);
+  const list = (await res.json()) as { address?: string; num_requests?: number }[] | null;
+  const out = new Map<string, number>();
+  for (const u of list ?? []) {
+    if (!u.address) continue;
+    out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+// The Proxy port over a Caddy svc shares (SVC_PROXY_MODE=external, API.md "Configuration"): svc writes
+// only its own servers and TLS policy (shared-plan.ts), one scoped admin request at a time and only when
+// they differ from what Caddy has, so an operator's sites and another instance's routes keep serving.
+// `serves` asks Caddy for its config and checks svc's part, so a restarted or emptied Caddy is noticed.
+import type { Logger } from '../log.js';
+import { createAdmin, ProxyLoadError, upstreamRequests } from './admin.js';
+import { buildServers, partitionRoutes, type CaddyConfigOptions } from './config.js';
+import type { Proxy, Route } from './proxy.js';
+import { nextSharedWrite, sharedNames, sharedTlsPolicy, type SharedWanted } from './shared-plan.js';
+
+export interface SharedCaddyOptions extends CaddyConfigOptions {
+  /** config.instance: names svc's servers in the shared config. */
+  instance: string;
+  log: Logger;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+/** Bound on writes per apply: each converges one path, so a few per server is already generous. */
+const MAX_WRITES = 200;
+
+export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
+  const { admin } = createAdmin(opts);
+  const names = sharedNames(opts.instance);
+  let chain: Promise<void> = Promise.resolve();
+  let reported = '';
+
+  const wantedFor = (routes: Route[]): SharedWanted => {
+    const { servers, domains } = buildServers(routes, opts, names);
+    return { servers, tls: sharedTlsPolicy(domains, opts, names.tlsId), internalCa: opts.tlsIssuer === 'internal' };
+  };
+
+  const current = async (): Promise<unknown> => {
+    const res = await admin('GET', '/config/');
+    if (!res.ok) throw new ProxyLoadError(`Caddy answered HTTP ${res.status} to GET /config/`);
+    const text = await res.text();
+    return text.trim() ? JSON.parse(text) : null;
+  };
+
+  const applyOnce = async (routes: Route[]) => {
+    const { conflicts } = partitionRoutes(routes, opts);
+    const key = JSON.stringify(conflicts);
+    if (key !== reported) {
+      for (const c of conflicts) opts.log.warn('route left out of the proxy config', { app: c.app, reason: c.reason });
+      reported = key;
+    }
+    const wanted = wantedFor(routes);
+    for (let writes = 0; ; writes++) {
+      const write = nextSharedWrite(await current(), wanted, names);
+      if (!write) {
+        if (writes > 0) opts.log.info('proxy config updated (svc\'s own servers in a shared Caddy)', { routes: routes.length, writes });
+        return;
+      }
+      if (writes >= MAX_WRITES) throw new ProxyLoadError(`svc's part of the shared Caddy config did not converge after ${MAX_WRITES} writes (last: ${write.method} ${write.path})`);
+      const res = await admin(write.method, write.path, write.body === undefined ? undefined : JSON.stringify(write.body));
+      if (!res.ok) {
+        const detail = (await res.text()).trim();
+        throw new ProxyLoadError(`Caddy rejected ${write.method} ${write.path} (HTTP ${res.status}): ${detail.slice(0, 2000)}`);
+      }
+      await res.body?.cancel();
+    }
+  };
+
+  return {
+    apply(routes) {
+      // Serialised: two reconciles must not interleave their look and write.
+      const run = chain.then(() => applyOnce(routes));
+      chain = run.catch(() => {});
+      return run;
+    },
+    async serves(routes) {
+      try {
+        return nextSharedWrite(await current(), wantedFor(routes), names) === undefined;
+      } catch {
+        return false;
+      }
+    },
+    upstreamRequests: () => upstreamRequests(admin),
+  };
+}
