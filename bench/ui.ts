@@ -9,12 +9,11 @@ import { ASSETS } from '../src/ui/assets.js';
 
 import { addDeployEvent, createDeploy, updateDeploy } from '../src/store/deploys.js';
 
-import { apps } from '../src/store/schema/index.js';
-import { eq } from 'drizzle-orm';
 import { createTestApi } from '../test/support/api.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/browser.js';
 import { loadAvg, log, numFlag, pct, runMain } from './common.js';
 import { createApp, setEnv } from '../test/support/commands.js';
+import { observeApp } from '../src/observed/apps.js';
 
 const STEPS = ['start', 'pull', 'start', 'health_check', 'route_update', 'stop_old', 'finalize'];
 
@@ -34,7 +33,7 @@ async function seeded(n: number, bus?: Bus) {
         last = d.id;
       }
       for (const key of ['DATABASE_URL', 'MODE', 'API_KEY']) setEnv(t.db, t.sealer, noop, app.id, { key, value: `value-of-${key}`, isSecret: key === 'API_KEY' }, 'bench');
-      t.db.update(apps).set({ status: 'active', currentDeployId: last, liveContainerName: `svc-bench-${i}-${last}` }).where(eq(apps.id, app.id)).run();
+      observeApp(t.db, app.id, { status: 'active', liveDeployId: last, liveContainerName: `svc-bench-${i}-${last}` });
     }
   })();
   return { t, cookie };

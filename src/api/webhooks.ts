@@ -11,7 +11,9 @@ import { verifySignature } from '../codehost/signature.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
 import { tx } from '../store/db.js';
 import { deleteInstallation, recordDelivery, recordInstallation, setDeliveryResult } from '../store/codehost.js';
-import { apps, nowIso, type AppRow } from '../store/schema/index.js';
+import { nowIso } from '../store/schema/index.js';
+import { listAppViews } from '../store/apps.js';
+import { shownImageRef, type AppView } from '../store/app-view.js';
 import { requestDeploy } from '../desired/deploys.js';
 import { parseInput as parse } from '../desired/parse.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
@@ -73,7 +75,8 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
 
 /** Validates the payload now (400 before anything is recorded) and returns the write to run in the transaction. */
 function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
-  const allApps = () => deps.db.select().from(apps).all();
+  // A CI run's image is the app's image (the live one, unless the spec changed since) at the run's commit.
+  const allApps = () => listAppViews(deps.db).map((a) => ({ ...a, imageRef: shownImageRef(a) }));
   switch (event) {
     case 'ping':
       return () => ({ status: 200, body: { pong: true } });
@@ -100,7 +103,7 @@ function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
   }
 }
 
-function apply(deps: ApiDeps, d: Decision<AppRow>): Answer {
+function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const ids = d.deploys.map((p) => requestDeploy(deps, p.app, { imageRef: p.imageRef, commitSha: p.commitSha, trigger: 'webhook' }, 'webhook').id);
   return { status: 202, body: { deploys: ids } };

@@ -6,9 +6,10 @@ import { builtImage } from '../codehost/repository.js';
 import { conflict, invalid, notFound, unprocessable } from '../errors.js';
 import { isImageRef } from '../runtime/references.js';
 import { getApp } from '../store/apps.js';
+import { shownImageRef, type AppView } from '../store/app-view.js';
 import { createDeploy, getDeploy, lastSuccessful } from '../store/deploys.js';
 import { missingRequired } from '../store/env.js';
-import type { AppRow, DeployRow, DeployTrigger } from '../store/schema/index.js';
+import type { DeployRow, DeployTrigger } from '../store/schema/index.js';
 import type { CommandCtx, Origin } from './context.js';
 import { imageRefSchema } from './fields.js';
 import { parseInput } from './parse.js';
@@ -32,11 +33,11 @@ export interface DeployRequest {
  * (for manual and rollback triggers) every required variable set. A webhook deploy is created anyway
  * and fails at its `validate` step, so the failure is visible where the push is.
  */
-export function requestDeploy(ctx: CommandCtx, app: AppRow, input: DeployRequest, origin: Origin): DeployRow {
+export function requestDeploy(ctx: CommandCtx, app: AppView, input: DeployRequest, origin: Origin): DeployRow {
   if (app.appType === 'external_service') throw conflict('an external_service app is not deployed by svc; it is only routed');
   // A svc_build app builds its branch head (or the given commit) unless an image is named explicitly.
   const build = app.buildMode === 'svc_build' && !input.imageRef && input.trigger !== 'rollback';
-  const imageRef = build ? (input.commitSha ? builtImage(app.name, input.commitSha.toLowerCase()) : null) : (input.imageRef ?? app.imageRef);
+  const imageRef = build ? (input.commitSha ? builtImage(app.name, input.commitSha.toLowerCase()) : null) : (input.imageRef ?? shownImageRef(app));
   if (!imageRef && !build) throw invalid('image_ref is required: the app has no image yet');
   // An app written before references were validated may hold one the engine would refuse.
   if (imageRef && !isImageRef(imageRef)) {
@@ -53,7 +54,7 @@ export function requestDeploy(ctx: CommandCtx, app: AppRow, input: DeployRequest
   });
 }
 
-function appOf(ctx: CommandCtx, appId: number): AppRow {
+function appOf(ctx: CommandCtx, appId: number): AppView {
   const app = getApp(ctx.db, appId);
   if (!app) throw notFound('app');
   return app;

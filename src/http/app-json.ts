@@ -1,6 +1,7 @@
 // The app record as the API and the UI show it (API.md "Apps"), with the two derived fields: `access_url` (where a
 // browser reaches the app) and `config_changed` (env or links changed since the live deploy).
 import type { AppRow } from '../store/schema/index.js';
+import { shownAppType, shownImageRef, shownInternalPort, type AppView } from '../store/app-view.js';
 
 /** Domain mode: `https://<domain>` (the proxy serves it with TLS, ACME or internal CA); port mode: `http://<host>:<port>`. */
 export function accessUrl(app: Pick<AppRow, 'accessMode' | 'domain' | 'fallbackPort'>, hostname: string): string | null {
@@ -9,18 +10,18 @@ export function accessUrl(app: Pick<AppRow, 'accessMode' | 'domain' | 'fallbackP
 }
 
 /** `deployedConfigVersion`: the config version of the app's live deploy, null when it has none. */
-export function appJson(app: AppRow, deployedConfigVersion: number | null, hostname: string) {
+export function appJson(app: AppView, deployedConfigVersion: number | null, hostname: string) {
   return {
     id: app.id,
     name: app.name,
-    app_type: app.appType,
+    app_type: shownAppType(app),
     build_mode: app.buildMode,
     project_type: app.projectType,
     source: app.source,
     repo_url: app.repoUrl,
     branch: app.branch,
-    internal_port: app.internalPort,
-    image_ref: app.imageRef,
+    internal_port: shownInternalPort(app),
+    image_ref: shownImageRef(app),
     domain: app.domain,
     fallback_port: app.fallbackPort,
     access_mode: app.accessMode,

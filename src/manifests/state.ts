@@ -6,6 +6,7 @@ import type { Sealer } from '../crypto.js';
 import type { Db } from '../store/db.js';
 import { plainValue } from '../store/env.js';
 import { APP_DEFAULTS, type AppFields } from '../desired/apps.js';
+import { listAppViews } from '../store/apps.js';
 import { apps, deploys, envVars, serviceLinks, services, type Owner, type ServiceType } from '../store/schema/index.js';
 
 export interface CurrentEnv {
@@ -53,7 +54,7 @@ export function fieldsOf(row: Record<string, unknown>): AppFields {
 
 /** Reads the whole current state in a handful of queries (500 apps plan in milliseconds). */
 export function readState(db: Db, sealer: Sealer): CurrentState {
-  const appRows = db.select().from(apps).all();
+  const appRows = listAppViews(db);
   const serviceRows = db.select().from(services).all();
   const serviceName = new Map(serviceRows.map((s) => [s.id, s.name]));
   const envByApp = new Map<number, CurrentEnv[]>();
@@ -89,7 +90,7 @@ export function readState(db: Db, sealer: Sealer): CurrentState {
         id: row.id,
         name: row.name,
         owner: row.owner,
-        fields: fieldsOf(row),
+        fields: fieldsOf(row as unknown as Record<string, unknown>),
         env: envByApp.get(row.id) ?? [],
         links: linksByApp.get(row.id) ?? [],
         liveImage: (row.currentDeployId !== null && byId.get(row.currentDeployId)?.imageRef) || null,

@@ -61,3 +61,38 @@ export async function* containerEvents(
     stream.destroy();
   }
 }
+
+/**
+ * Actions of one container from `sinceMs` until now, from the engine's event history: a bounded query
+ * (`until` makes the engine end the stream), not a subscription.
+ */
+export async function pastContainerActions(docker: Docker, containerId: string, sinceMs: number): Promise<string[]> {
+  const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  let stream: Readable;
+  try {
+    stream = (await docker.getEvents({
+      since: seconds(sinceMs),
+      until: seconds(Date.now() + 1_000),
+      filters: { type: ['container'], container: [containerId] },
+    } as never)) as unknown as Readable;
+  } catch (err) {
+    throw engineError('events', err);
+  }
+  stream.setEncoding('utf8');
+  const split = new LineSplitter();
+  const actions: string[] = [];
+  try {
+    for await (const chunk of stream) {
+      for (const line of split.push(String(chunk))) {
+        if (!line.trim()) continue;
+        const ev = toRuntimeEvent(JSON.parse(line) as EngineEvent);
+        if (ev) actions.push(ev.action);
+      }
+    }
+  } catch (err) {
+    throw engineError('events', err);
+  } finally {
+    stream.destroy();
+  }
+  return actions;
+}

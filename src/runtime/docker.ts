@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { notOurs, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
-import { containerEvents } from './docker-events.js';
+import { containerEvents, pastContainerActions } from './docker-events.js';
 import { ensureNetworkOnce } from './docker-network.js';
 import { createDockerClient } from './docker-client.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
@@ -212,6 +212,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
 
     events(signal, o) {
       return containerEvents(docker, signal, o?.onConnected);
+    },
+
+    pastActions(containerId, sinceMs) {
+      return pastContainerActions(docker, containerId, sinceMs);
     },
 
     async hasImage(image) {

@@ -174,6 +174,12 @@ export interface Runtime {
    * engine has accepted the subscription, so a watcher knows from when on no event is missed.
    */
   events(signal: AbortSignal, opts?: { onConnected?: () => void }): AsyncIterable<RuntimeEvent>;
+  /**
+   * The actions the engine recorded for one container (by id) from `sinceMs` until now, oldest first:
+   * what a pass needs to know why a container stopped (a `kill` from `docker kill`, `docker stop` or
+   * `docker rm -f`, or none: it exited on its own). Bounded by the engine's own event history.
+   */
+  pastActions(containerId: string, sinceMs: number): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
   pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
   /** Builds an image from a directory with a Dockerfile at its root; `signal` cancels the build in the engine. */

@@ -6,17 +6,24 @@
 // (api/deploy-json.ts): test/unit/store/app-json.test.ts compares them field by field on varied rows.
 import type { Db } from './db.js';
 
-/** appJson as SQL over `a` (apps) and `d` (its live deploy); `:host` is the port-mode URL host. */
+/**
+ * appJson as SQL over `a` (apps), `s` (its app_status) and `d` (its live deploy); `:host` is the port-mode
+ * URL host. The CASEs are store/app-view.ts's shown* functions.
+ */
 const APP_OBJECT = `json_object(
-  'id', a.id, 'name', a.name, 'app_type', a.app_type, 'build_mode', a.build_mode, 'project_type', a.project_type,
-  'source', a.source, 'repo_url', a.repo_url, 'branch', a.branch, 'internal_port', a.internal_port,
-  'image_ref', a.image_ref, 'domain', a.domain, 'fallback_port', a.fallback_port, 'access_mode', a.access_mode,
-  'health_check_path', a.health_check_path, 'ci_workflow', a.ci_workflow, 'status', a.status,
+  'id', a.id, 'name', a.name,
+  'app_type', CASE WHEN a.app_type = 'adopted_container' AND s.live_deploy_id IS NOT NULL THEN 'managed' ELSE a.app_type END,
+  'build_mode', a.build_mode, 'project_type', a.project_type,
+  'source', a.source, 'repo_url', a.repo_url, 'branch', a.branch,
+  'internal_port', CASE WHEN s.port IS NOT NULL AND s.port_basis IS a.internal_port THEN s.port ELSE a.internal_port END,
+  'image_ref', CASE WHEN s.live_image IS NOT NULL AND a.image_ref IS s.image_basis THEN s.live_image ELSE a.image_ref END,
+  'domain', a.domain, 'fallback_port', a.fallback_port, 'access_mode', a.access_mode,
+  'health_check_path', a.health_check_path, 'ci_workflow', a.ci_workflow, 'status', COALESCE(s.status, 'inactive'),
   'access_url', CASE WHEN a.access_mode = 'domain'
       THEN CASE WHEN a.domain <> '' THEN 'https://' || a.domain END
       ELSE CASE WHEN a.fallback_port <> 0 THEN 'http://' || :host || ':' || a.fallback_port END END,
-  'live_container_name', a.live_container_name, 'current_deploy_id', a.current_deploy_id,
-  'config_changed', json(CASE WHEN a.current_deploy_id IS NOT NULL AND d.config_version IS NOT NULL
+  'live_container_name', s.live_container_name, 'current_deploy_id', s.live_deploy_id,
+  'config_changed', json(CASE WHEN s.live_deploy_id IS NOT NULL AND d.config_version IS NOT NULL
       AND d.config_version <> a.config_version THEN 'true' ELSE 'false' END),
   'created_at', a.created_at, 'updated_at', a.updated_at)`;
 
@@ -26,7 +33,7 @@ const DEPLOY_OBJECT = `json_object(
   'status', x.status, 'step', x.step, 'error', x.error, 'started_at', x.started_at, 'completed_at', x.completed_at,
   'created_at', x.created_at, 'env_diff', json(x.env_diff), 'watch_until', x.watch_until)`;
 
-const FROM_APPS = 'FROM apps a LEFT JOIN deploys d ON d.id = a.current_deploy_id';
+const FROM_APPS = 'FROM apps a LEFT JOIN app_status s ON s.app_id = a.id LEFT JOIN deploys d ON d.id = s.live_deploy_id';
 
 // An aggregate's own ORDER BY (SQLite 3.44+) fixes the order; over no rows json_group_array gives [].
 const LIST_SQL = `SELECT CAST(json_group_array(${APP_OBJECT} ORDER BY a.id DESC) AS BLOB) ${FROM_APPS}`;

@@ -4,7 +4,8 @@
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
-import type { AppRow, DeployRow, EnvVarRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, EnvVarRow, ServiceRow } from '../store/schema/index.js';
+import type { AppView as AppRecord } from '../store/app-view.js';
 import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
 import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select } from './layout.js';
@@ -13,7 +14,7 @@ import { Badge, Check, Csrf, Field, Layout, PostButton, Select } from './layout.
 export const RECENT_LOG_LINES = 200;
 
 export interface AppView {
-  app: AppRow;
+  app: AppRecord;
   json: ReturnType<typeof appJson>;
   deploys: DeployRow[];
   /** The deploy shown under "Deploy progress": the one in flight, else the newest. */
@@ -39,7 +40,7 @@ const Facts = ({ v }: { v: AppView }) => (
         {v.json.config_changed && <span class="muted"> · configuration changed since the live deploy; deploy to apply it</span>}
       </dd>
       <dt>Image</dt>
-      <dd class="mono">{v.app.imageRef ?? <span class="muted">none yet</span>}</dd>
+      <dd class="mono">{v.json.image_ref ?? <span class="muted">none yet</span>}</dd>
       <dt>Live container</dt>
       <dd class="mono">{v.app.liveContainerName ?? <span class="muted">none</span>}</dd>
       <dt>Access URL</dt>
@@ -65,7 +66,7 @@ const DeployControls = ({ v, csrf }: { v: AppView; csrf: string }) => (
   <div class="row">
     <form method="post" action={`/apps/${v.app.id}/deploy`} class="row grow">
       <Csrf token={csrf} />
-      <Field label="Image" name="image_ref" hint="optional: the app's image when blank" placeholder={v.app.imageRef ?? 'registry/name:tag'} autocomplete="off" />
+      <Field label="Image" name="image_ref" hint="optional: the app's image when blank" placeholder={v.json.image_ref ?? 'registry/name:tag'} autocomplete="off" />
       <button type="submit">Deploy</button>
     </form>
     <PostButton action={`/apps/${v.app.id}/rollback`} csrf={csrf} label="Rollback" tone="secondary" />

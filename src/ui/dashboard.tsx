@@ -7,12 +7,13 @@ import { publicHostname } from '../http/transport.js';
 import { listAppsWithDeployVersion } from '../store/apps.js';
 import { deployImages, newestDeployByApp } from '../store/overview.js';
 import { listServices } from '../store/services.js';
-import type { AppRow, DeployRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, ServiceRow } from '../store/schema/index.js';
+import type { AppView } from '../store/app-view.js';
 import { flash, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Layout, Time } from './layout.js';
 
 export interface DashboardApp {
-  app: AppRow;
+  app: AppView;
   url: string | null;
   liveImage: string | null;
   last: DeployRow | undefined;

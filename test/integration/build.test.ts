@@ -93,6 +93,32 @@ describe('building from source', () => {
     await waitFor(async () => (await get(a.port)).includes('static one'), { what: 'the first version again' });
   }, 180_000);
 
+  // Issue 17 section 2, the defect: the pipeline wrote the provider's port (80) into the app's spec, and the
+  // next apply of a manifest without internal_port "corrected" it to the API default 3000, so the route
+  // pointed at a port nothing listened on. The provider's port is now an observed fact the route uses.
+  it('a manifest-declared static site built on port 80: re-applying the manifest changes nothing and the site keeps being served', async () => {
+    const r = await repo('acme/bk-manifest');
+    const sha = await r.commit({ 'index.html': '<h1>from a manifest</h1>' });
+    const port = await freePort();
+    const doc = `apiVersion: svc/v1\nkind: App\nmetadata: {name: bk-manifest}\nspec:\n  build_mode: svc_build\n  repo_url: ${r.url}\n  access_mode: port\n  fallback_port: ${port}\n`;
+    const apply = () => t.api('POST', '/api/manifests/apply', { content: doc });
+    const first = await apply();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.resources).toMatchObject([{ kind: 'App', name: 'bk-manifest', action: 'create' }]);
+    const id = (await t.api('GET', '/api/apps')).body.find((x: { name: string }) => x.name === 'bk-manifest').id as number;
+    images.push(`svc-build/bk-manifest:${sha}`);
+    expect((await finished(await push('acme/bk-manifest', sha))).status).toBe('success');
+    await waitFor(async () => (await get(port)).includes('from a manifest'), { what: 'the manifest app to be served' });
+    expect((await t.api('GET', `/api/apps/${id}`)).body.internal_port).toBe(80);
+
+    const again = await apply();
+    expect(again.body.resources).toMatchObject([{ kind: 'App', name: 'bk-manifest', action: 'unchanged', changes: [] }]);
+    // Nothing was written, so nothing re-routes: the route keeps the observed port 80.
+    expect((await t.api('GET', `/api/apps/${id}`)).body).toMatchObject({ internal_port: 80, status: 'active' });
+    expect(await get(port)).toContain('from a manifest');
+    expect((await t.api('DELETE', `/api/apps/${id}`)).status).toBe(204);
+  }, 120_000);
+
   it('a Dockerfile repository is built as it is; a manual deploy builds the branch head', async () => {
     const r = await repo('acme/bk-docker');
     const sha = await r.commit({ Dockerfile: `FROM ${WEB_V1}\nCOPY index.html /www/index.html\n`, 'index.html': 'from the dockerfile repo' });

@@ -117,4 +117,53 @@ describe('watch after the switch', () => {
     expect((await getDeploy(id)).status).toBe('success'); // the restart happened before the exit
     await expectFlippedBack(id, live, /exited with code 1/);
   });
+
+  // Issue 17 section 5: a container someone stops, kills or removes through the engine's API says nothing
+  // about its version: healed, not flipped back. And a rollback deploy is not watched at all.
+  const heals = async () => ((await t.api('GET', `/api/apps/${app.id}/events`)).body as { step: string }[]).filter((e) => e.step === 'heal').length;
+  async function expectHealed(id: number, healsBefore: number, image: string, needle: string) {
+    await waitFor(async () => (await heals()) > healsBefore, { timeoutMs: 15_000, what: 'a heal event' });
+    await serves(needle);
+    const d = await getDeploy(id);
+    expect(d.status).toBe('success');
+    expect(d.error).toBeNull();
+    const detail = (await t.api('GET', `/api/apps/${app.id}`)).body;
+    expect(detail).toMatchObject({ status: 'active', image_ref: image, live_container_name: `${t.instance}-fb-web-${id}`, current_deploy_id: id });
+  }
+
+  it('docker kill of the watched container: healed, not flipped back', async () => {
+    const id = await deploy(WEB_V2);
+    const d = await until(id, (x) => x.status === 'success' && x.watch_until, 'to be watched');
+    await serves('v2');
+    const before = await heals();
+    await runtime.docker.getContainer(`${t.instance}-fb-web-${id}`).kill();
+    await expectHealed(id, before, WEB_V2, 'v2');
+    expect(Date.now()).toBeLessThan(Date.parse(d.watch_until)); // it happened inside the window
+    live = `${t.instance}-fb-web-${id}`;
+  });
+
+  it('docker rm -f of the watched container: recreated, not flipped back', async () => {
+    const id = await deploy(WEB_V1);
+    await until(id, (x) => x.status === 'success' && x.watch_until, 'to be watched');
+    await serves('v1');
+    const before = await heals();
+    await runtime.docker.getContainer(`${t.instance}-fb-web-${id}`).remove({ force: true });
+    await expectHealed(id, before, WEB_V1, 'v1');
+    live = `${t.instance}-fb-web-${id}`;
+  });
+
+  it('a rollback deploy is not watched: docker kill of its container is healed, the version rolled back from stays away', async () => {
+    const res = await t.api('POST', `/api/apps/${app.id}/deploys/rollback`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const id = res.body.id as number;
+    const d = await until(id, (x) => x.status === 'success', 'to succeed');
+    expect(d.image_ref).toBe(WEB_V2);
+    expect(d.watch_until).toBeNull();
+    await serves('v2');
+    expect(await containers()).toEqual([{ name: `${t.instance}-fb-web-${id}`, running: true }]); // nothing kept
+    const before = await heals();
+    await runtime.docker.getContainer(`${t.instance}-fb-web-${id}`).kill();
+    await expectHealed(id, before, WEB_V2, 'v2');
+    expect(await containers()).toEqual([{ name: `${t.instance}-fb-web-${id}`, running: true }]);
+  });
 });

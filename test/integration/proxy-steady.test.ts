@@ -4,7 +4,6 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createSharedCaddyProxy } from '../../src/proxy/caddy-shared.js';
@@ -14,8 +13,7 @@ import { createDnsSupervisor } from '../../src/dns/supervise.js';
 import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { createDnsSync } from '../../src/reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler, PROXY_PROBE_MS } from '../../src/reconcilers/proxy/reconciler.js';
-
-import { apps } from '../../src/store/schema/index.js';
+import { observeApp } from '../../src/observed/apps.js';
 import { freePort, startCaddy, type TestCaddy } from '../support/caddy.js';
 import { memoryDb, recordingEnqueue } from '../support/db.js';
 import { waitFor } from '../support/wait.js';
@@ -43,9 +41,9 @@ describe('proxy reconciler steady state (real Caddy, real dnsmasq)', () => {
     const proxy = createSharedCaddyProxy({ adminUrl: caddy.adminUrl, httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort, instance: 'steady', log: silentLogger, fetch: counting });
     const db = memoryDb();
     const enqueue = recordingEnqueue();
-    createApp(db, enqueue, { name: 'web', fallbackPort: await freePort() }, 'rest');
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: await freePort() }, 'rest');
     createApp(db, enqueue, { name: 'site', accessMode: 'domain', domain: 'site.test' }, 'rest');
-    db.update(apps).set({ liveAddress: '10.9.0.2' }).where(eq(apps.name, 'web')).run();
+    observeApp(db, web.id, { liveAddress: '10.9.0.2' });
     const rec = createProxyReconciler({
       db,
       proxy,

@@ -10,6 +10,7 @@ import { LABELS, type ContainerSpec, type RuntimeEvent } from '../../src/runtime
 import { silentLogger } from '../../src/log.js';
 import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_OOM, WEB_PORT, WEB_UNHEALTHY, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
+import { stoppedByEngineApi } from '../../src/reconcilers/app/watch-plan.js';
 
 const runtime = createDockerRuntime({ log: silentLogger });
 const INSTANCE = `test-rt-${process.pid}`;
@@ -163,6 +164,33 @@ describe('docker runtime', () => {
     const lines: string[] = [];
     for await (const l of runtime.logs(hog.name, { follow: false })) lines.push(l.line);
     expect(lines).toEqual(['svc-test web oom: allocating 64 MB']);
+  });
+
+  it('pastActions: the engine\'s history tells docker kill and docker stop from an exit of its own', async () => {
+    const stopped = async (name: string) =>
+      waitFor(async () => {
+        const i = await runtime.inspect(name, NET);
+        return i && !i.running ? i : undefined;
+      }, { what: `${name} to stop` });
+    const since = (startedAt: string | undefined) => Date.parse(startedAt!) - 1_000;
+
+    const killed = await runtime.run(spec(WEB_V1));
+    await runtime.docker.getContainer(killed.id).kill();
+    const k = await stopped(killed.name);
+    const killActions = await runtime.pastActions(k.id, since(k.startedAt));
+    expect(killActions).toEqual(expect.arrayContaining(['start', 'kill', 'die']));
+    expect(stoppedByEngineApi(killActions)).toBe(true);
+
+    const stoppedByApi = await runtime.run(spec(WEB_V1));
+    await runtime.stop(stoppedByApi.name, 1);
+    const s = await stopped(stoppedByApi.name);
+    expect(stoppedByEngineApi(await runtime.pastActions(s.id, since(s.startedAt)))).toBe(true);
+
+    const crash = await runtime.run(spec(WEB_CRASH));
+    const c = await stopped(crash.name);
+    const crashActions = await runtime.pastActions(c.id, since(c.startedAt));
+    expect(crashActions).toContain('die');
+    expect(stoppedByEngineApi(crashActions)).toBe(false);
   });
 
   it('injects environment variables (web:env serves them)', async () => {

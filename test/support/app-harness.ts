@@ -10,11 +10,12 @@ import { Bus } from '../../src/events/bus.js';
 import { createAppReconciler } from '../../src/reconcilers/app/reconciler.js';
 import type { AppReconcilerDeps } from '../../src/reconcilers/app/deps.js';
 import { desiredDnsRecords } from '../../src/reconcilers/proxy/routes.js';
-import { getAppByName } from '../../src/store/apps.js';
+import { getAppByName, listAppViews } from '../../src/store/apps.js';
+import { shownAppType, shownImageRef, shownInternalPort } from '../../src/store/app-view.js';
 import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deploys.js';
 import { deployEnv } from '../../src/store/deploy-env.js';
 import { missingRequired } from '../../src/store/env.js';
-import { appEvents, apps, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
+import { appEvents, apps, appStatus, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
 import type { Reconciler, Result } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { createApp } from './commands.js';
@@ -23,7 +24,7 @@ export const APP_SETTINGS: AppReconcilerDeps['settings'] = {
   network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0,
 };
 export const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
-const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events']);
+const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events', 'pastActions']);
 
 export interface Pass {
   at: number;
@@ -72,7 +73,7 @@ export class AppHarness {
       sealer: this.sealer,
       log: silentLogger,
       enqueue: this.enqueue,
-      dns: { sync: async () => void this.dnsCalls.push({ at: this.now, records: desiredDnsRecords(this.db.select().from(apps).all()) }) },
+      dns: { sync: async () => void this.dnsCalls.push({ at: this.now, records: desiredDnsRecords(listAppViews(this.db)) }) },
       proxy: { upstreamRequests: async () => this.upstream() },
       env: { resolve: (id) => deployEnv(this.db, this.sealer, id), missingRequired: (id) => missingRequired(this.db, id) },
       probe: async (url) => {
@@ -89,7 +90,11 @@ export class AppHarness {
     });
   }
 
-  app = (name = 'web') => getAppByName(this.db, name) as AppRow;
+  /** The app as the API shows it: the spec with the image, port and type the live deploy gave it. */
+  app = (name = 'web') => {
+    const v = getAppByName(this.db, name)!;
+    return { ...v, imageRef: shownImageRef(v), internalPort: shownInternalPort(v), appType: shownAppType(v) };
+  };
   dep = (id: number) => getDeploy(this.db, id)!;
   steps = (deployId: number) => listDeployEvents(this.db, deployId).map((e) => e.step);
   dnsNow = () => this.dnsCalls.at(-1)?.records;
@@ -136,6 +141,7 @@ export class AppHarness {
   async expectSteady(name = 'web', opts: { dnsSyncs?: boolean } = {}) {
     const snapshot = () => ({
       app: this.db.select().from(apps).where(eq(apps.name, name)).get(),
+      status: this.db.select().from(appStatus).all(),
       deploys: this.db.select().from(deploys).orderBy(asc(deploys.id)).all(),
       deployEvents: this.db.select().from(deployEvents).all(),
       appEvents: this.db.select().from(appEvents).all(),

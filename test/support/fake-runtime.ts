@@ -69,6 +69,8 @@ export class FakeRuntime implements Runtime {
   private nextAddress = 2;
   private nextId = 1;
   private subscribers = new Set<{ push(ev: RuntimeEvent | null): void }>();
+  /** Every event emitted, with the fake time: the engine's event history (pastActions). */
+  readonly history: { at: number; id: string; action: string }[] = [];
   private readonly strictImages: boolean;
   private readonly now: () => number;
   private readonly instance?: string;
@@ -86,6 +88,13 @@ export class FakeRuntime implements Runtime {
   kill(name: string, exitCode = 137): void {
     const c = this.must(name);
     this.exit(c, exitCode);
+  }
+
+  /** `docker kill` by someone else: the engine records `kill`, then the container dies with 137. */
+  killFromOutside(name: string): void {
+    const c = this.must(name);
+    this.emit(c, 'kill');
+    this.exit(c, 137);
   }
 
   /** Simulates a kill for memory: an `oom` event, then exit 137 with `oomKilled` (as the engine reports it). */
@@ -256,6 +265,11 @@ export class FakeRuntime implements Runtime {
     };
   }
 
+  async pastActions(containerId: string, sinceMs: number) {
+    this.record('pastActions', [containerId, sinceMs]);
+    return this.history.filter((e) => e.id === containerId && e.at >= sinceMs).map((e) => e.action);
+  }
+
   async hasImage(ref: string) {
     this.record('hasImage', [ref]);
     return this.images.has(ref);
@@ -324,6 +338,7 @@ export class FakeRuntime implements Runtime {
   }
 
   private emit(c: FakeContainer, action: string) {
+    this.history.push({ at: this.now(), id: c.id, action });
     this.emitRaw({ action, id: c.id, name: c.spec.name, labels: { ...c.spec.labels } });
   }
 

@@ -3,17 +3,17 @@
 // instead of spinning the daemon. A container that is gone (`docker rm -f`, or the engine still removing
 // it) is not a crash loop: it is recreated at once from its deploy's image and env snapshot, uncounted
 // unless the recreation itself fails.
-import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { appContainerSpec } from './container-spec.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
-import { apps, type AppRow } from '../../store/schema/index.js';
+import type { AppView } from '../../store/app-view.js';
+import { observeApp, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
-export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean): Promise<Result> {
+export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean): Promise<Result> {
   const name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
@@ -41,7 +41,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean
     return { requeueAfterMs: restartBackoffMs(failures) || 1_000 };
   }
   const info = await deps.runtime.inspect(name, deps.settings.network);
-  deps.db.update(apps).set({ liveAddress: info?.address ?? null, liveContainerId: info?.id ?? null }).where(eq(apps.id, app.id)).run();
+  observeLive(deps.db, app.id, { address: info?.address ?? null, containerId: info?.id ?? null });
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
@@ -52,9 +52,9 @@ export async function heal(deps: AppReconcilerDeps, app: AppRow, exists: boolean
 }
 
 /** Records `failures` and the backoff it implies before the next restart; returns it. */
-function count(deps: AppReconcilerDeps, app: AppRow, failures: number): number {
+function count(deps: AppReconcilerDeps, app: AppView, failures: number): number {
   const notBefore = failures > 0 ? new Date(deps.now() + restartBackoffMs(failures)).toISOString() : null;
-  deps.db.update(apps).set({ healFailures: failures, healNotBefore: notBefore }).where(eq(apps.id, app.id)).run();
+  observeApp(deps.db, app.id, { healFailures: failures, healNotBefore: notBefore });
   return failures;
 }
 
@@ -64,7 +64,7 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
 }
 
 /** Runs the container its deploy made (a removal still in progress throws RemovalInProgressError: come back). */
-async function recreate(deps: AppReconcilerDeps, app: AppRow, name: string) {
+async function recreate(deps: AppReconcilerDeps, app: AppView, name: string) {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
   await deps.runtime.remove(name);

@@ -1,11 +1,12 @@
 // The blue/green deploy pipeline, one persisted step per reconcile pass (DESIGN.md "Core contracts"):
 // validate -> pull -> create (staging) -> health_check -> route_update -> stop_old -> finalize.
 // Every step is safe to run again after a crash: it checks what exists before it creates anything.
-import { eq } from 'drizzle-orm';
 import { TerminalError, type Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { addDeployEvent, getDeploy, lastSuccessful, updateDeploy } from '../../store/deploys.js';
-import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../../store/schema/index.js';
+import { nowIso, type DeployRow, type EventLevel } from '../../store/schema/index.js';
+import type { AppView } from '../../store/app-view.js';
+import { observeApp, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
@@ -30,16 +31,19 @@ export interface PipelineMemory {
 }
 export const newPipelineMemory = (): PipelineMemory => ({ zeroPolls: new Map(), watchFailures: new Map() });
 
-export function beginDeploy(deps: AppReconcilerDeps, app: AppRow, deployId: number) {
+export function beginDeploy(deps: AppReconcilerDeps, app: AppView, deployId: number) {
   updateDeploy(deps.db, deps.bus, deployId, { status: 'running', step: 'validate', startedAt: nowIso() });
   const image = getDeploy(deps.db, deployId)?.imageRef;
   event(deps, { id: deployId }, 'start', `deploying ${app.name} with image ${image ?? '(none)'}`);
   deps.enqueue(keyOf('proxy', 'main'));
 }
 
-export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppRow, deploy: DeployRow, step: DeployStep, signal?: AbortSignal): Promise<Result> {
+export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMemory, app: AppView, deploy: DeployRow, step: DeployStep, signal?: AbortSignal): Promise<Result> {
   const secrets = () => deps.env.resolve(app.id).secrets;
-  // A built image serves on its provider's port from its staging container on; the app takes it at the switch.
+  const specPort = app.internalPort;
+  // A built image serves on its provider's port from its staging container on (the provider wrote the
+  // Dockerfile, so nothing else listens); it becomes the observed port at the switch. The spec's
+  // internal_port is never written: a manifest that leaves it out sees no difference.
   if (deploy.buildPort) app = { ...app, internalPort: deploy.buildPort };
   const report: StepReport = { event: (s, m, l) => event(deps, deploy, s, m, l), fail: (s, m) => fail(deps, deploy, s, 'failed', m) };
   try {
@@ -57,7 +61,7 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
       case 'health_check':
         return await healthCheck(deps, app, deploy);
       case 'route_update':
-        return await routeUpdate(deps, app, deploy);
+        return await routeUpdate(deps, app, deploy, specPort);
       case 'stop_old':
         return await stopOld(deps, memory.zeroPolls, app, deploy);
       case 'finalize':
@@ -74,7 +78,7 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
   }
 }
 
-function validate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Result {
+function validate(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Result {
   const build = deps.build !== undefined && buildsFromSource(app, deploy);
   if (!deploy.imageRef && !build) return fail(deps, deploy, 'validate', 'failed', 'no image to deploy: set image_ref on the app or the deploy');
   if (deploy.imageRef && !isImageRef(deploy.imageRef)) return fail(deps, deploy, 'validate', 'failed', `image reference ${JSON.stringify(deploy.imageRef)} is not valid: the engine would refuse it`);
@@ -118,7 +122,7 @@ async function pull(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => s
   return { requeueAfterMs: 0 };
 }
 
-async function create(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Promise<Result> {
   const name = containerName(deps.settings.instance, app.name, deploy.id);
   await deps.runtime.remove(name); // a half-made container of an interrupted pass
   await deps.runtime.ensureNetwork(deps.settings.network);
@@ -138,7 +142,7 @@ async function create(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): 
   return { requeueAfterMs: 0 };
 }
 
-async function healthCheck(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+async function healthCheck(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Promise<Result> {
   const started = Date.parse(deploy.deadline!) - deps.settings.healthTimeoutMs;
   const { httpStatus, verdict } = await checkHealth(deps, app, deploy.stagingContainer!, started);
   if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
@@ -151,15 +155,12 @@ async function healthCheck(deps: AppReconcilerDeps, app: AppRow, deploy: DeployR
   return { requeueAfterMs: 0 };
 }
 
-async function routeUpdate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Promise<Result> {
+async function routeUpdate(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow, specPort: number): Promise<Result> {
   const info = await deps.runtime.inspect(deploy.stagingContainer!, deps.settings.network);
   if (!info?.running || !info.address) throw new Error(`staging container ${deploy.stagingContainer} stopped before the switch`);
-  // The switch: the live container is whatever the DNS answer points at, so both change together.
-  deps.db
-    .update(apps)
-    .set({ liveContainerName: info.name, liveContainerId: info.id, liveAddress: info.address, internalPort: app.internalPort, updatedAt: nowIso() })
-    .where(eq(apps.id, app.id))
-    .run();
+  // The switch: the live container is whatever the DNS answer points at, and the route's port is the one
+  // it listens on, so all three change together.
+  observeLive(deps.db, app.id, { containerName: info.name, containerId: info.id, address: info.address }, { port: app.internalPort, portBasis: specPort });
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
@@ -168,7 +169,7 @@ async function routeUpdate(deps: AppReconcilerDeps, app: AppRow, deploy: DeployR
   return { requeueAfterMs: deploy.previousContainer ? deps.settings.dnsRefreshMs : 0 };
 }
 
-async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, app: AppRow, deploy: DeployRow): Promise<Result> {
+async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, app: AppView, deploy: DeployRow): Promise<Result> {
   const old = deploy.previousContainer;
   if (!old) {
     event(deps, deploy, 'stop_old', 'no previous container');
@@ -202,20 +203,17 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
   return { requeueAfterMs: 0 };
 }
 
-function finalize(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Result {
-  deps.db
-    .update(apps)
-    .set({
-      currentDeployId: deploy.id,
-      imageRef: deploy.imageRef,
-      status: 'active',
-      appType: app.appType === 'adopted_container' ? 'managed' : app.appType,
-      healFailures: 0,
-      healNotBefore: null,
-      updatedAt: nowIso(),
-    })
-    .where(eq(apps.id, app.id))
-    .run();
+function finalize(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Result {
+  // The deploy's image becomes the app's (shownImageRef) while the spec's image_ref stays what it is now;
+  // an adopted app counts as managed from here on (shownAppType).
+  observeApp(deps.db, app.id, {
+    liveDeployId: deploy.id,
+    liveImage: deploy.imageRef,
+    imageBasis: app.imageRef,
+    status: 'active',
+    healFailures: 0,
+    healNotBefore: null,
+  });
   const watched = keepsOld(deps, app, deploy);
   updateDeploy(deps.db, deps.bus, deploy.id, {
     status: 'success',
@@ -228,10 +226,15 @@ function finalize(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): Resu
   return { requeueAfterMs: 0 };
 }
 
-/** Whether this deploy keeps its old container for a watch window (not a first deploy, not an adopted one). */
-function keepsOld(deps: AppReconcilerDeps, app: AppRow, deploy: DeployRow): boolean {
+/** Whether this deploy keeps its old container for a watch window (not a first, adopted or rollback deploy). */
+function keepsOld(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): boolean {
   const adopted = app.appType === 'adopted_container' && deploy.previousContainer === app.source;
-  return watchesOld({ watchMs: deps.settings.watchMs, previousContainer: adopted ? null : deploy.previousContainer, previousDeployId: app.currentDeployId });
+  return watchesOld({
+    watchMs: deps.settings.watchMs,
+    previousContainer: adopted ? null : deploy.previousContainer,
+    previousDeployId: app.currentDeployId,
+    trigger: deploy.trigger,
+  });
 }
 
 async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<number> {

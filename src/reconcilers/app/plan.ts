@@ -15,6 +15,14 @@ export interface ObservedContainer {
   exitCode?: number;
   /** The engine is removing it (`docker rm -f`) or it is dead: it cannot be started, only recreated. */
   removing?: boolean;
+  /** A stopped container the kernel killed for memory. */
+  oomKilled?: boolean;
+  /**
+   * A stopped container that someone stopped through the engine's API (`docker stop`, `docker kill`,
+   * `docker rm -f`: the engine recorded a `kill` for it since it started). Only looked up for the watched
+   * container of a deploy (watch-plan.ts); undefined elsewhere.
+   */
+  stoppedFromOutside?: boolean;
 }
 
 export interface AppFacts {

@@ -1,15 +1,16 @@
 // The app reconciler: observes one app (its row, its open deploy, the containers labelled with it), asks
 // plan.ts what to do next, does exactly that one thing, and says when to look again. Deploy steps live
 // in pipeline.ts, healing in heal.ts; this file only observes, dispatches and keeps status true.
-import { eq } from 'drizzle-orm';
 import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
-import { apps, type AppRow } from '../../store/schema/index.js';
+import { apps } from '../../store/schema/index.js';
+import { shownAppType, type AppView } from '../../store/app-view.js';
+import { observeApp, observeLive } from '../../observed/apps.js';
 import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/deploys.js';
 import { getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
-import type { WatchStep } from './watch-plan.js';
+import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
@@ -22,7 +23,9 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const attempts = newAttemptMemory();
 
   async function observe(name: string) {
-    const row = getAppByName(db, name);
+    const view = getAppByName(db, name);
+    // An adopted app is managed from its first deploy on; the spec keeps saying what the user asked.
+    const row: AppView | undefined = view && { ...view, appType: shownAppType(view) };
     const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const containers: ObservedContainer[] = list.map((c) => ({
       name: c.name,
@@ -32,9 +35,18 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       startedAtMs: c.startedAt ? Date.parse(c.startedAt) : undefined,
       exitCode: c.exitCode,
       removing: c.state === 'removing' || c.state === 'dead',
+      oomKilled: c.oomKilled,
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
+    // Why the watched container stopped decides between a flip-back and a heal: ask the engine's event
+    // history for a `kill` since it started (docker stop/kill/rm -f send one; an exit of its own does not).
+    const stopped = watched?.step === 'watch' && list.find((c) => c.name === watched.stagingContainer && !c.running && c.state === 'exited' && !c.oomKilled);
+    if (stopped) {
+      // From a second before its start: clocks round, and its own `start` marks where its run begins.
+      const since = stopped.startedAt ? Date.parse(stopped.startedAt) - 1_000 : 0;
+      containers.find((c) => c.name === stopped.name)!.stoppedFromOutside = stoppedByEngineApi(await runtime.pastActions(stopped.id, since));
+    }
     return { row, containers, deploy, watched };
   }
 
@@ -103,14 +115,11 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   }
 
   /** Keeps the observed facts true when nothing is in progress: adopted address, status, heal reset. */
-  async function steady(row: AppRow, containers: ObservedContainer[]): Promise<Result> {
+  async function steady(row: AppView, containers: ObservedContainer[]): Promise<Result> {
     if (row.appType === 'adopted_container' && row.currentDeployId === null && row.source) {
       const adopted = await runtime.inspect(row.source);
       const address = adopted?.running ? adopted.address ?? null : null;
-      if (row.liveContainerName !== row.source || row.liveAddress !== address) {
-        db.update(apps).set({ liveContainerName: row.source, liveAddress: address }).where(eq(apps.id, row.id)).run();
-        await deps.dns.sync();
-      }
+      if (observeLive(db, row.id, { containerName: row.source, address })) await deps.dns.sync();
       await writeStatus(row, adopted?.running ?? false);
       deps.enqueue(keyOf('proxy', 'main'));
       return {};
@@ -119,16 +128,13 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     let requeueAfterMs: number | undefined;
     if (live?.running && row.healFailures > 0) {
       const upMs = deps.now() - (live.startedAtMs ?? deps.now());
-      if (upMs >= HEAL_RESET_AFTER_MS) db.update(apps).set({ healFailures: 0, healNotBefore: null }).where(eq(apps.id, row.id)).run();
+      if (upMs >= HEAL_RESET_AFTER_MS) observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
       else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
     }
     if (live?.running) {
       // Drift: the engine may hand a restarted container a new address.
       const info = await runtime.inspect(live.name, settings.network);
-      if (info?.address && info.address !== row.liveAddress) {
-        db.update(apps).set({ liveAddress: info.address }).where(eq(apps.id, row.id)).run();
-        await deps.dns.sync();
-      }
+      if (info?.address && observeLive(db, row.id, { address: info.address })) await deps.dns.sync();
     }
     await writeStatus(row, live?.running ?? false);
     // No proxy pass from here: routes do not depend on a container's state (DNS answers do, synced above),
@@ -137,14 +143,13 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };
   }
 
-  async function refreshStatus(row: AppRow, containers: ObservedContainer[]) {
+  async function refreshStatus(row: AppView, containers: ObservedContainer[]) {
     await writeStatus(row, containers.some((c) => c.name === row.liveContainerName && c.running));
   }
 
-  async function writeStatus(row: AppRow, liveRunning: boolean) {
+  async function writeStatus(row: AppView, liveRunning: boolean) {
     const newestFinished = newestFinishedStatus(db, row.id);
-    const status = deriveAppStatus(liveRunning, newestFinished);
-    if (status !== row.status) db.update(apps).set({ status }).where(eq(apps.id, row.id)).run();
+    observeApp(db, row.id, { status: deriveAppStatus(liveRunning, newestFinished) });
   }
 
   return {
@@ -161,7 +166,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   };
 }
 
-function toFacts(row: AppRow | undefined): AppFacts {
+function toFacts(row: AppView | undefined): AppFacts {
   return {
     id: row?.id ?? null,
     exists: row !== undefined,

@@ -1,6 +1,8 @@
 // Pure decisions of the watch after the switch (API.md "Watch after the switch (flip-back)"): while a
 // successful deploy's window is open, its new live container is probed every second and the old one is
-// kept stopped; an exit or 3 failed probes in a row flip back. The effects live in watch.ts.
+// kept stopped; an exit of its own (or OOMKilled) or 3 failed probes in a row flip back. A container
+// removed or stopped through the engine's API by someone else says nothing about its version: it is
+// healed. The effects live in watch.ts.
 import type { AppFacts, DeployFacts, ObservedContainer } from './plan.js';
 import type { WatchFacts } from './plan.js';
 
@@ -40,9 +42,23 @@ export function planWatch(
   }
   if (nowMs >= watch.watchUntilMs) return { kind: 'end_watch', deployId: watch.id, why: 'the window is over' };
   const live = containers.find((c) => c.name === watch.watched);
-  if (!live) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} disappeared` };
-  if (!live.running) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} exited with code ${live.exitCode ?? 'unknown'}` };
-  return { kind: 'watch_probe', deployId: watch.id };
+  if (live?.running) return { kind: 'watch_probe', deployId: watch.id };
+  // Removed, or stopped through the engine's API by someone else: nothing says the version failed, so
+  // self-healing brings it back as it would outside the window (and the window goes on).
+  if (!live || live.removing) return undefined;
+  if (live.oomKilled) return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} was killed for memory (OOMKilled)` };
+  if (live.stoppedFromOutside) return undefined;
+  return { kind: 'flip_back_begin', deployId: watch.id, reason: `${watch.watched} exited with code ${live.exitCode ?? 'unknown'}` };
+}
+
+/**
+ * Whether a stopped container was stopped through the engine's API (`docker stop`, `docker kill`,
+ * `docker rm -f` all make the engine record `kill` before the `die`) in its latest run, from the engine's
+ * actions for it, oldest first. An exit of its own records only `die` (and `oom` before it when the kernel
+ * killed it). Actions before its latest `start` belong to an earlier run (a kill that a heal answered).
+ */
+export function stoppedByEngineApi(actions: string[]): boolean {
+  return actions.slice(actions.lastIndexOf('start') + 1).includes('kill');
 }
 
 export type WatchProbeVerdict = { kind: 'ok' | 'wait'; afterMs: number } | { kind: 'flip_back'; reason: string };
@@ -63,7 +79,11 @@ export function judgeWatchProbe(input: { httpStatus: number | undefined; failure
   return { kind: 'wait', afterMs };
 }
 
-/** A deploy with a previous container of ours is watched; a first deploy (or one replacing an adopted container) is not. */
-export function watchesOld(input: { watchMs: number; previousContainer: string | null; previousDeployId: number | null }): boolean {
-  return input.watchMs > 0 && input.previousContainer !== null && input.previousDeployId !== null;
+/**
+ * A deploy with a previous container of ours is watched; a first deploy (or one replacing an adopted
+ * container) is not, and neither is a rollback: its user rejected the version it replaces, which must
+ * never come back by itself (API.md "Watch after the switch").
+ */
+export function watchesOld(input: { watchMs: number; previousContainer: string | null; previousDeployId: number | null; trigger: string }): boolean {
+  return input.watchMs > 0 && input.previousContainer !== null && input.previousDeployId !== null && input.trigger !== 'rollback';
 }

@@ -3,13 +3,14 @@
 // container, probe it healthy, switch the route back, stop and remove the failed one), ending the deploy
 // `auto_rollback`. Every wait is a requeue and every state is on the deploy row (`step`, `watch_until`,
 // `deadline`), so a restarted daemon picks the watch up where it was.
-import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
 import { getApp } from '../../store/apps.js';
 import { addAppEvent, addDeployEvent, getDeploy, updateDeploy } from '../../store/deploys.js';
-import { apps, nowIso, type AppRow, type DeployRow, type EventLevel } from '../../store/schema/index.js';
+import { nowIso, type DeployRow, type EventLevel } from '../../store/schema/index.js';
+import { servingPort, shownImageRef, type AppView } from '../../store/app-view.js';
+import { observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { drainMinWaitMs } from './plan.js';
 import { checkHealth } from './health-check.js';
@@ -21,17 +22,16 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export type WatchMemory = Map<number, number>;
 
 /** One probe of the watched container; flips back on the third failure in a row or when it exited. */
-export async function watchProbe(deps: AppReconcilerDeps, failures: WatchMemory, app: AppRow, d: DeployRow): Promise<Result> {
+export async function watchProbe(deps: AppReconcilerDeps, failures: WatchMemory, app: AppView, d: DeployRow): Promise<Result> {
   const info = await deps.runtime.inspect(d.stagingContainer!, deps.settings.network);
-  if (!info?.running) return beginFlipBack(deps, failures, app, d, exitReason(d.stagingContainer!, info?.exitCode));
-  const httpStatus = info.address ? await deps.probe(`http://${info.address}:${app.internalPort}${app.healthCheckPath}`, 1_000) : undefined;
+  // Stopped since the pass looked: the plan tells an exit of its own from a stop by someone else.
+  if (!info?.running) return { requeueAfterMs: 0 };
+  const httpStatus = info.address ? await deps.probe(`http://${info.address}:${servingPort(app)}${app.healthCheckPath}`, 1_000) : undefined;
   const verdict = judgeWatchProbe({ httpStatus, failuresBefore: failures.get(d.id) ?? 0, nowMs: deps.now(), watchUntilMs: Date.parse(d.watchUntil!) });
   if (verdict.kind === 'flip_back') return beginFlipBack(deps, failures, app, d, `${d.stagingContainer} failed: ${verdict.reason}`);
   failures.set(d.id, verdict.kind === 'ok' ? 0 : (failures.get(d.id) ?? 0) + 1);
   return { requeueAfterMs: verdict.afterMs };
 }
-
-const exitReason = (name: string, exitCode: number | undefined) => `${name} exited with code ${exitCode ?? 'unknown'}`;
 
 /**
  * Starts the kept container and records the flip-back (its reason becomes the deploy's error), then probes
@@ -41,7 +41,7 @@ const exitReason = (name: string, exitCode: number | undefined) => `${name} exit
 export async function beginFlipBack(
   deps: AppReconcilerDeps,
   failures: WatchMemory,
-  app: AppRow,
+  app: AppView,
   d: DeployRow,
   reason: string,
   observed?: { running: boolean },
@@ -66,33 +66,36 @@ export async function beginFlipBack(
 }
 
 /** Advances a flip-back under way: the kept container's health check, then the stop of the failed one. */
-export async function flipBackStep(deps: AppReconcilerDeps, app: AppRow, d: DeployRow, step: 'flip_back' | 'flip_stop'): Promise<Result> {
+export async function flipBackStep(deps: AppReconcilerDeps, app: AppView, d: DeployRow, step: 'flip_back' | 'flip_stop'): Promise<Result> {
   return step === 'flip_back' ? probeKept(deps, app, d) : stopFailed(deps, app, d);
 }
 
-async function probeKept(deps: AppReconcilerDeps, app: AppRow, d: DeployRow): Promise<Result> {
+async function probeKept(deps: AppReconcilerDeps, app: AppView, d: DeployRow): Promise<Result> {
   const kept = d.previousContainer!;
   const started = Date.parse(d.deadline!) - deps.settings.healthTimeoutMs;
-  const { info, verdict } = await checkHealth(deps, app, kept, started);
+  const keptDeploy = keptDeployOf(deps, kept);
+  // The kept container listens where its own deploy's container did: a build's port, else the spec's.
+  const port = keptDeploy?.buildPort ?? app.internalPort;
+  const { info, verdict } = await checkHealth(deps, { ...app, internalPort: port }, kept, started);
   if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
   if (verdict.kind === 'failed') return abandon(deps, d, `flip-back to ${kept} failed: ${verdict.reason}; self-healing takes over`);
 
   // The switch back: the kept container is live again, with its own deploy's image.
   const previous = getDeploy(deps.db, Number(info!.labels[LABELS.deploy]));
-  deps.db
-    .update(apps)
-    .set({
-      liveContainerName: kept,
-      liveContainerId: info!.id,
-      liveAddress: info!.address!,
-      currentDeployId: previous?.id ?? app.currentDeployId,
-      imageRef: previous?.imageRef ?? app.imageRef,
+  observeLive(
+    deps.db,
+    app.id,
+    { containerName: kept, containerId: info!.id, address: info!.address! },
+    {
+      liveDeployId: previous?.id ?? app.currentDeployId,
+      liveImage: previous?.imageRef ?? app.liveImage,
+      imageBasis: app.imageRef,
+      port,
+      portBasis: app.internalPort,
       healFailures: 0,
       healNotBefore: null,
-      updatedAt: nowIso(),
-    })
-    .where(eq(apps.id, app.id))
-    .run();
+    },
+  );
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
@@ -105,16 +108,16 @@ async function probeKept(deps: AppReconcilerDeps, app: AppRow, d: DeployRow): Pr
 }
 
 /** Once the proxy no longer sends the failed container anything: stop and remove it, end the deploy. */
-async function stopFailed(deps: AppReconcilerDeps, app: AppRow, d: DeployRow): Promise<Result> {
+async function stopFailed(deps: AppReconcilerDeps, app: AppView, d: DeployRow): Promise<Result> {
   const waitMs = Date.parse(d.deadline!) - deps.now();
   if (waitMs > 0) return { requeueAfterMs: waitMs };
   const failed = d.stagingContainer!;
   await deps.runtime.stop(failed, deps.settings.stopGraceSeconds);
   await deps.runtime.remove(failed);
   event(deps, d, 'stop_old', `failed container ${failed} stopped and removed`);
-  const previous = getApp(deps.db, app.id);
+  const now = getApp(deps.db, app.id);
   updateDeploy(deps.db, deps.bus, d.id, { status: 'auto_rollback', step: null, deadline: null, watchUntil: null, completedAt: nowIso() });
-  event(deps, d, 'finalize', `deploy ${d.id} of ${app.name} rolled back automatically; ${previous?.imageRef ?? 'the previous image'} serves again`, 'error');
+  event(deps, d, 'finalize', `deploy ${d.id} of ${app.name} rolled back automatically; ${(now && shownImageRef(now)) ?? 'the previous image'} serves again`, 'error');
   return { requeueAfterMs: 0 };
 }
 
@@ -140,12 +143,18 @@ async function abandon(deps: AppReconcilerDeps, d: DeployRow, message: string): 
 }
 
 /** Closes a quiet window (time, a newer deploy, a rollback): the kept container is removed. */
-export async function endWatch(deps: AppReconcilerDeps, failures: WatchMemory, app: AppRow, d: DeployRow, why: string): Promise<Result> {
+export async function endWatch(deps: AppReconcilerDeps, failures: WatchMemory, app: AppView, d: DeployRow, why: string): Promise<Result> {
   failures.delete(d.id);
   if (d.previousContainer) await deps.runtime.remove(d.previousContainer);
   updateDeploy(deps.db, deps.bus, d.id, { step: null, watchUntil: null });
   deps.log.info('watch window closed', { app: app.name, deploy: d.id, removed: d.previousContainer, why });
   return { requeueAfterMs: 0 };
+}
+
+/** The deploy a kept container was made by: its name ends with the deploy id (plan.ts containerName). */
+function keptDeployOf(deps: AppReconcilerDeps, kept: string) {
+  const id = Number(kept.slice(kept.lastIndexOf('-') + 1));
+  return Number.isInteger(id) ? getDeploy(deps.db, id) : undefined;
 }
 
 function event(deps: AppReconcilerDeps, d: Pick<DeployRow, 'id'>, step: string, message: string, level: EventLevel = 'info') {

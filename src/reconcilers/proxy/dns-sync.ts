@@ -2,7 +2,8 @@
 // database is the truth (the live address changes in the same write as the switch), the hosts files
 // dnsmasq answers from are derived from it and rewritten only when they differ.
 import type { Db } from '../../store/db.js';
-import { apps } from '../../store/schema/index.js';
+import { eq } from 'drizzle-orm';
+import { apps, appStatus } from '../../store/schema/index.js';
 import { desiredDnsRecords } from './routes.js';
 
 export interface DnsSync {
@@ -13,7 +14,7 @@ export function createDnsSync(db: Db, write: (records: Record<string, string>) =
   let last: string | undefined;
   let chain: Promise<void> = Promise.resolve();
   const syncOnce = async () => {
-    const rows = db.select({ name: apps.name, liveAddress: apps.liveAddress }).from(apps).all();
+    const rows = db.select({ name: apps.name, liveAddress: appStatus.liveAddress }).from(apps).innerJoin(appStatus, eq(appStatus.appId, apps.id)).all();
     const records = desiredDnsRecords(rows);
     const json = JSON.stringify(records);
     if (json === last) return;

@@ -9,7 +9,8 @@ import type { Reconciler, Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
 import type { Proxy } from '../../proxy/proxy.js';
 import type { Db } from '../../store/db.js';
-import { apps } from '../../store/schema/index.js';
+import { eq } from 'drizzle-orm';
+import { apps, appStatus } from '../../store/schema/index.js';
 import type { DnsSync } from './dns-sync.js';
 import { desiredRoutes } from './routes.js';
 
@@ -40,6 +41,7 @@ const ROUTE_COLUMNS = {
   fallbackPort: apps.fallbackPort,
   internalPort: apps.internalPort,
   source: apps.source,
+  port: appStatus.port,
 };
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
@@ -55,7 +57,7 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
       const responder = await deps.ensureDnsResponder();
       const next = responder === 'starting' ? soon : again;
       await deps.dns.sync();
-      const routes = desiredRoutes(deps.db.select(ROUTE_COLUMNS).from(apps).all());
+      const routes = desiredRoutes(deps.db.select(ROUTE_COLUMNS).from(apps).leftJoin(appStatus, eq(appStatus.appId, apps.id)).all());
       if (converged && (await deps.proxy.serves(routes))) return next;
       if (converged) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
       converged = false;

@@ -3,13 +3,17 @@
 import { appDnsName, type Route } from '../../proxy/proxy.js';
 import type { AppRow } from '../../store/schema/index.js';
 
-export function desiredRoutes(rows: Pick<AppRow, 'name' | 'appType' | 'accessMode' | 'domain' | 'fallbackPort' | 'internalPort' | 'source'>[]): Route[] {
+/**
+ * `port` is the port the live container listens on (app_status: a build provider's, or the spec's
+ * internal_port at the switch); null before anything went live, when the spec's internal_port is used.
+ */
+export function desiredRoutes(rows: (Pick<AppRow, 'name' | 'appType' | 'accessMode' | 'domain' | 'fallbackPort' | 'internalPort' | 'source'> & { port: number | null })[]): Route[] {
   const routes: Route[] = [];
   for (const a of rows) {
     const upstream: Route['upstream'] =
       a.appType === 'external_service'
         ? { kind: 'url', url: a.source ?? '' }
-        : { kind: 'dns', name: appDnsName(a.name), port: a.internalPort };
+        : { kind: 'dns', name: appDnsName(a.name), port: a.port ?? a.internalPort };
     if (upstream.kind === 'url' && !upstream.url) continue;
     if (a.accessMode === 'domain' && a.domain) routes.push({ app: a.name, mode: 'domain', domain: a.domain, upstream });
     if (a.accessMode === 'port' && a.fallbackPort) routes.push({ app: a.name, mode: 'port', port: a.fallbackPort, upstream });
@@ -19,7 +23,7 @@ export function desiredRoutes(rows: Pick<AppRow, 'name' | 'appType' | 'accessMod
 }
 
 /** Pure: the DNS answers, app DNS name -> live container address. */
-export function desiredDnsRecords(rows: Pick<AppRow, 'name' | 'liveAddress'>[]): Record<string, string> {
+export function desiredDnsRecords(rows: { name: string; liveAddress: string | null }[]): Record<string, string> {
   const records: Record<string, string> = {};
   for (const a of rows) if (a.liveAddress) records[appDnsName(a.name)] = a.liveAddress;
   return records;

@@ -8,7 +8,8 @@ export const ACCESS_MODES = ['domain', 'port'] as const;
 export const APP_STATUSES = ['active', 'inactive', 'error'] as const;
 
 /**
- * Desired state of an app plus the few observed facts the API shows (status, live container).
+ * Desired state of an app: what the user asked for, written only by commands (REST, UI, manifests,
+ * webhooks). What svc observed or decided lives in `app_status` (observed.ts), never here.
  * `configVersion` is bumped by every env or link change; a deploy records the version it snapshotted,
  * so `config_changed` is derived, never stored twice.
  */
@@ -29,15 +30,7 @@ export const apps = sqliteTable('apps', {
   healthCheckPath: text('health_check_path').notNull().default('/'),
   /** `external_ci`: only runs of this workflow (file path or name) deploy; null: any workflow. */
   ciWorkflow: text('ci_workflow'),
-  status: text('status', { enum: ['active', 'inactive', 'error'] }).notNull().default('inactive'),
-  liveContainerName: text('live_container_name'),
-  liveContainerId: text('live_container_id'),
-  liveAddress: text('live_address'),
-  currentDeployId: integer('current_deploy_id'),
   configVersion: integer('config_version').notNull().default(0),
-  /** Self-healing: consecutive failed restarts and the time before which no restart is tried. */
-  healFailures: integer('heal_failures').notNull().default(0),
-  healNotBefore: text('heal_not_before'),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),

@@ -1,6 +1,7 @@
 export * from './common.js';
 export * from './users.js';
 export * from './apps.js';
+export * from './app-status.js';
 export * from './deploys.js';
 export * from './events.js';
 export * from './env.js';

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeEach } from 'vitest';
-import { eq } from 'drizzle-orm';
 import { appEvents, apps, deployEvents, deploys, envHistory, envVars, serviceLinks } from '../../../src/store/schema/index.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
+import { observeApp } from '../../../src/observed/apps.js';
 
 let t: TestApi;
 beforeEach(async () => {
@@ -129,7 +129,7 @@ describe('GET /api/apps and /api/apps/{id}', () => {
     expect((await t.request('GET', `/api/apps/${a.id}`)).body.config_changed).toBe(false);
     const version = t.db.select().from(apps).get()!.configVersion;
     const d = t.db.insert(deploys).values({ appId: a.id, imageRef: 'img:1', trigger: 'manual', status: 'success', configVersion: version }).returning().get();
-    t.db.update(apps).set({ currentDeployId: d.id }).where(eq(apps.id, a.id)).run();
+    observeApp(t.db, a.id, { liveDeployId: d.id });
     expect((await t.request('GET', `/api/apps/${a.id}`)).body.config_changed).toBe(false);
     await t.request('POST', `/api/apps/${a.id}/env`, { key: 'A', value: '2' });
     expect((await t.request('GET', `/api/apps/${a.id}`)).body.config_changed).toBe(true);

@@ -7,6 +7,7 @@ import { FakeRuntime } from '../../support/fake-runtime.js';
 import { Bus } from '../../../src/events/bus.js';
 import { addDeployEvent, createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 import { apps, deploys } from '../../../src/store/schema/index.js';
+import { observeApp } from '../../../src/observed/apps.js';
 
 let t: TestApi;
 let cookie: string;
@@ -198,7 +199,7 @@ describe('POST /api/apps/{appID}/deploys/rollback', () => {
     expect((await t.request('POST', `/api/apps/${id}/deploys/rollback`)).status).toBe(409);
     const live = storedDeploy(t, id, 'ghcr.io/acme/web:1', 'success');
     storedDeploy(t, id, 'ghcr.io/acme/web:0', 'failed');
-    t.db.update(apps).set({ currentDeployId: live }).where(eq(apps.id, id)).run();
+    observeApp(t.db, id, { liveDeployId: live });
     const res = await t.request('POST', `/api/apps/${id}/deploys/rollback`);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('conflict');
@@ -211,7 +212,8 @@ describe('POST /api/apps/{appID}/deploys/rollback', () => {
     storedDeploy(t, id, 'ghcr.io/acme/web:2', 'success', 'bbbbbbb');
     storedDeploy(t, id, 'ghcr.io/acme/web:4', 'auto_rollback');
     const live = storedDeploy(t, id, 'ghcr.io/acme/web:3', 'success', 'ccccccc');
-    t.db.update(apps).set({ currentDeployId: live, imageRef: 'ghcr.io/acme/web:3' }).where(eq(apps.id, id)).run();
+    t.db.update(apps).set({ imageRef: 'ghcr.io/acme/web:3' }).where(eq(apps.id, id)).run();
+    observeApp(t.db, id, { liveDeployId: live, liveImage: 'ghcr.io/acme/web:3', imageBasis: 'ghcr.io/acme/web:3' });
     t.enqueue.keys.length = 0;
 
     const res = await t.request('POST', `/api/apps/${id}/deploys/rollback`);
@@ -224,7 +226,7 @@ describe('POST /api/apps/{appID}/deploys/rollback', () => {
     const id = await makeApp();
     storedDeploy(t, id, 'ghcr.io/acme/web:1', 'success');
     const live = storedDeploy(t, id, 'ghcr.io/acme/web:2', 'success');
-    t.db.update(apps).set({ currentDeployId: live }).where(eq(apps.id, id)).run();
+    observeApp(t.db, id, { liveDeployId: live });
     await t.request('POST', `/api/apps/${id}/env`, { key: 'NEEDED', value: '', required: true });
     const res = await t.request('POST', `/api/apps/${id}/deploys/rollback`);
     expect(res.status).toBe(422);
@@ -346,7 +348,7 @@ describe('GET /api/apps/{appID}/logs/stream', () => {
     await rt.run({ name: 'svc-web-1', image: 'web:1', network: 'svc', labels: {} });
     for (const line of ['one', 'two', 'three']) rt.log('svc-web-1', line);
     rt.log('svc-web-1', 'oops', 'stderr');
-    api.db.update(apps).set({ liveContainerName: 'svc-web-1' }).where(eq(apps.id, id)).run();
+    observeApp(api.db, id, { liveContainerName: 'svc-web-1' });
 
     const s = await openStream(api, `/api/apps/${id}/logs/stream?tail=3`);
     expect(s.res.status).toBe(200);
@@ -372,11 +374,11 @@ describe('GET /api/apps/{appID}/logs/stream', () => {
     await rt.run({ name: 'svc-web-2', image: 'web:2', network: 'svc', labels: {} });
     rt.log('svc-web-1', 'old');
     rt.log('svc-web-2', 'new');
-    api.db.update(apps).set({ liveContainerName: 'svc-web-1' }).where(eq(apps.id, id)).run();
+    observeApp(api.db, id, { liveContainerName: 'svc-web-1' });
 
     const s = await openStream(api, `/api/apps/${id}/logs/stream`);
     await s.until((f) => f.length === 2);
-    api.db.update(apps).set({ liveContainerName: 'svc-web-2' }).where(eq(apps.id, id)).run();
+    observeApp(api.db, id, { liveContainerName: 'svc-web-2' });
     bus.emit('live', id);
     const frames = await s.until((f) => f.length === 4);
     await s.cancel();

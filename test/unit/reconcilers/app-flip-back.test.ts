@@ -228,3 +228,85 @@ describe('watch after the switch', () => {
     await h.expectSteady();
   });
 });
+
+// Issue 17 section 5: only an exit of the watched container's own (or OOMKilled) or failed probes flip
+// back; a container someone stopped, killed or removed through the engine's API is healed, and a rollback
+// deploy is not watched at all.
+describe('what flips back and what is healed inside the window', () => {
+  /** The window runs on; the deploy stays a success and svc-web-2 serves again, healed by `how`. */
+  async function expectHealedNotFlipped(secondId: number, how: RegExp) {
+    await h.drive(undefined, { until: () => listAppEvents(h.db, h.app().id).length > 0 && state('svc-web-2') === 'running' });
+    expect(h.dep(secondId)).toMatchObject({ status: 'success', step: 'watch', error: null });
+    expect(listAppEvents(h.db, h.app().id).map((e) => [e.step, e.message])).toEqual([['heal', expect.stringMatching(how)]]);
+    expect(h.app()).toMatchObject({ liveContainerName: 'svc-web-2', imageRef: 'web:2', status: 'active' });
+    expect(h.dnsNow()).toEqual({ 'web.svc.internal.': h.rt.containers.get('svc-web-2')!.address });
+    expect(state('svc-web-1')).toBe('exited'); // still kept: the window is not over
+    await h.drive(); // to the window's end
+    expect(h.dep(secondId)).toMatchObject({ status: 'success', step: null, watchUntil: null });
+    expect([...h.rt.containers.keys()]).toEqual(['svc-web-2']);
+    await h.expectSteady();
+  }
+
+  it('docker kill of the watched container: healed (restarted), not flipped back', async () => {
+    const { second } = await watchedSecondDeploy();
+    await h.drive(undefined, { until: () => h.probed.length > 5 });
+    h.rt.killFromOutside('svc-web-2');
+    await expectHealedNotFlipped(second.id, /svc-web-2 was not running; restarted/);
+  });
+
+  it('docker stop of the watched container: healed, not flipped back', async () => {
+    const { second } = await watchedSecondDeploy();
+    await h.drive(undefined, { until: () => h.probed.length > 5 });
+    await h.rt.stop('svc-web-2', 10);
+    await expectHealedNotFlipped(second.id, /svc-web-2 was not running; restarted/);
+  });
+
+  it('docker rm -f of the watched container: recreated, not flipped back', async () => {
+    const { second } = await watchedSecondDeploy();
+    await h.drive(undefined, { until: () => h.probed.length > 5 });
+    await h.rt.remove('svc-web-2');
+    await expectHealedNotFlipped(second.id, /svc-web-2 was gone; recreated/);
+  });
+
+  it('killed for memory (OOMKilled): flipped back', async () => {
+    const { first, second } = await watchedSecondDeploy();
+    h.rt.oom('svc-web-2');
+    await h.drive();
+    expect(h.dep(second.id)).toMatchObject({ status: 'auto_rollback', error: 'svc-web-2 was killed for memory (OOMKilled)' });
+    expect(h.app()).toMatchObject({ liveContainerName: 'svc-web-1', currentDeployId: first.id, imageRef: 'web:1' });
+    await h.expectSteady();
+  });
+
+  it('an exit of its own with code 0: flipped back (no kill came from outside)', async () => {
+    const { second } = await watchedSecondDeploy();
+    h.rt.kill('svc-web-2', 0);
+    await h.drive();
+    expect(h.dep(second.id)).toMatchObject({ status: 'auto_rollback', error: 'svc-web-2 exited with code 0' });
+    await h.expectSteady();
+  });
+
+  it('a kill before a heal does not excuse a later exit of its own in the same window', async () => {
+    const { second } = await watchedSecondDeploy();
+    h.rt.killFromOutside('svc-web-2');
+    await h.drive(undefined, { until: () => state('svc-web-2') === 'running' });
+    h.now += 1_000;
+    h.rt.kill('svc-web-2', 1);
+    await h.drive();
+    expect(h.dep(second.id)).toMatchObject({ status: 'auto_rollback', error: 'svc-web-2 exited with code 1' });
+    await h.expectSteady();
+  });
+
+  it('a rollback deploy is not watched: its live container dying is healed, the rolled-back-from version never returns', async () => {
+    await watchedSecondDeploy();
+    const rb = h.deploy('web:1', 'rollback');
+    await h.drive(undefined, { until: () => h.dep(rb.id).status === 'success' });
+    expect(h.dep(rb.id)).toMatchObject({ status: 'success', step: null, watchUntil: null });
+    expect([...h.rt.containers.keys()]).toEqual(['svc-web-3']); // the web:2 container is removed at once
+    h.rt.kill('svc-web-3', 1);
+    await h.drive();
+    expect(h.dep(rb.id)).toMatchObject({ status: 'success', error: null });
+    expect(listAppEvents(h.db, h.app().id).map((e) => e.step)).toEqual(['heal']);
+    expect(h.app()).toMatchObject({ liveContainerName: 'svc-web-3', imageRef: 'web:1', status: 'active' });
+    await h.expectSteady();
+  });
+});

@@ -136,11 +136,14 @@ describe('image references', () => {
 });
 
 describe('desiredRoutes', () => {
-  const row = { name: 'web', appType: 'managed' as const, accessMode: 'port' as const, domain: null, fallbackPort: 8080, internalPort: 3000, source: null };
+  const row = { name: 'web', appType: 'managed' as const, accessMode: 'port' as const, domain: null, fallbackPort: 8080, internalPort: 3000, source: null, port: null };
   it('routes every app by its access mode, through DNS or a fixed URL', () => {
     expect(desiredRoutes([row])).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
     expect(desiredRoutes([{ ...row, accessMode: 'domain', domain: 'web.example.com' }])[0]).toMatchObject({ mode: 'domain', domain: 'web.example.com' });
     expect(desiredRoutes([{ ...row, appType: 'external_service', source: 'http://10.0.0.9:9000' }])[0].upstream).toEqual({ kind: 'url', url: 'http://10.0.0.9:9000' });
+  });
+  it('routes to the port the live container listens on (a build provider\'s), not the spec\'s', () => {
+    expect(desiredRoutes([{ ...row, port: 80 }])[0].upstream).toEqual({ kind: 'dns', name: 'web.svc.internal.', port: 80 });
   });
   it('answers DNS only for apps with a live address', () => {
     expect(desiredDnsRecords([{ name: 'a', liveAddress: '172.18.0.2' }, { name: 'b', liveAddress: null }])).toEqual({ 'a.svc.internal.': '172.18.0.2' });

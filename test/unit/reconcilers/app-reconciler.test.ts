@@ -20,6 +20,8 @@ import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Runtime } from '../../../src/runtime/runtime.js';
 import type { Db } from '../../../src/store/db.js';
 import { createApp, deleteApp, setEnv } from '../../support/commands.js';
+import { listAppViews } from '../../../src/store/apps.js';
+import { shownAppType, shownImageRef, shownInternalPort } from '../../../src/store/app-view.js';
 
 const settings = { network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
 const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
@@ -52,7 +54,7 @@ function makeReconciler(): Reconciler {
     enqueue,
     dns: {
       async sync() {
-        dnsCalls.push({ at: now, records: desiredDnsRecords(db.select().from(apps).all()) });
+        dnsCalls.push({ at: now, records: desiredDnsRecords(listAppViews(db)) });
       },
     },
     proxy: { upstreamRequests: async () => upstream() },
@@ -97,7 +99,11 @@ beforeEach(() => {
 
 // ---- helpers ---------------------------------------------------------------------------------------
 
-const app = (name = 'web') => getAppByName(db, name) as AppRow;
+/** The app as the API shows it: the spec with the image, port and type the live deploy gave it. */
+const app = (name = 'web') => {
+  const v = getAppByName(db, name)!;
+  return { ...v, imageRef: shownImageRef(v), internalPort: shownInternalPort(v), appType: shownAppType(v) };
+};
 const dep = (id: number) => getDeploy(db, id)!;
 const steps = (deployId: number) => listDeployEvents(db, deployId).map((e) => e.step);
 const dnsNow = () => dnsCalls.at(-1)?.records;

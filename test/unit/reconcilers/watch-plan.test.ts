@@ -1,6 +1,6 @@
 // Table tests of the watch's pure decisions (src/reconcilers/app/watch-plan.ts).
 import { describe, expect, it } from 'vitest';
-import { judgeWatchProbe, planWatch, watchesOld } from '../../../src/reconcilers/app/watch-plan.js';
+import { stoppedByEngineApi, judgeWatchProbe, planWatch, watchesOld } from '../../../src/reconcilers/app/watch-plan.js';
 import type { AppFacts, DeployFacts, WatchFacts } from '../../../src/reconcilers/app/plan.js';
 
 const app = (over: Partial<AppFacts> = {}): AppFacts => ({
@@ -14,9 +14,18 @@ describe('planWatch', () => {
   it('probes a running watched container inside the window', () => {
     expect(planWatch(app(), watch(), undefined, running, 1_000)).toEqual({ kind: 'watch_probe', deployId: 2 });
   });
-  it('flips back when the watched container exited or vanished', () => {
-    expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', running: false }], 1_000)).toMatchObject({ kind: 'flip_back_begin' });
-    expect(planWatch(app(), watch(), undefined, [], 1_000)).toMatchObject({ kind: 'flip_back_begin', reason: 'svc-web-2 disappeared' });
+  it('flips back when the watched container exited on its own or was killed for memory', () => {
+    const exited = (over: object) => [{ name: 'svc-web-2', running: false, exitCode: 1, stoppedFromOutside: false, ...over }];
+    expect(planWatch(app(), watch(), undefined, exited({}), 1_000)).toEqual({ kind: 'flip_back_begin', deployId: 2, reason: 'svc-web-2 exited with code 1' });
+    expect(planWatch(app(), watch(), undefined, exited({ exitCode: 0 }), 1_000)).toMatchObject({ kind: 'flip_back_begin', reason: 'svc-web-2 exited with code 0' });
+    expect(planWatch(app(), watch(), undefined, exited({ exitCode: 137, oomKilled: true }), 1_000)).toMatchObject({ reason: 'svc-web-2 was killed for memory (OOMKilled)' });
+    // OOMKilled wins over a kill: the kernel's verdict is about the version.
+    expect(planWatch(app(), watch(), undefined, exited({ exitCode: 137, oomKilled: true, stoppedFromOutside: true }), 1_000)).toMatchObject({ kind: 'flip_back_begin' });
+  });
+  it('leaves a container removed or stopped through the engine\'s API to self-healing (no decision)', () => {
+    expect(planWatch(app(), watch(), undefined, [], 1_000)).toBeUndefined(); // docker rm -f: gone
+    expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', running: false, removing: true }], 1_000)).toBeUndefined();
+    expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', running: false, exitCode: 137, stoppedFromOutside: true }], 1_000)).toBeUndefined();
   });
   it('closes the window at its end, for a newer deploy, or when the watched container is no longer live', () => {
     expect(planWatch(app(), watch(), undefined, running, 60_000)).toMatchObject({ kind: 'end_watch', why: 'the window is over' });
@@ -47,10 +56,26 @@ describe('judgeWatchProbe', () => {
 });
 
 describe('watchesOld', () => {
+  const base = { watchMs: 60_000, previousContainer: 'svc-web-1', previousDeployId: 1, trigger: 'manual' };
   it('only with a window, a previous container and a previous deploy of ours', () => {
-    expect(watchesOld({ watchMs: 60_000, previousContainer: 'svc-web-1', previousDeployId: 1 })).toBe(true);
-    expect(watchesOld({ watchMs: 0, previousContainer: 'svc-web-1', previousDeployId: 1 })).toBe(false);
-    expect(watchesOld({ watchMs: 60_000, previousContainer: null, previousDeployId: 1 })).toBe(false);
-    expect(watchesOld({ watchMs: 60_000, previousContainer: 'legacy', previousDeployId: null })).toBe(false);
+    expect(watchesOld(base)).toBe(true);
+    expect(watchesOld({ ...base, trigger: 'webhook' })).toBe(true);
+    expect(watchesOld({ ...base, watchMs: 0 })).toBe(false);
+    expect(watchesOld({ ...base, previousContainer: null })).toBe(false);
+    expect(watchesOld({ ...base, previousContainer: 'legacy', previousDeployId: null })).toBe(false);
+  });
+  it('never for a rollback: the version it replaced was rejected by its user', () => {
+    expect(watchesOld({ ...base, trigger: 'rollback' })).toBe(false);
+  });
+});
+
+describe('stoppedByEngineApi', () => {
+  it('a kill in the latest run means someone stopped it through the engine; an exit of its own has none', () => {
+    expect(stoppedByEngineApi(['start', 'kill', 'die'])).toBe(true); // docker kill
+    expect(stoppedByEngineApi(['start', 'kill', 'kill', 'die', 'stop'])).toBe(true); // docker stop past its grace
+    expect(stoppedByEngineApi(['start', 'die'])).toBe(false); // a crash, or exit 0
+    expect(stoppedByEngineApi(['start', 'oom', 'die'])).toBe(false);
+    expect(stoppedByEngineApi(['kill', 'die', 'start', 'die'])).toBe(false); // the kill was of the run before the heal
+    expect(stoppedByEngineApi(['kill', 'die'])).toBe(true); // its start is older than the history asked for
   });
 });

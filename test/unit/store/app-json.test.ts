@@ -9,6 +9,7 @@ import { appJson } from '../../../src/http/app-json.js';
 import { deployJson } from '../../../src/api/deploy-json.js';
 import type { Db } from '../../../src/store/db.js';
 import { createApp } from '../../support/commands.js';
+import { observeApp } from '../../../src/observed/apps.js';
 
 const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString('utf8'));
 
@@ -22,13 +23,19 @@ function variedDb(): Db {
   // A live deploy whose config is current (config_changed false), and one made before an env change (true).
   const live = db.insert(deploys).values({ appId: site.id, imageRef: 'ghcr.io/a/b:1', trigger: 'manual', status: 'success', configVersion: 3, envDiff: { added: ['A'], removed: [], changed: ['B"'] }, startedAt: '2026-11-22T10:00:00Z', completedAt: '2026-11-22T10:00:05Z' }).returning().get();
   db.insert(deploys).values({ appId: site.id, trigger: 'webhook', status: 'failed', error: 'health check "/" failed', commitSha: 'abc', watchUntil: '2026-11-22T10:01:00Z' }).run();
-  db.update(apps).set({ currentDeployId: live.id, configVersion: 3, status: 'active', liveContainerName: 'svc-site-1' }).where(eq(apps.id, site.id)).run();
+  db.update(apps).set({ configVersion: 3 }).where(eq(apps.id, site.id)).run();
+  observeApp(db, site.id, { liveDeployId: live.id, status: 'active', liveContainerName: 'svc-site-1', liveImage: 'ghcr.io/a/b:1', imageBasis: 'ghcr.io/a/b:1' });
   const old = db.insert(deploys).values({ appId: odd.id, trigger: 'rollback', status: 'success', configVersion: 1 }).returning().get();
-  db.update(apps).set({ currentDeployId: old.id, configVersion: 2 }).where(eq(apps.id, odd.id)).run();
+  db.update(apps).set({ configVersion: 2 }).where(eq(apps.id, odd.id)).run();
+  observeApp(db, odd.id, { liveDeployId: old.id });
   // A live deploy without a recorded version (older rows): not "changed".
   const legacy = createApp(db, enqueue, { name: 'legacy', fallbackPort: 9001 }, 'rest');
   const unversioned = db.insert(deploys).values({ appId: legacy.id, trigger: 'manual', status: 'success' }).returning().get();
-  db.update(apps).set({ currentDeployId: unversioned.id, configVersion: 5 }).where(eq(apps.id, legacy.id)).run();
+  db.update(apps).set({ configVersion: 5 }).where(eq(apps.id, legacy.id)).run();
+  observeApp(db, legacy.id, { liveDeployId: unversioned.id, port: 80, portBasis: 3000, liveImage: 'svc-build/legacy:abc', imageBasis: null });
+  // Observed values the spec changed since (the spec shows), and an adopted app made managed by its deploy.
+  const changed = createApp(db, enqueue, { name: 'changed', fallbackPort: 9002, internalPort: 4000, imageRef: 'img:new', appType: 'adopted_container', source: 'legacy-box' }, 'rest');
+  observeApp(db, changed.id, { liveDeployId: unversioned.id, port: 80, portBasis: 3000, liveImage: 'img:old', imageBasis: 'img:older' });
   // Domain mode without a domain has no access URL.
   db.insert(apps).values({ name: 'nodomain', accessMode: 'domain', domain: null, fallbackPort: null }).run();
   return db;
@@ -44,6 +51,7 @@ describe('app JSON rendered by SQLite', () => {
     const parsed = JSON.parse(text(appsListJson(db, 'box.lan'))!) as { name: string; config_changed: boolean; access_url: string | null }[];
     expect(parsed.map((a) => [a.name, a.config_changed, a.access_url])).toEqual([
       ['nodomain', false, null],
+      ['changed', false, 'http://box.lan:9002'],
       ['legacy', false, 'http://box.lan:9001'],
       ['odd', true, 'http://box.lan:9000'],
       ['site', false, 'https://shop.example.com'],
@@ -59,6 +67,14 @@ describe('app JSON rendered by SQLite', () => {
     }
     expect(JSON.parse(text(appDetailJson(db, 2, 'x'))!).deploys.map((d: { trigger: string }) => d.trigger)).toEqual(['webhook', 'manual']);
     expect(appDetailJson(db, 999, 'box.lan')).toBeUndefined();
+  });
+
+  it('image_ref, internal_port and app_type show the live deploy\'s unless the spec changed since', () => {
+    const db = variedDb();
+    const byName = Object.fromEntries((JSON.parse(text(appsListJson(db, 'h'))!) as { name: string }[]).map((a) => [a.name, a]));
+    expect(byName.legacy).toMatchObject({ internal_port: 80, image_ref: 'svc-build/legacy:abc', app_type: 'managed' });
+    expect(byName.changed).toMatchObject({ internal_port: 4000, image_ref: 'img:new', app_type: 'managed' });
+    expect(byName.plain).toMatchObject({ internal_port: 3000, image_ref: null, app_type: 'managed', status: 'inactive' });
   });
 
   it('no apps: an empty array', () => {

@@ -5,8 +5,8 @@ import { addDeployEvent, listDeploys, updateDeploy } from '../../../src/store/de
 import { getApp } from '../../../src/store/apps.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
-import { apps } from '../../../src/store/schema/index.js';
 import { formClient, roleText } from './form-client.js';
+import { observeApp } from '../../../src/observed/apps.js';
 
 let t: TestApi;
 let b: ReturnType<typeof formClient>;
@@ -91,7 +91,7 @@ describe('app pages', () => {
     expect(roleText((await b.get(`/apps/${id}/logs`)).html, 'status')).toContain('No container of this app is live');
     await rt.run({ name: 'svc-ui-web-1', image: 'svc-test/web:v1', labels: {} });
     for (let i = 1; i <= 250; i++) rt.log('svc-ui-web-1', `line ${i} <b>`);
-    t.db.update(apps).set({ liveContainerName: 'svc-ui-web-1' }).run();
+    observeApp(t.db, id, { liveContainerName: 'svc-ui-web-1' });
     const page = await b.get(`/apps/${id}/logs`);
     expect(page.status).toBe(200);
     expect(page.html).toContain('line 250 &lt;b&gt;');
