@@ -11,7 +11,7 @@ import { createAppReconciler } from '../../src/reconcilers/app/reconciler.js';
 import type { AppReconcilerDeps } from '../../src/reconcilers/app/deps.js';
 import { dnsRecordsOf } from '../../src/reconcilers/proxy/dns-sync.js';
 import type { DnsRecords } from '../../src/dns/hosts.js';
-import { createApp, getAppByName, listAppViews } from '../../src/store/apps.js';
+import { getAppByName } from '../../src/store/apps.js';
 import { shownAppType, shownImageRef, shownInternalPort } from '../../src/store/app-view.js';
 import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deploys.js';
 import { deployEnv } from '../../src/store/deploy-env.js';
@@ -19,6 +19,7 @@ import { missingRequired } from '../../src/store/env.js';
 import { appEvents, appInstances, apps, appStatus, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
 import type { Reconciler, Result } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
+import { createApp } from './commands.js';
 
 export const APP_SETTINGS: AppReconcilerDeps['settings'] = {
   network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0,

@@ -12,15 +12,15 @@ import { createAppReconciler } from '../../../src/reconcilers/app/reconciler.js'
 import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { dnsRecordsOf } from '../../../src/reconcilers/proxy/dns-sync.js';
 import type { DnsRecords } from '../../../src/dns/hosts.js';
-import { createApp, deleteApp, getAppByName } from '../../../src/store/apps.js';
+import { getAppByName } from '../../../src/store/apps.js';
 import { createDeploy, getDeploy, listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
 import { deployEnv } from '../../../src/store/deploy-env.js';
-import { missingRequired, setEnv } from '../../../src/store/env.js';
+import { missingRequired } from '../../../src/store/env.js';
 import { appEvents, apps, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../../src/store/schema/index.js';
 import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Runtime } from '../../../src/runtime/runtime.js';
 import type { Db } from '../../../src/store/db.js';
-import { listAppViews } from '../../../src/store/apps.js';
+import { createApp, deleteApp, setEnv } from '../../support/commands.js';
 import { shownAppType, shownImageRef, shownInternalPort } from '../../../src/store/app-view.js';
 
 const settings = { network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { AppHarness, APP_SETTINGS } from '../../support/app-harness.js';
 import { apps, appEvents } from '../../../src/store/schema/index.js';
 import { readInstances } from '../../../src/observed/apps.js';
-import { updateApp } from '../../../src/store/apps.js';
+import { updateApp } from '../../support/commands.js';
 
 const running = (h: AppHarness) => [...h.rt.containers.values()].filter((c) => c.state === 'running').map((c) => c.spec.name).sort();
 const answer = (h: AppHarness) => {

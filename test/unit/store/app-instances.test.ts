@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
-import { createApp, deleteApp } from '../../../src/store/apps.js';
+import { createApp, deleteApp } from '../../support/commands.js';
 import { dropInstances, observeApp, observeInstance, readInstances } from '../../../src/observed/apps.js';
 import { dnsRecordsOf } from '../../../src/reconcilers/proxy/dns-sync.js';
 import { appInstances } from '../../../src/store/schema/index.js';
