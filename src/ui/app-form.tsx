@@ -13,12 +13,14 @@ export type AppFormValues = Partial<Record<keyof typeof FIELD_NAMES, string | nu
 const FIELD_NAMES = {
   name: 1, image_ref: 1, internal_port: 1, access_mode: 1, domain: 1, fallback_port: 1, build_mode: 1,
   repo_url: 1, branch: 1, health_check_path: 1, app_type: 1, source: 1, project_type: 1,
+  replicas: 1, memory_mb: 1, cpus: 1,
 };
 
 export const valuesOfRow = (a: AppRow): AppFormValues => ({
   image_ref: a.imageRef, internal_port: a.internalPort, access_mode: a.accessMode, domain: a.domain,
   fallback_port: a.fallbackPort, build_mode: a.buildMode, repo_url: a.repoUrl, branch: a.branch,
   health_check_path: a.healthCheckPath, app_type: a.appType, source: a.source, project_type: a.projectType,
+  replicas: a.replicas, memory_mb: a.memoryMb, cpus: a.cpus,
 });
 
 export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) => (
@@ -42,6 +44,11 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
       <Field label="Branch" name="branch" value={v.branch ?? 'main'} />
     </div>
     <Field label="Health check path" name="health_check_path" value={v.health_check_path ?? '/'} />
+    <div class="row">
+      <Field label="Replicas" name="replicas" value={v.replicas ?? 1} hint="0 stops the app" inputmode="numeric" />
+      <Field label="Memory (MiB)" name="memory_mb" value={v.memory_mb} hint="per replica; blank: unlimited" inputmode="numeric" />
+      <Field label="CPUs" name="cpus" value={v.cpus} hint="per replica, e.g. 0.5; blank: unlimited" inputmode="text" />
+    </div>
     <div class="row">
       <Select label="App type" name="app_type" value={String(v.app_type ?? 'managed')} options={opts(APP_TYPES)} />
       <Field label="Source" name="source" value={v.source} hint="container name or upstream URL for adopted and external apps" />
@@ -73,5 +80,17 @@ export function appBody(f: Form, mode: 'create' | 'update'): Record<string, unkn
     health_check_path: text(f, 'health_check_path'),
     app_type: text(f, 'app_type'),
     source: clear('source'),
+    replicas: int(f, 'replicas'),
+    resources: resources(f, mode),
   });
+}
+
+/** The two limit fields as the API's one `resources` value: both blank is unlimited (null on update). */
+function resources(f: Form, mode: 'create' | 'update'): Record<string, unknown> | null | undefined {
+  const memory = int(f, 'memory_mb');
+  const cpus = text(f, 'cpus');
+  if (memory === undefined && cpus === undefined) return mode === 'update' ? null : undefined;
+  // Not a number: passed on as text, so the schema names the field in its error.
+  const cpuValue = cpus === undefined ? null : /^[0-9]+(\.[0-9]+)?$/.test(cpus) ? Number(cpus) : cpus;
+  return { memory_mb: memory ?? null, cpus: cpuValue };
 }

@@ -43,6 +43,16 @@ const Facts = ({ v }: { v: AppView }) => (
       <dd class="mono">{v.json.image_ref ?? <span class="muted">none yet</span>}</dd>
       <dt>Live container</dt>
       <dd class="mono">{v.app.liveContainerName ?? <span class="muted">none</span>}</dd>
+      <dt>Replicas</dt>
+      <dd>
+        {v.app.replicas === 0 ? 'stopped (0)' : v.app.replicas}
+        {' · '}
+        {v.app.memoryMb === null && v.app.cpus === null ? (
+          <span class="muted">no limits</span>
+        ) : (
+          [v.app.memoryMb !== null && `${v.app.memoryMb} MiB`, v.app.cpus !== null && `${v.app.cpus} CPU`].filter(Boolean).join(', ') + ' each'
+        )}
+      </dd>
       <dt>Access URL</dt>
       <dd>{v.json.access_url ? <a href={v.json.access_url}>{v.json.access_url}</a> : <span class="muted">-</span>}</dd>
       <dt>Current deploy</dt>

@@ -157,6 +157,18 @@ describe('app pages', () => {
     const saved = await b.post(`/apps/${id}/settings`, { image_ref: 'svc-test/web:v2', internal_port: '3000', access_mode: 'port', fallback_port: '18090', build_mode: 'external_ci', branch: 'release', health_check_path: '/health', app_type: 'managed', domain: '', repo_url: '', source: '' });
     expect(saved.location).toBe(`/apps/${id}?m=app_saved`);
     expect(getApp(t.db, id)).toMatchObject({ imageRef: 'svc-test/web:v2', fallbackPort: 18090, branch: 'release', healthCheckPath: '/health' });
+    // Replicas and limits (issue 19): the form's three fields become `replicas` and `resources`.
+    const scaled = await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', replicas: '3', memory_mb: '256', cpus: '0.5' });
+    expect(scaled.location).toBe(`/apps/${id}?m=app_saved`);
+    expect(getApp(t.db, id)).toMatchObject({ replicas: 3, memoryMb: 256, cpus: 0.5 });
+    const scaledPage = (await b.follow(scaled)).html;
+    expect(scaledPage).toMatch(/name="replicas"[^>]*value="3"/);
+    expect(scaledPage).toContain('256 MiB, 0.5 CPU each');
+    expect((await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', replicas: '3', cpus: 'lots' })).status).toBe(400);
+    expect((await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', replicas: '51' })).status).toBe(400);
+    expect(getApp(t.db, id)).toMatchObject({ replicas: 3, memoryMb: 256, cpus: 0.5 });
+    expect(await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', memory_mb: '', cpus: '' })).toMatchObject({ location: `/apps/${id}?m=app_saved` });
+    expect(getApp(t.db, id)).toMatchObject({ replicas: 3, memoryMb: null, cpus: null });
     const badSave = await b.post(`/apps/${id}/settings`, { access_mode: 'domain', domain: '' });
     expect(badSave.status).toBe(400);
     expect(getApp(t.db, id)!.accessMode).toBe('port');
