@@ -149,3 +149,19 @@ describe('desiredRoutes', () => {
     expect(desiredDnsRecords([{ name: 'a', liveAddress: '172.18.0.2' }, { name: 'b', liveAddress: null }])).toEqual({ 'a.svc.internal.': '172.18.0.2' });
   });
 });
+
+describe('planApp with replicas: 0', () => {
+  const live = { name: 'svc-web-1', running: true };
+  it('in the answer: unpublish first; out of it: stop; gone: steady', () => {
+    expect(planApp(app({ replicas: 0 }), undefined, [live], 0)).toEqual({ kind: 'stop_live', container: 'svc-web-1', unpublish: true });
+    expect(planApp(app({ replicas: 0, liveAddress: null }), undefined, [live], 0)).toEqual({ kind: 'stop_live', container: 'svc-web-1', unpublish: false });
+    expect(planApp(app({ replicas: 0, liveAddress: null }), undefined, [], 0)).toEqual({ kind: 'steady' });
+  });
+  it('a deploy still goes first; raising replicas again recreates the live container', () => {
+    expect(planApp(app({ replicas: 0 }), deploy({ status: 'pending' }), [live], 0)).toMatchObject({ kind: 'begin_deploy' });
+    expect(planApp(app({ replicas: 2, liveAddress: null }), undefined, [], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
+  });
+  it('a live container killed for memory is healed with the reason', () => {
+    expect(planApp(app(), undefined, [{ name: 'svc-web-1', running: false, exitCode: 137, oomKilled: true }], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: true, oomKilled: true });
+  });
+});

@@ -79,3 +79,17 @@ describe('stoppedByEngineApi', () => {
     expect(stoppedByEngineApi(['kill', 'die'])).toBe(true); // its start is older than the history asked for
   });
 });
+
+describe('planWatch with replicas', () => {
+  const up = { name: 'svc-web-2', running: true };
+  it.each([
+    ['a sibling exited on its own', { name: 'svc-web-2-r1', running: false, exitCode: 1 }, { kind: 'flip_back_begin', deployId: 2, reason: 'svc-web-2-r1 exited with code 1' }],
+    ['a sibling killed for memory', { name: 'svc-web-2-r2', running: false, exitCode: 137, oomKilled: true }, { kind: 'flip_back_begin', deployId: 2, reason: 'svc-web-2-r2 was killed for memory (OOMKilled)' }],
+    ['a sibling stopped from outside', { name: 'svc-web-2-r1', running: false, exitCode: 137, stoppedFromOutside: true }, { kind: 'watch_probe', deployId: 2 }],
+    ['a sibling being removed', { name: 'svc-web-2-r1', running: false, removing: true }, { kind: 'watch_probe', deployId: 2 }],
+    ['a sibling running', { name: 'svc-web-2-r1', running: true }, { kind: 'watch_probe', deployId: 2 }],
+    ['another app version stopped', { name: 'svc-web-1-r1', running: false, exitCode: 1 }, { kind: 'watch_probe', deployId: 2 }],
+  ])('%s', (_what, sibling, want) => {
+    expect(planWatch(app(), watch(), undefined, [up, sibling], 5_000)).toEqual(want);
+  });
+});
