@@ -99,7 +99,9 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
       await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
       await deps.runtime.ensureNetwork(deps.settings.network);
       const info = await deps.runtime.run(spec);
-      observeInstance(db, app.id, a.slot, { deployId: deploy.id, containerName: spec.name, containerId: info.id, address: null });
+      // Another version's counters say nothing about this one; the same version's keep counting (a crash loop).
+      const fresh = row?.deployId !== deploy.id ? { healFailures: 0, healNotBefore: null } : {};
+      observeInstance(db, app.id, a.slot, { deployId: deploy.id, containerName: spec.name, containerId: info.id, address: null, ...fresh });
       addAppEvent(db, app.id, 'scale', a.replace ? `replica ${a.slot} was gone or of another version; ${spec.name} started` : `replica ${a.slot} added: ${spec.name} started`);
       return { dns: false, afterMs: 25 };
     }
