@@ -25,8 +25,9 @@ function usageError(command: string, message: string): never {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const [command = 'serve', ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
+  const [command, ...rest] = argv;
+  // No command is a request for help, never a second daemon: `svc serve` says it explicitly.
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(mainUsage());
     return 0;
   }
