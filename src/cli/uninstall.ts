@@ -3,7 +3,7 @@
 // svc.instance), its Docker network and its detached helpers (dnsmasq, the host Caddy, their guards).
 // The data directory stays unless --purge. Offline, like `svc restore FILE`: it refuses while the daemon of
 // that data directory runs, since that one would recreate everything at once.
-import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,7 +17,10 @@ import { INSTANCE_KEY, LEGACY_INSTANCE } from '../store/instance.js';
 import { CliError } from './client.js';
 
 /** Pids (not this process) that hold the database file open: the daemon of that data directory. */
-export function pidsHolding(file: string): number[] {
+export function pidsHolding(path: string): number[] {
+  if (!existsSync(path)) return [];
+  // fd links name the real path: a data directory reached through a symlink must still match.
+  const file = realpathSync(path);
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
