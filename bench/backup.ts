@@ -14,12 +14,13 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../src/store/apps.js';
+
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { SERVICE_TEST_IMAGES } from '../test/support/service-images.js';
 import { client } from '../test/support/backup-sql.js';
 import { waitFor } from '../test/support/wait.js';
 import { loadAvg, log, ms, numFlag, runMain, secs } from './common.js';
+import { createApp } from '../test/support/commands.js';
 
 const MB = numFlag('mb', 200, 1, 2000);
 const APPS = numFlag('apps', 1000, 0, 5000);

@@ -15,9 +15,10 @@ import { silentLogger } from '../src/log.js';
 import { createDockerRuntime } from '../src/runtime/docker.js';
 import { openDb } from '../src/store/db.js';
 import { services } from '../src/store/schema/index.js';
-import { createService, markServiceDeleted } from '../src/store/services.js';
+
 import { createServiceReconciler } from '../src/reconcilers/service/reconciler.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../test/support/service-images.js';
+import { createService, markServiceDeleted } from '../test/support/commands.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = 'bench-services';

@@ -6,14 +6,13 @@ import { serve } from '@hono/node-server';
 import { chromium } from 'playwright-core';
 import { Bus } from '../src/events/bus.js';
 import { ASSETS } from '../src/ui/assets.js';
-import { createApp } from '../src/store/apps.js';
+
 import { addDeployEvent, createDeploy, updateDeploy } from '../src/store/deploys.js';
-import { setEnv } from '../src/store/env.js';
-import { apps } from '../src/store/schema/index.js';
-import { eq } from 'drizzle-orm';
+
 import { createTestApi } from '../test/support/api.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/browser.js';
 import { loadAvg, log, numFlag, pct, runMain } from './common.js';
+import { createApp, setEnv } from '../test/support/commands.js';
 import { observeApp } from '../src/observed/apps.js';
 
 const STEPS = ['start', 'pull', 'start', 'health_check', 'route_update', 'stop_old', 'finalize'];

@@ -1,4 +1,4 @@
-// Composition root: config, store, adapters, controller, API. Nothing else lives here.
+// Composition root: config, store, adapters, controller, and the HTTP server (server.ts). Nothing else lives here.
 import { serve, type ServerType } from '@hono/node-server';
 import { withInstance, type Config } from './config.js';
 import { createSealer } from './crypto.js';
@@ -7,7 +7,7 @@ import { openDb, type Db } from './store/db.js';
 import { rebaseServices } from './store/services.js';
 import { resolveInstance } from './store/instance.js';
 import { sweepCheckouts } from './build/sweep.js';
-import { createApi } from './api/app.js';
+import { createServer } from './server.js';
 import { createManager, type Manager } from './controller/manager.js';
 import { createDockerRuntime } from './runtime/docker.js';
 import type { Runtime } from './runtime/runtime.js';
@@ -27,9 +27,9 @@ import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
 import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
-import { wireBackups } from './backup/wiring.js';
+import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
-import { wireManifests } from './manifests/wiring.js';
+import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
 import { createCodehostClient } from './codehost/client.js';
@@ -81,7 +81,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
-  const api = createApi({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control });
+  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const failed = (err: Error) => {

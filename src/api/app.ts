@@ -1,9 +1,12 @@
-// Joins the per-resource sub-apps into the one hono app the daemon serves. Order matters: limits and
-// error handling first, public routes, then the auth wall, then everything that needs a user; the web UI last.
+// Joins the per-resource REST sub-apps into the API (the composition root, src/server.ts, mounts it beside
+// the UI). Order matters: limits and error handling first, public routes, then the auth wall, then
+// everything that needs a user.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ApiError } from '../errors.js';
-import { errorHandler, notFoundHandler } from './errors.js';
+import { tooLarge as tooLargeError } from '../errors.js';
+import { errorHandler, notFoundHandler } from '../http/errors.js';
+import type { CredentialsHolder } from '../codehost/credentials.js';
+import type { AuthFlows } from '../auth/flows.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { serviceRoutes } from './services.js';
 import { linkRoutes } from './links.js';
@@ -16,23 +19,19 @@ import { deployRoutes } from './deploys.js';
 import { logRoutes } from './logs.js';
 import { webhookRoutes } from './webhooks.js';
 import { codehostRoutes } from './codehost.js';
-import { credentialsHolder } from '../codehost/credentials.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
-import { createAuthFlows } from './auth-flows.js';
-import { createUi, uiNotFound } from '../ui/ui.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
-  throw new ApiError(413, 'too_large', 'request body is too large');
+  throw tooLargeError('request body is too large');
 };
 
-export function createApi(input: ApiDeps): Hono<ApiEnv> {
-  const deps = { ...input, codehost: input.codehost ?? credentialsHolder(input.config.codehost) };
+/** `flows`: setup and login, shared with the UI (one login limiter per daemon). */
+export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows: AuthFlows): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.onError(errorHandler(deps.log));
-  app.notFound((c) => (c.req.path.startsWith('/api/') ? notFoundHandler(c) : uiNotFound(c)));
-  const flows = createAuthFlows(deps);
+  app.notFound(notFoundHandler);
 
   app.use('/api/webhooks/*', bodyLimit({ maxSize: 25 * MiB, onError: tooLarge }));
   app.use('/api/*', async (c, next) => {
@@ -55,7 +54,5 @@ export function createApi(input: ApiDeps): Hono<ApiEnv> {
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
-  // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).
-  app.route('/', createUi(deps, flows, (req) => app.fetch(req)));
   return app;
 }

@@ -4,14 +4,11 @@
 // requests need neither (a browser never attaches them on its own).
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { Config } from '../config.js';
-import { ApiError } from '../errors.js';
+import { forbidden, unauthenticated } from '../errors.js';
 import { sessionUser } from '../store/sessions.js';
 import { tokenUser } from '../store/tokens.js';
+import { passesCsrf, SESSION_COOKIE } from '../http/session.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { serverOrigins } from './http-context.js';
-
-export const SESSION_COOKIE = 'session';
 
 const PUBLIC_EXACT = new Set(['/api/auth/status', '/api/auth/setup', '/api/auth/login', '/api/codehost/setup-callback']);
 const PUBLIC_PREFIXES = ['/api/webhooks/'];
@@ -19,19 +16,6 @@ const PUBLIC_PREFIXES = ['/api/webhooks/'];
 /** Routes reachable without a user: first-run setup, login, signed webhooks, the code-host callback. */
 export const isPublicPath = (path: string): boolean =>
   PUBLIC_EXACT.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** True when a state-changing browser request provably comes from our own pages (or is not a form post). */
-export function passesCsrf(c: Context, config: Config): boolean {
-  if (SAFE_METHODS.has(c.req.method)) return true;
-  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
-  if (type === 'application/json') return true; // a cross-site form or no-CORS fetch cannot send this type
-  const origin = c.req.header('origin')?.toLowerCase();
-  return origin !== undefined && serverOrigins(c, config).includes(origin);
-}
-
-const unauthenticated = (why: string) => new ApiError(401, 'unauthenticated', why);
 
 /** The bearer token of the request, undefined without an Authorization header; 401 for a malformed one. */
 function bearer(c: Context): string | undefined {
@@ -57,7 +41,7 @@ export function authGuard(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
     const user = cookie ? sessionUser(deps.db, cookie, deps.now()) : undefined;
     if (!user) throw unauthenticated('log in first (session cookie or bearer token required)');
     if (!passesCsrf(c, deps.config)) {
-      throw new ApiError(403, 'csrf', 'cross-site request refused: send Content-Type: application/json or a same-origin Origin header');
+      throw forbidden('csrf', 'cross-site request refused: send Content-Type: application/json or a same-origin Origin header');
     }
     c.set('user', user);
     c.set('authVia', 'session');

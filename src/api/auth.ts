@@ -4,29 +4,22 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { getCookie } from 'hono/cookie';
-import { ApiError } from '../errors.js';
+import { conflict, forbidden } from '../errors.js';
+import { LoginLimited, type AuthFlows } from '../auth/flows.js';
 import { revokeSession } from '../store/sessions.js';
 import { setupRequired } from '../store/users.js';
-import { passesCsrf, SESSION_COOKIE } from './auth-guard.js';
-import { LoginLimited, type AuthFlows } from './auth-flows.js';
+import { errorBody } from '../http/errors.js';
+import { body } from '../http/request.js';
+import { passesCsrf, sessionCookie, SESSION_COOKIE } from '../http/session.js';
+import { clientAddress } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { clientAddress, isHttps } from './http-context.js';
-import { body } from './validate.js';
-
-/** `Set-Cookie` for a session, exactly as API.md shows it, plus `Secure` over HTTPS. */
-export function sessionCookie(c: Context, deps: Pick<ApiDeps, 'config'>, token: string, clear = false): string {
-  const parts = [`${SESSION_COOKIE}=${clear ? '' : token}`, 'HttpOnly', 'SameSite=Lax', 'Path=/'];
-  if (clear) parts.push('Max-Age=0');
-  if (isHttps(c, deps.config)) parts.push('Secure');
-  return parts.join('; ');
-}
 
 /**
  * The public setup and login forms change state without a session; they get the same CSRF rule as
  * cookie-authenticated requests, so another site cannot log a visitor into an account of its choosing.
  */
 function requireSameSite(c: Context, deps: ApiDeps) {
-  if (!passesCsrf(c, deps.config)) throw new ApiError(403, 'csrf', 'cross-site request refused: send Content-Type: application/json');
+  if (!passesCsrf(c, deps.config)) throw forbidden('csrf', 'cross-site request refused: send Content-Type: application/json');
 }
 
 export function authRoutes(deps: ApiDeps, flows: AuthFlows) {
@@ -37,7 +30,7 @@ export function authRoutes(deps: ApiDeps, flows: AuthFlows) {
 
   r.post('/auth/setup', async (c) => {
     requireSameSite(c, deps);
-    if (!setupRequired(db)) throw new ApiError(409, 'conflict', 'setup is already done; log in instead');
+    if (!setupRequired(db)) throw conflict('setup is already done; log in instead');
     const { user, session } = await flows.setup(await body(c, z.unknown()));
     c.header('Set-Cookie', sessionCookie(c, deps, session));
     return c.json({ user }, 201);
@@ -52,7 +45,7 @@ export function authRoutes(deps: ApiDeps, flows: AuthFlows) {
     } catch (err) {
       if (!(err instanceof LoginLimited)) throw err;
       c.header('Retry-After', String(err.retryAfterSeconds));
-      return c.json({ error: err.message, code: err.code }, 429);
+      return c.json(errorBody(err), 429);
     }
   });
 

@@ -6,14 +6,14 @@ import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
-import { ApiError, conflict, notFound } from '../errors.js';
+import { conflict, DomainError, invalid, notFound, unavailable } from '../errors.js';
 import { backupJson, getBackup, listBackups } from '../store/backups.js';
 import { getImport, importJson, listRestores, restoreJson, type ImportRow, type RestoreRow } from '../store/backup-ops.js';
 import {
   createBackup, deleteBackup, getRestoreOp, importUpload, requestRestore, settledBackup, settledImport, settledRestore, type BackupContext,
 } from '../desired/backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { idParam } from './validate.js';
+import { idParam, restOrigin } from '../http/request.js';
 
 /** The commands' context as this server runs them. */
 export function backupContext(deps: ApiDeps): BackupContext {
@@ -42,7 +42,7 @@ const waits = (c: Context, dflt: boolean) => {
   if (w === undefined) return dflt;
   if (w === 'true' || w === '1') return true;
   if (w === 'false' || w === '0') return false;
-  throw new ApiError(400, 'validation_failed', 'wait must be true or false');
+  throw invalid('wait must be true or false', undefined, 'validation_failed');
 };
 
 export function backupRoutes(deps: ApiDeps) {
@@ -59,7 +59,7 @@ export function backupRoutes(deps: ApiDeps) {
 
   r.post('/backups', async (c) => {
     const wait = waits(c, true);
-    const row = createBackup(ctx, 'api');
+    const row = createBackup(ctx, restOrigin(c));
     // Without the backup reconciler (a server that runs none) there is nothing to wait for.
     if (!wait || !deps.backups) return c.json(backupJson(row), 202, { location: `/api/backups/${row.id}` });
     const done = await settledBackup(ctx, row.id, c.req.raw.signal);
@@ -70,7 +70,7 @@ export function backupRoutes(deps: ApiDeps) {
 
   r.post('/backups/import', async (c) => {
     const wait = waits(c, true);
-    const row = await importUpload(ctx, c.req.raw.body, 'api');
+    const row = await importUpload(ctx, c.req.raw.body, restOrigin(c));
     if (!wait || !deps.backups) return c.json(importJson(row), 202, { location: `/api/backups/imports/${row.id}` });
     const done = await settledImport(ctx, row.id, c.req.raw.signal);
     if (!done) return c.json(importJson(getImport(db, row.id) ?? row), 202);
@@ -85,9 +85,9 @@ export function backupRoutes(deps: ApiDeps) {
 
   r.post('/backups/:id/restore', async (c) => {
     const id = idParam(c, 'id', 'backup');
-    if (!deps.backups) throw new ApiError(503, 'not_configured', 'restores need the backup reconcilers, which this server does not run');
+    if (!deps.backups) throw unavailable('not_configured', 'restores need the backup reconcilers, which this server does not run');
     const wait = waits(c, true);
-    const row = requestRestore(ctx, id, 'api');
+    const row = requestRestore(ctx, id, restOrigin(c));
     if (!wait) return c.json(restoreJson(row), 202, { location: `/api/restores/${row.id}` });
     const done = await settledRestore(ctx, row.id, c.req.raw.signal);
     if (!done) return c.json(restoreJson(getRestoreOp(ctx, row.id)), 202, { location: `/api/restores/${row.id}` });
@@ -107,7 +107,7 @@ export function backupRoutes(deps: ApiDeps) {
     try {
       size = statSync(path).size;
     } catch {
-      throw new ApiError(404, 'not_found', `the archive of backup ${row.id} is missing from the backup directory`);
+      throw new DomainError('not_found', 'not_found', `the archive of backup ${row.id} is missing from the backup directory`);
     }
     const stream = Readable.toWeb(createReadStream(path)) as ReadableStream;
     return c.body(stream, 200, {
@@ -119,7 +119,7 @@ export function backupRoutes(deps: ApiDeps) {
   });
 
   r.delete('/backups/:id', (c) => {
-    deleteBackup(ctx, idParam(c, 'id', 'backup'), 'api');
+    deleteBackup(ctx, idParam(c, 'id', 'backup'), restOrigin(c));
     return c.body(null, 204);
   });
 

@@ -2,10 +2,9 @@
 // the setup callback that exchanges the platform's code for the app's credentials (written to `.env` and
 // the key file, then live at once), and the debug endpoint. Secrets never appear in an answer or a log.
 import { join } from 'node:path';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { Config } from '../config.js';
-import { ApiError, notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import { startManifestFlow } from '../codehost/manifest.js';
 import { createCodehostClient, type CodehostClient } from '../codehost/client.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
@@ -13,16 +12,11 @@ import { updateEnvFile, writePrivateFile } from '../codehost/env-file.js';
 import { codehostDiagnosis } from '../codehost/debug.js';
 import { takeManifestState } from '../store/codehost.js';
 import { sessionUser } from '../store/sessions.js';
-import { SESSION_COOKIE } from './auth-guard.js';
+import { SESSION_COOKIE } from '../http/session.js';
+import { publicBaseUrl } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { requestHost, requestScheme } from './http-context.js';
 
 export const KEY_FILE = 'codehost-app.pem';
-
-/** The URL the platform reaches svc at: SVC_PUBLIC_URL, else the scheme and host the user reached it on. */
-export function publicBaseUrl(c: Context, config: Config): string {
-  return config.publicUrl ?? `${requestScheme(c)}://${requestHost(c)}`;
-}
 
 const TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -49,7 +43,7 @@ export function codehostRoutes(deps: ApiDeps & { codehost: CredentialsHolder; co
     const code = c.req.query('code') ?? '';
     const state = c.req.query('state') ?? '';
     if (!TOKEN.test(state) || !takeManifestState(deps.db, state, user.id, deps.now())) {
-      throw new ApiError(400, 'invalid_state', 'unknown, used or expired setup state: start the setup again from /settings');
+      throw invalid('unknown, used or expired setup state: start the setup again from /settings', undefined, 'invalid_state');
     }
     if (!TOKEN.test(code)) return c.redirect('/settings?codehost_error=' + encodeURIComponent('the platform sent no valid code'), 302);
     let conv;

@@ -8,6 +8,7 @@ export function deployJson(d: DeployRow) {
     image_ref: d.imageRef,
     commit_sha: d.commitSha,
     trigger: d.trigger,
+    origin: d.origin,
     status: d.status,
     step: d.step,
     error: d.error,

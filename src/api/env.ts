@@ -1,16 +1,14 @@
-// Environment variable endpoints (API.md "Environment variables"). Secret values leave the server only
-// through `.../reveal`; every other answer shows `value: null` for them. Changes apply at the next deploy.
+// Environment variable endpoints (API.md "Environment variables"): adapters over the env command
+// (src/desired/env.ts). Secret values leave the server only through `.../reveal`; every other answer shows
+// `value: null` for them. Changes apply at the next deploy.
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
 import { notFound } from '../errors.js';
-import { deleteEnv, envKeyHistory, listEnv, revealEnv, setEnv } from '../store/env.js';
+import { deleteEnv, setEnv } from '../desired/env.js';
+import { envKeySchema } from '../desired/fields.js';
+import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
 import type { EnvVarRow } from '../store/schema/index.js';
+import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body, envKeySchema, envValueSchema, idParam } from './validate.js';
-
-export const setSchema = z
-  .object({ key: envKeySchema, value: envValueSchema.optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
-  .strict();
 
 /** The API shape of a variable: a secret's value is never in it. */
 export const envJson = (v: EnvVarRow) => ({
@@ -34,19 +32,14 @@ export function envRoutes(deps: ApiDeps) {
 
   r.post('/apps/:appID/env', async (c) => {
     const appId = idParam(c, 'appID', 'app');
-    const input = await body(c, setSchema);
-    const { row, created } = setEnv(
-      db, deps.sealer, deps.enqueue, appId,
-      { key: input.key, value: input.value, isSecret: input.is_secret, required: input.required },
-      c.var.user.username,
-    );
+    const { row, created } = setEnv(deps, appId, await jsonBody(c), restOrigin(c), c.var.user.username);
     return c.json(envJson(row), created ? 201 : 200);
   });
 
   r.get('/apps/:appID/env', (c) => c.json(listEnv(db, idParam(c, 'appID', 'app')).map(envJson)));
 
   r.delete('/apps/:appID/env/:key', (c) => {
-    deleteEnv(db, deps.enqueue, idParam(c, 'appID', 'app'), keyParam(c), c.var.user.username);
+    deleteEnv(deps, idParam(c, 'appID', 'app'), keyParam(c), restOrigin(c), c.var.user.username);
     return c.body(null, 204);
   });
 

@@ -1,12 +1,10 @@
-// Links between apps and services (API.md "Managed services", links). A link changes what the app's next
-// deploy injects; the store bumps the app's config version so it shows `config_changed` until then.
+// Links between apps and services (API.md "Managed services", links): adapters over the links command
+// (src/desired/links.ts). A link changes what the app's next deploy injects.
 import { Hono } from 'hono';
-import { z } from 'zod';
-import { createLink, deleteLink, listLinks, requireApp, type LinkView } from '../store/links.js';
+import { createLink, deleteLink } from '../desired/links.js';
+import { listLinks, requireApp, type LinkView } from '../store/links.js';
+import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { aliasSchema, body, idParam } from './validate.js';
-
-export const linkSchema = z.object({ service_id: z.number().int().positive(), alias: aliasSchema.nullish() }).strict();
 
 /** The API shape of a link, with a short summary of its service (never credentials). */
 function linkJson(v: LinkView) {
@@ -25,8 +23,7 @@ export function linkRoutes(deps: ApiDeps) {
 
   r.post('/apps/:appID/services', async (c) => {
     const appId = idParam(c, 'appID', 'app');
-    const input = await body(c, linkSchema);
-    const v = createLink(deps.db, deps.enqueue, { appId, serviceId: input.service_id, alias: input.alias });
+    const v = createLink(deps, appId, await jsonBody(c), restOrigin(c));
     return c.json(linkJson(v), 201);
   });
 
@@ -38,7 +35,7 @@ export function linkRoutes(deps: ApiDeps) {
   });
 
   r.delete('/apps/:appID/services/:serviceID', (c) => {
-    deleteLink(deps.db, deps.enqueue, idParam(c, 'appID', 'app'), idParam(c, 'serviceID', 'link'));
+    deleteLink(deps, idParam(c, 'appID', 'app'), idParam(c, 'serviceID', 'link'), restOrigin(c));
     return c.body(null, 204);
   });
 

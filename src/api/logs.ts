@@ -3,11 +3,12 @@
 import { Hono } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { z } from 'zod';
-import { ApiError, notFound } from '../errors.js';
+import { notFound, unavailable } from '../errors.js';
+import { parseInput } from '../desired/parse.js';
 import { getApp } from '../store/apps.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { idParam, parse } from './validate.js';
+import { idParam } from '../http/request.js';
 
 const KEEPALIVE_MS = 15_000;
 const querySchema = z.object({ tail: z.coerce.number().int().min(0).max(10_000).default(100) });
@@ -17,9 +18,9 @@ export function logRoutes(deps: ApiDeps) {
   r.get('/apps/:appID/logs/stream', (c) => {
     const appId = idParam(c, 'appID', 'app');
     if (!getApp(deps.db, appId)) throw notFound('app');
-    const { tail } = parse(querySchema, c.req.query());
+    const { tail } = parseInput(querySchema, c.req.query());
     const runtime = deps.runtime;
-    if (!runtime) throw new ApiError(503, 'engine_unavailable', 'the container engine is not available');
+    if (!runtime) throw unavailable('engine_unavailable', 'the container engine is not available');
     const liveName = () => getApp(deps.db, appId)?.liveContainerName ?? null;
 
     return streamSSE(c, async (stream) => {

@@ -8,7 +8,7 @@ import { badRequest } from '../errors.js';
 import { applyManifests } from '../manifests/apply.js';
 import { listSourceRecords } from '../manifests/record.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body } from './validate.js';
+import { body } from '../http/request.js';
 
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 

@@ -1,20 +1,16 @@
-// API tokens (API.md "Authentication"): created, listed and revoked by the logged-in user. The token is
-// in the 201 answer only; lists show names and dates.
+// API tokens (API.md "Authentication"): adapters over the tokens command (src/desired/tokens.ts). The
+// token is in the 201 answer only; lists show names and dates.
 import { Hono } from 'hono';
-import { z } from 'zod';
-import { createApiToken, deleteApiToken, listApiTokens } from '../store/tokens.js';
+import { createToken, deleteToken } from '../desired/tokens.js';
+import { listApiTokens } from '../store/tokens.js';
+import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { body, idParam } from './validate.js';
-
-export const createSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 
 export function tokenRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
 
   r.post('/tokens', async (c) => {
-    const input = await body(c, createSchema);
-    const created = createApiToken(deps.db, c.var.user.id, input.name, deps.now());
-    deps.log.info('api token created', { token_id: created.id, name: created.name });
+    const created = createToken(deps, c.var.user.id, await jsonBody(c), restOrigin(c));
     c.header('cache-control', 'no-store');
     return c.json(created, 201);
   });
@@ -22,7 +18,7 @@ export function tokenRoutes(deps: ApiDeps) {
   r.get('/tokens', (c) => c.json(listApiTokens(deps.db, c.var.user.id)));
 
   r.delete('/tokens/:id', (c) => {
-    deleteApiToken(deps.db, c.var.user.id, idParam(c, 'id', 'token'));
+    deleteToken(deps, c.var.user.id, idParam(c, 'id', 'token'), restOrigin(c));
     return c.body(null, 204);
   });
 

@@ -1,22 +1,22 @@
 // Inbound code-host deliveries (API.md "Code host"): `POST /api/webhooks/codehost` and its alias
 // `/api/webhooks/github`. The request only verifies, records and enqueues: it answers in milliseconds
 // whatever the deploy does. Order: secret configured (503), signature (401), payload (400), replay
-// (200 duplicate), then the decision of src/codehost/decide.ts written through the deploy store.
+// (200 duplicate), then the decision of src/codehost/decide.ts written through the deploys command (src/desired/deploys.ts).
 import { createHash } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { ApiError, badRequest } from '../errors.js';
+import { badRequest, unauthenticated, unavailable } from '../errors.js';
 import { decidePush, decideWorkflowRun, type Decision } from '../codehost/decide.js';
 import { installationPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
 import { verifySignature } from '../codehost/signature.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
 import { tx } from '../store/db.js';
 import { deleteInstallation, recordDelivery, recordInstallation, setDeliveryResult } from '../store/codehost.js';
-import { apps, nowIso, type AppRow } from '../store/schema/index.js';
+import { nowIso } from '../store/schema/index.js';
 import { listAppViews } from '../store/apps.js';
 import { shownImageRef, type AppView } from '../store/app-view.js';
-import { requestDeploy } from './deploys.js';
+import { requestDeploy } from '../desired/deploys.js';
+import { parseInput as parse } from '../desired/parse.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { parse } from './validate.js';
 
 type Answer = { status: 200 | 202; body: Record<string, unknown> };
 
@@ -44,10 +44,10 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
 
   const handle = async (c: Context<ApiEnv>) => {
     const secret = deps.codehost.get().webhookSecret;
-    if (!secret) throw new ApiError(503, 'not_configured', 'webhooks are disabled: SVC_CODEHOST_WEBHOOK_SECRET is not set');
+    if (!secret) throw unavailable('not_configured', 'webhooks are disabled: SVC_CODEHOST_WEBHOOK_SECRET is not set');
     const raw = new Uint8Array(await c.req.arrayBuffer());
     if (!verifySignature(secret, raw, c.req.header('x-hub-signature-256'))) {
-      throw new ApiError(401, 'unauthenticated', 'missing or wrong X-Hub-Signature-256');
+      throw unauthenticated('missing or wrong X-Hub-Signature-256');
     }
     const event = (c.req.header('x-codehost-event') ?? c.req.header('x-github-event') ?? '').trim();
     if (!/^[a-z_]{1,64}$/.test(event)) throw badRequest('X-GitHub-Event (or X-CodeHost-Event) is missing or malformed');
@@ -105,6 +105,6 @@ function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
 
 function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
-  const ids = d.deploys.map((p) => requestDeploy(deps, p.app, { imageRef: p.imageRef, commitSha: p.commitSha, trigger: 'webhook' }).id);
+  const ids = d.deploys.map((p) => requestDeploy(deps, p.app, { imageRef: p.imageRef, commitSha: p.commitSha, trigger: 'webhook' }, 'webhook').id);
   return { status: 202, body: { deploys: ids } };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Result } from '../controller/types.js';
-import { ApiError } from '../errors.js';
+import { invalid, tooLarge } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { insertWithFreeName } from '../store/backups.js';
@@ -26,7 +26,7 @@ export const uploadOf = (backupDir: string, id: number) => join(backupDir, `impo
 
 /** The request's half: stores the body and answers the `checking` row. Refusals change nothing. */
 export async function receiveUpload(d: { db: Db; backupDir: string; now: Date; maxBytes?: number }, body: ReadableStream<Uint8Array> | null): Promise<ImportRow> {
-  if (!body) throw new ApiError(400, 'invalid_request', 'send the .tar.gz archive as the request body');
+  if (!body) throw invalid('send the .tar.gz archive as the request body');
   const max = d.maxBytes ?? IMPORT_MAX_BYTES;
   await ensureBackupDir(d.backupDir);
   const row = insertImport(d.db, d.now);
@@ -36,12 +36,12 @@ export async function receiveUpload(d: { db: Db; backupDir: string; now: Date; m
     const cap = new Transform({
       transform(chunk: Buffer, _e, cb) {
         received += chunk.length;
-        if (received > max) return cb(new ApiError(413, 'too_large', `archive is larger than ${max} bytes`));
+        if (received > max) return cb(tooLarge(`archive is larger than ${max} bytes`));
         cb(null, chunk);
       },
     });
     await pipeline(Readable.fromWeb(body as never), cap, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
-    if (received === 0) throw new ApiError(400, 'invalid_request', 'send the .tar.gz archive as the request body');
+    if (received === 0) throw invalid('send the .tar.gz archive as the request body');
     const fh = await open(file, 'r+');
     try {
       await fh.sync();

@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../controller/types.js';
 import type { Config } from '../config.js';
+import type { Bus } from '../events/bus.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Db } from '../store/db.js';
 import { updateDeploy } from '../store/deploys.js';
 import type { AppRow, DeployRow, EventLevel } from '../store/schema/index.js';
-import type { AppReconcilerDeps } from '../reconcilers/app/deps.js';
 import { builtImage } from '../codehost/repository.js';
 import { checkout, execGit, type GitRunner } from './git.js';
 import { planBuild, type ProjectType } from './detect.js';
@@ -23,6 +25,13 @@ export interface BuildSettings {
   git?: GitRunner;
   /** An installation token for a private repository on the code host, undefined when none applies. */
   tokenFor?(repoUrl: string): Promise<string | undefined>;
+}
+
+/** What the steps act through: the deploy row's store and viewers, and the engine's image build. */
+export interface StepDeps {
+  db: Db;
+  bus: Bus;
+  runtime: Pick<Runtime, 'hasImage' | 'build'>;
 }
 
 /** How a step reports: deploy events, and ending the deploy failed at a step. */
@@ -45,7 +54,7 @@ function throwIfStopping(signal: AbortSignal | undefined, err: unknown) {
   if (signal?.aborted) throw err;
 }
 
-export async function cloneStep(deps: AppReconcilerDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport, signal?: AbortSignal): Promise<Result> {
+export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport, signal?: AbortSignal): Promise<Result> {
   const dir = checkoutDir(s, app.name, deploy.id);
   await rm(dir, { recursive: true, force: true });
   if (!app.repoUrl) return r.fail('clone', 'the app has no repo_url to build from');
@@ -66,7 +75,7 @@ export async function cloneStep(deps: AppReconcilerDeps, s: BuildSettings, app: 
   return { requeueAfterMs: 0 };
 }
 
-export async function buildStep(deps: AppReconcilerDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport, signal?: AbortSignal): Promise<Result> {
+export async function buildStep(deps: StepDeps, s: BuildSettings, app: AppRow, deploy: DeployRow, r: StepReport, signal?: AbortSignal): Promise<Result> {
   const dir = checkoutDir(s, app.name, deploy.id);
   if (!existsSync(dir) || !deploy.imageRef) {
     // Interrupted between the steps (restart, cleanup): fetch again.

@@ -2,7 +2,7 @@
 // credentials, container command, readiness, injected variables, backup dump). Reconciler, store, API and
 // backups read it so adding a type is one new file, not a hunt through switch statements.
 import type { Config } from '../config.js';
-import { SERVICE_TYPES, type ServiceType } from '../store/schema/services.js';
+import { SERVICE_TYPES, type ServiceType } from './types.js';
 import { postgres } from './postgres.js';
 import { mysql } from './mysql.js';
 import { redis } from './redis.js';

@@ -32,7 +32,8 @@ export interface Client {
 }
 
 export function createClient(s: ClientSettings, fetchImpl: typeof fetch = fetch): Client {
-  const headers = (extra: HeadersInit = {}) => ({ ...(s.token ? { authorization: `Bearer ${s.token}` } : {}), ...extra });
+  // `X-Svc-Origin: cli`: the daemon records the CLI as the origin of what it asks for (deploys' `origin`).
+  const headers = (extra: HeadersInit = {}) => ({ 'x-svc-origin': 'cli', ...(s.token ? { authorization: `Bearer ${s.token}` } : {}), ...extra });
   async function raw(path: string, init: RequestInit = {}): Promise<Response> {
     let res: Response;
     try {

@@ -7,8 +7,8 @@ export type Key = `${Kind}:${string}`;
 /** `{}` waits for the next event or resync; `requeueAfterMs` asks to be called again after that delay. */
 export type Result = { requeueAfterMs?: number };
 
-/** A failure that retrying will not fix: the reconciler records it in status instead of backing off. */
-export class TerminalError extends Error {}
+/** A failure that retrying will not fix (defined in errors.ts so adapters below the controller can throw it). */
+export { TerminalError } from '../errors.js';
 
 /**
  * What a pass is given besides the name. `signal` aborts when the daemon stops: long work (a clone, an

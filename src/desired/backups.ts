@@ -11,8 +11,9 @@ import { createBackup as insertRunning, deleteBackupRecord, getBackup, runningBa
 import { activeRestores, getImport, getRestore, insertRestore, type ImportRow, type RestoreRow } from '../store/backup-ops.js';
 import { receiveUpload } from '../backup/import.js';
 import type { Progress } from '../backup/progress.js';
+import type { Origin } from './context.js';
 
-export type Origin = 'api' | 'ui' | 'cli' | 'manifest' | 'webhook' | 'schedule';
+export type { Origin } from './context.js';
 
 export interface BackupContext {
   db: Db;

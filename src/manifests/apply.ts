@@ -1,24 +1,26 @@
 // The one apply path of every manifest source (directory, git, POST /api/manifests/apply): parse, read
-// the current state, plan (pure), then perform the plan in ONE transaction through the same store
-// functions the REST handlers call (createApp, setEnv, createLink, createService, requestDeploy, ...), so
-// validation, uniqueness, config_changed and the queue keys are exactly the API's. A failure anywhere
-// rolls the whole source back; a dry run stops after the plan.
-import { requestDeploy } from '../api/deploys.js';
-import type { ApiDeps } from '../api/deps.js';
-import { reservedPorts } from '../api/apps.js';
-import { ApiError } from '../errors.js';
-import { createApp, deleteApp, getApp, updateApp } from '../store/apps.js';
+// the current state, plan (pure), then perform the plan in ONE transaction through the same commands the
+// REST handlers and the UI call (src/desired/: apps, env, links, services, deploys), so validation,
+// uniqueness, config_changed and the queue keys are exactly the API's. A failure anywhere rolls the whole
+// source back; a dry run stops after the plan.
+import { createAppRecord, deleteApp, reservedPorts, updateAppRecord } from '../desired/apps.js';
+import type { CommandCtx } from '../desired/context.js';
+import { requestDeploy } from '../desired/deploys.js';
+import { deleteEnv, setEnv } from '../desired/env.js';
+import { createLink, deleteLink } from '../desired/links.js';
+import { createService, deleteService } from '../desired/services.js';
+import { DomainError, notFound } from '../errors.js';
+import { getApp } from '../store/apps.js';
 import { tx } from '../store/db.js';
 import { addAppEvent } from '../store/deploys.js';
-import { deleteEnv, setEnv } from '../store/env.js';
-import { createLink, deleteLink } from '../store/links.js';
-import { createService, getServiceByName, markServiceDeleted } from '../store/services.js';
+import { getServiceByName } from '../store/services.js';
 import { parseManifestFile, type ManifestError, type ParsedFile, type SourcedDoc } from './parse.js';
 import { planManifests, type ManifestSource, type Plan, type PlannedResource } from './plan.js';
 import { contentRevision, getSourceRecord, writeSourceRecord, type RecordedResource } from './record.js';
 import { appIdByName, readState, serviceIdByName } from './state.js';
 
-export type ApplyDeps = Pick<ApiDeps, 'db' | 'sealer' | 'enqueue' | 'bus' | 'config' | 'log'>;
+/** What an apply needs: the commands' context. */
+export type ApplyDeps = CommandCtx;
 
 export interface ApplyRequest {
   source: ManifestSource;
@@ -77,7 +79,7 @@ export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult 
   try {
     tx(db, () => perform(deps, req.source, plan, drift ? 'drift' : 'manifest', revision));
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof DomainError)) throw err;
     errors.push({ file: '', document: -1, path: '', message: `nothing applied: ${err.message}` });
     writeSourceRecord(db, { source: req.source, location: req.location, revision: previous?.revision ?? null, resources: previous?.resources ?? [], errors }, false);
     return { ...result, resources: plan.resources.map((r) => ({ ...r, action: 'unchanged', changes: [] })) };
@@ -95,37 +97,37 @@ function recorded(plan: Plan, previous: RecordedResource[], errors: ManifestErro
   return out;
 }
 
-/** Performs a plan; must run inside a transaction. Throws ApiError when a store rule refuses a write. */
+/** Performs a plan; must run inside a transaction. Throws a DomainError when a command refuses a write. */
 function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'manifest' | 'drift', revision: string) {
-  const { db, sealer, enqueue } = deps;
-  const opts = { reservedPorts: reservedPorts(deps.config) };
+  const { db } = deps;
   const by = `manifest:${source}`;
   for (const name of plan.deleteApps) {
     const id = appIdByName(db, name);
-    if (id !== undefined) deleteApp(db, enqueue, id);
+    if (id !== undefined) deleteApp(deps, id, 'manifest');
   }
-  for (const s of plan.createServices) createService(db, sealer, enqueue, deps.config, { name: s.name, type: s.type, owner: source });
+  for (const s of plan.createServices) createService(deps, { name: s.name, type: s.type }, 'manifest', source);
   const rev = revision.slice(0, 12);
   for (const a of plan.apps) {
     const { diff } = a;
     if (!a.create && diff.changes.length === 0 && !diff.deployImage && Object.keys(diff.fields).length === 0) continue;
     const id = a.create
-      ? createApp(db, enqueue, { name: a.name, ...diff.fields }, source, opts).id
+      ? createAppRecord(deps, { name: a.name, ...diff.fields }, source, 'manifest').id
       : appIdByName(db, a.name)!;
-    if (!a.create && Object.keys(diff.fields).length > 0) updateApp(db, enqueue, id, diff.fields, opts);
+    if (!a.create && Object.keys(diff.fields).length > 0) updateAppRecord(deps, id, diff.fields, 'manifest');
     for (const op of diff.env) {
-      if (op.op === 'set') setEnv(db, sealer, enqueue, id, { key: op.key, value: op.value, isSecret: op.isSecret, required: op.required }, by);
-      else deleteEnv(db, enqueue, id, op.key, by);
+      if (op.op === 'set') setEnv(deps, id, { key: op.key, value: op.value, is_secret: op.isSecret, required: op.required }, 'manifest', by);
+      else deleteEnv(deps, id, op.key, 'manifest', by);
     }
     for (const op of diff.links) {
       const serviceId = serviceIdByName(db, op.service);
-      if (serviceId === undefined) throw new ApiError(404, 'not_found', `service ${op.service} not found`);
-      if (op.op === 'unlink') deleteLink(db, enqueue, id, serviceId);
-      else createLink(db, enqueue, { appId: id, serviceId, alias: op.alias });
+      if (serviceId === undefined) throw notFound(`service ${op.service}`);
+      if (op.op === 'unlink') deleteLink(deps, id, serviceId, 'manifest');
+      else createLink(deps, id, { service_id: serviceId, alias: op.alias }, 'manifest');
     }
     let deployed = '';
     if (diff.deployImage) {
-      const d = requestDeploy(deps, getApp(db, id)!, { imageRef: diff.deployImage, trigger: 'manual' });
+      // A manifest's rollout is SPEC.md's `manual` trigger; `origin` says it came from a manifest.
+      const d = requestDeploy(deps, getApp(db, id)!, { imageRef: diff.deployImage, trigger: 'manual' }, 'manifest');
       deployed = `; deploy ${d.id} of ${diff.deployImage} queued`;
     }
     if (a.create) addAppEvent(db, id, 'manifest', `created from the ${source} manifests (revision ${rev})${deployed}`);
@@ -138,6 +140,6 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
   }
   for (const name of plan.deleteServices) {
     const row = getServiceByName(db, name);
-    if (row && !row.deletedAt) markServiceDeleted(db, enqueue, row, { purge: false, force: false });
+    if (row && !row.deletedAt) deleteService(deps, row.id, { purge: false, force: false }, 'manifest');
   }
 }

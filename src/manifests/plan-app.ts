@@ -6,8 +6,7 @@
 // it. `env` and `services` absent: not managed by the manifest; present: the complete list (keys and links
 // not listed are removed). An env entry without `value` keeps the stored value; without `is_secret` /
 // `required` keeps the stored flag (a new key: false), exactly as POST .../env treats them.
-import { appFieldsToStore } from '../api/apps.js';
-import { APP_DEFAULTS, type AppFields } from '../store/apps.js';
+import { APP_DEFAULTS, appFieldsToStore, type AppFields } from '../desired/apps.js';
 import type { AppSpec } from './schema.js';
 import type { CurrentApp, CurrentEnv } from './state.js';
 

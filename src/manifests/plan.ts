@@ -3,11 +3,11 @@
 // parse.ts) contributes nothing, and the plan is recomputed without it until no new error appears (a
 // file whose app links a service from a dropped file then fails too). Ownership and prune follow API.md:
 // never touch a `rest` resource, any manifest source may update another's, only the creator deletes.
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { envKeys, kindOf } from '../catalog/catalog.js';
-import { checkAppRules } from '../store/app-rules.js';
+import { checkAppRules } from '../desired/app-rules.js';
+import { ENV_VALUE_MAX_BYTES } from '../desired/fields.js';
 import type { Owner } from '../store/schema/index.js';
-import { ENV_VALUE_MAX_BYTES } from '../store/env.js';
 import { diffApp, type AppDiff } from './plan-app.js';
 import type { ManifestError, SourcedDoc } from './parse.js';
 import type { CurrentState } from './state.js';
@@ -102,7 +102,7 @@ function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
     try {
       checkAppRules(fields, input.reservedPorts);
     } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
+      if (!(e instanceof DomainError)) throw e;
       for (const i of (e.details?.issues as { path: string; message: string }[]) ?? []) err(d, `spec.${i.path}`, i.message);
     }
     for (const [key, path] of [[fields.domain && `domain:${fields.domain}`, 'spec.domain'], [fields.fallbackPort && `port:${fields.fallbackPort}`, 'spec.fallback_port']] as const) {

@@ -1,10 +1,10 @@
 // The manifest documents (API.md "Manifests"): Kubernetes-shaped `App` and `Service` documents whose
-// `spec` holds the API's own field names and is validated by the API's own zod rules (appFieldShape,
-// nameSchema, envKeySchema, aliasSchema), so a manifest can never accept what POST /api/apps refuses.
+// `spec` holds the API's own field names and is validated by the commands' own zod rules (appFieldShape,
+// nameSchema, envKeySchema, aliasSchema, src/desired/), so a manifest can never accept what POST /api/apps refuses.
 // Unknown fields are errors: a typo in git must not silently become a default.
 import { z } from 'zod';
-import { appFieldShape } from '../api/apps.js';
-import { aliasSchema, envKeySchema, envValueSchema, nameSchema } from '../api/validate.js';
+import { appFieldShape } from '../desired/apps.js';
+import { aliasSchema, envKeySchema, envValueSchema, nameSchema } from '../desired/fields.js';
 import { SERVICE_TYPES } from '../store/schema/index.js';
 
 export const API_VERSION = 'svc/v1';

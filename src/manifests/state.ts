@@ -5,7 +5,8 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Sealer } from '../crypto.js';
 import type { Db } from '../store/db.js';
 import { plainValue } from '../store/env.js';
-import { APP_DEFAULTS, listAppViews, type AppFields } from '../store/apps.js';
+import { APP_DEFAULTS, type AppFields } from '../desired/apps.js';
+import { listAppViews } from '../store/apps.js';
 import { apps, deploys, envVars, serviceLinks, services, type Owner, type ServiceType } from '../store/schema/index.js';
 
 export interface CurrentEnv {

@@ -1,8 +1,8 @@
 // The engine's own grammars for what svc hands it by name: image references (distribution/reference)
 // and container names or ids. A value outside them never becomes part of an engine request path: the
 // engine answers a path like `/images/../web/json` with a redirect, and nothing of a request may ever
-// turn into a host name the daemon resolves. The API validates with the same functions (src/api/validate.ts).
-import { TerminalError } from '../controller/types.js';
+// turn into a host name the daemon resolves. Every writer validates with the same functions (src/desired/fields.ts).
+import { TerminalError } from '../errors.js';
 
 const alnum = '[a-z0-9]+';
 const separator = '(?:[._]|__|-+)';

@@ -2,7 +2,7 @@
 // itself (json_object / json_group_array) and handed over as one UTF-8 buffer. Going through drizzle, a
 // list of 1,000 apps cost ~20,000 mapped values, ~1,000 objects and a 500 KB string per request; that
 // garbage (young space is 1 MB under npm start's flags) was most of the list's time and of the daemon's
-// heap growth under reads. The shape must stay exactly appJson (api/app-json.ts) and deployJson
+// heap growth under reads. The shape must stay exactly appJson (http/app-json.ts) and deployJson
 // (api/deploy-json.ts): test/unit/store/app-json.test.ts compares them field by field on varied rows.
 import type { Db } from './db.js';
 
@@ -29,7 +29,7 @@ const APP_OBJECT = `json_object(
 
 /** deployJson as SQL over `x` (deploys). */
 const DEPLOY_OBJECT = `json_object(
-  'id', x.id, 'app_id', x.app_id, 'image_ref', x.image_ref, 'commit_sha', x.commit_sha, 'trigger', x.trigger,
+  'id', x.id, 'app_id', x.app_id, 'image_ref', x.image_ref, 'commit_sha', x.commit_sha, 'trigger', x.trigger, 'origin', x.origin,
   'status', x.status, 'step', x.step, 'error', x.error, 'started_at', x.started_at, 'completed_at', x.completed_at,
   'created_at', x.created_at, 'env_diff', json(x.env_diff), 'watch_until', x.watch_until)`;
 

@@ -1,11 +1,12 @@
 // Deploy records and their events: the persisted state machine the app reconciler advances. Creating a
-// deploy is a desired-state write (it enqueues the app); everything else here is written by the reconciler.
+// deploy is a desired-state write that only the deploys command (src/desired/deploys.ts) asks for, after
+// its checks; everything else here is written by the reconciler.
 import { and, asc, desc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
 import type { Enqueue } from '../controller/types.js';
 import { keyOf } from '../controller/types.js';
 import type { Bus } from '../events/bus.js';
 import { tx, type Db } from './db.js';
-import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel } from './schema/index.js';
+import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';
 
 export interface NewDeploy {
   appId: number;
@@ -13,6 +14,8 @@ export interface NewDeploy {
   imageRef: string | null;
   commitSha?: string | null;
   trigger: DeployTrigger;
+  /** The entry point that asked (default `api`). */
+  origin?: Origin;
 }
 
 /**
@@ -28,7 +31,7 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
       .all();
     const created = db
       .insert(deploys)
-      .values({ appId: input.appId, imageRef: input.imageRef, commitSha: input.commitSha ?? null, trigger: input.trigger, status: 'pending' })
+      .values({ appId: input.appId, imageRef: input.imageRef, commitSha: input.commitSha ?? null, trigger: input.trigger, origin: input.origin ?? 'api', status: 'pending' })
       .returning()
       .get();
     if (superseded.length > 0) {

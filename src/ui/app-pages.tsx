@@ -1,18 +1,22 @@
 /** @jsxImportSource hono/jsx */
-// Routes of the app pages: /apps/new, /apps/{id} and its form posts. Every write goes through the function
-// the REST handler calls, with the same zod schema (src/api/*), so the UI is not a second write path.
+// Routes of the app pages: /apps/new, /apps/{id} and its form posts. Every write is the command the REST
+// handler calls (src/desired/*), given the form as the same JSON-shaped input, so the UI is not a second
+// write path: same schemas, same rules, same errors.
 import { Hono, type Context } from 'hono';
-import { appJson, publicHostname } from '../api/app-json.js';
-import { createSchema, updateSchema, appFieldsToStore, reservedPorts } from '../api/apps.js';
-import { requestDeploy, requestRollback, triggerSchema } from '../api/deploys.js';
-import { setSchema } from '../api/env.js';
-import { linkSchema } from '../api/links.js';
-import { envKeySchema, idParam, parse } from '../api/validate.js';
-import { ApiError, notFound } from '../errors.js';
-import { createApp, deleteApp, getApp, getAppWithDeployVersion, updateApp } from '../store/apps.js';
+import { createApp, deleteApp, updateApp } from '../desired/apps.js';
+import { deployApp, rollbackApp } from '../desired/deploys.js';
+import { deleteEnv, setEnv } from '../desired/env.js';
+import { envKeySchema } from '../desired/fields.js';
+import { createLink, deleteLink } from '../desired/links.js';
+import { DomainError, notFound } from '../errors.js';
+import { appJson } from '../http/app-json.js';
+import { statusOf as httpStatus } from '../http/errors.js';
+import { idParam } from '../http/request.js';
+import { publicHostname } from '../http/transport.js';
+import { getApp, getAppWithDeployVersion } from '../store/apps.js';
 import { activeDeploy, listDeployEvents, listDeploys } from '../store/deploys.js';
-import { deleteEnv, envKeyHistory, listEnv, revealEnv, setEnv } from '../store/env.js';
-import { createLink, deleteLink, listLinks } from '../store/links.js';
+import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
+import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
 import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
@@ -27,12 +31,14 @@ function envKey(c: Context): string {
 }
 
 type Status = 200 | 400 | 403 | 404 | 409 | 413 | 422 | 500;
-const statusOf = (err: unknown): Status => (err instanceof ApiError && err.status !== 401 && err.status !== 429 && err.status !== 503 ? err.status : 500);
+const statusOf = (err: unknown): Status => {
+  const s = httpStatus(err);
+  return s === 401 || s === 429 || s === 503 ? 500 : s;
+};
 
 export function appPages(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   const { db } = deps;
-  const opts = { reservedPorts: reservedPorts(deps.config) };
 
   /** Everything the app page shows, read through the store. */
   function view(c: Context, id: number, extra: Partial<AppView> = {}): AppView {
@@ -67,8 +73,8 @@ export function appPages(deps: UiDeps) {
       if (result instanceof Response) return result;
       return done(c, `/apps/${id}`, result || undefined);
     } catch (err) {
-      if (!(err instanceof ApiError) || statusOf(err) === 500) throw err;
-      if (err.status === 404 && !getApp(db, id)) throw err;
+      if (!(err instanceof DomainError) || statusOf(err) === 500) throw err;
+      if (err.kind === 'not_found' && !getApp(db, id)) throw err;
       return page(c, id, { error: err.message, status: statusOf(err) });
     }
   };
@@ -92,12 +98,10 @@ export function appPages(deps: UiDeps) {
   r.post('/apps/new', async (c) => {
     const form = await readForm(c, deps);
     try {
-      const input = parse(createSchema, appBody(form, 'create'));
-      const row = createApp(db, deps.enqueue, { name: input.name, ...appFieldsToStore(input) }, 'rest', opts);
-      deps.log.info('app created', { app: row.name });
+      const row = createApp(deps, appBody(form, 'create'), 'ui');
       return done(c, `/apps/${row.id}`, 'app_created');
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
       return newPage(c, valuesOfForm(form), err.message, statusOf(err));
     }
   });
@@ -105,13 +109,12 @@ export function appPages(deps: UiDeps) {
   r.get('/apps/:id', (c) => page(c, idParam(c, 'id', 'app')));
 
   r.post('/apps/:id/deploy', action((c, id, f) => {
-    const input = parse(triggerSchema, defined({ image_ref: text(f, 'image_ref') }));
-    requestDeploy(deps, getApp(db, id)!, { imageRef: input.image_ref, trigger: 'manual' });
+    deployApp(deps, id, defined({ image_ref: text(f, 'image_ref') }), 'ui');
     return 'deploy_queued';
   }));
 
   r.post('/apps/:id/rollback', action((c, id) => {
-    requestRollback(deps, getApp(db, id)!);
+    rollbackApp(deps, id, 'ui');
     return 'rollback_queued';
   }));
 
@@ -119,22 +122,22 @@ export function appPages(deps: UiDeps) {
     const id = idParam(c, 'id', 'app');
     const form = await readForm(c, deps);
     try {
-      updateApp(db, deps.enqueue, id, appFieldsToStore(parse(updateSchema, appBody(form, 'update'))), opts);
+      updateApp(deps, id, appBody(form, 'update'), 'ui');
       return done(c, `/apps/${id}`, 'app_saved');
     } catch (err) {
-      if (!(err instanceof ApiError) || !getApp(db, id)) throw err;
+      if (!(err instanceof DomainError) || !getApp(db, id)) throw err;
       return page(c, id, { error: err.message, status: statusOf(err), extra: { settings: valuesOfForm(form) } });
     }
   });
 
   r.post('/apps/:id/env', action((c, id, f) => {
-    const input = parse(setSchema, { key: f.key ?? '', value: f.value ?? '', is_secret: checked(f, 'is_secret'), required: checked(f, 'required') });
-    setEnv(db, deps.sealer, deps.enqueue, id, { key: input.key, value: input.value, isSecret: input.is_secret, required: input.required }, c.var.user.username);
+    const input = { key: f.key ?? '', value: f.value ?? '', is_secret: checked(f, 'is_secret'), required: checked(f, 'required') };
+    setEnv(deps, id, input, 'ui', c.var.user.username);
     return 'env_saved';
   }));
 
   r.post('/apps/:id/env/:key/delete', action((c, id) => {
-    deleteEnv(db, deps.enqueue, id, envKey(c), c.var.user.username);
+    deleteEnv(deps, id, envKey(c), 'ui', c.var.user.username);
     return 'env_deleted';
   }));
 
@@ -224,13 +227,12 @@ export function appPages(deps: UiDeps) {
   });
 
   r.post('/apps/:id/links', action((c, id, f) => {
-    const input = parse(linkSchema, defined({ service_id: int(f, 'service_id'), alias: text(f, 'alias') }));
-    createLink(db, deps.enqueue, { appId: id, serviceId: input.service_id, alias: input.alias });
+    createLink(deps, id, defined({ service_id: int(f, 'service_id'), alias: text(f, 'alias') }), 'ui');
     return 'linked';
   }));
 
   r.post('/apps/:id/links/:sid/delete', action((c, id) => {
-    deleteLink(db, deps.enqueue, id, idParam(c, 'sid', 'link'));
+    deleteLink(deps, id, idParam(c, 'sid', 'link'), 'ui');
     return 'unlinked';
   }));
 
@@ -258,7 +260,7 @@ export function appPages(deps: UiDeps) {
   r.post('/apps/:id/delete', async (c) => {
     const id = idParam(c, 'id', 'app');
     await readForm(c, deps);
-    deleteApp(db, deps.enqueue, id);
+    deleteApp(deps, id, 'ui');
     return done(c, '/', 'app_deleted');
   });
 

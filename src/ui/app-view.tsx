@@ -2,9 +2,9 @@
 // The app page (`/apps/{id}`): facts, Deploy and Rollback, the current deploy's progress, history, live
 // logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
 import type { Child } from 'hono/jsx';
-import type { appJson } from '../api/app-json.js';
+import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
-import type { AppRow, DeployRow, EnvVarRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, EnvVarRow, ServiceRow } from '../store/schema/index.js';
 import type { AppView as AppRecord } from '../store/app-view.js';
 import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
 import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';

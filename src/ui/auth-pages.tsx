@@ -3,11 +3,11 @@
 // /api/auth/login (src/api/auth-flows.ts: one validation, one login limiter) and set the same cookie.
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { sessionCookie } from '../api/auth.js';
-import { SESSION_COOKIE } from '../api/auth-guard.js';
-import { LoginLimited } from '../api/auth-flows.js';
-import { clientAddress } from '../api/http-context.js';
-import { ApiError } from '../errors.js';
+import { LoginLimited } from '../auth/flows.js';
+import { DomainError } from '../errors.js';
+import { statusOf } from '../http/errors.js';
+import { sessionCookie, SESSION_COOKIE } from '../http/session.js';
+import { clientAddress } from '../http/transport.js';
 import { revokeSession } from '../store/sessions.js';
 import { setupRequired } from '../store/users.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
@@ -35,8 +35,8 @@ const CredentialsForm = (p: { action: string; csrf: string; button: string; user
 /** Only a local path may follow a login (no open redirect to another site). */
 export const safeNext = (v: string | undefined): string => (v && /^\/(?![/\\])[^\s]*$/.test(v) ? v : '/');
 
-const message = (err: unknown) => (err instanceof ApiError ? err.message : 'something went wrong; try again');
-const status = (err: unknown) => (err instanceof ApiError ? err.status : 500);
+const message = (err: unknown) => (err instanceof DomainError ? err.message : 'something went wrong; try again');
+const status = statusOf;
 
 export function authPages(deps: UiDeps) {
   const r = new Hono<UiEnv>();

@@ -4,15 +4,13 @@
 // (src/desired/backups.ts) the REST handlers call. A restore is a persisted operation: the form asks for
 // it and lands on `/restores/{id}`, which shows its phase and refreshes itself until it has settled.
 import { Hono, type Context } from 'hono';
-import { idParam } from '../api/validate.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
+import { statusOf } from '../http/errors.js';
+import { idParam } from '../http/request.js';
 import { createBackup, deleteBackup, getRestoreOp, requestRestore, type BackupContext } from '../desired/backups.js';
 import { getBackup, listBackups } from '../store/backups.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Csrf, Layout, PostButton, Time } from './layout.js';
-
-/** Sends a request to the daemon's own API (same process) on behalf of the page's user. */
-export type ApiCall = (req: Request) => Response | Promise<Response>;
 
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
 
@@ -27,8 +25,7 @@ const PHASE_TEXT: Record<string, string> = {
   failed: 'Failed; the previous state was put back.',
 };
 
-// `_api` is no longer used (restores go through the commands); kept so ui.tsx needs no change in this branch.
-export function backupPages(deps: UiDeps, _api?: ApiCall) {
+export function backupPages(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   const { db } = deps;
   const ctx: BackupContext = { db, enqueue: deps.enqueue, log: deps.log, now: deps.now, backupDir: deps.config.backupDir, progress: deps.backups?.progress };
@@ -110,8 +107,8 @@ export function backupPages(deps: UiDeps, _api?: ApiCall) {
   };
 
   const refusal = (c: Context<UiEnv>, err: unknown) => {
-    if (!(err instanceof ApiError)) throw err;
-    const status = ([400, 404, 409, 422, 503] as const).find((s) => s === err.status) ?? 400;
+    if (!(err instanceof DomainError)) throw err;
+    const status = ([400, 404, 409, 422, 503] as const).find((s) => s === statusOf(err)) ?? 400;
     return list(c, { error: err.message, status });
   };
 

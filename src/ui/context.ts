@@ -1,9 +1,9 @@
 // What every UI route shares: the context variables the session middleware sets, reading a posted form
-// (CSRF checked first, always), turning form strings into the JSON-shaped input the API's zod schemas
+// (CSRF checked first, always), turning form strings into the JSON-shaped input the commands' zod schemas
 // expect, and the fixed confirmation messages a redirect may name (`?m=<code>`; never free text).
 import type { Context } from 'hono';
-import type { ApiDeps } from '../api/deps.js';
-import type { AuthFlows } from '../api/auth-flows.js';
+import type { AuthFlows } from '../auth/flows.js';
+import type { EdgeDeps } from '../http/deps.js';
 import type { PublicUser } from '../store/users.js';
 import { CSRF_FIELD, type Csrf } from './csrf.js';
 
@@ -15,7 +15,7 @@ export type UiEnv = {
   };
 };
 
-export interface UiDeps extends ApiDeps {
+export interface UiDeps extends EdgeDeps {
   flows: AuthFlows;
   csrf: Csrf;
 }

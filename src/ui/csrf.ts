@@ -7,8 +7,8 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Config } from '../config.js';
 import { randomToken, safeEqual } from '../crypto.js';
-import { ApiError } from '../errors.js';
-import { isHttps } from '../api/http-context.js';
+import { forbidden } from '../errors.js';
+import { isHttps } from '../http/transport.js';
 
 export const CSRF_COOKIE = 'csrf';
 export const CSRF_FIELD = '_csrf';
@@ -39,7 +39,7 @@ export function createCsrf(config: Config): Csrf {
     check(c, submitted) {
       const cookie = getCookie(c, CSRF_COOKIE);
       if (!cookie || typeof submitted !== 'string' || !safeEqual(sign(cookie), submitted)) {
-        throw new ApiError(403, 'csrf', 'this form has expired or did not come from svc; reload the page and try again');
+        throw forbidden('csrf', 'this form has expired or did not come from svc; reload the page and try again');
       }
     },
   };

@@ -2,11 +2,12 @@
 // The dashboard (`/`): every app with its status, access URL, live image and last deploy, and every
 // service. Two queries for the deploys whatever the number of apps; statuses refresh while it is open.
 import { Hono } from 'hono';
-import { accessUrl, publicHostname } from '../api/app-json.js';
+import { accessUrl } from '../http/app-json.js';
+import { publicHostname } from '../http/transport.js';
 import { listAppsWithDeployVersion } from '../store/apps.js';
 import { deployImages, newestDeployByApp } from '../store/overview.js';
 import { listServices } from '../store/services.js';
-import type { AppRow, DeployRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, ServiceRow } from '../store/schema/index.js';
 import type { AppView } from '../store/app-view.js';
 import { flash, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Layout, Time } from './layout.js';

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // `/deploys/{id}`: a deploy's fields and its events, followed live (region "Events") while it runs.
 import { Hono } from 'hono';
-import { idParam } from '../api/validate.js';
+import { idParam } from '../http/request.js';
 import { notFound } from '../errors.js';
 import { getApp } from '../store/apps.js';
 import { getDeploy, listDeployEvents } from '../store/deploys.js';

@@ -1,19 +1,23 @@
 /** @jsxImportSource hono/jsx */
 // `/services` (table and "Create service") and `/services/{id}` (status, "Stop", "Start", "Show
-// credentials", "Delete" with "Also delete data"). Writes go through the store functions the REST
-// handlers call; credentials are fetched only when asked (script: the API endpoint; without: a POST).
+// credentials", "Delete" with "Also delete data"). Writes go through the services command the REST
+// handlers call (src/desired/services.ts); credentials are fetched only when asked (script: the API endpoint; without: a POST).
 import { Hono, type Context } from 'hono';
-import { createSchema, serviceCredentials } from '../api/services.js';
-import { idParam, parse } from '../api/validate.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import { serviceTypes } from '../catalog/catalog.js';
-import { createService, getService, linkedAppNames, listServices, markServiceDeleted, setDesiredRunning } from '../store/services.js';
+import { createService, deleteService, setServiceRunning } from '../desired/services.js';
+import { statusOf as httpStatus } from '../http/errors.js';
+import { idParam } from '../http/request.js';
+import { getService, linkedAppNames, listServices, serviceCredentials } from '../store/services.js';
 import { checked, done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { ServicesTable } from './dashboard.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
 
 type Status = 200 | 400 | 404 | 409 | 413;
-const statusOf = (err: ApiError): Status => ([400, 404, 409, 413].includes(err.status) ? (err.status as Status) : 400);
+const statusOf = (err: DomainError): Status => {
+  const s = httpStatus(err);
+  return s === 400 || s === 404 || s === 409 || s === 413 ? s : 400;
+};
 
 export function servicePages(deps: UiDeps) {
   const r = new Hono<UiEnv>();
@@ -44,12 +48,10 @@ export function servicePages(deps: UiDeps) {
   r.post('/services', async (c) => {
     const form = await readForm(c, deps);
     try {
-      const input = parse(createSchema, { name: form.name?.trim() ?? '', type: form.type ?? '' });
-      const row = createService(db, deps.sealer, deps.enqueue, deps.config, { name: input.name, type: input.type });
-      deps.log.info('service created', { service: row.name, type: row.type });
+      const row = createService(deps, { name: form.name?.trim() ?? '', type: form.type ?? '' }, 'ui');
       return done(c, `/services/${row.id}`, 'service_created');
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
       return listPage(c, { error: err.message, name: form.name, type: form.type, status: statusOf(err) });
     }
   });
@@ -132,26 +134,24 @@ export function servicePages(deps: UiDeps) {
   for (const [action, running] of [['stop', false], ['start', true]] as const) {
     r.post(`/services/:id/${action}`, async (c) => {
       await readForm(c, deps);
-      const row = setDesiredRunning(db, deps.enqueue, serviceOf(c), running);
+      const row = setServiceRunning(deps, idParam(c, 'id', 'service'), running, 'ui');
       return done(c, `/services/${row.id}`, running ? 'service_starting' : 'service_stopping');
     });
   }
 
   r.post('/services/:id/credentials', async (c) => {
     await readForm(c, deps);
-    return detail(c, { credentials: serviceCredentials(deps, serviceOf(c)) });
+    return detail(c, { credentials: serviceCredentials(deps.sealer, serviceOf(c)) });
   });
 
   r.post('/services/:id/delete', async (c) => {
     const form = await readForm(c, deps);
     const row = serviceOf(c);
     try {
-      const purge = checked(form, 'purge');
-      markServiceDeleted(db, deps.enqueue, row, { purge, force: false });
-      deps.log.info('service deletion requested', { service: row.name, purge });
+      deleteService(deps, row.id, { purge: checked(form, 'purge'), force: false }, 'ui');
       return done(c, '/services', 'service_deleted');
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
       return detail(c, { error: err.message.replace('; unlink it first or use ?force=true', '; unlink it from those apps first'), status: statusOf(err) });
     }
   });

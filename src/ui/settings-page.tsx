@@ -4,12 +4,12 @@
 // 4.7 with this host's URLs; the webhook secret masked with "Reveal") and API tokens ("Token name",
 // "Create token", the token shown once, "Delete" per token).
 import { Hono, type Context } from 'hono';
-import { publicBaseUrl } from '../api/codehost.js';
-import { createSchema as tokenSchema } from '../api/tokens.js';
-import { idParam, parse } from '../api/validate.js';
 import { CALLBACK_PATH, WEBHOOK_PATH, startManifestFlow } from '../codehost/manifest.js';
-import { ApiError } from '../errors.js';
-import { createApiToken, deleteApiToken, listApiTokens } from '../store/tokens.js';
+import { createToken, deleteToken } from '../desired/tokens.js';
+import { DomainError } from '../errors.js';
+import { idParam } from '../http/request.js';
+import { publicBaseUrl } from '../http/transport.js';
+import { listApiTokens } from '../store/tokens.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { MASK } from './app-view.js';
 import { Csrf, Field, Layout, PostButton, Time } from './layout.js';
@@ -162,19 +162,17 @@ export function settingsPage(deps: UiDeps) {
   r.post('/settings/tokens', async (c) => {
     const form = await readForm(c, deps);
     try {
-      const input = parse(tokenSchema, { name: form.name ?? '' });
-      const created = createApiToken(db, c.var.user.id, input.name, deps.now());
-      deps.log.info('api token created', { token_id: created.id, name: created.name });
+      const created = createToken(deps, c.var.user.id, { name: form.name ?? '' }, 'ui');
       return page(c, { created });
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
       return page(c, { error: err.message, status: 400 });
     }
   });
 
   r.post('/settings/tokens/:id/delete', async (c) => {
     await readForm(c, deps);
-    deleteApiToken(db, c.var.user.id, idParam(c, 'id', 'token'));
+    deleteToken(deps, c.var.user.id, idParam(c, 'id', 'token'), 'ui');
     return done(c, '/settings', 'token_deleted');
   });
 

@@ -1,14 +1,15 @@
 /** @jsxImportSource hono/jsx */
 // The web UI as one hono sub-app mounted at `/` beside the API (API.md "Web UI"). Pages are rendered on
-// the server and call the same store functions and zod schemas as the REST handlers. Without a session
+// the server and call the same commands (src/desired/) as the REST handlers. Without a session
 // every page redirects to /login, or to /setup while no user exists; every form POST needs its CSRF token.
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
-import { SESSION_COOKIE } from '../api/auth-guard.js';
-import type { AuthFlows } from '../api/auth-flows.js';
-import type { ApiDeps } from '../api/deps.js';
-import { ApiError } from '../errors.js';
+import type { AuthFlows } from '../auth/flows.js';
+import { DomainError, tooLarge } from '../errors.js';
+import type { EdgeDeps } from '../http/deps.js';
+import { statusOf } from '../http/errors.js';
+import { SESSION_COOKIE } from '../http/session.js';
 import { sessionUser } from '../store/sessions.js';
 import { setupRequired } from '../store/users.js';
 import { assetRoutes } from './assets.js';
@@ -20,7 +21,7 @@ import { appPages } from './app-pages.js';
 import { deployPage } from './deploy-page.js';
 import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
-import { backupPages, type ApiCall } from './backup-pages.js';
+import { backupPages } from './backup-pages.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -39,10 +40,10 @@ function pageHeaders(c: Context, codehostWebUrl: string) {
 }
 
 /** An error page for what a page route threw (a 404 id, a CSRF refusal, an unexpected fault). */
-export function errorPage(c: Context<UiEnv>, err: unknown, log: ApiDeps['log']) {
-  const known = err instanceof ApiError;
+export function errorPage(c: Context<UiEnv>, err: unknown, log: EdgeDeps['log']) {
+  const known = err instanceof DomainError;
   if (!known) log.error('ui page failed', { path: c.req.path, error: err instanceof Error ? err.message : String(err) });
-  const status = known ? err.status : 500;
+  const status = statusOf(err);
   const title = status === 404 ? 'Not found' : status === 403 ? 'Refused' : 'Something went wrong';
   return render(
     c,
@@ -55,8 +56,8 @@ export function errorPage(c: Context<UiEnv>, err: unknown, log: ApiDeps['log']) 
   );
 }
 
-/** `api`: the daemon's own API, for the few actions the UI performs through it in-process (restore). */
-export function createUi(deps: ApiDeps, flows: AuthFlows, api: ApiCall) {
+/** `flows`: setup and login, shared with the API (one login limiter per daemon). */
+export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   const ui: UiDeps = { ...deps, flows, csrf: createCsrf(deps.config) };
   const r = new Hono<UiEnv>();
   r.onError((err, c) => errorPage(c, err, deps.log));
@@ -67,7 +68,7 @@ export function createUi(deps: ApiDeps, flows: AuthFlows, api: ApiCall) {
     pageHeaders(c, deps.config.codehost.webUrl);
     c.set('csrf', ui.csrf.token(c));
     if (c.req.method === 'POST') {
-      await bodyLimit({ maxSize: 1024 * 1024, onError: () => { throw new ApiError(413, 'too_large', 'the form is too large'); } })(c, async () => {});
+      await bodyLimit({ maxSize: 1024 * 1024, onError: () => { throw tooLarge('the form is too large'); } })(c, async () => {});
     }
     if (PUBLIC.has(c.req.path)) return next();
     const token = getCookie(c, SESSION_COOKIE);
@@ -87,7 +88,7 @@ export function createUi(deps: ApiDeps, flows: AuthFlows, api: ApiCall) {
   r.route('/', deployPage(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
-  r.route('/', backupPages(ui, api));
+  r.route('/', backupPages(ui));
   return r;
 }
 

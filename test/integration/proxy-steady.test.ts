@@ -13,11 +13,11 @@ import { createDnsSupervisor } from '../../src/dns/supervise.js';
 import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { createDnsSync } from '../../src/reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler, PROXY_PROBE_MS } from '../../src/reconcilers/proxy/reconciler.js';
-import { createApp } from '../../src/store/apps.js';
 import { observeApp } from '../../src/observed/apps.js';
 import { freePort, startCaddy, type TestCaddy } from '../support/caddy.js';
 import { memoryDb, recordingEnqueue } from '../support/db.js';
 import { waitFor } from '../support/wait.js';
+import { createApp } from '../support/commands.js';
 
 let caddy: TestCaddy | undefined;
 let dir: string | undefined;

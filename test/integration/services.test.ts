@@ -14,12 +14,13 @@ import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { services, type ServiceRow } from '../../src/store/schema/index.js';
-import { createService, markServiceDeleted, openCredentials, setDesiredRunning } from '../../src/store/services.js';
+import { openCredentials } from '../../src/store/services.js';
 import { createServiceReconciler } from '../../src/reconcilers/service/reconciler.js';
 import type { Reconciler } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../support/service-images.js';
 import { s3Fetch } from '../support/s3-sign.js';
+import { createService, markServiceDeleted, setDesiredRunning } from '../support/commands.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = `test-services-${process.pid}`;

@@ -1,15 +1,15 @@
-// A test harness for the REST API: the real hono app on a `:memory:` database with the real migrations,
+// A test harness for the REST API and the UI: the real hono app (src/server.ts) on a `:memory:` database with the real migrations,
 // a recording enqueue, a captured log and a clock the test moves. `login()` seeds a user and a session
 // directly (no scrypt on every test), after which `request()` sends that session cookie by default.
 import { rmSync } from 'node:fs';
 import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApi } from '../../src/api/app.js';
+import { createServer } from '../../src/server.js';
 import { hashPassword } from '../../src/auth/password.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import type { Bus } from '../../src/events/bus.js';
+import { Bus } from '../../src/events/bus.js';
 import type { BackupControl } from '../../src/backup/control.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Db } from '../../src/store/db.js';
@@ -62,7 +62,7 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
   let nowMs = Date.parse('2026-01-01T00:00:00Z');
   const clock = { now: () => new Date(nowMs), advance: (ms: number) => void (nowMs += ms) };
   const log = createLogger('debug', {}, (l) => logs.push(l));
-  const app = createApi({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus, backups: opts.backups });
+  const app = createServer({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus ?? new Bus(), backups: opts.backups });
   let session: string | undefined;
 
   async function request(method: string, path: string, body?: unknown, o: RequestOpts = {}): Promise<TestResponse> {

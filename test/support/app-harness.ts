@@ -10,7 +10,7 @@ import { Bus } from '../../src/events/bus.js';
 import { createAppReconciler } from '../../src/reconcilers/app/reconciler.js';
 import type { AppReconcilerDeps } from '../../src/reconcilers/app/deps.js';
 import { desiredDnsRecords } from '../../src/reconcilers/proxy/routes.js';
-import { createApp, getAppByName, listAppViews } from '../../src/store/apps.js';
+import { getAppByName, listAppViews } from '../../src/store/apps.js';
 import { shownAppType, shownImageRef, shownInternalPort } from '../../src/store/app-view.js';
 import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deploys.js';
 import { deployEnv } from '../../src/store/deploy-env.js';
@@ -18,6 +18,7 @@ import { missingRequired } from '../../src/store/env.js';
 import { appEvents, apps, appStatus, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
 import type { Reconciler, Result } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
+import { createApp } from './commands.js';
 
 export const APP_SETTINGS: AppReconcilerDeps['settings'] = {
   network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0,

@@ -6,6 +6,9 @@ export const DEPLOY_STATUSES = ['pending', 'running', 'success', 'failed', 'auto
 export type DeployStatus = (typeof DEPLOY_STATUSES)[number];
 export const DEPLOY_TRIGGERS = ['webhook', 'manual', 'rollback'] as const;
 export type DeployTrigger = (typeof DEPLOY_TRIGGERS)[number];
+/** Where a change of desired state came from (src/desired/context.ts); deploys record it in `origin`. */
+export const ORIGINS = ['api', 'ui', 'cli', 'manifest', 'webhook', 'schedule'] as const;
+export type Origin = (typeof ORIGINS)[number];
 
 /**
  * A deploy is a persisted state machine: `status` plus `step` (the pipeline step it is at), so a daemon
@@ -19,6 +22,8 @@ export const deploys = sqliteTable(
     imageRef: text('image_ref'),
     commitSha: text('commit_sha'),
     trigger: text('trigger', { enum: ['webhook', 'manual', 'rollback'] }).notNull(),
+    /** The entry point that asked for it (API.md "Deploys"); rows older than the column say `api`. */
+    origin: text('origin', { enum: ORIGINS }).notNull().default('api'),
     status: text('status', { enum: ['pending', 'running', 'success', 'failed', 'auto_rollback', 'cancelled'] })
       .notNull()
       .default('pending'),

@@ -2,8 +2,7 @@ import { sqliteTable, integer, text, uniqueIndex } from 'drizzle-orm/sqlite-core
 import { createdAt, updatedAt, type Owner } from './common.js';
 import { apps } from './apps.js';
 
-export const SERVICE_TYPES = ['postgres', 'mysql', 'redis', 'garage'] as const;
-export type ServiceType = (typeof SERVICE_TYPES)[number];
+export { SERVICE_TYPES, type ServiceType } from '../../catalog/types.js';
 export const SERVICE_STATUSES = ['pending', 'provisioning', 'active', 'error', 'stopped'] as const;
 export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
 

@@ -1,5 +1,4 @@
 import { describe, it, expect, beforeEach } from 'vitest';
-import { eq } from 'drizzle-orm';
 import { appEvents, apps, deployEvents, deploys, envHistory, envVars, serviceLinks } from '../../../src/store/schema/index.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { observeApp } from '../../../src/observed/apps.js';

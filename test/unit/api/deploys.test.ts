@@ -97,7 +97,7 @@ describe('POST /api/apps/{appID}/deploys', () => {
     const res = await t.request('POST', `/api/apps/${id}/deploys`, {});
     expect(res.status).toBe(202);
     expect(res.body).toEqual({
-      id: 1, app_id: id, image_ref: 'ghcr.io/acme/web:1', commit_sha: null, trigger: 'manual', status: 'pending', step: null,
+      id: 1, app_id: id, image_ref: 'ghcr.io/acme/web:1', commit_sha: null, trigger: 'manual', origin: 'api', status: 'pending', step: null,
       error: null, started_at: null, completed_at: null, created_at: expect.stringMatching(ISO), env_diff: null, watch_until: null,
     });
     expect(t.enqueue.keys).toEqual(['app:web']);

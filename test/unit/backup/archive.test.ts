@@ -9,10 +9,11 @@ import * as tar from 'tar';
 import { createArchive } from '../../../src/backup/create-archive.js';
 import { envFileText } from '../../../src/backup/env-text.js';
 import { openDb, type Db } from '../../../src/store/db.js';
-import { createService } from '../../../src/store/services.js';
+
 import { silentLogger } from '../../../src/log.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { recordingEnqueue, testSealer } from '../../support/db.js';
+import { createService } from '../../support/commands.js';
 
 let root: string;
 let db: Db;

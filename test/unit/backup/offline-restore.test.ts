@@ -13,9 +13,10 @@ import { createSealer } from '../../../src/crypto.js';
 import { silentLogger } from '../../../src/log.js';
 import { openDb } from '../../../src/store/db.js';
 import { verifyEncryptionKey } from '../../../src/store/encryption-check.js';
-import { createService } from '../../../src/store/services.js';
+
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { recordingEnqueue } from '../../support/db.js';
+import { createService } from '../../support/commands.js';
 
 let root: string;
 beforeEach(async () => {

@@ -15,9 +15,10 @@ import { silentLogger } from '../../../src/log.js';
 import { openDb, type Db } from '../../../src/store/db.js';
 import { completeBackup, insertWithFreeName, listBackups, type BackupRow } from '../../../src/store/backups.js';
 import { getImport, getRestore, insertImport, insertRestore, updateImport, updateRestore } from '../../../src/store/backup-ops.js';
-import { createService } from '../../../src/store/services.js';
+
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { recordingEnqueue, testSealer } from '../../support/db.js';
+import { createService } from '../../support/commands.js';
 
 let root: string;
 let db: Db;

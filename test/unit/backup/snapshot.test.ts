@@ -8,12 +8,13 @@ import { KeyMismatchError, prepareSnapshot, replaceState } from '../../../src/ba
 import { createSealer } from '../../../src/crypto.js';
 import { openDb, type Db } from '../../../src/store/db.js';
 import { verifyEncryptionKey } from '../../../src/store/encryption-check.js';
-import { createApp } from '../../../src/store/apps.js';
+
 import { apps } from '../../../src/store/schema/index.js';
 import { createSession, sessionUser } from '../../../src/store/sessions.js';
 import { users } from '../../../src/store/schema/index.js';
 import { completeBackup, createBackup, listBackups } from '../../../src/store/backups.js';
 import { recordingEnqueue } from '../../support/db.js';
+import { createApp } from '../../support/commands.js';
 
 let root: string;
 let live: Db;

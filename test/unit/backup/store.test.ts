@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BACKUP_FILENAME, backupFilename, beyondRetention, completeBackup, createBackup, failBackup, insertWithFreeName, listBackups,
 } from '../../../src/store/backups.js';
-import { ApiError } from '../../../src/errors.js';
+import { DomainError } from '../../../src/errors.js';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
 
 const at = (s: string) => new Date(s);
@@ -20,7 +20,7 @@ describe('backup records', () => {
     const row = createBackup(db, enqueue, { trigger: 'manual', now: at('2026-01-01T00:00:00Z') });
     expect(row).toMatchObject({ status: 'running', trigger: 'manual', filename: 'svc-backup-20260101-000000.tar.gz', createdAt: '2026-01-01T00:00:00Z' });
     expect(enqueue.keys).toEqual([`backup:${row.id}`]);
-    expect(() => createBackup(db, enqueue, { trigger: 'manual', now: at('2026-01-01T00:00:05Z') })).toThrow(ApiError);
+    expect(() => createBackup(db, enqueue, { trigger: 'manual', now: at('2026-01-01T00:00:05Z') })).toThrow(DomainError);
     completeBackup(db, row.id, 123);
     const second = createBackup(db, enqueue, { trigger: 'manual', now: at('2026-01-01T00:00:00.500Z') });
     // Same second: the name is taken, so the next free second is used.

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
 import { staleCheckouts, sweepCheckouts } from '../../../src/build/sweep.js';
-import { createApp } from '../../../src/store/apps.js';
+
 import { deploys } from '../../../src/store/schema/index.js';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
+import { createApp } from '../../support/commands.js';
 
 let dir: string | undefined;
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));

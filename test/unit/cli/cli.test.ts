@@ -69,14 +69,17 @@ describe('the CLI pieces', () => {
     await expect(createClient({ url: 'http://x', token: undefined }, unauth).json('GET', '/')).rejects.toThrow(/set SVC_TOKEN/);
   });
 
-  it('sends the bearer token', async () => {
+  it('sends the bearer token, and X-Svc-Origin: cli so the daemon records the CLI as the origin', async () => {
     let auth: string | null = null;
+    let origin: string | null = null;
     const fake = (async (_u: string, init: RequestInit) => {
       auth = new Headers(init.headers).get('authorization');
+      origin = new Headers(init.headers).get('x-svc-origin');
       return new Response('[]');
     }) as unknown as typeof fetch;
     await createClient({ url: 'http://x', token: 'tok' }, fake).json('GET', '/api/apps');
     expect(auth).toBe('Bearer tok');
+    expect(origin).toBe('cli');
   });
 
   it('reads a file or a directory of manifests, named relative to it', () => {

@@ -69,7 +69,7 @@ describe('workflow_run', () => {
     expect(res.status).toBe(202);
     const [deploy] = listDeploys(t.db, id);
     expect(res.body).toEqual({ deploys: [deploy.id] });
-    expect(deploy).toMatchObject({ imageRef: `ghcr.io/octo-org/octo-repo:${SHA}`, commitSha: SHA, trigger: 'webhook', status: 'pending' });
+    expect(deploy).toMatchObject({ imageRef: `ghcr.io/octo-org/octo-repo:${SHA}`, commitSha: SHA, trigger: 'webhook', origin: 'webhook', status: 'pending' });
     expect(t.enqueue.keys).toContain('app:wh-b');
 
     const again = await deliver('workflow_run', RUN, { id: 'same-id' });

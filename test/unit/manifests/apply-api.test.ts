@@ -42,7 +42,7 @@ describe('POST /api/manifests/apply', () => {
     expect(t.db.select().from(apps).get()!.owner).toBe('api');
     expect((await t.request('GET', `/api/apps/${app.id}/env`)).body.map((e: any) => [e.key, e.value, e.is_secret])).toEqual([['MODE', 'prod', false], ['TOKEN', null, true]]);
     expect((await t.request('GET', `/api/apps/${app.id}/services`)).body[0]).toMatchObject({ alias: 'DB', service: { name: 'mf-db' } });
-    expect(t.db.select().from(deploys).all()).toMatchObject([{ imageRef: 'img:1', status: 'pending', trigger: 'manual' }]);
+    expect(t.db.select().from(deploys).all()).toMatchObject([{ imageRef: 'img:1', status: 'pending', trigger: 'manual', origin: 'manifest' }]);
     const events = (await t.request('GET', `/api/apps/${app.id}/events`)).body;
     expect(events[0]).toMatchObject({ step: 'manifest', message: expect.stringContaining('created from the api manifests') });
     expect(t.enqueue.keys).toEqual(expect.arrayContaining(['service:mf-db', 'app:mf-web', 'proxy:main']));

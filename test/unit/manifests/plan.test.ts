@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { APP_DEFAULTS } from '../../../src/store/apps.js';
+import { APP_DEFAULTS } from '../../../src/desired/apps.js';
 import type { SourcedDoc } from '../../../src/manifests/parse.js';
 import type { AppSpec } from '../../../src/manifests/schema.js';
 import { planManifests, type PlanInput } from '../../../src/manifests/plan.js';

@@ -1,5 +1,6 @@
 // The directory and git sources through the manifests reconciler: real files in a temp directory, a real
 // local bare repository (file://), a :memory: database.
+import { Bus } from '../../../src/events/bus.js';
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
@@ -28,7 +29,7 @@ function setup(o: { git?: { url: string; branch?: string; path?: string }; prune
   const config = parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64'), SVC_DATA_DIR: join(root, 'data') });
   const cloneDir = join(root, 'clone');
   const r = createManifestsReconciler({
-    db, sealer: testSealer(), enqueue, config, log: silentLogger, dir, pruneServices: o.pruneServices ?? false,
+    db, sealer: testSealer(), enqueue, bus: new Bus(), now: () => new Date(), config, log: silentLogger, dir, pruneServices: o.pruneServices ?? false,
     ensureWatch: () => {},
     git: o.git && {
       location: o.git.url,

@@ -14,12 +14,13 @@ import { createManifestsReconciler } from '../../../src/reconcilers/manifests/re
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import { syncGitCheckout } from '../../../src/manifests/git.js';
 import { getAppByName } from '../../../src/store/apps.js';
-import { setEnv } from '../../../src/store/env.js';
+
 import { deploys, services } from '../../../src/store/schema/index.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import { AppHarness } from '../../support/app-harness.js';
 import { testKey } from '../../support/db.js';
 import { dbState } from '../../support/db-snapshot.js';
+import { setEnv } from '../../support/commands.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../../examples/manifests');
 const IMAGES = ['ghcr.io/example/shop-web:1.4.2', 'ghcr.io/example/shop-worker:1.4.2', 'postgres:16-alpine', 'redis:7-alpine'];
@@ -36,7 +37,7 @@ beforeEach(() => {
   const config = parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64'), SVC_DATA_DIR: join(root, 'data'), SVC_NETWORK: h.settings.network });
   for (const ref of [...IMAGES, ...Object.values(config.images)]) h.rt.images.add(ref);
   manifests = createManifestsReconciler({
-    db: h.db, sealer: h.sealer, enqueue: h.enqueue, bus: h.bus, config, log: silentLogger, dir, pruneServices: true, ensureWatch: () => {},
+    db: h.db, sealer: h.sealer, enqueue: h.enqueue, bus: h.bus, now: () => new Date(), config, log: silentLogger, dir, pruneServices: true, ensureWatch: () => {},
   });
   service = createServiceReconciler({
     db: h.db, runtime: h.rt, sealer: h.sealer, log: silentLogger, now: () => h.now,
@@ -106,7 +107,7 @@ describe('manifests reconciler steady state', () => {
     git(work, 'push', '--quiet', bare, 'main');
     const config = parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64'), SVC_DATA_DIR: join(root, 'data') });
     const fromGit = createManifestsReconciler({
-      db: h.db, sealer: h.sealer, enqueue: h.enqueue, bus: h.bus, config, log: silentLogger, dir: join(root, 'none'), pruneServices: true, ensureWatch: () => {},
+      db: h.db, sealer: h.sealer, enqueue: h.enqueue, bus: h.bus, now: () => new Date(), config, log: silentLogger, dir: join(root, 'none'), pruneServices: true, ensureWatch: () => {},
       git: { location: `file://${bare}`, intervalMs: 60_000, sync: () => syncGitCheckout({ url: `file://${bare}`, branch: 'main', path: '', cloneDir: join(root, 'clone') }) },
     });
     await fromGit.reconcile('git');

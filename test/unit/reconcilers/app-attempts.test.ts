@@ -8,13 +8,14 @@ import { silentLogger } from '../../../src/log.js';
 import { Bus } from '../../../src/events/bus.js';
 import { createAppReconciler } from '../../../src/reconcilers/app/reconciler.js';
 import { MAX_STEP_STARTS } from '../../../src/reconcilers/app/attempts.js';
-import { createApp } from '../../../src/store/apps.js';
+
 import { createDeploy, getDeploy, listDeployEvents } from '../../../src/store/deploys.js';
 import { deployEnv } from '../../../src/store/deploy-env.js';
 import { missingRequired } from '../../../src/store/env.js';
 import { deploys } from '../../../src/store/schema/index.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
+import { createApp } from '../../support/commands.js';
 
 const sealer = testSealer();
 let db: Db;

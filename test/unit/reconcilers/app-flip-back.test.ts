@@ -5,9 +5,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { AppHarness, APP_SETTINGS, SUCCESS_STEPS } from '../../support/app-harness.js';
 import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { MAX_STEP_STARTS } from '../../../src/reconcilers/app/attempts.js';
-import { deleteApp } from '../../../src/store/apps.js';
+
 import { listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
 import { deployJson } from '../../../src/api/deploy-json.js';
+import { deleteApp } from '../../support/commands.js';
 
 const WATCH_MS = 60_000;
 const FLIP_STEPS = [...SUCCESS_STEPS, 'watch', 'route_update', 'stop_old', 'finalize'];

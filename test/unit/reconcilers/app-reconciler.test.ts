@@ -11,14 +11,15 @@ import { Bus } from '../../../src/events/bus.js';
 import { createAppReconciler } from '../../../src/reconcilers/app/reconciler.js';
 import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
-import { createApp, deleteApp, getAppByName } from '../../../src/store/apps.js';
+import { getAppByName } from '../../../src/store/apps.js';
 import { createDeploy, getDeploy, listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
 import { deployEnv } from '../../../src/store/deploy-env.js';
-import { missingRequired, setEnv } from '../../../src/store/env.js';
+import { missingRequired } from '../../../src/store/env.js';
 import { appEvents, apps, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../../src/store/schema/index.js';
 import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Runtime } from '../../../src/runtime/runtime.js';
 import type { Db } from '../../../src/store/db.js';
+import { createApp, deleteApp, setEnv } from '../../support/commands.js';
 import { listAppViews } from '../../../src/store/apps.js';
 import { shownAppType, shownImageRef, shownInternalPort } from '../../../src/store/app-view.js';
 

@@ -7,14 +7,14 @@ import { eq } from 'drizzle-orm';
 import { AppHarness } from '../../support/app-harness.js';
 import { apps, appStatus } from '../../../src/store/schema/index.js';
 import { updateDeploy } from '../../../src/store/deploys.js';
-import { updateApp } from '../../../src/store/apps.js';
+
 import { appDetailJson } from '../../../src/store/app-json.js';
 import { desiredRoutes } from '../../../src/reconcilers/proxy/routes.js';
 import { readState } from '../../../src/manifests/state.js';
 import { diffApp } from '../../../src/manifests/plan-app.js';
 import { observeApp, readObserved } from '../../../src/observed/apps.js';
 import { memoryDb } from '../../support/db.js';
-import { createApp } from '../../../src/store/apps.js';
+import { createApp, updateApp } from '../../support/commands.js';
 
 let h: AppHarness;
 beforeEach(() => {

@@ -7,11 +7,12 @@ import { settle } from '../../support/fake-clock.js';
 import { silentLogger } from '../../../src/log.js';
 import { createProxyReconciler, PROXY_PROBE_MS, STARTING_RETRY_MS } from '../../../src/reconcilers/proxy/reconciler.js';
 import { createDnsSync, type DnsSync } from '../../../src/reconcilers/proxy/dns-sync.js';
-import { createApp, deleteApp, getAppByName, updateApp } from '../../../src/store/apps.js';
+import { getAppByName } from '../../../src/store/apps.js';
 import { apps } from '../../../src/store/schema/index.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { Db } from '../../../src/store/db.js';
+import { createApp, deleteApp, updateApp } from '../../support/commands.js';
 import { observeApp } from '../../../src/observed/apps.js';
 import { createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 

@@ -7,11 +7,12 @@ import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { services, type ServiceRow } from '../../../src/store/schema/index.js';
-import { createService, markServiceDeleted, openCredentials, setDesiredRunning } from '../../../src/store/services.js';
+import { openCredentials } from '../../../src/store/services.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
+import { createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 const settings = { network: 'svc-unit', instance: 'svc' };

@@ -11,11 +11,12 @@ import { dbState } from '../../support/db-snapshot.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { services, type ServiceRow } from '../../../src/store/schema/index.js';
-import { createService, markServiceDeleted, openCredentials, setDesiredRunning } from '../../../src/store/services.js';
+import { openCredentials } from '../../../src/store/services.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
+import { createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 /** Runtime methods that only look. */

@@ -6,8 +6,9 @@ import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { createSealer } from '../../../src/crypto.js';
 import { apps, services } from '../../../src/store/schema/index.js';
-import { createService, getService, listServices, markServiceDeleted, openCredentials, rebaseServices, setDesiredRunning } from '../../../src/store/services.js';
-import { createLink, deleteLink, linkedServiceEnv, listLinks } from '../../../src/store/links.js';
+import { getService, listServices, openCredentials, rebaseServices } from '../../../src/store/services.js';
+import { linkedServiceEnv, listLinks } from '../../../src/store/links.js';
+import { createLink, createService, deleteLink, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
 import { EncryptionKeyError, verifyEncryptionKey } from '../../../src/store/encryption-check.js';
 import type { Db } from '../../../src/store/db.js';
 
@@ -54,19 +55,19 @@ describe('services store', () => {
   });
 
   it.each([
-    ['Bad', 'postgres', 400, /name/],
-    ['1db', 'postgres', 400, /name/],
-    ['ok', 'mongo', 400, /valid types: postgres, mysql, redis, garage/],
+    ['Bad', 'postgres', 'invalid', /name/],
+    ['1db', 'postgres', 'invalid', /name/],
+    ['ok', 'mongo', 'invalid', /valid types: postgres, mysql, redis, garage/],
   ])('refuses name %s type %s', (name, type, status, msg) => {
-    expect(() => make(name, type)).toThrow(expect.objectContaining({ status, message: expect.stringMatching(msg) }));
+    expect(() => make(name, type)).toThrow(expect.objectContaining({ kind: status, message: expect.stringMatching(msg) }));
   });
 
   it('refuses a duplicate name (409), and a data dir that still holds a former service', () => {
     make('db');
-    expect(() => make('db', 'redis')).toThrow(expect.objectContaining({ status: 409 }));
+    expect(() => make('db', 'redis')).toThrow(expect.objectContaining({ kind: 'conflict' }));
     mkdirSync(join(dir, 'services', 'old'), { recursive: true });
     writeFileSync(join(dir, 'services', 'old', 'PG_VERSION'), '16');
-    expect(() => make('old')).toThrow(expect.objectContaining({ status: 409, message: expect.stringMatching(/former service/) }));
+    expect(() => make('old')).toThrow(expect.objectContaining({ kind: 'conflict', message: expect.stringMatching(/former service/) }));
   });
 
   it('stop and start set the desired state and enqueue', () => {
@@ -86,14 +87,14 @@ describe('services store', () => {
     expect(getService(db, row.id)).toBeUndefined();
     expect(listServices(db)).toEqual([]);
     expect(enqueue.keys.at(-1)).toBe('service:gone');
-    expect(() => make('gone')).toThrow(expect.objectContaining({ status: 409, message: expect.stringMatching(/being deleted/) }));
+    expect(() => make('gone')).toThrow(expect.objectContaining({ kind: 'conflict', message: expect.stringMatching(/being deleted/) }));
   });
 
   it('a linked service is not deleted without force; force removes the links and marks the apps changed', () => {
     const s = make('linked');
     const a = app('web');
     createLink(db, enqueue, { appId: a.id, serviceId: s.id });
-    expect(() => markServiceDeleted(db, enqueue, s, { purge: false, force: false })).toThrow(expect.objectContaining({ status: 409 }));
+    expect(() => markServiceDeleted(db, enqueue, s, { purge: false, force: false })).toThrow(expect.objectContaining({ kind: 'conflict' }));
     const before = version(a.id);
     markServiceDeleted(db, enqueue, s, { purge: false, force: true });
     expect(listLinks(db, a.id)).toEqual([]);
@@ -114,18 +115,18 @@ describe('links store', () => {
   });
 
   it.each([
-    ['duplicate link', (s1: number) => ({ serviceId: s1 }), 409],
-    ['missing service', () => ({ serviceId: 999 }), 404],
+    ['duplicate link', (s1: number) => ({ serviceId: s1 }), 'conflict'],
+    ['missing service', () => ({ serviceId: 999 }), 'not_found'],
   ])('%s', (_n, input, status) => {
     const s1 = make('one').id;
     const a = app('web');
     createLink(db, enqueue, { appId: a.id, serviceId: s1 });
-    expect(() => createLink(db, enqueue, { appId: a.id, ...input(s1) })).toThrow(expect.objectContaining({ status }));
+    expect(() => createLink(db, enqueue, { appId: a.id, ...input(s1) })).toThrow(expect.objectContaining({ kind: status }));
   });
 
   it('missing app is 404', () => {
     const s = make('one');
-    expect(() => createLink(db, enqueue, { appId: 42, serviceId: s.id })).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => createLink(db, enqueue, { appId: 42, serviceId: s.id })).toThrow(expect.objectContaining({ kind: 'not_found' }));
   });
 
   it('refuses two links whose variable names collide, until an alias separates them', () => {
@@ -134,9 +135,9 @@ describe('links store', () => {
     const p2 = make('p2');
     const r = make('cache', 'redis');
     createLink(db, enqueue, { appId: a.id, serviceId: p1.id });
-    expect(() => createLink(db, enqueue, { appId: a.id, serviceId: p2.id })).toThrow(expect.objectContaining({ status: 409, message: expect.stringMatching(/SQLA_HOST/) }));
+    expect(() => createLink(db, enqueue, { appId: a.id, serviceId: p2.id })).toThrow(expect.objectContaining({ kind: 'conflict', message: expect.stringMatching(/SQLA_HOST/) }));
     createLink(db, enqueue, { appId: a.id, serviceId: p2.id, alias: 'CACHE' });
-    expect(() => createLink(db, enqueue, { appId: a.id, serviceId: r.id })).toThrow(expect.objectContaining({ status: 409 }));
+    expect(() => createLink(db, enqueue, { appId: a.id, serviceId: r.id })).toThrow(expect.objectContaining({ kind: 'conflict' }));
     createLink(db, enqueue, { appId: a.id, serviceId: r.id, alias: 'REDIS' });
     expect(listLinks(db, a.id).map((l) => l.service.name)).toEqual(['p1', 'p2', 'cache']);
   });
@@ -162,7 +163,7 @@ describe('links store', () => {
     createLink(db, enqueue, { appId: a.id, serviceId: p.id });
     deleteLink(db, enqueue, a.id, p.id);
     expect(version(a.id)).toBe(2);
-    expect(() => deleteLink(db, enqueue, a.id, p.id)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => deleteLink(db, enqueue, a.id, p.id)).toThrow(expect.objectContaining({ kind: 'not_found' }));
   });
 });
 

@@ -1,13 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
-import { createApp, listAppsWithDeployVersion } from '../../../src/store/apps.js';
+import { listAppsWithDeployVersion } from '../../../src/store/apps.js';
 import { appDetailJson, appsListJson } from '../../../src/store/app-json.js';
 import { listDeploys } from '../../../src/store/deploys.js';
 import { apps, deploys } from '../../../src/store/schema/index.js';
-import { appJson } from '../../../src/api/app-json.js';
+import { appJson } from '../../../src/http/app-json.js';
 import { deployJson } from '../../../src/api/deploy-json.js';
 import type { Db } from '../../../src/store/db.js';
+import { createApp } from '../../support/commands.js';
 import { observeApp } from '../../../src/observed/apps.js';
 
 const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString('utf8'));

@@ -3,9 +3,10 @@ import { parseConfig, withInstance } from '../../../src/config.js';
 import { containerName } from '../../../src/reconcilers/app/plan.js';
 import { serviceContainerName } from '../../../src/catalog/catalog.js';
 import { proxyContainerName } from '../../../src/proxy/container.js';
-import { createApp } from '../../../src/store/apps.js';
+
 import { decideInstance, generateInstance, INSTANCE_RE, resolveInstance, storedInstance } from '../../../src/store/instance.js';
 import { memoryDb, recordingEnqueue, testKey } from '../../support/db.js';
+import { createApp } from '../../support/commands.js';
 
 const gen = () => 'svc-new123';
 

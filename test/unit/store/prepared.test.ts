@@ -1,8 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
 import { perDb } from '../../../src/store/prepared.js';
-import { createApp, getApp, getAppByName, updateApp } from '../../../src/store/apps.js';
+import { getApp, getAppByName } from '../../../src/store/apps.js';
 import type { Db } from '../../../src/store/db.js';
+import { createApp, updateApp } from '../../support/commands.js';
 
 describe('perDb', () => {
   it('builds once per database and keeps databases apart', () => {

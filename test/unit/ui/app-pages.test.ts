@@ -5,7 +5,6 @@ import { addDeployEvent, listDeploys, updateDeploy } from '../../../src/store/de
 import { getApp } from '../../../src/store/apps.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
-import { apps } from '../../../src/store/schema/index.js';
 import { formClient, roleText } from './form-client.js';
 import { observeApp } from '../../../src/observed/apps.js';
 

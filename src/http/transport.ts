@@ -1,5 +1,5 @@
-// What the auth code needs to know about the request's transport: whether it came over HTTPS, the origin
-// the server answers on, and the client's address. Kept apart so the rules are written down once.
+// What the edges need to know about the request's transport: whether it came over HTTPS, the origin
+// the server answers on, the client's address, and the host names URLs shown to it use. Written down once.
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Config } from '../config.js';
@@ -35,4 +35,22 @@ export function clientAddress(c: Context): string {
   } catch {
     return 'unknown';
   }
+}
+
+/**
+ * The host name port-mode URLs use: SVC_PUBLIC_URL's, else the one the client used to reach svc (the same
+ * machine serves both). Bracketed for IPv6 so it can go straight into a URL.
+ */
+export function publicHostname(c: Context, config: Config): string {
+  if (config.publicUrl) return new URL(config.publicUrl).hostname;
+  try {
+    return new URL(`http://${requestHost(c)}`).hostname;
+  } catch {
+    return 'localhost';
+  }
+}
+
+/** The URL the code host reaches svc at: SVC_PUBLIC_URL, else the scheme and host the user reached it on. */
+export function publicBaseUrl(c: Context, config: Config): string {
+  return config.publicUrl ?? `${requestScheme(c)}://${requestHost(c)}`;
 }

@@ -12,14 +12,14 @@ import type { Db } from '../store/db.js';
 import { insertWithFreeName, type BackupRow } from '../store/backups.js';
 import { createBackupReconciler, type BackupReconciler } from '../reconcilers/backup/reconciler.js';
 import { createImportReconciler, createRestoreReconciler } from '../reconcilers/backup/operations.js';
-import type { BackupControl } from './control.js';
-import { createArchive } from './create-archive.js';
-import { checkImport, recoverUploads } from './import.js';
-import { loadPendingDumps, pendingDumps } from './pending-dumps.js';
-import { createProgress } from './progress.js';
-import type { Gate } from './quiesce.js';
-import { recoverInterruptedBackups } from './recover.js';
-import { recoverRestores, stepRestore } from './restore.js';
+import type { BackupControl } from '../backup/control.js';
+import { createArchive } from '../backup/create-archive.js';
+import { checkImport, recoverUploads } from '../backup/import.js';
+import { loadPendingDumps, pendingDumps } from '../backup/pending-dumps.js';
+import { createProgress } from '../backup/progress.js';
+import type { Gate } from '../backup/quiesce.js';
+import { recoverInterruptedBackups } from '../backup/recover.js';
+import { recoverRestores, stepRestore } from '../backup/restore.js';
 
 export interface BackupWiring {
   reconciler: BackupReconciler;

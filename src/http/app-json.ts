@@ -1,23 +1,7 @@
-// The app record as the API shows it (API.md "Apps"), with the two derived fields: `access_url` (where a
+// The app record as the API and the UI show it (API.md "Apps"), with the two derived fields: `access_url` (where a
 // browser reaches the app) and `config_changed` (env or links changed since the live deploy).
-import type { Context } from 'hono';
-import type { Config } from '../config.js';
 import type { AppRow } from '../store/schema/index.js';
 import { shownAppType, shownImageRef, shownInternalPort, type AppView } from '../store/app-view.js';
-import { requestHost } from './http-context.js';
-
-/**
- * The host name port-mode URLs use: SVC_PUBLIC_URL's, else the one the client used to reach the API
- * (the same machine serves both). Bracketed for IPv6 so it can go straight into a URL.
- */
-export function publicHostname(c: Context, config: Config): string {
-  if (config.publicUrl) return new URL(config.publicUrl).hostname;
-  try {
-    return new URL(`http://${requestHost(c)}`).hostname;
-  } catch {
-    return 'localhost';
-  }
-}
 
 /** Domain mode: `https://<domain>` (the proxy serves it with TLS, ACME or internal CA); port mode: `http://<host>:<port>`. */
 export function accessUrl(app: Pick<AppRow, 'accessMode' | 'domain' | 'fallbackPort'>, hostname: string): string | null {

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeEach } from 'vitest';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
-import { createApp } from '../../../src/store/apps.js';
-import { deleteEnv, missingRequired, resolveEnv, setEnv } from '../../../src/store/env.js';
+import { createApp, deleteEnv, setEnv } from '../../support/commands.js';
+import { missingRequired, resolveEnv } from '../../../src/store/env.js';
 import type { Db } from '../../../src/store/db.js';
 
 let db: Db;

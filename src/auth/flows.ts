@@ -2,22 +2,23 @@
 // validation, one login limiter (per daemon, so the UI cannot be used to get around the API's limit), one
 // place that creates users and sessions.
 import { z } from 'zod';
-import { createLoginLimiter } from '../auth/login-limiter.js';
-import { hashPassword, verifyNothing, verifyPassword } from '../auth/password.js';
-import { ApiError } from '../errors.js';
+import { createLoginLimiter } from './login-limiter.js';
+import { hashPassword, verifyNothing, verifyPassword } from './password.js';
+import { conflict, DomainError, unauthenticated } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
 import { createSession } from '../store/sessions.js';
 import { createFirstUser, findUserByName, setupRequired, userJson, type PublicUser } from '../store/users.js';
-import type { ApiDeps } from './deps.js';
-import { parse } from './validate.js';
+import { parseInput as parse } from '../desired/parse.js';
 
 const usernameSchema = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'must be 1-64 characters of letters, digits, _ . @ -');
 export const setupSchema = z.object({ username: usernameSchema, password: z.string().min(10, 'must be at least 10 characters').max(1024) }).strict();
 export const loginSchema = z.object({ username: z.string().max(256), password: z.string().max(1024) }).strict();
 
 /** A 429 of the login limiter; carries how long the address must wait (the API sends it as Retry-After). */
-export class LoginLimited extends ApiError {
+export class LoginLimited extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
-    super(429, 'rate_limited', 'too many failed logins from this address; try again later');
+    super('rate_limited', 'rate_limited', 'too many failed logins from this address; try again later');
   }
 }
 
@@ -28,7 +29,7 @@ export interface AuthFlows {
   login(raw: unknown, address: string): Promise<{ user: PublicUser; session: string }>;
 }
 
-export function createAuthFlows(deps: Pick<ApiDeps, 'db' | 'log' | 'now'>): AuthFlows {
+export function createAuthFlows(deps: { db: Db; log: Logger; now: () => Date }): AuthFlows {
   const { db } = deps;
   const limiter = createLoginLimiter(() => deps.now().getTime());
   const refuseIfLimited = (address: string) => {
@@ -38,7 +39,7 @@ export function createAuthFlows(deps: Pick<ApiDeps, 'db' | 'log' | 'now'>): Auth
 
   return {
     async setup(raw) {
-      if (!setupRequired(db)) throw new ApiError(409, 'conflict', 'setup is already done; log in instead');
+      if (!setupRequired(db)) throw conflict('setup is already done; log in instead');
       const input = parse(setupSchema, raw);
       const user = createFirstUser(db, input.username, await hashPassword(input.password));
       deps.log.info('first user created', { username: user.username });
@@ -56,7 +57,7 @@ export function createAuthFlows(deps: Pick<ApiDeps, 'db' | 'log' | 'now'>): Auth
       const ok = user ? await verifyPassword(input.password, user.passwordHash) : await verifyNothing(input.password);
       if (!user || !ok) {
         deps.log.warn('login failed', { address });
-        throw new ApiError(401, 'unauthenticated', 'wrong username or password');
+        throw unauthenticated('wrong username or password');
       }
       limiter.forgive(address);
       return { user: userJson(user), session: createSession(db, user.id, deps.now()) };

@@ -1,8 +1,8 @@
 // The rules a whole app record must satisfy, whichever way it is written (REST create, partial update,
 // manifest apply): they span fields, so per-field validation at the edge cannot enforce them alone.
-import { ApiError } from '../errors.js';
+import { invalidIssues, type Issue } from '../errors.js';
 import { isContainerRef } from '../runtime/references.js';
-import type { AppRow } from './schema/index.js';
+import type { AppRow } from '../store/schema/index.js';
 
 /** The writable fields of an app (everything but the immutable name and the observed facts). */
 export type AppFields = Pick<
@@ -21,9 +21,9 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-/** Throws 400 `invalid_request` (issues named by their API field) when the record breaks a rule. */
+/** Throws `invalid` (400 `invalid_request`) (issues named by their API field) when the record breaks a rule. */
 export function checkAppRules(f: AppFields, reservedPorts: number[] = []): void {
-  const issues: { path: string; message: string }[] = [];
+  const issues: Issue[] = [];
   if (f.accessMode === 'domain' && !f.domain) issues.push({ path: 'domain', message: 'required when access_mode is domain' });
   if (f.accessMode === 'port' && !f.fallbackPort) issues.push({ path: 'fallback_port', message: 'required when access_mode is port' });
   if (f.fallbackPort && reservedPorts.includes(f.fallbackPort)) {
@@ -35,10 +35,7 @@ export function checkAppRules(f: AppFields, reservedPorts: number[] = []): void 
   if (f.appType === 'external_service' && !(f.source && isHttpUrl(f.source))) {
     issues.push({ path: 'source', message: 'required for external_service: an http(s) URL of the upstream' });
   }
-  if (issues.length > 0) {
-    const first = issues[0];
-    throw new ApiError(400, 'invalid_request', `${first.path}: ${first.message}`, { issues });
-  }
+  if (issues.length > 0) throw invalidIssues(issues);
 }
 
 /** The API field a SQLite UNIQUE violation on `apps` is about, or undefined for any other error. */

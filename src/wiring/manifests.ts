@@ -1,4 +1,4 @@
-// The manifest part of the composition root: registers the manifests reconciler (directory and, when
+// The manifest part of the composition root (src/wiring/ sits above every folder, beside main.ts): registers the manifests reconciler (directory and, when
 // configured, git) and owns the directory watcher, which only enqueues `manifests:dir`.
 import { join } from 'node:path';
 import type { Config } from '../config.js';
@@ -9,8 +9,8 @@ import type { Bus } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { createManifestsReconciler } from '../reconcilers/manifests/reconciler.js';
-import { checkGitSettings, syncGitCheckout, type GitSourceSettings } from './git.js';
-import { watchManifestDir, type DirWatcher } from './watch.js';
+import { checkGitSettings, syncGitCheckout, type GitSourceSettings } from '../manifests/git.js';
+import { watchManifestDir, type DirWatcher } from '../manifests/watch.js';
 import { existsSync } from 'node:fs';
 
 export interface ManifestsWiring {
@@ -46,6 +46,7 @@ export function wireManifests(d: { config: Config; db: Db; sealer: Sealer; log: 
       bus: d.bus,
       config,
       log,
+      now: () => new Date(),
       dir: m.dir,
       pruneServices: m.pruneServices,
       ensureWatch,

@@ -1,40 +1,11 @@
-// Request parsing at the edge: zod schemas in, typed values out, a 400 `invalid_request` with the zod
-// issues in `details.issues` for anything else. Handlers never see unvalidated input.
-import type { Context } from 'hono';
+// The field rules every command shares (API.md "Conventions"): names, ports, env keys and values,
+// aliases, image references, domains. Commands and the manifest schema build their zod schemas from these.
 import { z } from 'zod';
-import { ApiError, notFound } from '../errors.js';
-import { ENV_VALUE_MAX_BYTES } from '../store/env.js';
 import { IMAGE_REF_MAX, IMAGE_REF_PATTERN, isImageRef } from '../runtime/references.js';
 
-export async function body<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
-  let raw: unknown;
-  try {
-    const text = await c.req.text();
-    raw = text === '' ? {} : JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'request body is not valid JSON');
-  }
-  return parse(schema, raw);
-}
+/** The largest env value: 64 KiB of UTF-8. */
+export const ENV_VALUE_MAX_BYTES = 64 * 1024;
 
-export function parse<S extends z.ZodTypeAny>(schema: S, raw: unknown): z.infer<S> {
-  const result = schema.safeParse(raw);
-  if (!result.success) {
-    const issues = result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    const first = issues[0];
-    throw new ApiError(400, 'invalid_request', first.path ? `${first.path}: ${first.message}` : first.message, { issues });
-  }
-  return result.data;
-}
-
-/** An integer path id (SQLite rowid); anything else is a 404, as API.md says. */
-export function idParam(c: Context, name: string, what: string): number {
-  const v = c.req.param(name) ?? '';
-  if (!/^[1-9][0-9]{0,15}$/.test(v)) throw notFound(what);
-  return Number(v);
-}
-
-// Shared field rules (API.md "Conventions").
 export const nameSchema = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must start with a lowercase letter and contain only a-z, 0-9 and -, at most 63 characters');

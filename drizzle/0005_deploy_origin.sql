@@ -1,0 +1,1 @@
+ALTER TABLE `deploys` ADD `origin` text DEFAULT 'api' NOT NULL;

@@ -1,0 +1,199 @@
+// The apps command: the one write path of an app's desired state, for the REST API, the UI, the CLI
+// (through REST) and manifest applies. Field shapes (zod), whole-record rules (app-rules.ts, with the
+// ports svc itself uses, computed here from config), uniqueness inside the transaction, then the enqueue:
+// the app (its reconciler converges containers) and the proxy (routing takes effect at once).
+//
+// Deleting an app is NOT a state (unlike services): the row goes at once, with everything hanging off it
+// (FK cascades: deploys and their events, app events, env vars and history, links). The app reconciler,
+// woken by the key, finds containers labelled with an app no row owns and removes them, and the proxy
+// reconciler drops the route. Nothing of the app is needed for that cleanup but its name, which the key carries.
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import { keyOf, type Enqueue } from '../controller/types.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
+import { getApp } from '../store/apps.js';
+import { tx, type Db } from '../store/db.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
+import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
+import type { CommandCtx, Origin } from './context.js';
+import { domainSchema, imageRefSchema, nameSchema, portSchema } from './fields.js';
+import { parseInput } from './parse.js';
+
+export type { AppFields } from './app-rules.js';
+export type AppInput = { name: string } & Partial<AppFields>;
+
+/** Writable fields, each optional; `null` clears a nullable one. Manifests validate App specs with it too. */
+export const appFieldShape = {
+  app_type: z.enum(APP_TYPES),
+  build_mode: z.enum(BUILD_MODES),
+  project_type: z.enum(PROJECT_TYPES),
+  source: z.string().min(1).max(2048).nullable(),
+  repo_url: z.string().superRefine((v, ctx) => {
+    const problem = repoUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }).nullable(),
+  branch: z.string().regex(BRANCH_RE, 'must be a git branch name'),
+  internal_port: portSchema,
+  image_ref: imageRefSchema.nullable(),
+  domain: domainSchema.nullable(),
+  fallback_port: portSchema.nullable(),
+  access_mode: z.enum(ACCESS_MODES),
+  health_check_path: z.string().max(1024).regex(/^\/\S*$/, 'must be a path starting with /'),
+  /** A workflow file path (`.github/workflows/release.yml`) or a workflow name; null: any workflow. */
+  ci_workflow: z.string().min(1).max(255).regex(/^[^\x00-\x1f\x7f]+$/, 'must not contain control characters').nullable(),
+};
+const fields = z.object(appFieldShape).partial();
+/** The create and update inputs (REST bodies, UI forms turned into the same shape). */
+export const createAppSchema = fields.extend({ name: nameSchema }).strict();
+export const updateAppSchema = fields.extend({ name: z.unknown().optional() }).strict();
+export type AppApiFields = z.infer<typeof fields>;
+
+/** What a field left out means on create (API.md "Apps"); manifests plan against the same defaults. */
+export const APP_DEFAULTS = {
+  appType: 'managed',
+  buildMode: 'external_ci',
+  projectType: 'auto',
+  source: null,
+  repoUrl: null,
+  branch: 'main',
+  internalPort: 3000,
+  imageRef: null,
+  domain: null,
+  fallbackPort: null,
+  accessMode: 'port',
+  healthCheckPath: '/',
+  ciWorkflow: null,
+} as const satisfies AppFields;
+
+/** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */
+export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
+  return {
+    appType: f.app_type,
+    buildMode: f.build_mode,
+    projectType: f.project_type,
+    source: f.source,
+    repoUrl: f.repo_url,
+    branch: f.branch,
+    internalPort: f.internal_port,
+    imageRef: f.image_ref,
+    domain: f.domain,
+    fallbackPort: f.fallback_port,
+    accessMode: f.access_mode,
+    healthCheckPath: f.health_check_path,
+    ciWorkflow: f.ci_workflow,
+  };
+}
+
+/** Ports the host already listens on for svc (the daemon, the proxy, DNS): an app's listener there could never bind. */
+export const reservedPorts = (config: Pick<Config, 'port' | 'proxy'>): number[] => [
+  config.port, config.proxy.httpPort, config.proxy.httpsPort, config.proxy.dnsPort,
+];
+
+/** Creates an app from an API-shaped input (REST body, UI form). 400 / 409 on bad input. */
+export function createApp(ctx: CommandCtx, raw: unknown, origin: Origin): AppRow {
+  const input = parseInput(createAppSchema, raw);
+  return createAppRecord(ctx, { name: input.name, ...appFieldsToStore(input) }, 'rest', origin);
+}
+
+/** Changes writable fields from an API-shaped input; the name is immutable. */
+export function updateApp(ctx: CommandCtx, id: number, raw: unknown, origin: Origin): AppRow {
+  const input = parseInput(updateAppSchema, raw);
+  if (input.name !== undefined) throw invalid('name is immutable; create a new app instead', { issues: [{ path: 'name', message: 'immutable' }] });
+  return updateAppRecord(ctx, id, appFieldsToStore(input), origin);
+}
+
+/**
+ * Creates an app from fields already shaped by `appFieldShape` (a manifest's spec), owned by `owner`
+ * ('rest' for the API and UI, or a manifest source). The record rules and uniqueness are checked here.
+ */
+export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, origin: Origin): AppRow {
+  const { db } = ctx;
+  const record: AppFields = { ...APP_DEFAULTS, ...stripUndefined(input) };
+  checkAppRules(record, reservedPorts(ctx.config));
+  const row = guarded(() =>
+    tx(db, () => {
+      assertUnique(db, { name: input.name, domain: record.domain, fallbackPort: record.fallbackPort });
+      return db.insert(apps).values({ ...record, name: input.name, owner }).returning().get();
+    }),
+  );
+  announce(ctx.enqueue, row.name);
+  ctx.log.info('app created', { app: row.name, origin });
+  return row;
+}
+
+/** Changes writable fields (store-shaped); the merged record must pass every rule. */
+export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, _origin: Origin): AppRow {
+  const { db } = ctx;
+  let routing = false;
+  const row = guarded(() =>
+    tx(db, () => {
+      const current = getApp(db, id);
+      if (!current) throw notFound('app');
+      const merged: AppFields = { ...pickFields(current), ...stripUndefined(patch) };
+      checkAppRules(merged, reservedPorts(ctx.config));
+      assertUnique(db, { name: current.name, domain: merged.domain, fallbackPort: merged.fallbackPort }, id);
+      routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
+      return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
+    }),
+  );
+  announce(ctx.enqueue, row.name, routing);
+  return row;
+}
+
+/** Deletes the app and (by cascade) all it owns; the reconcilers clean up the engine and the proxy. */
+export function deleteApp(ctx: CommandCtx, id: number, origin: Origin): void {
+  const { db } = ctx;
+  const name = tx(db, () => {
+    const row = getApp(db, id);
+    if (!row) throw notFound('app');
+    db.delete(apps).where(eq(apps.id, id)).run();
+    return row.name;
+  });
+  announce(ctx.enqueue, name);
+  ctx.log.info('app deleted', { app: name, origin });
+}
+
+function assertUnique(db: Db, f: Pick<AppRow, 'name' | 'domain' | 'fallbackPort'>, selfId?: number) {
+  const clash = (row: { id: number } | undefined) => row !== undefined && row.id !== selfId;
+  if (clash(db.select({ id: apps.id }).from(apps).where(eq(apps.name, f.name)).get())) {
+    throw conflict(`an app named ${f.name} already exists`, { field: 'name' });
+  }
+  if (f.domain && clash(db.select({ id: apps.id }).from(apps).where(eq(apps.domain, f.domain)).get())) {
+    throw conflict(`domain ${f.domain} is already used by another app`, { field: 'domain' });
+  }
+  if (f.fallbackPort && clash(db.select({ id: apps.id }).from(apps).where(eq(apps.fallbackPort, f.fallbackPort)).get())) {
+    throw conflict(`port ${f.fallbackPort} is already used by another app`, { field: 'fallback_port' });
+  }
+}
+
+/** Runs a write; a UNIQUE violation that slipped past the checks (a concurrent writer) is still a 409. */
+function guarded<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    const field = uniqueFieldOf(err);
+    if (field) throw conflict(`${field} is already used by another app`, { field });
+    throw err;
+  }
+}
+
+/** The fields desiredRoutes reads (reconcilers/proxy/routes.ts): only a change of these concerns the proxy. */
+const ROUTING_FIELDS = ['appType', 'accessMode', 'domain', 'fallbackPort', 'internalPort', 'source'] as const;
+
+function announce(enqueue: Enqueue, name: string, routing = true) {
+  enqueue(keyOf('app', name));
+  // A pass of the proxy reads every app and compares Caddy's whole config: with 1,000 apps it was most of
+  // the cost of a PUT that changed, say, the branch.
+  if (routing) enqueue(keyOf('proxy', 'main'));
+}
+
+function pickFields(row: AppRow): AppFields {
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,113 @@
+// The services command (SPEC.md 2.5, 3.1): create, start, stop and delete managed services, for the REST
+// API, the UI and manifest applies. Every write enqueues `service:<name>`; the service reconciler converges
+// the engine. Credentials are generated and sealed once, at creation, and deletion is a state (DESIGN.md
+// rule 9): the row is marked, the reconciler cleans up and drops it.
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { isServiceType, kindOf, serviceContainerName, serviceTypes } from '../catalog/catalog.js';
+import { keyOf } from '../controller/types.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { tx } from '../store/db.js';
+import { nowIso, serviceLinks, services, type Owner, type ServiceRow } from '../store/schema/index.js';
+import { bumpConfigVersion, getService, linkedAppNames, SERVICE_NAME, serviceDataDir } from '../store/services.js';
+import type { CommandCtx, Origin } from './context.js';
+import { parseInput } from './parse.js';
+
+/** The create input; name and type get their own sentences below (the valid types are listed). */
+export const createServiceSchema = z.object({ name: z.string(), type: z.string() }).strict();
+
+/**
+ * Creates a service in `pending`: validates name and type, refuses a name in use (or one whose data dir
+ * still holds a former service's data, which the new credentials could not open), generates and seals the
+ * credentials, creates the data dir, stores the row and enqueues it. `owner`: 'rest' or a manifest source.
+ */
+export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, owner: Owner = 'rest'): ServiceRow {
+  const { db, config } = ctx;
+  const input = parseInput(createServiceSchema, raw);
+  if (!SERVICE_NAME.test(input.name)) {
+    throw invalid('name: must start with a lowercase letter and contain only a-z, 0-9 and -, at most 63 characters');
+  }
+  if (!isServiceType(input.type)) {
+    throw invalid(`type: unknown service type "${input.type}"; valid types: ${serviceTypes.join(', ')}`, { valid_types: [...serviceTypes] });
+  }
+  const existing = db.select().from(services).where(eq(services.name, input.name)).get();
+  if (existing) {
+    throw conflict(existing.deletedAt ? `service ${input.name} is being deleted; try again shortly` : `a service named ${input.name} already exists`);
+  }
+  const dataDir = serviceDataDir(config.dataDir, input.name);
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
+    throw conflict(`the data directory of ${input.name} still holds a former service's data; remove ${dataDir} or choose another name`);
+  }
+  const kind = kindOf(input.type);
+  const credentials = kind.generateCredentials(input.name);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const row = db
+    .insert(services)
+    .values({
+      name: input.name,
+      type: input.type,
+      imageRef: kind.image(config.images),
+      status: 'pending',
+      desiredRunning: true,
+      containerName: serviceContainerName(config.instance, input.name),
+      internalPort: kind.internalPort,
+      dataDir,
+      credentialsSealed: ctx.sealer.sealJson(credentials),
+      owner,
+    })
+    .returning()
+    .get();
+  ctx.enqueue(keyOf('service', row.name));
+  ctx.log.info('service created', { service: row.name, type: row.type, origin });
+  return row;
+}
+
+/** The live service with this id, or a 404. */
+function serviceOf(ctx: CommandCtx, id: number): ServiceRow {
+  const row = getService(ctx.db, id);
+  if (!row) throw notFound('service');
+  return row;
+}
+
+/** Stop (false) or start (true): desired state only; the reconciler stops or starts the container. */
+export function setServiceRunning(ctx: CommandCtx, id: number, running: boolean, _origin: Origin): ServiceRow {
+  const row = serviceOf(ctx, id);
+  // A start is a fresh intent: forget the backoff of earlier failures.
+  const reset = running ? { healFailures: 0, healNotBefore: null } : {};
+  const updated = ctx.db
+    .update(services)
+    .set({ desiredRunning: running, updatedAt: nowIso(), ...reset })
+    .where(eq(services.id, row.id))
+    .returning()
+    .get();
+  ctx.enqueue(keyOf('service', row.name));
+  return updated;
+}
+
+/**
+ * Marks a service deleted (`purge` also removes its data dir). Linked apps refuse it unless `force`, which
+ * removes the links and marks those apps' config changed. The reconciler removes the container, the data
+ * dir if asked, then the row. A service already being deleted is a 404, like an unknown one.
+ */
+export function deleteService(ctx: CommandCtx, id: number, opts: { purge: boolean; force: boolean }, origin: Origin): void {
+  const { db } = ctx;
+  const row = serviceOf(ctx, id);
+  const linked = linkedAppNames(db, row.id);
+  if (linked.length > 0 && !opts.force) {
+    throw conflict(`service ${row.name} is linked to ${linked.map((a) => a.name).join(', ')}; unlink it first or use ?force=true`, {
+      linked_apps: linked.map((a) => a.id),
+    });
+  }
+  tx(db, () => {
+    db.delete(serviceLinks).where(eq(serviceLinks.serviceId, row.id)).run();
+    for (const app of linked) bumpConfigVersion(db, app.id);
+    db.update(services)
+      .set({ deletedAt: nowIso(), purgeOnDelete: opts.purge, desiredRunning: false, updatedAt: nowIso() })
+      .where(eq(services.id, row.id))
+      .run();
+  });
+  for (const app of linked) ctx.enqueue(keyOf('app', app.name));
+  ctx.enqueue(keyOf('service', row.name));
+  ctx.log.info('service deletion requested', { service: row.name, purge: opts.purge, origin });
+}

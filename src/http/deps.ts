@@ -1,0 +1,32 @@
+import type { Config } from '../config.js';
+import type { Sealer } from '../crypto.js';
+import type { Enqueue } from '../controller/types.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import type { Bus } from '../events/bus.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { BackupControl } from '../backup/control.js';
+import type { CredentialsHolder } from '../codehost/credentials.js';
+
+/**
+ * What the HTTP edges (the REST API and the UI) are built from (constructor injection, no module
+ * singletons). It is a superset of the commands' context (src/desired/context.ts): handlers pass it on.
+ */
+export interface EdgeDeps {
+  db: Db;
+  sealer: Sealer;
+  config: Config;
+  log: Logger;
+  /** Announces desired-state changes to the controller. */
+  enqueue: Enqueue;
+  /** Current time; tests pass a fixed or advancing clock. */
+  now: () => Date;
+  /** Live notifications: deploy events for streams, superseded deploys. Tests pass a real Bus too. */
+  bus: Bus;
+  /** The engine, for reads only (log streams); handlers never change containers. */
+  runtime?: Runtime;
+  /** Restores (the backup reconciler's work the request waits for); absent in tests that need none. */
+  backups?: BackupControl;
+  /** The code-host credentials as they are now (the manifest flow replaces them live); default: config's. */
+  codehost?: CredentialsHolder;
+}
