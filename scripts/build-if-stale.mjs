@@ -4,9 +4,11 @@
 // successful build writes dist/.build-stamp; its mtime is when the inputs were last compiled.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = join(import.meta.dirname, '..');
+// fileURLToPath, not import.meta.dirname: that needs Node 20.11 and package.json promises any Node 20.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist', '.build-stamp');
 
 /** Newest mtime (ms) of a file or of any file below a directory. */
