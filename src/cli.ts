@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | backup | restore` (API.md "CLI"). Only `serve` runs the
-// daemon; `restore FILE` works offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
+// `svc serve | apply | diff | apps | deploy | logs | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
+// daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
@@ -18,6 +18,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
   backup: { output: { type: 'string', short: 'o' } },
   restore: {},
+  uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
 };
 
 function usageError(command: string, message: string): never {
@@ -25,8 +26,9 @@ function usageError(command: string, message: string): never {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const [command = 'serve', ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
+  const [command, ...rest] = argv;
+  // No command is a request for help, never a second daemon: `svc serve` says it explicitly.
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(mainUsage());
     return 0;
   }
@@ -48,6 +50,11 @@ async function run(argv: string[]): Promise<number> {
     const { serveCommand } = await import('./cli/serve.js');
     await serveCommand();
     return -1; // keeps running
+  }
+  if (command === 'uninstall') {
+    expect(0);
+    const { uninstallCommand } = await import('./cli/uninstall.js');
+    return uninstallCommand({ purge: !!v.purge, yes: !!v.yes });
   }
   const client = createClient(clientSettings());
   switch (command) {

@@ -243,7 +243,7 @@ export function loadConfig(opts: { envFile?: string; env?: NodeJS.ProcessEnv; lo
     writeFileSync(envFile, `${prefix}SVC_ENCRYPTION_KEY=${key}\n`, { flag: 'a', mode: 0o600 });
     chmodSync(envFile, 0o600);
     vars.SVC_ENCRYPTION_KEY = key;
-    opts.log?.(`generated SVC_ENCRYPTION_KEY and wrote it to ${envFile}; keep it: without it secrets and backups cannot be decrypted`);
+    opts.log?.(`generated SVC_ENCRYPTION_KEY and wrote it to ${envFile}; keep it: without it the secrets in the database cannot be decrypted (backups are not encrypted: they carry a copy of it)`);
   }
   return parseConfig(vars, envFile);
 }

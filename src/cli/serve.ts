@@ -4,6 +4,8 @@ import { loadConfig, ConfigError } from '../config.js';
 import { createLogger } from '../log.js';
 import { EncryptionKeyError } from '../store/encryption-check.js';
 import { installProcessGuard } from '../process-guard.js';
+import { networkInterfaces } from 'node:os';
+import { readyLine } from './open-url.js';
 
 export async function serveCommand(): Promise<void> {
   const boot = createLogger('info');
@@ -27,6 +29,13 @@ export async function serveCommand(): Promise<void> {
     process.stderr.write(`svc: ${err instanceof EncryptionKeyError ? '' : 'could not start: '}${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(err instanceof EncryptionKeyError ? 2 : 1);
   }
+  const { setupRequired } = await import('../store/users.js');
+  const port = Number(new URL(daemon.url).port);
+  const externalIps = Object.values(networkInterfaces())
+    .flat()
+    .filter((i) => i && i.family === 'IPv4' && !i.internal)
+    .map((i) => i!.address);
+  process.stdout.write(readyLine({ publicUrl: config.publicUrl, host: config.host, port, externalIps, setupRequired: setupRequired(daemon.db) }));
   const shutdown = (signal: string) => {
     log.info('signal received', { signal });
     daemon.stop().then(

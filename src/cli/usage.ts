@@ -38,6 +38,12 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     usage: 'svc restore ID | FILE',
     about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE into SVC_DATA_DIR and .env',
   },
+  uninstall: {
+    usage: 'svc uninstall [--purge [--yes]]',
+    about: "remove this svc's containers, network, proxy and helpers (the daemon must be stopped); the data directory stays unless --purge",
+    options: `      --purge         also delete the data directory (SVC_DATA_DIR): asks first, or give --yes
+  -y, --yes           with --purge, do not ask`,
+  },
 };
 
 export function mainUsage(): string {
@@ -48,7 +54,7 @@ export function mainUsage(): string {
 Commands:
 ${lines.join('\n')}
 
-Every command but serve and restore talks to the daemon at SVC_URL (default http://127.0.0.1:$SVC_PORT)
+Every command but serve, restore FILE and uninstall talks to the daemon at SVC_URL (default http://127.0.0.1:$SVC_PORT)
 with the API token in SVC_TOKEN (both also read from .env). svc COMMAND --help shows a command's options.
 `;
 }

@@ -89,8 +89,27 @@ export function partitionRoutes(routes: Route[], opts: Pick<CaddyConfigOptions, 
  */
 export const DNS_BALANCING = { selection_policy: { policy: 'round_robin' }, try_duration: '5s', try_interval: '100ms' } as const;
 
+/** The page a route with no container answers (503, at once). Names no app: a visitor reads it. */
+export const NO_CONTAINER_BODY =
+  '<!doctype html><meta charset="utf-8"><title>503 Service Unavailable</title>' +
+  '<h1>503 Service Unavailable</h1><p>This app has no running container yet: nothing is deployed, or its container is gone. ' +
+  'Deploy it from svc (its app page, or <code>svc deploy APP</code>), then reload this page.</p>\n';
+
+/** Pure: the handler of a route, by its upstream. */
+export function routeHandler(up: Upstream, dnsPort: number): Json {
+  if (up.kind === 'none') {
+    return {
+      handler: 'static_response',
+      status_code: 503,
+      headers: { 'Content-Type': ['text/html; charset=utf-8'], 'Retry-After': ['5'], 'Cache-Control': ['no-store'] },
+      body: NO_CONTAINER_BODY,
+    };
+  }
+  return reverseProxyHandler(up, dnsPort);
+}
+
 /** Pure: the reverse_proxy handler for one upstream (design D of notes/zero-downtime-switch.md for `dns`). */
-export function reverseProxyHandler(up: Upstream, dnsPort: number): Json {
+export function reverseProxyHandler(up: Exclude<Upstream, { kind: 'none' }>, dnsPort: number): Json {
   if (up.kind === 'dns') {
     return {
       handler: 'reverse_proxy',
@@ -139,7 +158,7 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
       listen: [`:${opts.httpsPort}`],
       routes: domainRoutes.map((r) => ({
         match: [{ host: [r.domain!] }],
-        handle: [reverseProxyHandler(r.upstream, opts.dnsPort)],
+        handle: [routeHandler(r.upstream, opts.dnsPort)],
         terminal: true,
       })),
     };
@@ -147,7 +166,7 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
   for (const r of portRoutes) {
     servers[names.port(r.port!)] = {
       listen: [`:${r.port}`],
-      routes: [{ handle: [reverseProxyHandler(r.upstream, opts.dnsPort)], terminal: true }],
+      routes: [{ handle: [routeHandler(r.upstream, opts.dnsPort)], terminal: true }],
       automatic_https: { disable: true },
     };
   }

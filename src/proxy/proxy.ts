@@ -7,7 +7,12 @@ export type Upstream =
   /** Resolved through svc's DNS responder: `<app>.svc.internal.` answers the live container's address. */
   | { kind: 'dns'; name: string; port: number }
   /** A fixed upstream, for `external_service` apps: `http(s)://host:port`. */
-  | { kind: 'url'; url: string };
+  | { kind: 'url'; url: string }
+  /**
+   * No container to send to: the app never went live (or its container is gone) and no deploy is under way.
+   * Answered at once with a 503 page instead of a request waiting out the dynamic upstream's try_duration.
+   */
+  | { kind: 'none' };
 
 export interface Route {
   app: string;

@@ -4,7 +4,9 @@
 import type Docker from 'dockerode';
 import type { Logger } from '../log.js';
 import { tuneBridgeNeighbours } from './bridge-neighbours.js';
-import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
+import { call, engineError, engineMessage, EngineError, statusOf } from './docker-errors.js';
+import { svcNetworks } from './docker-networks.js';
+import { poolAdvice, POOL_EXHAUSTED_RE } from './pool-advice.js';
 
 /** Code-point order (the engine's ISO timestamps and hex ids are ASCII); no ICU collator needed. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -33,6 +35,11 @@ async function createIfMissing(docker: Docker, log: Logger, name: string, instan
     id = created.id;
   } catch (err) {
     if (statusOf(err) === 409 || /already exists/i.test(engineMessage(err))) return; // someone else won
+    if (POOL_EXHAUSTED_RE.test(engineMessage(err))) {
+      // Say which networks to remove: left as it is, this message is a dead end for a user.
+      const networks = await svcNetworks(docker).catch(() => []);
+      throw new EngineError(`docker network create ${name}: ${poolAdvice(networks, name)}`, statusOf(err), engineMessage(err));
+    }
     throw engineError(`network create ${name}`, err);
   }
   const found = await twins(docker, name);

@@ -9,10 +9,10 @@ import type { Reconciler, Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
 import type { Proxy } from '../../proxy/proxy.js';
 import type { Db } from '../../store/db.js';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { apps, appStatus } from '../../store/schema/index.js';
 import type { DnsSync } from './dns-sync.js';
-import { desiredRoutes } from './routes.js';
+import { desiredRoutes, noContainer } from './routes.js';
 
 /** How often the data plane is looked at without an event: a fault is repaired within about this. */
 export const PROXY_PROBE_MS = 1000;
@@ -42,6 +42,9 @@ const ROUTE_COLUMNS = {
   internalPort: apps.internalPort,
   source: apps.source,
   port: appStatus.port,
+  liveAddress: appStatus.liveAddress,
+  // A deploy about to bring the first container: its route waits for it (dynamic upstream), not 503.
+  deploying: sql<number>`exists (select 1 from deploys where deploys.app_id = ${apps.id} and deploys.status in ('pending', 'running'))`,
 };
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
@@ -57,7 +60,8 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
       const responder = await deps.ensureDnsResponder();
       const next = responder === 'starting' ? soon : again;
       await deps.dns.sync();
-      const routes = desiredRoutes(deps.db.select(ROUTE_COLUMNS).from(apps).leftJoin(appStatus, eq(appStatus.appId, apps.id)).all());
+      const rows = deps.db.select(ROUTE_COLUMNS).from(apps).leftJoin(appStatus, eq(appStatus.appId, apps.id)).all();
+      const routes = desiredRoutes(rows.map((r) => ({ ...r, noContainer: noContainer(r) })));
       if (converged && (await deps.proxy.serves(routes))) return next;
       if (converged) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
       converged = false;

@@ -1,19 +1,27 @@
 // Pure: the routes the proxy should serve, from the app rows. Every app with routing fields gets its
-// route whether or not a container runs, so a deploy never changes the proxy config (only DNS answers).
+// route. One with a live address, or with a deploy under way, points at its DNS name, so a deploy or a
+// blue/green switch never changes the proxy config (only DNS answers). One with neither (`noContainer`:
+// never deployed, its first deploy failed, its container gone) answers a 503 page at once; its first
+// deploy turns it into the DNS route when it begins, long before the switch.
 import { appDnsName, type Route } from '../../proxy/proxy.js';
 import type { AppRow } from '../../store/schema/index.js';
 
 /**
  * `port` is the port the live container listens on (app_status: a build provider's, or the spec's
  * internal_port at the switch); null before anything went live, when the spec's internal_port is used.
+ * `noContainer`: no live address and no deploy pending or running (see noContainer()).
  */
-export function desiredRoutes(rows: (Pick<AppRow, 'name' | 'appType' | 'accessMode' | 'domain' | 'fallbackPort' | 'internalPort' | 'source'> & { port: number | null })[]): Route[] {
+export function desiredRoutes(
+  rows: (Pick<AppRow, 'name' | 'appType' | 'accessMode' | 'domain' | 'fallbackPort' | 'internalPort' | 'source'> & { port: number | null; noContainer?: boolean })[],
+): Route[] {
   const routes: Route[] = [];
   for (const a of rows) {
     const upstream: Route['upstream'] =
       a.appType === 'external_service'
         ? { kind: 'url', url: a.source ?? '' }
-        : { kind: 'dns', name: appDnsName(a.name), port: a.port ?? a.internalPort };
+        : a.noContainer
+          ? { kind: 'none' }
+          : { kind: 'dns', name: appDnsName(a.name), port: a.port ?? a.internalPort };
     if (upstream.kind === 'url' && !upstream.url) continue;
     if (a.accessMode === 'domain' && a.domain) routes.push({ app: a.name, mode: 'domain', domain: a.domain, upstream });
     if (a.accessMode === 'port' && a.fallbackPort) routes.push({ app: a.name, mode: 'port', port: a.fallbackPort, upstream });
@@ -40,3 +48,6 @@ export function desiredDnsRecords(
   }
   return records;
 }
+
+/** Pure: true when nothing can answer for the app now and nothing is on its way (the 503 route). */
+export const noContainer = (r: { liveAddress: string | null; deploying: number | boolean | null }): boolean => !r.liveAddress && !r.deploying;

@@ -128,3 +128,18 @@ describe('partitionRoutes', () => {
     expect(conflicts.map((c) => c.app)).toEqual(dropped);
   });
 });
+
+describe('a route with no container', () => {
+  it('answers a 503 page from Caddy itself, no upstream to wait for', () => {
+    const config = buildCaddyConfig([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }], {
+      adminUrl: 'http://127.0.0.1:2019',
+      httpPort: 80,
+      httpsPort: 443,
+      tlsIssuer: 'internal',
+      dnsPort: 5353,
+    }) as AnyJson;
+    const [handler] = config.apps.http.servers['port-8080'].routes[0].handle;
+    expect(handler).toMatchObject({ handler: 'static_response', status_code: 503, headers: { 'Content-Type': ['text/html; charset=utf-8'] } });
+    expect(handler.body).toContain('no running container');
+  });
+});

@@ -15,6 +15,7 @@ import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { Db } from '../../../src/store/db.js';
 import { createApp, deleteApp, updateApp } from '../../support/commands.js';
 import { observeApp } from '../../../src/observed/apps.js';
+import { createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 
 let db: Db;
 const enqueue = recordingEnqueue();
@@ -122,7 +123,8 @@ describe('proxy reconciler', () => {
     expect(await rec.reconcile('main')).toEqual(again);
     expect(order).toEqual(['responder', 'dns', 'container', 'apply']);
     expect(proxy.current()).toEqual([
-      { app: 'api', mode: 'domain', domain: 'api.example.com', upstream: { kind: 'dns', name: 'api.svc.internal.', port: 8000 } },
+      // No live container and no deploy under way: the 503 page, at once.
+      { app: 'api', mode: 'domain', domain: 'api.example.com', upstream: { kind: 'none' } },
       { app: 'ext', mode: 'port', port: 8090, upstream: { kind: 'url', url: 'http://10.1.2.3:9000' } },
       { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } },
     ]);
@@ -135,6 +137,33 @@ describe('proxy reconciler', () => {
     expect(proxy.applied).toHaveLength(1);
     expect(proxy.loads()).toBe(1);
     expect(writes).toHaveLength(1);
+  });
+
+  it('an app with no container answers 503 until its first deploy begins; a failed first deploy brings the 503 back; a live one keeps its DNS route', async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    const dnsRoute = { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } };
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
+    // The deploy is queued: the route waits for its container (dynamic upstream) before the switch comes.
+    const first = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([dnsRoute]);
+    updateDeploy(db, undefined, first.id, { status: 'failed' });
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
+    // Live: the DNS route, and later deploys (switches) never change it.
+    const second = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    setLive('web', '10.0.0.2');
+    updateDeploy(db, undefined, second.id, { status: 'success' });
+    await rec.reconcile('main');
+    const loads = proxy.loads();
+    const third = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:2', trigger: 'manual' });
+    setLive('web', '10.0.0.3');
+    updateDeploy(db, undefined, third.id, { status: 'success' });
+    await rec.reconcile('main');
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([dnsRoute]);
+    expect(proxy.loads()).toBe(loads);
   });
 
   it('a deploy (new live address) changes the DNS answer, never the proxy config; a routing change does', async () => {
