@@ -2,14 +2,14 @@
 // secret's value exists only sealed (AES-256-GCM, `secret_sealed`); an empty secret is stored as no sealed
 // value at all, so "is it missing" needs no key. Every change bumps the app's config version (it then
 // shows `config_changed`) and enqueues the app; history keeps old non-secret values and never a secret one.
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { keyOf } from '../controller/types.js';
 import { notFound } from '../errors.js';
-import { tx, type Db } from '../store/db.js';
-import { plainValue } from '../store/env.js';
+import { tx } from '../store/db.js';
+import { appOf, getVar, plainValue } from '../store/env.js';
 import { bumpConfigVersion } from '../store/services.js';
-import { apps, envHistory, envVars, nowIso } from '../store/schema/index.js';
+import { envHistory, envVars, nowIso } from '../store/schema/index.js';
 import type { CommandCtx, Origin } from './context.js';
 import { envKeySchema, envValueSchema } from './fields.js';
 import { parseInput } from './parse.js';
@@ -21,15 +21,6 @@ import { parseInput } from './parse.js';
 export const setEnvSchema = z
   .object({ key: envKeySchema, value: envValueSchema.optional(), is_secret: z.boolean().optional(), required: z.boolean().optional() })
   .strict();
-
-function appOf(db: Db, appId: number) {
-  const app = db.select({ id: apps.id, name: apps.name }).from(apps).where(eq(apps.id, appId)).get();
-  if (!app) throw notFound('app');
-  return app;
-}
-
-const getVar = (db: Db, appId: number, key: string) =>
-  db.select().from(envVars).where(and(eq(envVars.appId, appId), eq(envVars.key, key))).get();
 
 /**
  * Creates or updates one variable; `changedBy` goes into its history (a username, `manifest:<source>`).

@@ -4,30 +4,16 @@
 // (DESIGN.md rule 7), so a steady pass costs a read and no write, and a change of one fact never
 // rewrites another. The row is created on the first write; an app deleted meanwhile is skipped.
 import { and, asc, eq, gte } from 'drizzle-orm';
+import { NO_STATUS } from '../store/app-view.js';
 import type { Db } from '../store/db.js';
 import { appInstances, appStatus, apps, nowIso, type AppInstanceRow, type AppStatusRow } from '../store/schema/index.js';
 
 export type AppObserved = Partial<Omit<AppStatusRow, 'appId' | 'updatedAt'>>;
 
-/** What a missing row reads as (the columns' defaults). */
-const EMPTY: Omit<AppStatusRow, 'appId' | 'updatedAt'> = {
-  status: 'inactive',
-  liveDeployId: null,
-  liveImage: null,
-  imageBasis: null,
-  port: null,
-  portBasis: null,
-  liveContainerName: null,
-  liveContainerId: null,
-  liveAddress: null,
-  healFailures: 0,
-  healNotBefore: null,
-};
-
 /** The observed facts of one app (defaults when none were recorded yet). */
 export function readObserved(db: Db, appId: number): Omit<AppStatusRow, 'appId' | 'updatedAt'> {
   const row = db.select().from(appStatus).where(eq(appStatus.appId, appId)).get();
-  if (!row) return { ...EMPTY };
+  if (!row) return { ...NO_STATUS };
   const { appId: _a, updatedAt: _u, ...facts } = row;
   return facts;
 }
@@ -45,7 +31,7 @@ export function changedFacts(current: Omit<AppStatusRow, 'appId' | 'updatedAt'>,
 export function observeApp(db: Db, appId: number, patch: AppObserved): boolean {
   return db.transaction(() => {
     const current = db.select().from(appStatus).where(eq(appStatus.appId, appId)).get();
-    const diff = changedFacts(current ?? { ...EMPTY }, patch);
+    const diff = changedFacts(current ?? { ...NO_STATUS }, patch);
     if (Object.keys(diff).length === 0) return false;
     if (current) {
       db.update(appStatus).set({ ...diff, updatedAt: nowIso() }).where(eq(appStatus.appId, appId)).run();

@@ -4,7 +4,8 @@
 // `serves` asks Caddy for its config and checks svc's part, so a restarted or emptied Caddy is noticed.
 import type { Logger } from '../log.js';
 import { createAdmin, ProxyLoadError, upstreamRequests } from './admin.js';
-import { buildServers, partitionRoutes, type CaddyConfigOptions } from './config.js';
+import { buildServers, type CaddyConfigOptions } from './config.js';
+import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
 import { nextSharedWrite, sharedNames, sharedTlsPolicy, type SharedWanted } from './shared-plan.js';
 
@@ -23,7 +24,7 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
   const { admin } = createAdmin(opts);
   const names = sharedNames(opts.instance);
   let chain: Promise<void> = Promise.resolve();
-  let reported = '';
+  const reportConflicts = conflictReporter(opts, opts.log);
 
   const wantedFor = (routes: Route[]): SharedWanted => {
     const { servers, domains } = buildServers(routes, opts, names);
@@ -38,12 +39,7 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
   };
 
   const applyOnce = async (routes: Route[]) => {
-    const { conflicts } = partitionRoutes(routes, opts);
-    const key = JSON.stringify(conflicts);
-    if (key !== reported) {
-      for (const c of conflicts) opts.log.warn('route left out of the proxy config', { app: c.app, reason: c.reason });
-      reported = key;
-    }
+    reportConflicts(routes);
     const wanted = wantedFor(routes);
     for (let writes = 0; ; writes++) {
       const write = nextSharedWrite(await current(), wanted, names);

@@ -5,7 +5,8 @@
 // after Caddy itself restarted with an empty or older one. `serves` is the cheap check the proxy
 // reconciler makes every second: one tiny GET of the config's fingerprint id.
 import type { Logger } from '../log.js';
-import { buildCaddyConfig, canonicalJson, partitionRoutes, type CaddyConfigOptions } from './config.js';
+import { buildCaddyConfig, canonicalJson, type CaddyConfigOptions } from './config.js';
+import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
 import { createAdmin, ProxyLoadError, upstreamRequests } from './admin.js';
 
@@ -30,7 +31,7 @@ export interface CaddyProxy extends Proxy {
 
 export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
   let chain: Promise<void> = Promise.resolve();
-  let reported = '';
+  const reportConflicts = conflictReporter(opts, opts.log);
   // The last routes built, with their config and its fingerprint id: serves() runs every second.
   let built: { key: string; config: ReturnType<typeof buildCaddyConfig> } | undefined;
   const configOf = (routes: Route[]) => {
@@ -42,12 +43,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
   const { admin } = createAdmin(opts);
 
   const applyOnce = async (routes: Route[]) => {
-    const { conflicts } = partitionRoutes(routes, opts);
-    const key = JSON.stringify(conflicts);
-    if (key !== reported) {
-      for (const c of conflicts) opts.log.warn('route left out of the proxy config', { app: c.app, reason: c.reason });
-      reported = key;
-    }
+    reportConflicts(routes);
     const wanted = configOf(routes);
     const text = JSON.stringify(wanted);
     const current = await admin('GET', '/config/');

@@ -21,12 +21,13 @@ export interface AppLive {
 
 export type AppView = AppRow & AppLive;
 
-export const NO_LIVE: AppLive = {
+/** The facts of an app with no app_status row yet (the columns' defaults); the observed writer starts from them. */
+export const NO_STATUS: Omit<AppStatusRow, 'appId' | 'updatedAt'> = {
   status: 'inactive',
-  currentDeployId: null,
+  liveDeployId: null,
   liveImage: null,
   imageBasis: null,
-  livePort: null,
+  port: null,
   portBasis: null,
   liveContainerName: null,
   liveContainerId: null,
@@ -35,22 +36,23 @@ export const NO_LIVE: AppLive = {
   healNotBefore: null,
 };
 
+/** app_status's columns under the names readers use. */
+const liveOf = (s: Omit<AppStatusRow, 'appId' | 'updatedAt'>): AppLive => ({
+  status: s.status,
+  currentDeployId: s.liveDeployId,
+  liveImage: s.liveImage,
+  imageBasis: s.imageBasis,
+  livePort: s.port,
+  portBasis: s.portBasis,
+  liveContainerName: s.liveContainerName,
+  liveContainerId: s.liveContainerId,
+  liveAddress: s.liveAddress,
+  healFailures: s.healFailures,
+  healNotBefore: s.healNotBefore,
+});
+
 export function toAppView(app: AppRow, s: AppStatusRow | null | undefined): AppView {
-  if (!s) return { ...app, ...NO_LIVE };
-  return {
-    ...app,
-    status: s.status,
-    currentDeployId: s.liveDeployId,
-    liveImage: s.liveImage,
-    imageBasis: s.imageBasis,
-    livePort: s.port,
-    portBasis: s.portBasis,
-    liveContainerName: s.liveContainerName,
-    liveContainerId: s.liveContainerId,
-    liveAddress: s.liveAddress,
-    healFailures: s.healFailures,
-    healNotBefore: s.healNotBefore,
-  };
+  return { ...app, ...liveOf(s ?? NO_STATUS) };
 }
 
 /** The port the live container listens on (routes, DNS-side probes): the observed one, else the spec's. */

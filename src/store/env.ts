@@ -6,13 +6,15 @@ import { notFound } from '../errors.js';
 import type { Db } from './db.js';
 import { apps, envHistory, envVars, type EnvVarRow } from './schema/index.js';
 
-function appOf(db: Db, appId: number) {
+/** The app's id and name; 404 `not_found` when it does not exist. */
+export function appOf(db: Db, appId: number) {
   const app = db.select({ id: apps.id, name: apps.name }).from(apps).where(eq(apps.id, appId)).get();
   if (!app) throw notFound('app');
   return app;
 }
 
-const getVar = (db: Db, appId: number, key: string) =>
+/** One variable of an app, or undefined. */
+export const getVar = (db: Db, appId: number, key: string) =>
   db.select().from(envVars).where(and(eq(envVars.appId, appId), eq(envVars.key, key))).get();
 
 /** The plaintext of a variable (decrypting a secret). Callers must never log it. */
