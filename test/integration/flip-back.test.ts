@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
 import { freePort } from '../support/caddy.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_DECAYS, WEB_EXITS_LATER, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 
@@ -27,18 +27,9 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function deploy(image: string) {
-  const res = await t.api('POST', `/api/apps/${app.id}/deploys`, { image_ref: image });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return res.body.id as number;
-}
-
+const deploy = (image: string) => requestImageDeploy(t, app.id, image);
 const getDeploy = async (id: number) => (await t.api('GET', `/api/deploys/${id}`)).body;
-const until = (id: number, pred: (d: any) => boolean, what: string, timeoutMs = 45_000) =>
-  waitFor(async () => {
-    const d = await getDeploy(id);
-    return pred(d) ? d : undefined;
-  }, { timeoutMs, what: `deploy ${id} ${what}` });
+const until = (id: number, pred: (d: any) => boolean, what: string, timeoutMs = 45_000) => deployReaching(t, id, pred, what, timeoutMs);
 
 async function body() {
   try {

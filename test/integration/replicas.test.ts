@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
 import { freePort } from '../support/caddy.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_ENV, WEB_EXITS_LATER } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 
@@ -30,16 +30,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function deploy(image: string) {
-  const res = await t.api('POST', `/api/apps/${app.id}/deploys`, { image_ref: image });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return res.body.id as number;
-}
-const until = (id: number, status: string, timeoutMs = 45_000) =>
-  waitFor(async () => {
-    const d = (await t.api('GET', `/api/deploys/${id}`)).body;
-    return d.status === status ? d : undefined;
-  }, { timeoutMs, what: `deploy ${id} to be ${status}` });
+const deploy = (image: string) => requestImageDeploy(t, app.id, image);
+const until = (id: number, status: string, timeoutMs = 45_000) => deployReaching(t, id, (d) => d.status === status, `to be ${status}`, timeoutMs);
 
 /** GET through the app's route; the env image prints the container's HOSTNAME (its short id). */
 function get(agent: Agent, path = '/cgi-bin/env'): Promise<{ status: number; host?: string; error?: string }> {

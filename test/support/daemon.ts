@@ -11,6 +11,7 @@ import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
 import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { freePort, startCaddy, type TestCaddy } from './caddy.js';
+import { waitFor } from './wait.js';
 
 
 export interface TestDaemon {
@@ -130,3 +131,17 @@ function safeJson(text: string): unknown {
     return text;
   }
 }
+
+/** Asks for a deploy of `image` through the API (202) and answers its id. */
+export async function requestImageDeploy(t: Pick<TestDaemon, 'api'>, appId: number, image: string): Promise<number> {
+  const res = await t.api('POST', `/api/apps/${appId}/deploys`, { image_ref: image });
+  if (res.status !== 202) throw new Error(`deploy of ${image} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.id as number;
+}
+
+/** Waits until deploy `id` satisfies `pred` (read through the API) and answers it. */
+export const deployReaching = (t: Pick<TestDaemon, 'api'>, id: number, pred: (d: any) => boolean, what: string, timeoutMs = 45_000) =>
+  waitFor(async () => {
+    const d = (await t.api('GET', `/api/deploys/${id}`)).body;
+    return pred(d) ? d : undefined;
+  }, { timeoutMs, what: `deploy ${id} ${what}` });
