@@ -79,7 +79,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const gate = createGate();
   await sweepCheckouts(db, join(config.dataDir, 'builds'), log);
   registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost });
-  const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate });
+  const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control });
 

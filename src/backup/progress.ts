@@ -1,7 +1,7 @@
 // How a request waits for the backup aggregate's reconcilers without polling: they call `changed()` after
-// every write of a backup, restore or import row, and `until(check)` re-reads the row then. The row stays
-// the truth (a waiter that misses a call still sees the state at the next one, and a restarted daemon
-// needs no waiter at all); this only says "look again now".
+// every write of a backup, restore or import row, and `until(check)` re-reads the row then. Both go through
+// the daemon's Bus (event `backups`), the one in-process "look again" signal, as deploy streams do.
+import { Bus } from '../events/bus.js';
 
 export interface Progress {
   /** A backup-aggregate row was written. */
@@ -10,34 +10,9 @@ export interface Progress {
   until<T>(check: () => T | undefined, signal?: AbortSignal): Promise<T | undefined>;
 }
 
-export function createProgress(): Progress {
-  const waiters = new Set<() => void>();
+export function createProgress(bus: Bus = new Bus()): Progress {
   return {
-    changed() {
-      for (const w of [...waiters]) w();
-    },
-    until<T>(check: () => T | undefined, signal?: AbortSignal) {
-      return new Promise<T | undefined>((resolve, reject) => {
-        const done = (v: T | undefined) => {
-          waiters.delete(look);
-          signal?.removeEventListener('abort', aborted);
-          resolve(v);
-        };
-        const look = () => {
-          try {
-            const v = check();
-            if (v !== undefined) done(v);
-          } catch (err) {
-            waiters.delete(look);
-            reject(err);
-          }
-        };
-        const aborted = () => done(undefined);
-        if (signal?.aborted) return resolve(undefined);
-        signal?.addEventListener('abort', aborted, { once: true });
-        waiters.add(look);
-        look();
-      });
-    },
+    changed: () => bus.emit('backups'),
+    until: (check, signal) => bus.until('backups', check, signal),
   };
 }

@@ -7,6 +7,8 @@ export interface BusEvents {
   deploy: [deployId: number];
   /** The container an app's traffic goes to changed. */
   live: [appId: number];
+  /** A backup, restore or import row was written (requests that wait for one look again). */
+  backups: [];
 }
 
 export class Bus {
@@ -20,5 +22,34 @@ export class Bus {
   on<K extends keyof BusEvents>(event: K, fn: (...args: BusEvents[K]) => void): () => void {
     this.emitter.on(event, fn as (...a: unknown[]) => void);
     return () => this.emitter.off(event, fn as (...a: unknown[]) => void);
+  }
+
+  /**
+   * Resolves with `check()`'s first defined value, checked now and again at every `event`; undefined when
+   * `signal` aborts first. A throw of `check` rejects. The database stays the truth: this only says when to
+   * read it again, so a missed event costs latency, never a wrong answer.
+   */
+  until<T>(event: keyof BusEvents, check: () => T | undefined, signal?: AbortSignal): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve, reject) => {
+      let off = () => {};
+      const settle = (fn: () => void) => {
+        off();
+        signal?.removeEventListener('abort', aborted);
+        fn();
+      };
+      const look = () => {
+        try {
+          const v = check();
+          if (v !== undefined) settle(() => resolve(v));
+        } catch (err) {
+          settle(() => reject(err));
+        }
+      };
+      const aborted = () => settle(() => resolve(undefined));
+      if (signal?.aborted) return resolve(undefined);
+      signal?.addEventListener('abort', aborted, { once: true });
+      off = this.on(event, look);
+      look();
+    });
   }
 }

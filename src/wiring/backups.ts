@@ -17,6 +17,7 @@ import { createArchive } from '../backup/create-archive.js';
 import { checkImport, recoverUploads } from '../backup/import.js';
 import { loadPendingDumps, pendingDumps } from '../backup/pending-dumps.js';
 import { createProgress } from '../backup/progress.js';
+import type { Bus } from '../events/bus.js';
 import type { Gate } from '../backup/quiesce.js';
 import { recoverInterruptedBackups } from '../backup/recover.js';
 import { recoverRestores, stepRestore } from '../backup/restore.js';
@@ -27,9 +28,9 @@ export interface BackupWiring {
 }
 
 /** Call before the API serves and before `manager.start()`: recovery must come first. */
-export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Logger; runtime: Runtime; manager: Manager; gate: Gate }): BackupWiring {
+export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Logger; runtime: Runtime; manager: Manager; gate: Gate; bus: Bus }): BackupWiring {
   const { config, db, sealer, log, runtime, manager, gate } = d;
-  const progress = createProgress();
+  const progress = createProgress(d.bus);
   recoverRestores(db, config.dataDir, log);
   recoverInterruptedBackups(db, config.backupDir, log);
   recoverUploads(db, config.backupDir);
