@@ -57,7 +57,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
 function count(deps: AppReconcilerDeps, app: AppView, failures: number): number {
   const notBefore = failures > 0 ? new Date(deps.now() + restartBackoffMs(failures)).toISOString() : null;
   observeApp(deps.db, app.id, { healFailures: failures, healNotBefore: notBefore });
-  crashing(deps.db, app.id, app.liveContainerName!, failures, restartBackoffMs(failures));
+  crashing(deps.db, app.id, app.liveContainerName!, failures, restartBackoffMs(failures), deps.now());
   return failures;
 }
 

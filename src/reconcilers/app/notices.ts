@@ -34,7 +34,7 @@ export function flippedBack(db: Db, d: { id: number; appId: number }, from: stri
 }
 
 /** Called at every counted restart; the storm rule sends one alert per loop (at most one per 15 min). */
-export function crashing(db: Db, appId: number, container: string, failures: number, nextRestartMs: number): void {
+export function crashing(db: Db, appId: number, container: string, failures: number, nextRestartMs: number, nowMs: number): void {
   if (failures < CRASH_ALERT_AFTER) return;
   const app = nameOf(db, appId);
   raise(db, {
@@ -43,11 +43,11 @@ export function crashing(db: Db, appId: number, container: string, failures: num
     message: `The live container ${container} stopped ${failures} times in a row without staying up 10 s. svc keeps restarting it, ${Math.round(nextRestartMs / 1000)} s apart and at most 5 min apart. Its logs are on the app's page.`,
     link: `/apps/${appId}`,
     storm: { key: `app:${appId}:crash`, signal: 'fire' },
-  });
+  }, nowMs);
 }
 
 /** Called when the restart counter is reset (up 10 s); says something only after an alert was sent. */
-export function recovered(db: Db, appId: number): void {
+export function recovered(db: Db, appId: number, nowMs: number): void {
   const app = nameOf(db, appId);
   raise(db, {
     event: 'app_recovered',
@@ -55,5 +55,5 @@ export function recovered(db: Db, appId: number): void {
     message: `${app} has stayed up after crashing; self-healing is back to normal.`,
     link: `/apps/${appId}`,
     storm: { key: `app:${appId}:crash`, signal: 'resolve' },
-  });
+  }, nowMs);
 }

@@ -4,7 +4,7 @@
 import { raise } from '../../notify/raise.js';
 import type { Db } from '../../store/db.js';
 
-export function serviceStatusChanged(db: Db, row: { id: number; name: string; type: string }, status: string, error: string | null | undefined): void {
+export function serviceStatusChanged(db: Db, row: { id: number; name: string; type: string }, status: string, error: string | null | undefined, nowMs: number): void {
   const storm = { key: `service:${row.id}:error` };
   if (status === 'error') {
     raise(db, {
@@ -13,7 +13,7 @@ export function serviceStatusChanged(db: Db, row: { id: number; name: string; ty
       message: `${error ?? 'svc could not start or provision it'}. svc retries with backoff; apps linked to it may fail meanwhile.`,
       link: `/services/${row.id}`,
       storm: { ...storm, signal: 'fire' },
-    });
+    }, nowMs);
   } else if (status === 'active') {
     raise(db, {
       event: 'service_recovered',
@@ -21,6 +21,6 @@ export function serviceStatusChanged(db: Db, row: { id: number; name: string; ty
       message: `${row.name} is running and ready again.`,
       link: `/services/${row.id}`,
       storm: { ...storm, signal: 'resolve' },
-    });
+    }, nowMs);
   }
 }
