@@ -7,7 +7,16 @@ const httpUrl = z
   .trim()
   .max(2048)
   .url()
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http or https URL');
+  .refine((u) => /^https?:$/.test(urlOrNull(u)?.protocol ?? ''), 'must be an http or https URL');
+
+/** `new URL` without the throw (zod runs refinements after a failed check too). */
+function urlOrNull(u: string): URL | null {
+  try {
+    return new URL(u);
+  } catch {
+    return null;
+  }
+}
 
 export const webhookConfig = z.object({
   url: httpUrl,
@@ -22,7 +31,7 @@ export const discordConfig = z.object({ url: httpUrl }).strict();
 export const ntfyConfig = z
   .object({
     /** The topic URL: `https://ntfy.sh/my-topic` (a topic name is as good as a password on a public server). */
-    url: httpUrl.refine((u) => /^\/(.+\/)?[A-Za-z0-9_-]{1,64}$/.test(new URL(u).pathname), 'must end with the topic name'),
+    url: httpUrl.refine((u) => /^\/(.+\/)?[A-Za-z0-9_-]{1,64}$/.test(urlOrNull(u)?.pathname ?? ''), 'must end with the topic name'),
     token: z.string().min(1).max(512).optional(),
   })
   .strict();

@@ -111,3 +111,13 @@ describe('payloads', () => {
     expect(msg.url).toBe('https://svc.example.com/apps/7');
   });
 });
+
+describe('channel config shapes', () => {
+  it('a URL that does not parse is a field error, not a throw (zod runs refinements after a failed check)', async () => {
+    const { CONFIG_SCHEMAS } = await import('../../../src/notify/channel-config.js');
+    for (const type of ['webhook', 'slack', 'discord', 'ntfy'] as const) {
+      const r = CONFIG_SCHEMAS[type].safeParse({ url: 'not a url' });
+      expect(r.success).toBe(false);
+    }
+  });
+});
