@@ -78,3 +78,31 @@ describe('notifications page', () => {
     expect(listChannels(t.db)).toEqual([]);
   });
 });
+
+describe('svc notify', () => {
+  it('adds, lists, tests (exit 1 when not delivered, with the answer), shows the log and removes', async () => {
+    const { notifyCommand } = await import('../../../src/cli/notify.js');
+    const { createClient } = await import('../../../src/cli/client.js');
+    const token = (await t.request('POST', '/api/tokens', { name: 'cli' })).body.token as string;
+    const client = createClient({ url: 'http://svc.test', token }, ((url: string, init: RequestInit) => t.app.request(url, init)) as typeof fetch);
+    const out: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((s: string) => void out.push(s)) as typeof process.stdout.write;
+    try {
+      expect(await notifyCommand(client, { action: 'add', name: 'ops', type: 'discord', url: `${rx.url}/api/webhooks/1/TOKEN`, events: 'deploy_failed,backup_failed' })).toBe(0);
+      expect(await notifyCommand(client, { action: 'list' })).toBe(0);
+      rx.answer = () => 429;
+      expect(await notifyCommand(client, { action: 'test', name: 'ops' })).toBe(1);
+      expect(await notifyCommand(client, { action: 'log' })).toBe(0);
+      expect(await notifyCommand(client, { action: 'rm', name: 'ops' })).toBe(0);
+      await expect(notifyCommand(client, { action: 'test', name: 'ops' })).rejects.toThrow('no notification channel named ops');
+    } finally {
+      process.stdout.write = write;
+    }
+    const text = out.join('');
+    expect(text).toContain(`channel ops added (${rx.url}/…)`);
+    expect(text).toMatch(/ops\s+discord\s+http:\/\/127\.0\.0\.1:\d+\/…\s+yes\s+deploy_failed,backup_failed/);
+    expect(text).toContain('not delivered: HTTP 429 Too Many Requests: receiver says no');
+    expect(text).not.toContain('TOKEN');
+  });
+});
