@@ -4,7 +4,7 @@
 // slot; `backup:files` removes what no record owns (deleted records, retention, leftovers of an
 // interrupted write); `backup:dumps` loads the dumps a restore left waiting (pending-dumps.ts). Restores
 // and imports are kinds of their own (operations.ts).
-import { backupFailed } from './notices.js';
+import { backupFailed } from '../../backup/notices.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { desc, eq } from 'drizzle-orm';

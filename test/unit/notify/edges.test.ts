@@ -87,7 +87,7 @@ describe('svc notify', () => {
     const client = createClient({ url: 'http://svc.test', token }, ((url: string, init: RequestInit) => t.app.request(url, init)) as typeof fetch);
     const out: string[] = [];
     const write = process.stdout.write;
-    process.stdout.write = ((s: string) => void out.push(s)) as typeof process.stdout.write;
+    process.stdout.write = ((s: string) => out.push(s) > 0) as unknown as typeof process.stdout.write;
     try {
       expect(await notifyCommand(client, { action: 'add', name: 'ops', type: 'discord', url: `${rx.url}/api/webhooks/1/TOKEN`, events: 'deploy_failed,backup_failed' })).toBe(0);
       expect(await notifyCommand(client, { action: 'list' })).toBe(0);

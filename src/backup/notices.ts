@@ -1,8 +1,8 @@
-// What the backup reconciler tells the operator (src/notify/raise.ts): a backup that ended `failed`.
-// Raised once, where the record is marked failed. (Off-host upload failures are src/offsite's, as
-// `backup_upload_failed`.)
-import { raise } from '../../notify/raise.js';
-import type { Db } from '../../store/db.js';
+// What backups tell the operator (src/notify/raise.ts): a backup that ended `failed`, raised where the
+// record is marked failed (the backup reconciler, or the start-up recovery of one a dead process left
+// `running`). Off-host upload failures are section 1's, as `backup_upload_failed`.
+import { raise } from '../notify/raise.js';
+import type { Db } from '../store/db.js';
 
 export function backupFailed(db: Db, row: { id: number; filename: string; trigger: string }, reason: string): void {
   raise(db, {
