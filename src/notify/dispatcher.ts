@@ -61,10 +61,13 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
       if (free > 0) {
         const rows = dueOutbox(d.db, iso(now()), free + inFlight.size).filter((r) => !inFlight.has(r.id)).slice(0, free);
         for (const row of rows) {
-          const p = deliver(row).finally(() => {
-            inFlight.delete(row.id);
-            schedule(0);
-          });
+          // A fault recording one row (its channel deleted mid-send) is logged, never an unhandled rejection.
+          const p = deliver(row)
+            .catch((err: unknown) => d.log.error('notification delivery failed', { outbox_id: row.id, error: (err as Error).message }))
+            .finally(() => {
+              inFlight.delete(row.id);
+              schedule(0);
+            });
           inFlight.set(row.id, p);
         }
       }

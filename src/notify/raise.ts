@@ -38,10 +38,8 @@ export function raise(db: Db, notice: Notice, nowMs = Date.now()): number {
       const row = getAlert(db, notice.storm.key);
       const state = row ? { open: row.open, lastSentAtMs: row.lastSentAt ? Date.parse(row.lastSentAt) : null } : undefined;
       const { send, next } = decideAlert(state, notice.storm.signal, nowMs);
-      if (next !== state && (next.open !== state?.open || next.lastSentAtMs !== state?.lastSentAtMs)) {
-        putAlert(db, notice.storm.key, next.open, next.lastSentAtMs === null ? null : iso(next.lastSentAtMs), iso(nowMs));
-      }
-      if (!send) return 0;
+      if (!send) return 0; // the state changes only when something is sent
+      putAlert(db, notice.storm.key, next.open, next.lastSentAtMs === null ? null : iso(next.lastSentAtMs), iso(nowMs));
     }
     const channels = listChannels(db).filter((c) => c.enabled && c.events.includes(notice.event));
     for (const c of channels) {

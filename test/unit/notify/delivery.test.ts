@@ -7,7 +7,7 @@ import { commandCtx } from '../../support/commands.js';
 import { startHttpReceiver, startSmtpReceiver, type HttpReceiver } from '../../support/notify-receivers.js';
 import { waitFor } from '../../support/wait.js';
 import { silentLogger } from '../../../src/log.js';
-import { createChannel, updateChannel } from '../../../src/desired/notify.js';
+import { createChannel, deleteChannel, updateChannel } from '../../../src/desired/notify.js';
 import { raise } from '../../../src/notify/raise.js';
 import { createDispatcher, type Dispatcher } from '../../../src/notify/dispatcher.js';
 import { sendTest } from '../../../src/notify/test-send.js';
@@ -115,6 +115,27 @@ describe('notifications: raise and deliver', () => {
     expect(rx.requests).toHaveLength(1);
     expect(rx.requests[0].headers['webhook-id']).toBe(listOutbox(db)[0].message_id);
     expect(new Webhook(ch.secret!).verify(rx.requests[0].body, rx.requests[0].headers)).toBeTruthy();
+  });
+
+  it('a channel deleted while its message is in flight: the late answer is dropped, the daemon goes on', async () => {
+    const { createServer } = await import('node:http');
+    const held: (() => void)[] = [];
+    const slow = createServer((_req, res) => void held.push(() => res.end('ok')));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const ch = createChannel(ctx, { name: 'gone', type: 'slack', events: ['deploy_failed'], config: { url: `http://127.0.0.1:${(slow.address() as { port: number }).port}/x` } }, 'api');
+    raise(db, notice());
+    const logged: string[] = [];
+    const d = createDispatcher({ db, sealer, log: { ...silentLogger, error: (msg: string) => void logged.push(msg) } as typeof silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10 });
+    dispatchers.push(d);
+    d.start();
+    await waitFor(() => held.length === 1, { what: 'the send in flight' });
+    deleteChannel(ctx, ch.id, 'api');
+    held[0]();
+    await waitFor(() => logged.length === 1, { what: 'the dropped answer logged' });
+    expect(logged).toEqual(['notification delivery failed']);
+    expect(listOutbox(db)).toEqual([]);
+    slow.closeAllConnections();
+    slow.close();
   });
 
   it('email through a real SMTP server: the mail arrives, the log shows the SMTP answer', async () => {
