@@ -26,10 +26,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const attempts = newAttemptMemory();
 
   async function observe(name: string) {
+    // The engine first: while it is down the pass fails here, before any row is read (with a thousand apps
+    // retrying on a stopped engine, those reads were most of the daemon's work).
+    const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const view = getAppByName(db, name);
     // An adopted app is managed from its first deploy on; the spec keeps saying what the user asked.
     const row: AppView | undefined = view && { ...view, appType: shownAppType(view) };
-    const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const containers: ObservedContainer[] = list.map((c) => ({
       name: c.name,
       running: c.running,
