@@ -8,7 +8,7 @@ export function backupFailed(db: Db, row: { id: number; filename: string; trigge
   raise(db, {
     event: 'backup_failed',
     subject: `${row.trigger === 'scheduled' ? 'scheduled backup' : 'backup'} ${row.filename} failed`,
-    message: `${reason.slice(0, 1000)}. The previous backups are kept; nothing was deleted for this one.`,
+    message: `${reason.slice(0, 1000).replace(/[.\s]+$/, '')}. The previous backups are kept; nothing was deleted for this one.`,
     link: '/backups',
   });
 }

@@ -11,6 +11,9 @@ import { raise } from '../../notify/raise.js';
 /** Consecutive restarts without 10 s of uptime that make a crash loop (the third has a 20 s backoff before it). */
 export const CRASH_ALERT_AFTER = 3;
 
+/** A reason as one sentence (reasons may or may not end with a period). */
+const sentence = (s: string) => s.replace(/[.\s]+$/, '') + '.';
+
 const nameOf = (db: Db, appId: number) => db.select({ name: apps.name }).from(apps).where(eq(apps.id, appId)).get()?.name ?? `app ${appId}`;
 
 export function deployEnded(db: Db, d: { id: number; appId: number }, status: 'failed' | 'auto_rollback', step: string, reason: string): void {
@@ -18,7 +21,7 @@ export function deployEnded(db: Db, d: { id: number; appId: number }, status: 'f
   raise(db, {
     event: status === 'failed' ? 'deploy_failed' : 'deploy_auto_rollback',
     subject: status === 'failed' ? `${app}: deploy ${d.id} failed at ${step}` : `${app}: deploy ${d.id} rolled back (${step})`,
-    message: status === 'failed' ? `${reason}. The app keeps running what it ran before.` : `${reason}.`,
+    message: status === 'failed' ? `${sentence(reason)} The app keeps running what it ran before.` : sentence(reason),
     link: `/deploys/${d.id}`,
   });
 }

@@ -19,10 +19,11 @@ const db = memoryDb();
 const sealer = testSealer();
 const ctx = commandCtx(db, { sealer });
 let rx: HttpReceiver;
-let now = Date.now();
+/** How far the dispatcher's clock is ahead of the real one (retries are minutes apart). */
+let ahead = 0;
 const dispatchers: Dispatcher[] = [];
 const dispatcher = () => {
-  const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => now, pollMs: 10 });
+  const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => Date.now() + ahead, pollMs: 10 });
   dispatchers.push(d);
   d.start();
   return d;
@@ -30,7 +31,7 @@ const dispatcher = () => {
 
 beforeEach(async () => {
   rx = await startHttpReceiver();
-  now = Date.now();
+  ahead = 0;
   db.delete(notifyChannels).run();
 });
 afterEach(async () => {
@@ -71,14 +72,15 @@ describe('notifications: raise and deliver', () => {
     createChannel(ctx, { name: 'slack', type: 'slack', events: ['deploy_failed'], config: { url: rx.url + '/hooks/x' } }, 'api');
     let answers = [500];
     rx.answer = () => answers.shift() ?? 200;
-    raise(db, notice(), now);
+    const raisedAt = Date.now();
+    raise(db, notice(), raisedAt);
     dispatcher();
     await waitFor(() => listDeliveries(db).length === 1, { what: 'the first attempt' });
     const [row] = listOutbox(db);
     expect(row).toMatchObject({ status: 'pending', attempts: 1, last_answer: 'HTTP 500 Internal Server Error: receiver says no' });
-    expect(Date.parse(row.next_at) - now).toBeGreaterThanOrEqual(4_000); // 5 s later, to the second
+    expect(Date.parse(row.next_at) - raisedAt).toBeGreaterThanOrEqual(4_000); // 5 s later, to the second
     expect(rx.requests).toHaveLength(1);
-    now += 5_000;
+    ahead += 5_000;
     await waitFor(() => listOutbox(db)[0].status === 'delivered', { what: 'the retry' });
     expect(listDeliveries(db).map((d) => [d.attempt, d.status])).toEqual([[2, 200], [1, 500]]);
     expect(JSON.parse(rx.requests[1].body).text).toContain('web: deploy 1 failed at pull');
@@ -88,8 +90,8 @@ describe('notifications: raise and deliver', () => {
   it('gives up after 24 hours: the message ends failed', async () => {
     createChannel(ctx, { name: 'down', type: 'discord', events: ['deploy_failed'], config: { url: rx.url + '/d' } }, 'api');
     rx.answer = () => 503;
-    raise(db, notice(), now);
-    now += 24 * 3_600_000 - 2_000; // the message is nearly 24 h old at its first attempt
+    raise(db, notice());
+    ahead += 24 * 3_600_000 - 2_000; // the message is nearly 24 h old at its first attempt
     dispatcher();
     await waitFor(() => listOutbox(db)[0].status === 'failed', { what: 'failed' });
     expect(listOutbox(db)[0].attempts).toBe(1);
