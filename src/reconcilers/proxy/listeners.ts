@@ -15,8 +15,14 @@ export interface Blocked {
   retryAt: number;
 }
 
-/** First retry after 1 s, doubling up to 10 s: a freed port serves again within ~10 s. */
-export const blockedBackoffMs = (failures: number): number => Math.min(1000 * 2 ** Math.max(0, failures - 1), 10_000);
+/**
+ * First retry after 1 s, doubling up to 10 s: a freed port serves again within ~10 s. Up to 5 min when the
+ * host's ports cannot be read (a Caddy elsewhere): then every retry of a still taken port is a rejected
+ * load, and each one leaks sockets in Caddy.
+ */
+export const BLOCKED_CAP_MS = 10_000;
+export const BLIND_CAP_MS = 300_000;
+export const blockedBackoffMs = (failures: number, capMs = BLOCKED_CAP_MS): number => Math.min(1000 * 2 ** Math.max(0, Math.min(failures, 30) - 1), capMs);
 
 export const takenMessage = (port: number) =>
   `port ${port} is already in use by another process on this host, so the proxy cannot listen on it; ` +
@@ -65,14 +71,19 @@ export function blockedNeedsLook(blocked: ReadonlyMap<number, Blocked>, routes: 
 }
 
 /** The blocked set after a load that left `leftOut` out: a port seen taken again backs off further; others go. */
-export function nextBlocked(prev: ReadonlyMap<number, Blocked>, leftOut: ReadonlyMap<number, { app: string; error: string }>, now: number): Map<number, Blocked> {
+export function nextBlocked(
+  prev: ReadonlyMap<number, Blocked>,
+  leftOut: ReadonlyMap<number, { app: string; error: string }>,
+  now: number,
+  capMs = BLOCKED_CAP_MS,
+): Map<number, Blocked> {
   const next = new Map<number, Blocked>();
   for (const [port, l] of leftOut) {
     const b = prev.get(port);
     if (b && b.app === l.app && b.retryAt > now) next.set(port, b);
     else {
       const failures = b && b.app === l.app ? b.failures + 1 : 1;
-      next.set(port, { app: l.app, error: l.error, failures, retryAt: now + blockedBackoffMs(failures) });
+      next.set(port, { app: l.app, error: l.error, failures, retryAt: now + blockedBackoffMs(failures, capMs) });
     }
   }
   return next;

@@ -17,7 +17,7 @@ import { ProxyBindError } from '../../proxy/admin.js';
 import type { HeldPorts } from '../../proxy/held-ports.js';
 import { observeRouteErrors } from '../../observed/routes.js';
 import {
-  blockedNeedsLook, blockedNotDue, listenersToLeaveOut, nextBlocked, nextRetryAt, rejectedMessage, withoutListeners, type Blocked,
+  BLIND_CAP_MS, BLOCKED_CAP_MS, blockedNeedsLook, blockedNotDue, listenersToLeaveOut, nextBlocked, nextRetryAt, rejectedMessage, withoutListeners, type Blocked,
 } from './listeners.js';
 
 /** How often the data plane is looked at without an event: a fault is repaired within about this. */
@@ -77,12 +77,14 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
   /** Loads the routes without the listeners that cannot bind; returns those left out (port -> app, error). */
   async function load(routes: Route[], t: number) {
     const held = (await deps.proxy.heldPorts?.()) ?? new Set<number>();
-    const leftOut = listenersToLeaveOut(routes, { held, busy: deps.listening?.(), blocked, now: t });
+    const busy = deps.listening?.();
+    const leftOut = listenersToLeaveOut(routes, { held, busy, blocked, now: t });
+    const capMs = busy ? BLOCKED_CAP_MS : BLIND_CAP_MS;
     // Bounded: each round leaves out one more port listener, or throws.
     for (;;) {
       try {
         await deps.proxy.apply(withoutListeners(routes, leftOut));
-        return leftOut;
+        return { leftOut, capMs };
       } catch (err) {
         const port = err instanceof ProxyBindError ? err.port : undefined;
         const route = routes.find((r) => r.mode === 'port' && r.port === port);
@@ -108,9 +110,9 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
       if (converged && !look) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
       converged = false;
       if ((await deps.ensureProxyRunning?.()) === 'starting') return soon;
-      const leftOut = await load(routes, t);
+      const { leftOut, capMs } = await load(routes, t);
       for (const [port, l] of leftOut) if (!blocked.has(port)) deps.log.warn('route left out of the proxy config', { app: l.app, port, reason: l.error });
-      blocked = nextBlocked(blocked, leftOut, t);
+      blocked = nextBlocked(blocked, leftOut, t, capMs);
       deps.held?.set(withoutListeners(routes, leftOut).flatMap((r) => (r.mode === 'port' && r.port ? [r.port] : [])));
       observeRouteErrors(deps.db, new Map([...leftOut.values()].map((l) => [l.app, l.error])));
       converged = true;

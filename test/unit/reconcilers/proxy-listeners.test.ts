@@ -7,7 +7,7 @@ import { memoryDb, recordingEnqueue } from '../../support/db.js';
 import { silentLogger } from '../../../src/log.js';
 import { createProxyReconciler, PROXY_PROBE_MS } from '../../../src/reconcilers/proxy/reconciler.js';
 import {
-  blockedBackoffMs, blockedNeedsLook, listenersToLeaveOut, nextBlocked, takenMessage, withoutListeners, type Blocked,
+  BLIND_CAP_MS, blockedBackoffMs, blockedNeedsLook, listenersToLeaveOut, nextBlocked, takenMessage, withoutListeners, type Blocked,
 } from '../../../src/reconcilers/proxy/listeners.js';
 import { ProxyBindError } from '../../../src/proxy/admin.js';
 import { createHeldPorts } from '../../../src/proxy/held-ports.js';
@@ -34,7 +34,9 @@ describe('which listeners to leave out (pure)', () => {
     const blocked = new Map<number, Blocked>([[2024, { app: 'bad', error: 'rejected', failures: 1, retryAt: 1000 }]]);
     expect(listenersToLeaveOut(routes, { held: new Set(), busy: new Set(), blocked, now: 999 }).get(2024)?.error).toBe('rejected');
     expect(listenersToLeaveOut(routes, { held: new Set(), busy: new Set(), blocked, now: 1000 })).toEqual(new Map());
-    expect([1, 2, 3, 4, 5, 9].map(blockedBackoffMs)).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000]);
+    expect([1, 2, 3, 4, 5, 9].map((f) => blockedBackoffMs(f))).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000]);
+    // Blind (no host port table): each retry is a rejected load that leaks in Caddy, so up to 5 min.
+    expect([5, 9, 10, 1000].map((f) => blockedBackoffMs(f, BLIND_CAP_MS))).toEqual([16_000, 256_000, 300_000, 300_000]);
     const again = nextBlocked(blocked, new Map([[2024, { app: 'bad', error: 'still taken' }]]), 1000);
     expect(again.get(2024)).toEqual({ app: 'bad', error: 'still taken', failures: 2, retryAt: 3000 });
     // Not due: kept as it is; freed: gone.
