@@ -77,7 +77,9 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
   /** Loads the routes without the listeners that cannot bind; returns those left out (port -> app, error). */
   async function load(routes: Route[], t: number) {
     const held = (await deps.proxy.heldPorts?.()) ?? new Set<number>();
-    const busy = deps.listening?.();
+    // The host's table only when a listener is new to Caddy (it can be large on a busy host).
+    const fresh = routes.some((r) => r.mode === 'port' && r.port && !held.has(r.port));
+    const busy = fresh ? deps.listening?.() : deps.listening && new Set<number>();
     const leftOut = listenersToLeaveOut(routes, { held, busy, blocked, now: t });
     const capMs = busy ? BLOCKED_CAP_MS : BLIND_CAP_MS;
     // Bounded: each round leaves out one more port listener, or throws.
