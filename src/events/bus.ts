@@ -1,6 +1,7 @@
 // In-process notifications for live views (deploy event streams, log streams that follow the live
 // container). The database stays the source of truth; the bus only says "look again".
 import { EventEmitter } from 'node:events';
+import type { OffsiteEvent } from '../offsite/alerts.js';
 
 export interface BusEvents {
   /** A deploy event row was written, or the deploy changed status. */
@@ -9,6 +10,8 @@ export interface BusEvents {
   live: [appId: number];
   /** A backup, restore or import row was written (requests that wait for one look again). */
   backups: [];
+  /** An off-host copy failed or recovered (src/offsite/alerts.ts); notifications subscribe here. */
+  offsite: [event: OffsiteEvent];
 }
 
 export class Bus {
