@@ -96,6 +96,6 @@ export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Lo
 /** What off-host copies are encrypted for: the age recipient when set, else the passphrase, else nothing (uploads fail). */
 export function ageKeyOf(config: Config): AgeKey | undefined {
   if (config.offsite.ageRecipient) return { recipient: config.offsite.ageRecipient };
-  if (config.offsite.passphrase) return { passphrase: config.offsite.passphrase };
+  if (config.offsite.passphrase) return { passphrase: config.offsite.passphrase, logN: config.offsite.scryptWorkFactor };
   return undefined;
 }

@@ -21,6 +21,8 @@ export interface S3Standin {
   /** SIGKILLs the store (the "store went away" fault); `start()` brings it back on the same data. */
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** The next whole-object GET answers one byte flipped (a store that corrupted the copy). */
+  corruptNextGet(): Promise<void>;
   /** Object files (data_dir/<bucketId>/<sha256(key)>) and unfinished multipart uploads, for assertions. */
   objectFiles(): string[];
   pendingUploads(): string[];
@@ -109,6 +111,9 @@ export async function startS3Standin(bucket = 'svc-offsite'): Promise<S3Standin>
     dataDir: join(dir, 'data'),
     kill,
     start,
+    corruptNextGet: async () => {
+      await admin('POST', '/v1/svc-test/faults', { corruptNextGet: true });
+    },
     objectFiles: () => walk(join(dir, 'data', b.id)).filter((f) => !f.includes('.tmp-')),
     pendingUploads: () => walk(join(dir, 'data', '.multipart')).filter((f) => f.endsWith('upload.json')),
     async stop() {

@@ -18,6 +18,7 @@
 //     ListObjectsV2 (prefix, delimiter, max-keys, continuation-token, start-after), PutObject,
 //     GetObject (with Range), HeadObject, DeleteObject, multipart upload (create, upload part, complete,
 //     abort, list uploads); aws-chunked bodies are decoded.
+//   - test faults (not Garage): POST /v1/svc-test/faults {"corruptNextGet": true} on the admin API;
 //   - state persists in metadata_dir (JSON, atomic rename), object bytes in data_dir.
 // Not Garage: GET /health is also answered on the S3 port (svc's readiness check); no RPC (3901),
 // no web endpoint (3902), no copy, no K2V, single node only.
@@ -508,6 +509,11 @@ function createAdminHandler(cfg, store) {
     },
     'POST /v1/bucket/allow': (q, body) => permChange(json(body), true),
     'POST /v1/bucket/deny': (q, body) => permChange(json(body), false),
+    // Not Garage: test faults. `{"corruptNextGet": true}` flips one byte of the next whole-object GET.
+    'POST /v1/svc-test/faults': (q, body) => {
+      store.faults = { ...(store.faults || {}), ...json(body) };
+      return store.faults;
+    },
     'PUT /v1/bucket/alias/global': (q) => {
       const id = q.get('id');
       const alias = q.get('alias');
@@ -963,6 +969,12 @@ function createS3Handler(cfg, store) {
         headers['content-length'] = meta.size === 0 ? 0 : end - start + 1;
         res.writeHead(status, headers);
         if (head || meta.size === 0) return res.end();
+        if (store.faults && store.faults.corruptNextGet && status === 200) {
+          store.faults.corruptNextGet = false;
+          const bytes = fs.readFileSync(paths.data);
+          bytes[bytes.length >> 1] ^= 0xff;
+          return res.end(bytes);
+        }
         return fs.createReadStream(paths.data, { start, end }).pipe(res);
       }
       throw new S3Error(405, 'MethodNotAllowed', 'Method not allowed');
