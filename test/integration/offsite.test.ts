@@ -186,7 +186,7 @@ describe('backup targets', () => {
     // An archive big enough to be several parts.
     const blobDir = join(t.dataDir, 'services', 'offsite-blob');
     await mkdir(blobDir, { recursive: true });
-    await writeFile(join(blobDir, 'blob'), randomBytes(40 * 1024 * 1024));
+    await writeFile(join(blobDir, 'blob'), randomBytes(20 * 1024 * 1024));
     const created = await t.api('POST', '/api/backups');
     await rm(blobDir, { recursive: true, force: true });
     await waitFor(() => s3.pendingUploads().length > 0 || undefined, { timeoutMs: 20_000, intervalMs: 10, what: 'a multipart upload started' });
