@@ -22,6 +22,7 @@ import { deployPage } from './deploy-page.js';
 import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
 import { backupPages } from './backup-pages.js';
+import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -88,6 +89,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', deployPage(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
+  r.route('/', backupTargetPages(ui));
   r.route('/', backupPages(ui));
   return r;
 }

@@ -6,7 +6,7 @@ import { Decrypter, Encrypter, generateIdentity, identityToRecipient } from 'age
 import { decryptStream, encryptStream } from '../../../src/offsite/age.js';
 
 const plain = new Uint8Array(70_000).map((_, i) => (i * 7) % 251);
-const streamOf = (b: Uint8Array) => new Blob([b]).stream() as ReadableStream<Uint8Array>;
+const streamOf = (b: Uint8Array) => new Blob([b as Uint8Array<ArrayBuffer>]).stream() as ReadableStream<Uint8Array>;
 const bytes = async (s: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(s).arrayBuffer());
 
 describe('age encryption of off-host copies', () => {
