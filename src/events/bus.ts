@@ -1,7 +1,19 @@
 // In-process notifications for live views (deploy event streams, log streams that follow the live
 // container). The database stays the source of truth; the bus only says "look again".
 import { EventEmitter } from 'node:events';
-import type { OffsiteEvent } from '../offsite/alerts.js';
+
+/** An off-host backup copy that failed, or recovered after failing (raised by src/offsite/alerts.ts only). */
+export interface OffsiteEvent {
+  type: 'backup.upload_failed' | 'backup.upload_recovered';
+  backup_id: number;
+  filename: string;
+  target: string;
+  /** The store's reason (upload_failed); never a secret. */
+  error?: string;
+  attempts: number;
+  /** When the next attempt runs (upload_failed). */
+  next_attempt_at?: string;
+}
 
 export interface BusEvents {
   /** A deploy event row was written, or the deploy changed status. */

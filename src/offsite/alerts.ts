@@ -2,20 +2,10 @@
 // section 2) are wired here and nowhere else: a log line and a Bus event `offsite` carrying no secret.
 // Announced on the transition only (first failure after a success or a start, then the recovery), not on
 // every retry, so a store that stays down is one alert, not one per backoff step.
-import type { Bus } from '../events/bus.js';
-import type { Logger } from '../log.js';
+import type { Bus, OffsiteEvent } from '../events/bus.js';
 
-export interface OffsiteEvent {
-  type: 'backup.upload_failed' | 'backup.upload_recovered';
-  backup_id: number;
-  filename: string;
-  target: string;
-  /** The store's reason (upload_failed). */
-  error?: string;
-  attempts: number;
-  /** When the next attempt runs (upload_failed). */
-  next_attempt_at?: string;
-}
+export type { OffsiteEvent } from '../events/bus.js';
+import type { Logger } from '../log.js';
 
 export interface AlertDeps {
   bus?: Bus;
