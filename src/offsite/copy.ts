@@ -2,6 +2,7 @@
 // hash on the way), read back and compare, then remote retention. Throws `CopyError` with the store's
 // reason; the caller records it. A copy that reads back wrong is deleted first, so the key never holds
 // bytes that were not verified for longer than the read back takes.
+import { access } from 'node:fs/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AgeKey } from './age.js';
 import { beyondRemoteRetention, listRemote } from './remote.js';
@@ -42,6 +43,8 @@ export async function copyToTarget(i: CopyInput): Promise<CopyOutcome> {
     throw new CopyError('no SVC_BACKUP_PASSPHRASE or SVC_BACKUP_AGE_RECIPIENT is set: an archive holds SVC_ENCRYPTION_KEY and is never sent in clear');
   }
   const age = i.age;
+  // After `svc restore FILE` the records of older backups come back without their archives.
+  if (!(await access(i.file).then(() => true, () => false))) throw new CopyError('the local archive is missing from the backup directory; there is nothing to copy');
   // A store without multipart listing (some stand-ins) is not a reason to fail the copy.
   await abortStale(i.client, i.bucket, i.key).catch(() => 0);
   const sent = await step('upload', () => sendEncrypted({ client: i.client, bucket: i.bucket, key: i.key, file: i.file, age, signal: i.signal }));
