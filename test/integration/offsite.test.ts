@@ -182,6 +182,16 @@ describe('backup targets', () => {
     await recordUntil(failed.id, (x) => x.remote_status === 'verified', 'verified after the fix');
   }, 40_000);
 
+  it('a missing bucket: remote_failed with NoSuchBucket, local archive kept, verified once the bucket is right', async () => {
+    expect((await t.api('PUT', `/api/backup-targets/${target.id}`, { bucket: 'no-such-bucket' })).status).toBe(200);
+    const created = await t.api('POST', '/api/backups');
+    const failed = await recordUntil(created.body.id, (x) => x.remote_status === 'remote_failed', 'remote_failed');
+    expect(failed.remotes[0].error).toMatch(/NoSuchBucket/);
+    expect((await fetch(`${t.url}/api/backups/${failed.id}/download`, { headers: { authorization: `Bearer ${t.token}` } })).status).toBe(200);
+    expect((await t.api('PUT', `/api/backup-targets/${target.id}`, { bucket: s3.bucket })).status).toBe(200);
+    await recordUntil(failed.id, (x) => x.remote_status === 'verified', 'verified in the right bucket');
+  }, 40_000);
+
   it('the store killed mid-upload: no object under the final key, no unfinished upload after the retry, then verified', async () => {
     // An archive big enough to be several parts.
     const blobDir = join(t.dataDir, 'services', 'offsite-blob');
