@@ -175,6 +175,10 @@ export async function importRemote(ctx: TargetCtx & { backups: BackupContext }, 
     const imp = await importUpload(ctx.backups, plain, origin);
     ctx.log.info('backup copy imported from target', { target: row.name, object: v.key, import_id: imp.id, origin });
     return imp;
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    // age authenticates every chunk: a copy changed in the bucket (or cut off) stops here, nothing kept.
+    throw unprocessable('copy_corrupted', `${v.key} did not decrypt whole (tampered with or truncated): ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     client.destroy();
   }

@@ -246,4 +246,18 @@ describe('backup targets', () => {
     if (keyOf(original)) expect(keyOf(restoredEnv)).toBe(keyOf(original));
     expect(restoredEnv).not.toContain(PASSPHRASE);
   }, 60_000);
+
+  it('refuses to import a copy changed in the bucket (age authenticates every chunk): 422 copy_corrupted, nothing kept', async () => {
+    const copies = (await t.api('GET', `/api/backup-targets/${target.id}/remote`)).body;
+    const victim = copies[copies.length - 1];
+    const file = s3.objectFiles().find((f) => f.endsWith(createHash('sha256').update(victim.key).digest('hex')))!;
+    const bytes = await readFile(file);
+    bytes[bytes.length >> 1] ^= 0xff;
+    await writeFile(file, bytes);
+    const before = (await t.api('GET', '/api/backups')).body.length;
+    const res = await t.api('POST', `/api/backup-targets/${target.id}/remote/import`, { key: victim.key });
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    expect(res.body.code).toBe('copy_corrupted');
+    expect((await t.api('GET', '/api/backups')).body.length).toBe(before);
+  }, 30_000);
 });
