@@ -11,7 +11,7 @@ export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
  * reconciler observed. Credentials are sealed JSON (AES-256-GCM).
  */
 export const services = sqliteTable('services', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
   type: text('type', { enum: ['postgres', 'mysql', 'redis', 'garage'] }).notNull(),
   imageRef: text('image_ref').notNull(),
