@@ -31,8 +31,8 @@ describe('services pages', () => {
     expect(made.location).toBe(`/services/${svc.id}?m=service_created`);
     const page = await b.follow(made);
     expect(roleText(page.html, 'status')).toMatch(/being provisioned/);
-    for (const label of ['Stop', 'Start', 'Show credentials', 'Delete']) expect(page.html).toContain(`>${label}</button>`);
-    expect(page.html).toContain('Also delete data');
+    for (const label of ['Stop', 'Start', 'Show credentials', 'Delete service']) expect(page.html).toContain(`>${label}</button>`);
+    expect(page.html).toContain(`action="/services/${svc.id}/delete"`);
     const creds = (await t.request('GET', `/api/services/${svc.id}/credentials`)).body;
     expect(page.html).not.toContain(creds.password);
     const shown = await b.post(`/services/${svc.id}/credentials`);
@@ -46,11 +46,20 @@ describe('services pages', () => {
 
     const app = (await t.request('POST', '/api/apps', { name: 'ui-web', fallback_port: 18100 })).body;
     await t.request('POST', `/api/apps/${app.id}/services`, { service_id: svc.id });
-    const refused = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    const asked = await b.get(`/services/${svc.id}/delete`);
+    expect(asked.html).toContain('Also delete data');
+    expect(asked.html).toContain('cannot be undone');
+    expect(asked.html).toContain('unlink it from those apps first');
+    const refused = await b.post(`/services/${svc.id}/delete`, { purge: 'on', confirm: 'yes' });
     expect(refused.status).toBe(409);
     expect(roleText(refused.html, 'alert')).toMatch(/linked to ui-web; unlink it from those apps first/);
     await t.request('DELETE', `/api/apps/${app.id}/services/${svc.id}`);
-    const gone = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    // A post that did not come from the confirmation page deletes nothing: it asks.
+    const unconfirmed = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    expect(unconfirmed.status).toBe(200);
+    expect(unconfirmed.html).toContain('>Delete service</button>');
+    expect(getService(t.db, svc.id)).toBeDefined();
+    const gone = await b.post(`/services/${svc.id}/delete`, { purge: 'on', confirm: 'yes' });
     expect(gone.location).toBe('/services?m=service_deleted');
     expect(getService(t.db, svc.id)).toBeUndefined();
   });
