@@ -14,8 +14,8 @@ import { statusOf as httpStatus } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
 import { getApp, getAppWithDeployVersion } from '../store/apps.js';
-import { activeDeploy, listDeployEvents, listDeploys } from '../store/deploys.js';
-import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
+import { activeDeploy, listDeployEvents, listDeploys, rollbackTarget } from '../store/deploys.js';
+import { envKeyHistory, listEnv, missingRequired, revealEnv } from '../store/env.js';
 import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
@@ -46,14 +46,18 @@ export function appPages(deps: UiDeps) {
     if (!found) throw notFound('app');
     const deploys = listDeploys(db, id);
     const shown = activeDeploy(db, id) ?? deploys[0];
+    const links = listLinks(db, id);
+    const linked = new Set(links.map((l) => l.service.id));
     return {
       app: found.app,
       json: appJson(found.app, found.deployedConfigVersion, publicHostname(c, deps.config)),
       deploys,
       progress: shown && { deploy: shown, events: listDeployEvents(db, shown.id) },
       env: listEnv(db, id),
-      links: listLinks(db, id),
-      services: listServices(db),
+      links,
+      services: listServices(db).filter((sv) => !linked.has(sv.id)),
+      missingRequired: missingRequired(db, id),
+      rollbackTo: rollbackTarget(db, id, found.app.currentDeployId),
       ...extra,
     };
   }

@@ -57,6 +57,7 @@ button.small{padding:.2rem .6rem;min-height:2rem;font-size:.85rem}
 .notice.error{color:var(--bad);background:var(--badbg)}
 .notice.ok{color:var(--ok);background:var(--okbg)}
 .notice.info{color:var(--warn);background:var(--warnbg)}
+.required-empty{color:var(--bad)}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:.75rem 1rem;margin:.5rem 0}
 .grid2{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,22rem),1fr))}
 ol.events{list-style:none;margin:0;padding:0;font-size:.9rem}
