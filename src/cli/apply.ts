@@ -28,7 +28,8 @@ export function formatPlan(r: ApplyResult): string {
   const lines: string[] = [];
   for (const res of r.resources) {
     if (res.action === 'unchanged' && !res.note) continue;
-    const changes = res.action === 'update' && res.changes.length > 0 ? `: ${res.changes.join(', ')}` : '';
+    const said = [...(res.action === 'update' ? res.changes : []), ...(res.deploy ? [`deploy ${res.deploy}`] : [])];
+    const changes = said.length > 0 ? `: ${said.join(', ')}` : '';
     lines.push(`${SIGN[res.action]} ${res.kind}/${res.name} ${res.action === 'unchanged' ? 'unchanged' : res.action}${changes}`);
     if (res.note) lines.push(`    note: ${res.note}`);
   }

@@ -132,7 +132,7 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
     }
     if (a.create) addAppEvent(db, id, 'manifest', `created from the ${source} manifests (revision ${rev})${deployed}`);
     else if (diff.changes.length > 0 || deployed) {
-      const what = diff.changes.join(', ');
+      const what = diff.changes.join(', ') || 'no field changed';
       if (step === 'drift') addAppEvent(db, id, 'drift', `drift corrected: ${what} set back to the ${source} manifests (revision ${rev})${deployed}`, 'warn');
       else addAppEvent(db, id, 'manifest', `updated from the ${source} manifests (revision ${rev}): ${what}${deployed}`);
     }
