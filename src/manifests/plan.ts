@@ -25,6 +25,8 @@ export interface PlannedResource {
   note?: string;
   /** The image this apply deploys (an App whose image is not live yet), also when `image_ref` did not change. */
   deploy?: string;
+  /** Set in an apply's answer (not a dry run): the id of the deploy it queued for this App. */
+  deploy_id?: number;
 }
 
 export interface PlanInput {
