@@ -18,6 +18,7 @@ import { activeDeploy, listDeployEvents, listDeploys, rollbackTarget } from '../
 import { envKeyHistory, listEnv, missingRequired, revealEnv } from '../store/env.js';
 import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
+import { formError } from './field-errors.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
 import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
 import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
@@ -79,7 +80,7 @@ export function appPages(deps: UiDeps) {
     } catch (err) {
       if (!(err instanceof DomainError) || statusOf(err) === 500) throw err;
       if (err.kind === 'not_found' && !getApp(db, id)) throw err;
-      return page(c, id, { error: err.message, status: statusOf(err) });
+      return page(c, id, { error: formError(err), status: statusOf(err) });
     }
   };
 
@@ -106,7 +107,7 @@ export function appPages(deps: UiDeps) {
       return done(c, `/apps/${row.id}`, 'app_created');
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      return newPage(c, valuesOfForm(form), err.message, statusOf(err));
+      return newPage(c, valuesOfForm(form), formError(err), statusOf(err));
     }
   });
 
@@ -130,7 +131,7 @@ export function appPages(deps: UiDeps) {
       return done(c, `/apps/${id}`, 'app_saved');
     } catch (err) {
       if (!(err instanceof DomainError) || !getApp(db, id)) throw err;
-      return page(c, id, { error: err.message, status: statusOf(err), extra: { settings: valuesOfForm(form) } });
+      return page(c, id, { error: formError(err), status: statusOf(err), extra: { settings: valuesOfForm(form) } });
     }
   });
 

@@ -11,6 +11,7 @@ import { idParam } from '../http/request.js';
 import { getService, linkedAppNames, listServices, serviceCredentials } from '../store/services.js';
 import { checked, done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { ServicesTable } from './dashboard.js';
+import { formError } from './field-errors.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
 
 type Status = 200 | 400 | 404 | 409 | 413;
@@ -52,7 +53,7 @@ export function servicePages(deps: UiDeps) {
       return done(c, `/services/${row.id}`, 'service_created');
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      return listPage(c, { error: err.message, name: form.name, type: form.type, status: statusOf(err) });
+      return listPage(c, { error: formError(err), name: form.name, type: form.type, status: statusOf(err) });
     }
   });
 

@@ -29,7 +29,7 @@ describe('example manifests', () => {
     ...readdirSync(join(root, 'examples/manifests')).filter((f) => f.endsWith('.yaml')).map((f) => join('examples/manifests', f)),
     'examples/web-with-postgres.yaml',
   ];
-  const parsed = files.map((f) => ({ file: f, ...parseManifestFile(f, readFileSync(join(root, f), 'utf8')) }));
+  const parsed = files.map((f) => ({ ...parseManifestFile(f, readFileSync(join(root, f), 'utf8')), file: f }));
 
   it.each(parsed.map((p) => [p.file, p] as const))('%s is valid', (_, p) => {
     expect(p.errors).toEqual([]);

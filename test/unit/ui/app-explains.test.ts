@@ -65,3 +65,13 @@ describe('app page', () => {
     expect(select).not.toContain('db-a');
   });
 });
+
+describe('the app form', () => {
+  it('says what each build mode, app type and access mode means', async () => {
+    const html = (await b.get('/apps/new')).html;
+    expect(html).toContain('<option value="external_ci" selected="">external_ci: your CI builds and pushes the image; svc deploys it</option>');
+    for (const text of ['svc_build: svc clones the repository', 'adopted_container: take over a running container', 'external_service: only route to an upstream URL']) {
+      expect(html).toContain(text);
+    }
+  });
+});
