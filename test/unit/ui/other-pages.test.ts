@@ -143,13 +143,28 @@ describe('settings page', () => {
     const bad = await b.post('/settings/tokens', { name: '  ' });
     expect(bad.status).toBe(400);
     expect(roleText(bad.html, 'alert')).toBeTruthy();
+    // Post, redirect, show once: the POST answers a redirect (a reload cannot re-POST), the GET shows it.
     const made = await b.post('/settings/tokens', { name: 'ci' });
-    expect(made.status).toBe(200);
-    const token = /id="new-token">(svc_[A-Za-z0-9_-]+)</.exec(made.html)?.[1];
+    expect(made.status).toBe(303);
+    expect(made.location).toMatch(/^\/settings\?token=[0-9a-f]{32}#h-tokens$/);
+    expect(made.html ?? '').not.toMatch(/svc_/);
+    const shown = await b.follow(made);
+    expect(shown.headers.get('cache-control')).toBe('no-store');
+    const token = /id="new-token">(svc_[A-Za-z0-9_-]+)</.exec(shown.html)?.[1];
     expect(token).toBeTruthy();
     expect((await t.request('GET', '/api/apps', undefined, { token, cookie: 'none' })).status).toBe(200);
+    const reloaded = await b.follow(made);
+    expect(reloaded.html).not.toContain(token!);
+    expect(roleText(reloaded.html, 'status')).toContain('shown once');
+    expect(listApiTokens(t.db, 1)).toHaveLength(1);
     const again = await b.get('/settings');
     expect(again.html).not.toContain(token!);
+    // Names are unique per user: 409 with the reason, nothing created.
+    const dup = await b.post('/settings/tokens', { name: 'ci' });
+    expect(dup.status).toBe(409);
+    expect(roleText(dup.html, 'alert')).toContain('a token named ci already exists');
+    expect((await t.request('POST', '/api/tokens', { name: 'ci' })).status).toBe(409);
+    expect(listApiTokens(t.db, 1)).toHaveLength(1);
     const [row] = listApiTokens(t.db, 1);
     expect((await b.post(`/settings/tokens/${row.id}/delete`)).location).toBe('/settings?m=token_deleted');
     expect((await t.request('GET', '/api/apps', undefined, { token, cookie: 'none' })).status).toBe(401);
