@@ -173,7 +173,7 @@ export function appPages(deps: UiDeps) {
       c,
       <Layout title={`Logs of ${app.name}`} csrf={c.var.csrf} user={c.var.user}>
         <p>
-          <a href={`/apps/${id}`}>Back to {app.name}</a> · <a href={`/apps/${id}/logs`}>Refresh</a>
+          <a href={`/apps/${id}`}>Back to {app.name}</a> · <a href={`/apps/${id}/logs#newest`}>Refresh</a> · <a href="#newest">Newest line</a>
         </p>
         {note ? (
           <p role="status">{note}</p>
@@ -182,8 +182,10 @@ export function appPages(deps: UiDeps) {
             The last {RECENT_LOG_LINES} lines of {app.liveContainerName}.
           </p>
         )}
-        <pre class="logs" role="log" aria-label="Logs">
+        {/* The whole log in the page (no inner scroll box), the newest line last with an anchor the links open at. */}
+        <pre class="logs whole" role="log" aria-label="Logs">
           {lines.join('\n')}
+          <span id="newest" />
         </pre>
       </Layout>,
     );

@@ -270,7 +270,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
       </p>
       <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
       <p>
-        <a href={`/apps/${v.app.id}/logs`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
+        <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
       </p>
     </Section>
     <Section title="Environment" id="h-env">

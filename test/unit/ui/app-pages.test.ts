@@ -102,7 +102,10 @@ describe('app pages', () => {
     expect(page.html).toContain('line 250 &lt;b&gt;');
     expect(page.html).toContain('line 51 ');
     expect(page.html).not.toContain('line 50 ');
-    expect((await b.get(`/apps/${id}`)).html).toContain(`href="/apps/${id}/logs"`);
+    // The page opens at its newest line: the links name the anchor after the last line, and the box does not scroll inside.
+    expect((await b.get(`/apps/${id}`)).html).toContain(`href="/apps/${id}/logs#newest"`);
+    expect(page.html).toMatch(/line 250 &lt;b&gt;<span id="newest"><\/span><\/pre>/);
+    expect(page.html).toContain('<pre class="logs whole"');
   });
 
   it('/deploys/{id} shows the fields and the region "Events"', async () => {
