@@ -137,8 +137,10 @@ export const CLIENT = `(function () {
   document.addEventListener('submit', onReveal);
   connect(document);
   // The log page opens at its newest line even when reached without the #newest anchor.
-  var newest = document.getElementById('newest');
-  if (newest && !location.hash) newest.scrollIntoView({ block: 'end' });
+  // (once laid out: the log is the end of the page, so the page's end is its newest line).
+  if (document.getElementById('newest') && !location.hash) {
+    window.addEventListener('load', function () { window.scrollTo(0, document.documentElement.scrollHeight); });
+  }
   var every = Number(document.body.getAttribute('data-refresh') || 0);
   if (every > 0) setInterval(function () { if (!document.hidden) refresh(); }, every * 1000);
 })();
