@@ -33,8 +33,11 @@ export function describeIssue(issue: Issue, labels: Record<string, string> = FIE
   if (issue.code === 'too_small' && issue.minimum !== undefined) return `${label} must be at least ${issue.minimum}`;
   if (issue.code === 'too_big' && issue.maximum !== undefined) return `${label} must be at most ${issue.maximum}`;
   if (issue.code === 'invalid_value') return `${label}: ${issue.message.replace(/^Invalid option: expected one of /, 'choose one of ')}`;
-  // Our own rules are already words ("must start with a lowercase letter ..."): put the label in front.
-  return /^[a-z]/.test(issue.message) ? `${label} ${issue.message}` : `${label}: ${issue.message}`;
+  // Our own rules are already words: "must start with ..." reads on from the label, "required when ..."
+  // after an "is"; any other sentence follows the label after a colon.
+  if (/^(must|is|larger) /.test(issue.message)) return `${label} ${issue.message}`;
+  if (/^required\b/.test(issue.message)) return `${label} is ${issue.message}`;
+  return `${label}: ${issue.message}`;
 }
 
 /** The sentence a form shows for a refusal: its field issues in words, else the command's sentence. */
