@@ -2,13 +2,13 @@
 // deploy are listed before Deploy and an empty secret says "empty"; Rollback appears only with a target;
 // a refusal names the field by its label; stderr lines are not painted as errors; the plain log page opens
 // at its newest line; deleting a service asks first; a new token is shown once after a redirect and a
-// reload neither repeats it nor makes another; token names are unique.
+// reload neither repeats it nor makes another; token names are unique; "Link a service" lists unlinked services.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { freePort } from '../support/caddy.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
-import { ensureTestImages, WEB_V1 } from '../support/images.js';
+import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { serviceImageEnv } from '../support/service-images.js';
 
 let t: TestDaemon;
@@ -76,6 +76,15 @@ describe('the UI explains itself', () => {
     expect(at.top, JSON.stringify(at)).toBeLessThan(at.inner); // the newest line is on screen
   });
 
+  it('"Link a service" offers only services not linked yet', async () => {
+    const linked = (await t.api('POST', '/api/services', { name: 'ex-linked', type: 'redis' })).body;
+    await t.api('POST', '/api/services', { name: 'ex-free', type: 'redis' });
+    expect((await t.api('POST', `/api/apps/${appId}/services`, { service_id: linked.id })).status).toBe(201);
+    await page.goto(`${t.url}/apps/${appId}`);
+    const options = await page.getByLabel('Service', { exact: true }).locator('option').allTextContents();
+    expect(options).toEqual(['ex-free (redis)']);
+  });
+
   it('asks before deleting a service', async () => {
     const svc = (await t.api('POST', '/api/services', { name: 'ex-cache', type: 'redis' })).body;
     await page.goto(`${t.url}/services/${svc.id}`);
@@ -101,5 +110,11 @@ describe('the UI explains itself', () => {
     await page.getByLabel('Token name', { exact: true }).fill('ex-ci');
     await page.getByRole('button', { name: 'Create token' }).click();
     await page.getByRole('alert').getByText('a token named ex-ci already exists').waitFor();
+  });
+
+  it('offers Rollback once an earlier image could be rolled back to', async () => {
+    await deployReaching(t, await requestImageDeploy(t, appId, WEB_V2), (d) => d.status === 'success', 'succeeded');
+    await page.goto(`${t.url}/apps/${appId}`);
+    await page.getByRole('button', { name: `Rollback to ${WEB_V1}` }).waitFor();
   });
 });
