@@ -1,5 +1,5 @@
 // Ids reach the API (`/services/1`, `/api/apps/7`): a deleted row's id must never name another row later
-// (AUTOINCREMENT, migration 0008). The migration rebuilds tables; a database with rows keeps every one.
+// (AUTOINCREMENT, migration 0009). The migration rebuilds tables; a database with rows keeps every one.
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
@@ -12,7 +12,7 @@ import { migrateKeepingRows, type Db } from '../../../src/store/db.js';
 import { memoryDb } from '../../support/db.js';
 
 const FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));
-const TAG = '0008_ids_never_reused';
+const TAG = '0009_ids_never_reused';
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
