@@ -38,7 +38,7 @@ export function notOurs(nameOrId: string, labels: Record<string, string>, instan
   return labels[LABELS.instance] === instance ? undefined : new NotOursError(nameOrId, instance, labels[LABELS.instance]);
 }
 
-export type Role = 'app' | 'service' | 'proxy' | 'build';
+export type Role = 'app' | 'service' | 'proxy' | 'build' | 'probe';
 
 export interface Mount {
   source: string;
