@@ -1,6 +1,6 @@
 // Pure: what the Swarm API says about a service, its tasks and the nodes, in the Runtime port's shapes. A
 // service stands for one container of the port (swarm-spec.ts); its newest task is that container's run.
-import type { ContainerInfo, ContainerState } from './runtime.js';
+import type { ContainerInfo, ContainerState, NodeView } from './runtime.js';
 
 /** The subset of GET /tasks svc reads. */
 export interface TaskDoc {
@@ -28,22 +28,6 @@ export interface NodeDoc {
   Spec?: { Role?: string; Availability?: string; Labels?: Record<string, string> };
   Status?: { State?: string; Addr?: string };
   ManagerStatus?: { Leader?: boolean; Addr?: string; Reachability?: string };
-}
-
-/** A node as the API and the UI show it (docs/api.md "Nodes"). */
-export interface NodeView {
-  id: string;
-  hostname: string;
-  address: string;
-  role: 'manager' | 'worker';
-  leader: boolean;
-  availability: 'active' | 'pause' | 'drain';
-  /** ready, down, unknown, disconnected. */
-  state: string;
-  labels: Record<string, string>;
-  engineVersion: string;
-  cpus: number;
-  memoryMb: number;
 }
 
 export function toNodeView(n: NodeDoc): NodeView {

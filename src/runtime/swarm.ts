@@ -8,10 +8,10 @@ import type Docker from 'dockerode';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
-import { LABELS, notOurs, type ContainerInfo, type ContainerSpec, type Runtime, type RuntimeEvent } from './runtime.js';
+import { LABELS, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type Runtime, type RuntimeEvent } from './runtime.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { placementConstraints, toServiceSpec } from './swarm-spec.js';
-import { currentTask, toContainerInfoFromTask, toNodeView, type NodeDoc, type NodeView, type ServiceDoc, type TaskDoc } from './swarm-map.js';
+import { currentTask, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
 
 /** Roles that run as Swarm services; the rest (proxy, build, probe helper) are local containers. */
@@ -31,15 +31,8 @@ export interface SwarmRuntimeOptions {
 
 export interface SwarmRuntime extends Runtime {
   docker: Docker;
-  /** Every node of the Swarm (docs/api.md "Nodes"). */
-  nodes(): Promise<NodeView[]>;
   /** This engine's node id (the manager svc runs on). */
   selfNodeId(): Promise<string>;
-  /** Node id -> names of the services of ours whose task runs there now. */
-  tasksByNode(): Promise<Map<string, { service: string; labels: Record<string, string> }[]>>;
-  updateNode(id: string, change: { availability?: 'active' | 'drain' | 'pause'; labels?: Record<string, string> }): Promise<NodeView>;
-  /** The join token and the manager's address, for `docker swarm join`. */
-  joinInfo(role: 'worker' | 'manager'): Promise<{ token: string; address: string }>;
 }
 
 export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
@@ -238,15 +231,15 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       return (await nodeDocs()).map(toNodeView);
     },
 
-    async tasksByNode() {
+    async placements() {
       const filters = { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${opts.instance}`] };
       const services = ((await call('service ls', () => docker.listServices({ filters }))) ?? []) as unknown as ServiceDoc[];
-      const out = new Map<string, { service: string; labels: Record<string, string> }[]>();
+      const out = new Map<string, { name: string; labels: Record<string, string> }[]>();
       for (const s of services) {
         const t = currentTask(await tasksOf(s.ID));
         if (!t?.NodeID || t.DesiredState !== 'running') continue;
         const list = out.get(t.NodeID) ?? [];
-        list.push({ service: s.Spec.Name, labels: s.Spec.Labels ?? {} });
+        list.push({ name: s.Spec.Name, labels: s.Spec.Labels ?? {} });
         out.set(t.NodeID, list);
       }
       return out;
@@ -254,7 +247,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
 
     async updateNode(id, change) {
       const node = (await call(`node inspect ${id}`, () => docker.getNode(ref(id)).inspect(), [404])) as (NodeDoc & { Version: { Index: number } }) | undefined;
-      if (!node) throw Object.assign(new Error(`no node ${id}`), { notFound: true });
+      if (!node) throw new NoSuchNodeError(id);
       const spec = { ...(node.Spec ?? {}) } as Record<string, unknown>;
       if (change.availability) spec.Availability = change.availability;
       if (change.labels) spec.Labels = change.labels;

@@ -28,8 +28,8 @@ const spec = (deploy: number, slot: number, extra: Partial<ContainerSpec> = {}):
 
 /** Node id -> our replicas' names on it. */
 const placement = async () => {
-  const m = await rt.tasksByNode();
-  return new Map([...m].map(([node, list]) => [node, list.map((s) => s.service).sort()]));
+  const m = await rt.placements();
+  return new Map([...m].map(([node, list]) => [node, list.map((s) => s.name).sort()]));
 };
 const nodeOf = async (name: string) => [...(await placement())].find(([, names]) => names.includes(name))?.[0];
 const serves = async (name: string) => {
