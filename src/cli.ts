@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | backup | restore | nodes | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
 import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
+import { nodesCommand } from './cli/nodes.js';
 import { CliError, clientSettings, createClient } from './cli/client.js';
 import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
 
@@ -18,6 +19,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
   backup: { output: { type: 'string', short: 'o' } },
   restore: {},
+  nodes: { manager: { type: 'boolean' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
 };
 
@@ -84,6 +86,8 @@ async function run(argv: string[]): Promise<number> {
     case 'restore':
       expect(1);
       return restoreCommand(client, { file: pos[0] });
+    case 'nodes':
+      return nodesCommand(client, { action: pos[0], args: pos.slice(1), manager: !!v.manager });
   }
   return 0;
 }

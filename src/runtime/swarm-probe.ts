@@ -26,8 +26,17 @@ export function statusOfLine(line: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Connects and closes at once: exit 0 when the port is open. $1 host, $2 port, $3 seconds. */
+const TCP_SCRIPT = '/bin/busybox nc -z -w "$3" "$1" "$2"';
+
+export interface HelperProbe {
+  (url: string, timeoutMs: number): Promise<number | undefined>;
+  /** TCP connect check from the overlay (a managed service's readiness gate). */
+  tcpOpen(host: string, port: number, timeoutMs: number): Promise<boolean>;
+}
+
 /** A probe `(url, timeoutMs) -> status | undefined` that runs in the helper; the helper is (re)made on demand. */
-export function createHelperProbe(o: HelperProbeOptions): (url: string, timeoutMs: number) => Promise<number | undefined> {
+export function createHelperProbe(o: HelperProbeOptions): HelperProbe {
   const name = probeHelperName(o.instance);
   let ready: Promise<void> | undefined;
   const ensure = async () => {
@@ -44,17 +53,29 @@ export function createHelperProbe(o: HelperProbeOptions): (url: string, timeoutM
       labels: { [LABELS.managed]: 'true', [LABELS.instance]: o.instance, [LABELS.role]: 'probe' },
     });
   };
-  return async (url, timeoutMs) => {
+  const helper = async () => {
+    ready ??= ensure().finally(() => (ready = undefined));
+    await ready;
+  };
+  const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
+  const probe = (async (url: string, timeoutMs: number) => {
     const u = new URL(url);
     if (u.protocol !== 'http:') return undefined;
     try {
-      ready ??= ensure().finally(() => (ready = undefined));
-      await ready;
-      const seconds = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
-      const r = await o.runtime.exec(name, ['/bin/busybox', 'sh', '-c', SCRIPT, 'probe', u.hostname, u.port || '80', `${u.pathname}${u.search}`, seconds]);
+      await helper();
+      const r = await o.runtime.exec(name, ['/bin/busybox', 'sh', '-c', SCRIPT, 'probe', u.hostname, u.port || '80', `${u.pathname}${u.search}`, seconds(timeoutMs)]);
       return statusOfLine(r.stdout);
     } catch {
       return undefined; // no answer: the health check waits or times out, as with a direct probe
     }
+  }) as HelperProbe;
+  probe.tcpOpen = async (host, port, timeoutMs) => {
+    try {
+      await helper();
+      return (await o.runtime.exec(name, ['/bin/busybox', 'sh', '-c', TCP_SCRIPT, 'tcp', host, String(port), seconds(timeoutMs)])).exitCode === 0;
+    } catch {
+      return false;
+    }
   };
+  return probe;
 }

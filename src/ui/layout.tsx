@@ -22,6 +22,7 @@ const NAV = [
   ['/', 'Apps'],
   ['/services', 'Services'],
   ['/backups', 'Backups'],
+  ['/nodes', 'Nodes'],
   ['/settings', 'Settings'],
 ] as const;
 

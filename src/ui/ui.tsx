@@ -21,6 +21,7 @@ import { appPages } from './app-pages.js';
 import { deployPage } from './deploy-page.js';
 import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
+import { nodesPage } from './nodes-page.js';
 import { backupPages } from './backup-pages.js';
 import { Layout } from './layout.js';
 
@@ -89,6 +90,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
   r.route('/', backupPages(ui));
+  r.route('/', nodesPage(ui));
   return r;
 }
 
