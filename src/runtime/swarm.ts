@@ -5,6 +5,7 @@
 // helpers, images, exec into a service pinned to this node) is the manager's local engine, through the
 // docker runtime. Nothing outside src/runtime knows which of the two it has.
 import type Docker from 'dockerode';
+import type { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
@@ -13,6 +14,7 @@ import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { placementConstraints, toServiceSpec } from './swarm-spec.js';
 import { currentTask, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
+import { followProgress } from './docker-streams.js';
 
 /** Roles that run as Swarm services; the rest (proxy, build, probe helper) are local containers. */
 const SERVICE_ROLES = new Set(['app', 'service']);
@@ -27,6 +29,11 @@ export interface SwarmRuntimeOptions {
   instance: string;
   /** How often the task watcher compares the services' tasks (events for tasks on other nodes). */
   watchIntervalMs?: number;
+  /**
+   * SVC_REGISTRY (`host[:port][/path]`): svc_build images are pushed there after the build and services
+   * run them from there, so every node can pull them. Without it a built image exists on the manager only.
+   */
+  registry?: string;
 }
 
 export interface SwarmRuntime extends Runtime {
@@ -159,7 +166,8 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       checkImageRef(spec.image);
       if (await serviceDoc(spec.name)) throw new Error(`docker service create ${spec.name}: a service of that name exists`);
       const constraints = await constraintsFor(spec, await nodeDocs());
-      const created = await call(`service create ${spec.name}`, () => docker.createService(toServiceSpec(spec, { constraints }) as never));
+      const image = clusterImage(spec.image, opts.registry);
+      const created = await call(`service create ${spec.name}`, () => docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never));
       const svc = (await serviceDoc(created!.id))!;
       return settle(svc, spec.network);
     },
@@ -222,6 +230,24 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       return mergeEvents(local.events(signal, o), watchSwarm({ docker, instance: opts.instance, intervalMs: opts.watchIntervalMs ?? 1_000, signal, log: opts.log }));
     },
 
+    async build(contextDir, tag, onLog, signal) {
+      await local.build(contextDir, tag, onLog, signal);
+      const target = clusterImage(tag, opts.registry);
+      if (target === tag) return;
+      // Pushed under the registry's name, so a task on any node pulls what the manager built.
+      const [repo, version] = splitTag(target);
+      await call(`tag ${tag}`, () => docker.getImage(checkImageRef(tag)).tag({ repo, tag: version }));
+      const stream = (await call(`push ${target}`, () => docker.getImage(target).push({ authconfig: {} } as never) as unknown as Promise<Readable>))!;
+      try {
+        await followProgress(stream, (m) => {
+          if (m.status && /Pushed|digest/.test(m.status)) onLog?.(`push: ${m.status}`);
+        });
+      } catch (err) {
+        throw engineError(`push ${target}`, err);
+      }
+      onLog?.(`pushed ${target}`);
+    },
+
     async pastActions(containerId, sinceMs) {
       // A service's task may have run on another node, whose events this engine never sees: none known.
       return (await serviceDoc(containerId)) ? [] : local.pastActions(containerId, sinceMs);
@@ -266,6 +292,18 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     },
   };
   return runtime;
+}
+
+/** Pure: where the nodes find an image svc built (`svc-build/...`): in the registry, when there is one. */
+export function clusterImage(ref: string, registry: string | undefined): string {
+  return registry && ref.startsWith('svc-build/') ? `${registry.replace(/\/+$/, '')}/${ref}` : ref;
+}
+
+/** Pure: `repo:tag` into its two parts (the tag after the last colon that follows the last slash). */
+export function splitTag(ref: string): [string, string] {
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return colon > slash ? [ref.slice(0, colon), ref.slice(colon + 1)] : [ref, 'latest'];
 }
 
 /** Both event sources into one stream, ended when either ends (the watcher reconnects both). */

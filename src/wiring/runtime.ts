@@ -22,7 +22,7 @@ export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
   if (config.runtime.kind === 'docker') {
     return { runtime: createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance }), probe: httpProbe, tcpOpen };
   }
-  const runtime = createSwarmRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
+  const runtime = createSwarmRuntime({ dockerHost: config.dockerHost, log, instance: config.instance, registry: config.runtime.registry });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
   return { runtime, probe, tcpOpen: probe.tcpOpen };
 }

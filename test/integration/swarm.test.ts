@@ -9,6 +9,9 @@ import { LABELS, type ContainerSpec } from '../../src/runtime/runtime.js';
 import { ensureTestImages, WEB_OOM, WEB_PORT, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 import { silentLogger } from '../../src/log.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let cluster: Cluster;
 let rt: SwarmRuntime;
@@ -42,7 +45,7 @@ beforeAll(async () => {
   cluster = await createCluster(3);
   image = cluster.pushImage(WEB_V1);
   cluster.pushImage(WEB_OOM);
-  rt = createSwarmRuntime({ dockerHost: cluster.manager.dockerHost, log: silentLogger, instance, watchIntervalMs: 200 });
+  rt = createSwarmRuntime({ dockerHost: cluster.manager.dockerHost, log: silentLogger, instance, watchIntervalMs: 200, registry: cluster.registry });
   probe = createHelperProbe({ runtime: rt, instance, network, image });
   await rt.ensureNetwork(network);
 });
@@ -93,29 +96,31 @@ describe('swarm runtime', () => {
     }
   });
 
-  it("a worker's engine killed: its replica is reported down and started elsewhere while the others serve", async () => {
+  it("a worker's engine killed: its replicas are reported down and started elsewhere while the others serve", async () => {
     const nodes = await rt.nodes();
     const p = await placement();
     const workerNode = nodes.find((n) => n.role === 'worker' && (p.get(n.id)?.length ?? 0) > 0)!;
-    const victim = p.get(workerNode.id)![0]!;
-    const others = ['swt-web-1', 'swt-web-1-r1', 'swt-web-1-r2'].filter((n) => n !== victim);
+    const victims = p.get(workerNode.id)!;
+    const others = ['swt-web-1', 'swt-web-1-r1', 'swt-web-1-r2'].filter((n) => !victims.includes(n));
     const events: string[] = [];
     const abort = new AbortController();
     const watching = (async () => {
-      for await (const ev of rt.events(abort.signal)) if (ev.name === victim || ev.action.startsWith('node_')) events.push(`${ev.action} ${ev.name}`);
+      for await (const ev of rt.events(abort.signal)) if (victims.includes(ev.name) || ev.action.startsWith('node_')) events.push(`${ev.action} ${ev.name}`);
     })().catch(() => {});
     const clusterNode = cluster.nodes.find((n) => n.hostname === workerNode.hostname)!;
     await cluster.killNode(clusterNode);
     const t0 = Date.now();
-    await waitFor(async () => !(await rt.inspect(victim, network))?.running, { timeoutMs: 30_000, what: 'the lost replica to be reported down' });
+    for (const v of victims) await waitFor(async () => !(await rt.inspect(v, network))?.running, { timeoutMs: 30_000, what: `${v} to be reported down` });
     const detectedMs = Date.now() - t0;
     for (const o of others) expect(await serves(o)).toBe(true);
-    await rt.start(victim);
-    expect(await nodeOf(victim)).not.toBe(workerNode.id);
-    expect(await serves(victim)).toBe(true);
-    console.log(`node loss: replica reported down after ${detectedMs} ms, back elsewhere after ${Date.now() - t0} ms`);
+    for (const v of victims) {
+      await rt.start(v);
+      expect(await nodeOf(v)).not.toBe(workerNode.id);
+      expect(await serves(v)).toBe(true);
+    }
+    console.log(`node loss: ${victims.length} replica(s) reported down after ${detectedMs} ms, back elsewhere after ${Date.now() - t0} ms`);
     await waitFor(() => events.some((e) => e.startsWith('node_down')), { timeoutMs: 5_000, what: 'a node_down event' });
-    expect(events).toContain(`die ${victim}`);
+    for (const v of victims) expect(events).toContain(`die ${v}`);
     abort.abort();
     await watching;
   });
@@ -133,5 +138,28 @@ describe('swarm runtime', () => {
     expect(svc.Spec.EndpointSpec.Mode).toBe('dnsrr');
     for (const name of ['swt-web-1', 'swt-web-1-r1', 'swt-web-1-r2', 'swt-web-2']) await rt.remove(name);
     expect(await rt.list({ [LABELS.instance]: instance, [LABELS.role]: 'app' })).toEqual([]);
+  });
+
+  it('a built image is pushed to the registry and runs on the workers too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'swt-build-'));
+    try {
+      await writeFile(join(dir, 'Dockerfile'), `FROM ${image}\nCOPY built.html /www/built.html\n`);
+      await writeFile(join(dir, 'built.html'), 'built by svc\n');
+      const log: string[] = [];
+      await rt.build(dir, 'svc-build/web:abc123', (l) => log.push(l));
+      expect(log).toContain(`pushed ${cluster.registry}/svc-build/web:abc123`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const names = [0, 1].map((slot) => spec(3, slot, { image: 'svc-build/web:abc123' }).name);
+    for (let slot = 0; slot < 2; slot++) expect((await rt.run(spec(3, slot, { image: 'svc-build/web:abc123' }))).running).toBe(true);
+    const nodes = await rt.nodes();
+    const onWorker = (await Promise.all(names.map(async (n) => [n, await nodeOf(n)] as const))).filter(([, id]) => nodes.find((x) => x.id === id)?.role === 'worker');
+    expect(onWorker.length).toBeGreaterThan(0);
+    for (const n of names) {
+      const info = await rt.inspect(n, network);
+      expect(await probe(`http://${info!.address}:${WEB_PORT}/built.html`, 2_000)).toBe(200);
+      await rt.remove(n);
+    }
   });
 });
