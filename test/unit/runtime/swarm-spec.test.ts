@@ -74,3 +74,15 @@ describe('toServiceSpec', () => {
     expect(() => toServiceSpec({ ...spec, hostNetwork: true }, { constraints: [] })).toThrow(/host network/);
   });
 });
+
+describe('clusterImage and splitTag', () => {
+  it('a built image is named in the registry; any other stays as the user wrote it', async () => {
+    const { clusterImage, splitTag } = await import('../../../src/runtime/swarm.js');
+    expect(clusterImage('svc-build/web:abc', '10.0.0.1:5000')).toBe('10.0.0.1:5000/svc-build/web:abc');
+    expect(clusterImage('svc-build/web:abc', 'reg.example/team/')).toBe('reg.example/team/svc-build/web:abc');
+    expect(clusterImage('svc-build/web:abc', undefined)).toBe('svc-build/web:abc');
+    expect(clusterImage('nginx:1', '10.0.0.1:5000')).toBe('nginx:1');
+    expect(splitTag('10.0.0.1:5000/svc-build/web:abc')).toEqual(['10.0.0.1:5000/svc-build/web', 'abc']);
+    expect(splitTag('10.0.0.1:5000/web')).toEqual(['10.0.0.1:5000/web', 'latest']);
+  });
+});
