@@ -1,7 +1,8 @@
 // The whole daemon with SVC_RUNTIME=swarm on a real three-node Swarm (test/support/swarm-cluster.ts): the
 // same reconcilers as on one host, none knowing the runtime. A 3-replica app deploys with one replica per
 // node (health checks through the overlay helper), a second deploy switches all three, GET /api/nodes shows
-// where they run, and a drained node's replica is healed onto the others by svc.
+// where they run, a drained node's replica is healed onto the others by svc, and scaling adds and removes
+// replicas (0 stops the app).
 // Not covered here: requests through Caddy (see docs/design.md "Many hosts on Docker Swarm": the edge).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
@@ -69,5 +70,16 @@ describe('svc on a Swarm', () => {
     const app = (await t.api('GET', `/api/apps/${appId}`)).body;
     expect(app.status).toBe('active');
     await t.api('PUT', `/api/nodes/${worker.id}`, { availability: 'active' });
+  });
+
+  it('scales down, to 0 (inactive, no task left) and up again', async () => {
+    const total = async () => (await spread()).reduce((a, b) => a + b, 0);
+    const scale = async (replicas: number) => expect((await t.api('PUT', `/api/apps/${appId}`, { replicas })).status).toBe(200);
+    await scale(2);
+    await waitFor(async () => (await total()) === 2, { timeoutMs: 30_000, what: 'two replicas' });
+    await scale(0);
+    await waitFor(async () => (await total()) === 0 && (await t.api('GET', `/api/apps/${appId}`)).body.status === 'inactive', { timeoutMs: 30_000, what: 'no replica, app inactive' });
+    await scale(3);
+    await waitFor(async () => (await spread()).filter((n) => n === 1).length === 3, { timeoutMs: 45_000, what: 'three replicas, one per node' });
   });
 });

@@ -35,10 +35,12 @@ const placement = async () => {
   return new Map([...m].map(([node, list]) => [node, list.map((s) => s.name).sort()]));
 };
 const nodeOf = async (name: string) => [...(await placement())].find(([, names]) => names.includes(name))?.[0];
-const serves = async (name: string) => {
+const answers = async (name: string) => {
   const info = await rt.inspect(name, network);
   return info?.running && info.address ? (await probe(`http://${info.address}:${WEB_PORT}/health`, 2_000)) === 200 : false;
 };
+/** A task that runs answers once its httpd listens and the overlay knows its endpoint: wait for that, bounded. */
+const serves = (name: string) => waitFor(() => answers(name), { timeoutMs: 10_000, what: `${name} to answer on the overlay` }).catch(() => false);
 
 beforeAll(async () => {
   await ensureTestImages();
@@ -112,7 +114,7 @@ describe('swarm runtime', () => {
     const t0 = Date.now();
     for (const v of victims) await waitFor(async () => !(await rt.inspect(v, network))?.running, { timeoutMs: 30_000, what: `${v} to be reported down` });
     const detectedMs = Date.now() - t0;
-    for (const o of others) expect(await serves(o)).toBe(true);
+    for (const o of others) expect(await answers(o)).toBe(true);
     for (const v of victims) {
       await rt.start(v);
       expect(await nodeOf(v)).not.toBe(workerNode.id);
