@@ -261,9 +261,11 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       const filters = { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${opts.instance}`] };
       const services = ((await call('service ls', () => docker.listServices({ filters }))) ?? []) as unknown as ServiceDoc[];
       const out = new Map<string, { name: string; labels: Record<string, string> }[]>();
+      const down = downNodes(await nodeDocs());
       for (const s of services) {
         const t = currentTask(await tasksOf(s.ID));
-        if (!t?.NodeID || t.DesiredState !== 'running') continue;
+        // A task on a node that is down runs nowhere svc can reach: not listed (svc heals it elsewhere).
+        if (!t?.NodeID || t.DesiredState !== 'running' || down.has(t.NodeID)) continue;
         const list = out.get(t.NodeID) ?? [];
         list.push({ name: s.Spec.Name, labels: s.Spec.Labels ?? {} });
         out.set(t.NodeID, list);

@@ -2,7 +2,7 @@
 // same reconcilers as on one host, none knowing the runtime. A 3-replica app deploys with one replica per
 // node (health checks through the overlay helper), a second deploy switches all three, GET /api/nodes shows
 // where they run, a drained node's replica is healed onto the others by svc, and scaling adds and removes
-// replicas (0 stops the app).
+// replicas (0 stops the app); a worker's engine killed, svc starts its replicas on the nodes left.
 // Not covered here: requests through Caddy (see docs/design.md "Many hosts on Docker Swarm": the edge).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
@@ -21,6 +21,7 @@ interface NodeJson {
   hostname: string;
   role: string;
   availability: string;
+  state: string;
   replicas: { app?: string; container: string }[];
 }
 
@@ -81,5 +82,19 @@ describe('svc on a Swarm', () => {
     await waitFor(async () => (await total()) === 0 && (await t.api('GET', `/api/apps/${appId}`)).body.status === 'inactive', { timeoutMs: 30_000, what: 'no replica, app inactive' });
     await scale(3);
     await waitFor(async () => (await spread()).filter((n) => n === 1).length === 3, { timeoutMs: 45_000, what: 'three replicas, one per node' });
+  });
+
+  it("a worker's engine killed: svc starts its replicas on the nodes left, the app stays active", async () => {
+    const worker = (await nodes()).find((n) => n.role === 'worker' && n.replicas.length > 0)!;
+    const t0 = Date.now();
+    await cluster.killNode(cluster.nodes.find((n) => n.hostname === worker.hostname)!);
+    await waitFor(async () => {
+      const now = await nodes();
+      const total = now.reduce((s, n) => s + n.replicas.filter((r) => r.app === 'sw-web').length, 0);
+      const lost = now.find((n) => n.id === worker.id)!;
+      return total === 3 && lost.state === 'down' && lost.replicas.length === 0;
+    }, { timeoutMs: 45_000, what: 'three replicas on the two nodes left' });
+    console.log(`worker lost: the app back at 3 replicas after ${Date.now() - t0} ms`);
+    expect((await t.api('GET', `/api/apps/${appId}`)).body.status).toBe('active');
   });
 });
