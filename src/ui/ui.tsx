@@ -23,6 +23,7 @@ import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
 import { nodesPage } from './nodes-page.js';
 import { backupPages } from './backup-pages.js';
+import { notifyPage } from './notify-page.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -91,6 +92,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', settingsPage(ui));
   r.route('/', backupPages(ui));
   r.route('/', nodesPage(ui));
+  r.route('/', notifyPage(ui));
   return r;
 }
 
