@@ -24,6 +24,7 @@ import { settingsPage } from './settings-page.js';
 import { nodesPage } from './nodes-page.js';
 import { backupPages } from './backup-pages.js';
 import { notifyPage } from './notify-page.js';
+import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -90,6 +91,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', deployPage(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
+  r.route('/', backupTargetPages(ui));
   r.route('/', backupPages(ui));
   r.route('/', nodesPage(ui));
   r.route('/', notifyPage(ui));
