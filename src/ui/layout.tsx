@@ -22,7 +22,10 @@ const NAV = [
   ['/', 'Apps'],
   ['/services', 'Services'],
   ['/backups', 'Backups'],
+  ['/users', 'Users'],
+  ['/audit', 'Audit'],
   ['/settings', 'Settings'],
+  ['/account', 'Account'],
 ] as const;
 
 export const Layout: FC<PageProps> = (p) => (
