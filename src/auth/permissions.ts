@@ -29,8 +29,8 @@ export const ROLE_ACTIONS: Record<Role, ReadonlySet<Action>> = {
   owner: new Set([...ADMIN, 'owner']),
 };
 
-/** How a rule finds the app it concerns: a path parameter holding an app id, or a deploy id. */
-export type AppRef = { param: string; via: 'app' | 'deploy' };
+/** How a rule finds the app it concerns: a path parameter holding an app id, a deploy id, or the app's name. */
+export type AppRef = { param: string; via: 'app' | 'deploy' | 'name' };
 
 export interface Rule {
   action: Action;
@@ -41,6 +41,7 @@ export interface Rule {
 
 const app = (param: string): AppRef => ({ param, via: 'app' });
 const deploy = (param: string): AppRef => ({ param, via: 'deploy' });
+const named = (param: string): AppRef => ({ param, via: 'name' });
 const r = (action: Action, extra: Omit<Rule, 'action'> = {}): Rule => ({ action, ...extra });
 
 /** `METHOD /path` exactly as the route is registered (hono pattern), to its rule. */
@@ -71,6 +72,7 @@ export const RULES: Record<string, Rule> = {
   // Apps.
   'GET /api/apps': r('read'),
   'POST /api/apps': r('manage'),
+  'GET /api/app-names/:name': r('deploy_status', { app: named('name') }),
   'GET /api/apps/:appID': r('read'),
   'PUT /api/apps/:appID': r('manage'),
   'DELETE /api/apps/:appID': r('manage'),

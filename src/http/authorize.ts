@@ -60,6 +60,7 @@ function authenticate(c: Context, deps: EdgeDeps, api: boolean): Who | undefined
 /** The name of the app a rule concerns; undefined when the id names none. */
 function appNameOf(db: Db, ref: AppRef, params: Record<string, string>): string | undefined {
   const raw = params[ref.param];
+  if (ref.via === 'name') return raw && db.select({ name: apps.name }).from(apps).where(eq(apps.name, raw)).get()?.name;
   if (!raw || !/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
   const id = Number(raw);
   if (ref.via === 'app') return db.select({ name: apps.name }).from(apps).where(eq(apps.id, id)).get()?.name;

@@ -66,6 +66,7 @@ function urlOf(w: World, path: string): string {
     if (name === 'serviceID') return String(w.service);
     if (name === 'key') return 'DB_PASSWORD';
     if (name === 'file') return 'app.js';
+    if (name === 'name') return 'web';
     if (name === 'token') return 'not-a-token';
     if (name === 'id') return String(path.startsWith('/apps') || path.startsWith('/api/apps') ? w.web : path.startsWith('/deploys') ? w.deploy : path.includes('services') ? w.service : 999);
     return '1';
@@ -193,6 +194,8 @@ describe('what a viewer and a deploy token get', () => {
     const deployed = await w.t.request('POST', `/api/apps/${w.web}/deploys`, { image_ref: 'nginx:2' }, { token });
     expect(deployed.status).toBe(202);
     expect((await w.t.request('GET', `/api/deploys/${deployed.body.id}`, undefined, { token })).status).toBe(200);
+    expect((await w.t.request('GET', '/api/app-names/web', undefined, { token })).body).toEqual({ id: w.web, name: 'web' });
+    expect((await w.t.request('GET', '/api/app-names/api', undefined, { token })).status).toBe(403);
     expect((await w.t.request('POST', `/api/apps/${w.web}/deploys/rollback`, undefined, { token })).status).not.toBe(403);
     for (const [method, path] of [
       ['POST', `/api/apps/${w.other}/deploys`],
