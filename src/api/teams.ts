@@ -6,7 +6,8 @@ import { setTeamSettings, teamSettings } from '../teams/settings.js';
 import { clearTotp } from '../auth/totp.js';
 import { listUsers } from '../store/users.js';
 import { idParam, jsonBody } from '../http/request.js';
-import { sessionCookie } from '../http/session.js';
+import { passesCsrf, sessionCookie } from '../http/session.js';
+import { forbidden } from '../errors.js';
 import { clientAddress } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 
@@ -35,6 +36,8 @@ export function teamRoutes(deps: ApiDeps) {
     return c.body(null, 204);
   });
   r.post('/invitations/accept', async (c) => {
+    // Public, so the same CSRF rule as login: another site must not sign a visitor up to an account.
+    if (!passesCsrf(c, deps.config)) throw forbidden('csrf', 'cross-site request refused: send Content-Type: application/json');
     const { user, session } = await acceptInvitation(deps, await jsonBody(c), { address: clientAddress(c), userAgent: c.req.header('user-agent') });
     c.header('Set-Cookie', sessionCookie(c, deps, session));
     return c.json({ user }, 201);

@@ -75,7 +75,8 @@ async function audit(c: Context, deps: EdgeDeps, route: Endpoint, rule: Rule, ap
   if (NOT_AUDITED.has(key) || c.res.status >= 400) return;
   if (route.method === 'GET' && !rule.auditRead) return;
   const user = c.get('user') as PublicUser | undefined;
-  const { key: varName, ...ids } = route.params;
+  // A link token in the path (an invitation) is a credential: never part of the record.
+  const { key: varName, token: _secret, ...ids } = route.params;
   const target = [appName ?? Object.entries(ids).map(([k, v]) => `${k}=${v}`).join(' '), varName].filter(Boolean).join(' ') || null;
   const fields = route.path.startsWith('/api/webhooks/') ? [] : await sentFieldNames(c);
   try {
