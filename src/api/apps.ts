@@ -2,7 +2,7 @@
 // field schemas, the record rules, the write and the enqueue. Reads come from the store.
 import { Hono, type Context } from 'hono';
 import { eq } from 'drizzle-orm';
-import { notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import { apps } from '../store/schema/index.js';
 import { createApp, deleteApp, updateApp } from '../desired/apps.js';
 import { getAppWithDeployVersion } from '../store/apps.js';
@@ -35,7 +35,7 @@ export function appRoutes(deps: ApiDeps) {
   // An app's id from its name: what the CLI asks first; a `deploy:<app>` token may ask it for its own app.
   r.get('/app-names/:name', (c) => {
     const row = db.select({ id: apps.id, name: apps.name }).from(apps).where(eq(apps.name, c.req.param('name'))).get();
-    if (!row) throw notFound('app');
+    if (!row) throw new DomainError('not_found', 'not_found', `no app named ${c.req.param('name')}`);
     return c.json(row);
   });
 

@@ -72,8 +72,5 @@ export function createClient(s: ClientSettings, fetchImpl: typeof fetch = fetch)
 /** The app with this name (the API addresses apps by id). */
 export async function appByName(client: Client, name: string): Promise<{ id: number; name: string; [k: string]: unknown }> {
   // By name, not from the list: a CI token scoped `deploy:<app>` may not list apps, but may find its own.
-  const res = await client.raw(`/api/app-names/${encodeURIComponent(name)}`);
-  if (res.status === 404) throw new CliError(`no app named ${name}`);
-  if (!res.ok) return client.json('GET', `/api/app-names/${encodeURIComponent(name)}`);
-  return (await res.json()) as { id: number; name: string };
+  return client.json('GET', `/api/app-names/${encodeURIComponent(name)}`);
 }
