@@ -28,14 +28,20 @@ export function paramsOf(pattern: string, path: string): Record<string, string> 
 }
 
 /**
- * The endpoint that will answer: the first matched route that is not a middleware (`use` registers method
- * ALL). Undefined when only middlewares match (the answer is a 404).
+ * A middleware: registered by `use` (method ALL) on a wildcard path. An `all('/exact', ...)` handler is not
+ * one: it is an endpoint (method ALL) and needs its own rule, like any other.
+ */
+export const isMiddleware = (r: { method: string; path: string }) => r.method === 'ALL' && r.path.endsWith('*');
+
+/**
+ * The endpoint that will answer: the first matched route that is not a middleware. Undefined when only
+ * middlewares match (the answer is a 404).
  */
 export function endpointOf(c: Context): Endpoint | undefined {
   const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
   for (const route of matchedRoutes(c)) {
-    if (route.method === 'ALL') continue;
-    if (route.method !== method) continue;
+    if (isMiddleware(route)) continue;
+    if (route.method !== method && route.method !== 'ALL') continue;
     const params = paramsOf(route.path, c.req.path);
     if (params) return { method: route.method, path: route.path, params };
   }

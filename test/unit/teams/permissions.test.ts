@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decide, ROLE_ACTIONS, RULES, ruleFor, type Action, type Principal } from '../../../src/auth/permissions.js';
 import { createApiToken } from '../../../src/store/tokens.js';
+import { isMiddleware } from '../../../src/http/route-match.js';
 import { createSession } from '../../../src/store/sessions.js';
 import { users, type Role } from '../../../src/store/schema/index.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
@@ -12,10 +13,10 @@ import { createTestApi, type TestApi } from '../../support/api.js';
 const SECRET = 'Sup3r-s3cret-value-9f8e';
 const CSRF_COOKIE = 'teamscsrfcookie0123456789';
 
-/** Every registered endpoint of the real server (middlewares register method ALL). */
+/** Every registered endpoint of the real server (not the wildcard middlewares). */
 function endpoints(t: TestApi): { method: string; path: string }[] {
   const seen = new Map<string, { method: string; path: string }>();
-  for (const r of t.app.routes) if (r.method !== 'ALL') seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
+  for (const r of t.app.routes) if (!isMiddleware(r)) seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
   return [...seen.values()];
 }
 
@@ -150,6 +151,8 @@ describe('the permission table', () => {
     await t.login('olivia', 'owner');
     t.app.get('/api/brand-new', (c) => c.json({ ok: true }));
     t.app.get('/brand-new-page', (c) => c.text('hello'));
+    t.app.all('/api/any-method', (c) => c.json({ ok: true }));
+    expect((await t.request('POST', '/api/any-method', {})).status).toBe(403);
     const api = await t.request('GET', '/api/brand-new');
     expect(api.status).toBe(403);
     expect(api.body.code).toBe('no_rule');
