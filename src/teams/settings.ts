@@ -1,6 +1,7 @@
 // Team-wide settings an owner sets (docs/api.md "Teams"): whether admins and owners must use a second factor.
 import { z } from 'zod';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { perDb } from '../store/prepared.js';
 import { parseInput } from '../desired/parse.js';
 import type { Db } from '../store/db.js';
 import { settings } from '../store/schema/index.js';
@@ -14,8 +15,12 @@ export interface TeamSettings {
 
 export const teamSettingsSchema = z.object({ require_totp_for_admins: z.boolean() }).strict();
 
+// Prepared once per database: the permission middleware asks on every request of an owner or admin
+// without a second factor.
+const settingOf = perDb((db) => db.select({ value: settings.value }).from(settings).where(eq(settings.key, sql.placeholder('key'))).prepare());
+
 export const teamSettings = (db: Db): TeamSettings => ({
-  require_totp_for_admins: db.select().from(settings).where(eq(settings.key, KEY)).get()?.value === 'true',
+  require_totp_for_admins: settingOf(db).get({ key: KEY })?.value === 'true',
 });
 
 export function setTeamSettings(ctx: { db: Db; now: () => Date }, raw: unknown): TeamSettings {
