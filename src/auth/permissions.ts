@@ -117,6 +117,17 @@ export const RULES: Record<string, Rule> = {
   'GET /api/codehost/manifest': r('manage'),
   'GET /api/codehost/debug': r('manage'),
 
+  // Notifications (issue 21): channels are settings, an admin's; reads show no secret (`target` is redacted).
+  'GET /api/notifications/events': r('read'),
+  'GET /api/notifications/channels': r('read'),
+  'POST /api/notifications/channels': r('manage'),
+  'GET /api/notifications/channels/:id': r('read'),
+  'PUT /api/notifications/channels/:id': r('manage'),
+  'DELETE /api/notifications/channels/:id': r('manage'),
+  'POST /api/notifications/channels/:id/test': r('manage'),
+  'GET /api/notifications/deliveries': r('read'),
+  'GET /api/notifications/outbox': r('read'),
+
   // Users, invitations, audit, team settings.
   'GET /api/users': r('read'),
   'PATCH /api/users/:id': r('users'),
@@ -173,6 +184,12 @@ export const RULES: Record<string, Rule> = {
   'POST /settings/tokens/:id/delete': r('self'),
   'GET /settings/webhook-secret': r('manage', { auditRead: true }),
   'POST /settings/webhook-secret': r('manage', { auditRead: true }),
+  'GET /settings/notifications': r('read'),
+  'POST /settings/notifications': r('manage'),
+  'POST /settings/notifications/:id/test': r('manage'),
+  'POST /settings/notifications/:id/enable': r('manage'),
+  'POST /settings/notifications/:id/disable': r('manage'),
+  'POST /settings/notifications/:id/delete': r('manage'),
   'GET /account': r('self'),
   'POST /account/password': r('self'),
   'POST /account/totp': r('self'),

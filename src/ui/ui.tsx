@@ -22,6 +22,7 @@ import { accountPage } from './account-page.js';
 import { usersPage } from './users-page.js';
 import { auditPage } from './audit-page.js';
 import { invitePage } from './invite-page.js';
+import { notifyPage } from './notify-page.js';
 import { Layout } from './layout.js';
 
 /** Paths the UI never answers: the API (its own JSON 404s and auth) and the health check. */
@@ -84,6 +85,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', usersPage(ui));
   r.route('/', auditPage(ui));
   r.route('/', invitePage(ui));
+  r.route('/', notifyPage(ui));
   return r;
 }
 
