@@ -117,6 +117,18 @@ export const RULES: Record<string, Rule> = {
   'GET /api/codehost/manifest': r('manage'),
   'GET /api/codehost/debug': r('manage'),
 
+  // Off-host backup targets (issue 21 section 1): targets are settings with credentials (never shown: a
+  // read sees the access key's tail only); listing the copies in a bucket, uploads and imports are admin work.
+  'GET /api/backup-targets': r('read'),
+  'POST /api/backup-targets': r('manage'),
+  'GET /api/backup-targets/:id': r('read'),
+  'PUT /api/backup-targets/:id': r('manage'),
+  'DELETE /api/backup-targets/:id': r('manage'),
+  'POST /api/backup-targets/:id/test': r('manage'),
+  'GET /api/backup-targets/:id/remote': r('manage'),
+  'POST /api/backup-targets/:id/remote/import': r('manage'),
+  'POST /api/backups/:id/upload': r('manage'),
+
   // Notifications (issue 21): channels are settings, an admin's; reads show no secret (`target` is redacted).
   'GET /api/notifications/events': r('read'),
   'GET /api/notifications/channels': r('read'),
@@ -184,6 +196,13 @@ export const RULES: Record<string, Rule> = {
   'POST /settings/tokens/:id/delete': r('self'),
   'GET /settings/webhook-secret': r('manage', { auditRead: true }),
   'POST /settings/webhook-secret': r('manage', { auditRead: true }),
+  'GET /backups/targets': r('read'),
+  'POST /backups/targets': r('manage'),
+  'POST /backups/targets/:id/test': r('manage'),
+  'POST /backups/targets/:id/delete': r('manage'),
+  'GET /backups/targets/:id/copies': r('manage'),
+  'POST /backups/targets/:id/import': r('manage'),
+  'POST /backups/:id/upload': r('manage'),
   'GET /settings/notifications': r('read'),
   'POST /settings/notifications': r('manage'),
   'POST /settings/notifications/:id/test': r('manage'),

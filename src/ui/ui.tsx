@@ -23,6 +23,7 @@ import { usersPage } from './users-page.js';
 import { auditPage } from './audit-page.js';
 import { invitePage } from './invite-page.js';
 import { notifyPage } from './notify-page.js';
+import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 
 /** Paths the UI never answers: the API (its own JSON 404s and auth) and the health check. */
@@ -80,6 +81,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', deployPage(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
+  r.route('/', backupTargetPages(ui));
   r.route('/', backupPages(ui));
   r.route('/', accountPage(ui));
   r.route('/', usersPage(ui));
