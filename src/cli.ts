@@ -18,6 +18,8 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
   backup: { output: { type: 'string', short: 'o' } },
   restore: {},
+  top: {},
+  exec: { replica: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
 };
 
@@ -84,6 +86,18 @@ async function run(argv: string[]): Promise<number> {
     case 'restore':
       expect(1);
       return restoreCommand(client, { file: pos[0] });
+    case 'top':
+      expect(0);
+      return (await import('./cli/top.js')).topCommand(client);
+    case 'exec': {
+      // Everything after `--` is the command: svc exec APP -- CMD [ARG...]
+      const dash = rest.indexOf('--');
+      if (pos.length < 1) usageError(command, 'missing argument');
+      if (dash === -1 && pos.length > 1) usageError(command, 'put the command after --: svc exec APP -- CMD');
+      const replica = v.replica === undefined ? undefined : Number(v.replica);
+      if (replica !== undefined && (!Number.isInteger(replica) || replica < 0)) usageError(command, '--replica must be a whole number');
+      return (await import('./cli/exec.js')).execCommand(client, { app: pos[0], cmd: pos.slice(1), replica });
+    }
   }
   return 0;
 }

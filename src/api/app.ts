@@ -21,6 +21,9 @@ import { webhookRoutes } from './webhooks.js';
 import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
+import { metricRoutes } from './metrics.js';
+import { execRoutes } from './exec.js';
+import { prometheusRoutes } from './prometheus.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -40,6 +43,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  app.route('/', prometheusRoutes(deps));
   // The wall: every /api/* route below needs a session or token, except the public ones it lists.
   app.use('/api/*', authGuard(deps));
   app.route('/api', webhookRoutes(deps));
@@ -54,5 +58,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
+  app.route('/api', metricRoutes(deps));
+  app.route('/api', execRoutes(deps));
   return app;
 }

@@ -34,6 +34,12 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     about: 'create a backup (and wait for it), list backups, or download an archive',
     options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
   },
+  top: { usage: 'svc top', about: "CPU, memory, network and block I/O of every app, service and container, and the host (the last 10 s round)" },
+  exec: {
+    usage: 'svc exec APP [--replica N] -- CMD [ARG...]',
+    about: "run CMD (default sh) in the app's running container with a TTY (administrators; needs SVC_TOKEN); exits with its code",
+    options: '      --replica N     the replica slot (default: the first of the live deploy)',
+  },
   restore: {
     usage: 'svc restore ID | FILE',
     about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE into SVC_DATA_DIR and .env',

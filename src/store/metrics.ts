@@ -81,3 +81,11 @@ export function readMetricRange(db: Db, subject: string, tier: number, sinceSeco
 export function dropMetricSubject(db: Db, subject: string): void {
   db.$client.prepare('DELETE FROM metric_samples WHERE subject = ?').run(subject);
 }
+
+/** Display names of the subjects metrics are kept for: `app:<id>` and `service:<id>` -> name. */
+export function subjectNames(db: Db): Map<string, { kind: 'app' | 'service'; name: string }> {
+  const out = new Map<string, { kind: 'app' | 'service'; name: string }>();
+  for (const r of db.$client.prepare('SELECT id, name FROM apps').all() as { id: number; name: string }[]) out.set(`app:${r.id}`, { kind: 'app', name: r.name });
+  for (const r of db.$client.prepare('SELECT id, name FROM services').all() as { id: number; name: string }[]) out.set(`service:${r.id}`, { kind: 'service', name: r.name });
+  return out;
+}
