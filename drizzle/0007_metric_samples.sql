@@ -15,3 +15,5 @@ CREATE TABLE `metric_samples` (
 	`disk_total_bytes` real,
 	PRIMARY KEY(`subject`, `tier`, `ts`)
 );
+--> statement-breakpoint
+CREATE INDEX `metric_samples_age_idx` ON `metric_samples` (`tier`,`ts`);
