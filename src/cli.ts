@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | backup | restore | notify | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
 import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
+import { notifyCommand } from './cli/notify.js';
 import { CliError, clientSettings, createClient } from './cli/client.js';
 import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
 
@@ -20,6 +21,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   restore: {},
   top: {},
   exec: { replica: { type: 'string' } },
+  notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
 };
 
@@ -98,6 +100,9 @@ async function run(argv: string[]): Promise<number> {
       if (replica !== undefined && (!Number.isInteger(replica) || replica < 0)) usageError(command, '--replica must be a whole number');
       return (await import('./cli/exec.js')).execCommand(client, { app: pos[0], cmd: pos.slice(1), replica });
     }
+    case 'notify':
+      if (pos.length < 1 || pos.length > 2) usageError(command, 'expected list, add NAME, test NAME, rm NAME or log');
+      return notifyCommand(client, { action: pos[0], name: pos[1], ...(v as Record<string, string | undefined>) });
   }
   return 0;
 }

@@ -18,6 +18,8 @@ import { missingRequired } from './store/env.js';
 import { deployEnv } from './store/deploy-env.js';
 import { createCaddyProxy } from './proxy/caddy.js';
 import { createSharedCaddyProxy } from './proxy/caddy-shared.js';
+import { createHeldPorts, createPortInUse, proxyIsLocal, type HeldPorts } from './proxy/held-ports.js';
+import { listeningPorts } from './proxy/listening.js';
 import { DNS_REFRESH_MS } from './proxy/config.js';
 import { createProxyRunner } from './proxy/runner.js';
 import { checkDnsPort, createDnsSupervisor } from './dns/supervise.js';
@@ -41,6 +43,9 @@ import { createCgroupStats } from './runtime/cgroup-stats.js';
 import { createDockerTerminal } from './runtime/docker-terminal.js';
 import { systemClock } from './controller/clock.js';
 import { listServices } from './store/services.js';
+import { createDispatcher } from './notify/dispatcher.js';
+import { watchDisk } from './notify/disk.js';
+import { messageBaseUrl } from './notify/base-url.js';
 
 export interface Daemon {
   db: Db;
@@ -85,7 +90,12 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
   const gate = createGate();
   await sweepCheckouts(db, join(config.dataDir, 'builds'), log);
-  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost });
+  // The ports the proxy holds, and the host's listening ports: the port_in_use check of app commands and
+  // the proxy reconciler's pre-check. Only for a Caddy on this host (its admin API on loopback).
+  const held = createHeldPorts();
+  const local = proxyIsLocal(config.proxy.adminUrl);
+  const portInUse = local ? createPortInUse(held) : undefined;
+  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").
@@ -101,7 +111,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     serviceIds: () => new Map(listServices(db).map((s) => [s.name, s.id])),
   });
   const terminal = createDockerTerminal(runtime.docker, config.instance);
-  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, metrics: collector.latest, terminal });
+  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal });
 
   // WebSockets (the terminal) on the daemon's own port: @hono/node-server upgrades onto this ws server.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
@@ -124,6 +134,10 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
   collector.start();
+  // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
+  const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
+  dispatcher.start();
+  const disk = watchDisk({ db, dir: config.dataDir, log, onRaise: dispatcher.wake });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -145,6 +159,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       await collector.stop();
       await manifests.stop();
       await manager.stop();
+      disk.stop();
+      await dispatcher.stop();
       db.$client.close();
       log.info('svc stopped');
     })());
@@ -152,7 +168,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
@@ -167,6 +183,8 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       dns,
       log,
       ensureDnsResponder: dnsSupervisor.ensure,
+      held: d.held,
+      listening: d.held ? listeningPorts : undefined,
       ensureProxyRunning: createProxyRunner({
         mode: config.proxy.mode,
         runtime,

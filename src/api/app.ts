@@ -24,6 +24,7 @@ import { backupRoutes } from './backups.js';
 import { metricRoutes } from './metrics.js';
 import { execRoutes } from './exec.js';
 import { prometheusRoutes } from './prometheus.js';
+import { notificationRoutes } from './notifications.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -60,5 +61,6 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', backupRoutes(deps));
   app.route('/api', metricRoutes(deps));
   app.route('/api', execRoutes(deps));
+  app.route('/api', notificationRoutes(deps));
   return app;
 }

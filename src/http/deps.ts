@@ -35,4 +35,6 @@ export interface EdgeDeps {
   metrics?: () => MetricsSnapshot | undefined;
   /** Interactive exec sessions into app containers (the terminal); absent in tests that need none. */
   terminal?: TerminalPort;
+  /** The commands' port check (CommandCtx.portInUse); absent in tests that need none. */
+  portInUse?: (port: number) => boolean;
 }

@@ -1,6 +1,7 @@
 // The app reconciler: observes one app (its row, its open deploy, the containers labelled with it), asks
 // plan.ts what to do next, does exactly that one thing, and says when to look again. Deploy steps live
 // in pipeline.ts, healing in heal.ts; this file only observes, dispatches and keeps status true.
+import { recovered } from './notices.js';
 import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
@@ -9,9 +10,9 @@ import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import { scaleReplicas } from './scale.js';
 import { addAppEvent } from '../../store/deploys.js';
-import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/deploys.js';
+import { activeDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
 import { getAppByName } from '../../store/apps.js';
-import { deriveAppStatus, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
+import { deriveAppStatus, deriveStatusReason, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
@@ -25,10 +26,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const attempts = newAttemptMemory();
 
   async function observe(name: string) {
+    // The engine first: while it is down the pass fails here, before any row is read (with a thousand apps
+    // retrying on a stopped engine, those reads were most of the daemon's work).
+    const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const view = getAppByName(db, name);
     // An adopted app is managed from its first deploy on; the spec keeps saying what the user asked.
     const row: AppView | undefined = view && { ...view, appType: shownAppType(view) };
-    const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const containers: ObservedContainer[] = list.map((c) => ({
       name: c.name,
       running: c.running,
@@ -137,7 +140,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     let requeueAfterMs: number | undefined;
     if (live?.running && row.healFailures > 0) {
       const upMs = deps.now() - (live.startedAtMs ?? deps.now());
-      if (upMs >= HEAL_RESET_AFTER_MS) observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
+      if (upMs >= HEAL_RESET_AFTER_MS) {
+        observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
+        recovered(db, row.id, deps.now());
+      }
       else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
     }
     if (live?.running) {
@@ -157,7 +163,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   /** `replicas: 0`: out of the answer, then (the proxy re-resolved) stopped and removed; every replica goes. */
   async function stopLive(row: AppView, containers: ObservedContainer[], container: string, unpublish: boolean): Promise<Result> {
     const extras = await scaleReplicas(deps, row, containers, null);
-    observeApp(db, row.id, { status: 'inactive' });
+    observeApp(db, row.id, { status: 'inactive', serving: false, statusReason: null });
     if (unpublish) {
       observeLive(db, row.id, { address: null });
       await deps.dns.sync();
@@ -175,9 +181,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   }
 
   async function writeStatus(row: AppView, liveRunning: boolean) {
-    if (row.replicas === 0 && row.appType === 'managed') return void observeApp(db, row.id, { status: 'inactive' });
-    const newestFinished = newestFinishedStatus(db, row.id);
-    observeApp(db, row.id, { status: deriveAppStatus(liveRunning, newestFinished) });
+    if (row.replicas === 0 && row.appType === 'managed') return void observeApp(db, row.id, { status: 'inactive', serving: false, statusReason: null });
+    const newest = newestFinished(db, row.id);
+    const status = deriveAppStatus(liveRunning, newest?.status);
+    observeApp(db, row.id, { status, serving: liveRunning, statusReason: deriveStatusReason(status, newest) });
   }
 
   return {
