@@ -46,6 +46,8 @@ const clampSize = (n: unknown, fallback: number) => (typeof n === 'number' && Nu
 /** The WebSocket events of a session into `container`. */
 export function terminalEvents(deps: TerminalDeps, req: TerminalRequest, container: AppContainer): WSEvents {
   let session: TerminalSession | undefined;
+  // Keys typed while the exec is still being created are kept and written once it exists (bounded).
+  let early: Buffer[] | undefined = [];
   let closed = false;
   const opened = deps.now().getTime();
   const who = `${req.user.username} (${req.via})`;
@@ -71,6 +73,8 @@ export function terminalEvents(deps: TerminalDeps, req: TerminalRequest, contain
         return finish(ws, -1);
       }
       if (closed) return session.close();
+      for (const b of early ?? []) session.write(b);
+      early = undefined;
       session.onData((chunk) => ws.readyState === 1 && ws.send(new Uint8Array(chunk)));
       session.onExit((code) => finish(ws, code));
     },
@@ -86,7 +90,8 @@ export function terminalEvents(deps: TerminalDeps, req: TerminalRequest, contain
         return;
       }
       const bytes = data instanceof ArrayBuffer ? Buffer.from(data) : Buffer.from(data as unknown as Uint8Array);
-      session?.write(bytes);
+      if (session) session.write(bytes);
+      else if (early && early.length < 1024) early.push(bytes);
     },
     onClose() {
       finish(undefined, undefined);
