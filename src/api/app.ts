@@ -25,6 +25,7 @@ import { metricRoutes } from './metrics.js';
 import { execRoutes } from './exec.js';
 import { prometheusRoutes } from './prometheus.js';
 import { notificationRoutes } from './notifications.js';
+import { backupTargetRoutes } from './backup-targets.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -62,5 +63,6 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', metricRoutes(deps));
   app.route('/api', execRoutes(deps));
   app.route('/api', notificationRoutes(deps));
+  app.route('/api', backupTargetRoutes(deps));
   return app;
 }

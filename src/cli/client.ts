@@ -30,7 +30,7 @@ export interface Client {
   /** The raw response of a 2xx answer (streams, downloads); throws CliError otherwise. */
   raw(path: string, init?: RequestInit): Promise<Response>;
   /** The headers every request carries (token, origin): for the WebSocket of `svc exec`. */
-  headers(): Record<string, string>;
+  headers?(): Record<string, string>;
 }
 
 export function createClient(s: ClientSettings, fetchImpl: typeof fetch = fetch): Client {

@@ -13,7 +13,7 @@ export async function execCommand(client: Client, o: { app: string; cmd: string[
   url.searchParams.set('rows', String(process.stdout.rows ?? 24));
   if (o.replica !== undefined) url.searchParams.set('replica', String(o.replica));
 
-  const ws = new WebSocket(url, { headers: client.headers() });
+  const ws = new WebSocket(url, { headers: client.headers?.() ?? {} });
   return new Promise<number>((resolve, reject) => {
     let code = 1;
     const restore = () => {

@@ -23,7 +23,6 @@ describe('the CLI pieces', () => {
     const client: Client = {
       url: 'http://x',
       raw: async () => new Response(),
-      headers: () => ({}),
       async json(method: string, path: string) {
         calls.push(`${method} ${path}`);
         const phase = method === 'POST' ? 'pending' : phases.shift()!;

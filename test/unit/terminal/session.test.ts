@@ -60,7 +60,7 @@ describe('terminal session', () => {
     const req = { app: { id: app.id, name: 'web' }, user: { id: 1, username: 'admin' }, via: 'cli' as const, cmd: ['psql', '--password=hunter2'], cols: 80, rows: 24 };
     const ev = terminalEvents(deps, req, await pickContainer(deps, req));
     const s = fakeSocket();
-    const opening = ev.onOpen!(new Event('open'), s.ws) as Promise<void>;
+    const opening = ev.onOpen!(new Event('open'), s.ws) as unknown as Promise<void>;
     ev.onMessage!(new MessageEvent('message', { data: new TextEncoder().encode('echo secret-typed\n').buffer }), s.ws);
     f.release();
     await opening;
