@@ -21,6 +21,8 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   backup: { output: { type: 'string', short: 'o' } },
   restore: { target: { type: 'string' }, latest: { type: 'boolean' }, identity: { type: 'string', short: 'i' } },
   nodes: { manager: { type: 'boolean' } },
+  top: {},
+  exec: { replica: { type: 'string' } },
   notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
   target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -92,6 +94,18 @@ async function run(argv: string[]): Promise<number> {
       return restoreCommand(client, { file: pos[0], target: v.target as string | undefined, latest: !!v.latest, identity: v.identity as string | undefined });
     case 'nodes':
       return nodesCommand(client, { action: pos[0], args: pos.slice(1), manager: !!v.manager });
+    case 'top':
+      expect(0);
+      return (await import('./cli/top.js')).topCommand(client);
+    case 'exec': {
+      // Everything after `--` is the command: svc exec APP -- CMD [ARG...]
+      const dash = rest.indexOf('--');
+      if (pos.length < 1) usageError(command, 'missing argument');
+      if (dash === -1 && pos.length > 1) usageError(command, 'put the command after --: svc exec APP -- CMD');
+      const replica = v.replica === undefined ? undefined : Number(v.replica);
+      if (replica !== undefined && (!Number.isInteger(replica) || replica < 0)) usageError(command, '--replica must be a whole number');
+      return (await import('./cli/exec.js')).execCommand(client, { app: pos[0], cmd: pos.slice(1), replica });
+    }
     case 'notify':
       if (pos.length < 1 || pos.length > 2) usageError(command, 'expected list, add NAME, test NAME, rm NAME or log');
       return notifyCommand(client, { action: pos[0], name: pos[1], ...(v as Record<string, string | undefined>) });

@@ -79,6 +79,7 @@ const schema = z.object({
   SVC_BUILD_IMAGE_GRADLE: z.string().default('gradle:8-jdk21'),
   SVC_BUILD_IMAGE_JAVA_RUNTIME: z.string().default('eclipse-temurin:21-jre'),
   SVC_RESYNC_SECONDS: z.coerce.number().int().min(1).default(300),
+  SVC_METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -152,6 +153,8 @@ export interface Config {
   /** Base images of the Dockerfiles the `svc_build` providers generate. */
   buildImages: { static: string; node: string; go: string; goRuntime: string; maven: string; gradle: string; javaRuntime: string };
   resyncMs: number;
+  /** Seconds between two metrics rounds (issue 22: 10; tests shorten it). */
+  metricsIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** The effective SVC_* settings, written into backups as `.env` so a restore needs nothing else. */
   effectiveEnv: Record<string, string>;
@@ -248,6 +251,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       javaRuntime: e.SVC_BUILD_IMAGE_JAVA_RUNTIME,
     },
     resyncMs: e.SVC_RESYNC_SECONDS * 1000,
+    metricsIntervalMs: e.SVC_METRICS_INTERVAL_SECONDS * 1000,
     logLevel: e.SVC_LOG_LEVEL,
     effectiveEnv,
   };

@@ -1,5 +1,6 @@
 // Composition root: config, store, adapters, controller, and the HTTP server (server.ts). Nothing else lives here.
 import { serve, type ServerType } from '@hono/node-server';
+import { WebSocketServer } from 'ws';
 import { withInstance, type Config } from './config.js';
 import { createSealer } from './crypto.js';
 import { createLogger, type Logger } from './log.js';
@@ -35,6 +36,12 @@ import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
 import { createCodehostClient } from './codehost/client.js';
 import { installationTokenFor } from './codehost/tokens.js';
+import { createCollector } from './metrics/collector.js';
+import { createDockerStats } from './runtime/docker-stats.js';
+import { createCgroupStats } from './runtime/cgroup-stats.js';
+import { createDockerTerminal } from './runtime/docker-terminal.js';
+import { systemClock } from './controller/clock.js';
+import { listServices } from './store/services.js';
 import { createDispatcher } from './notify/dispatcher.js';
 import { watchDisk } from './notify/disk.js';
 import { messageBaseUrl } from './notify/base-url.js';
@@ -92,14 +99,29 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
-  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse });
+  // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").
+  const collector = createCollector({
+    db,
+    // The kernel's files where the engine is local (about 1/40 of the engine's one-shot stats, measured),
+    // the engine's one-shot stats for any container whose files are not here.
+    source: createCgroupStats(wired.docker, createDockerStats(wired.docker, config.instance)),
+    log,
+    clock: systemClock,
+    dataDir: config.dataDir,
+    intervalMs: config.metricsIntervalMs,
+    serviceIds: () => new Map(listServices(db).map((s) => [s.name, s.id])),
+  });
+  const terminal = createDockerTerminal(wired.docker, config.instance);
+  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal });
 
+  // WebSockets (the terminal) on the daemon's own port: @hono/node-server upgrades onto this ws server.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   const server: ServerType = await new Promise((resolve, reject) => {
     const failed = (err: Error) => {
       db.$client.close();
       reject(new Error(`cannot listen on ${config.host}:${config.port}: ${err.message}`));
     };
-    const s = serve({ fetch: api.fetch, port: config.port, hostname: config.host }, () => {
+    const s = serve({ fetch: api.fetch, port: config.port, hostname: config.host, websocket: { server: wss } }, () => {
       s.off('error', failed);
       // After listening, a server error concerns one connection: log it, keep serving.
       s.on('error', (err) => log.error('http server error', { error: err }));
@@ -112,6 +134,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   log.info('svc listening', { port, data_dir: config.dataDir, instance: config.instance });
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
+  collector.start();
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
@@ -121,6 +144,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const stop = () =>
     (stopping ??= (async () => {
       log.info('svc stopping');
+      // Terminal sessions end with the daemon (their exec hangs up); upgraded sockets are not the server's to close.
+      for (const ws of wss.clients) ws.terminate();
       // Stop accepting, let in-flight requests finish (long-lived streams are closed after a grace period).
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -132,6 +157,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
         });
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
+      await collector.stop();
       await manifests.stop();
       await manager.stop();
       disk.stop();

@@ -23,6 +23,9 @@ import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
 import { nodeRoutes } from './nodes.js';
+import { metricRoutes } from './metrics.js';
+import { execRoutes } from './exec.js';
+import { prometheusRoutes } from './prometheus.js';
 import { notificationRoutes } from './notifications.js';
 import { backupTargetRoutes } from './backup-targets.js';
 
@@ -46,6 +49,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.get('/healthz', (c) => c.json({ ok: true }));
   // Authentication and permissions are not here: src/http/authorize.ts runs before every route of the
   // server (src/server.ts), REST and UI alike, from the one permission table.
+  app.route('/', prometheusRoutes(deps));
   app.route('/api', webhookRoutes(deps));
   app.route('/api', authRoutes(deps, flows));
   app.route('/api', tokenRoutes(deps));
@@ -62,6 +66,8 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
   app.route('/api', nodeRoutes(deps));
+  app.route('/api', metricRoutes(deps));
+  app.route('/api', execRoutes(deps));
   app.route('/api', notificationRoutes(deps));
   app.route('/api', backupTargetRoutes(deps));
   return app;

@@ -140,6 +140,17 @@ export const RULES: Record<string, Rule> = {
   'GET /api/notifications/deliveries': r('read'),
   'GET /api/notifications/outbox': r('read'),
 
+  // Metrics (issue 22): figures are reads; the Prometheus scrape needs an API token (its own check too).
+  'GET /metrics': r('read'),
+  'GET /api/apps/:id/metrics': r('read'),
+  'GET /api/services/:id/metrics': r('read'),
+  'GET /api/host/metrics': r('read'),
+  'GET /api/metrics/top': r('read'),
+  // A terminal into a container reads everything in it, secrets included: administrators (issue 22), audited.
+  'GET /api/apps/:id/exec': r('manage', { auditRead: true }),
+  'GET /apps/:id/terminal': r('manage'),
+  'GET /apps/:id/terminal/ws': r('manage', { auditRead: true }),
+
   // Nodes (issue 19 section 2): the list is a read; the join command carries the Swarm's join token, a
   // credential, so it is admin work like a node's availability and labels.
   'GET /api/nodes': r('read'),

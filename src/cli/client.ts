@@ -29,6 +29,8 @@ export interface Client {
   json<T = any>(method: string, path: string, body?: unknown): Promise<T>;
   /** The raw response of a 2xx answer (streams, downloads); throws CliError otherwise. */
   raw(path: string, init?: RequestInit): Promise<Response>;
+  /** The headers every request carries (token, origin): for the WebSocket of `svc exec`. */
+  headers?(): Record<string, string>;
 }
 
 export function createClient(s: ClientSettings, fetchImpl: typeof fetch = fetch): Client {
@@ -57,6 +59,7 @@ export function createClient(s: ClientSettings, fetchImpl: typeof fetch = fetch)
   return {
     url: s.url,
     raw,
+    headers: () => headers() as Record<string, string>,
     async json(method, path, body) {
       const res = await raw(path, {
         method,

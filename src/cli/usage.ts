@@ -40,6 +40,12 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     about: 'the machines apps run on and the replicas on each; the `docker swarm join` command for a new one; drain, activate or label a node (SVC_RUNTIME=swarm)',
     options: '      --manager       with join: the command that joins a manager, not a worker',
   },
+  top: { usage: 'svc top', about: "CPU, memory, network and block I/O of every app, service and container, and the host (the last 10 s round)" },
+  exec: {
+    usage: 'svc exec APP [--replica N] -- CMD [ARG...]',
+    about: "run CMD (default sh) in the app's running container with a TTY (administrators; needs SVC_TOKEN); exits with its code",
+    options: '      --replica N     the replica slot (default: the first of the live deploy)',
+  },
   restore: {
     usage: 'svc restore ID | FILE | s3://BUCKET/KEY | s3://BUCKET/PREFIX/ --latest | --target NAME --latest',
     about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE or a copy in a bucket into SVC_DATA_DIR and .env',

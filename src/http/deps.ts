@@ -7,6 +7,8 @@ import type { Bus } from '../events/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { BackupControl } from '../backup/control.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
+import type { MetricsSnapshot } from '../metrics/collector.js';
+import type { TerminalPort } from '../runtime/terminal.js';
 
 /**
  * What the HTTP edges (the REST API and the UI) are built from (constructor injection, no module
@@ -29,6 +31,10 @@ export interface EdgeDeps {
   backups?: BackupControl;
   /** The code-host credentials as they are now (the manifest flow replaces them live); default: config's. */
   codehost?: CredentialsHolder;
+  /** The metrics collector's last round (svc top, /metrics); absent where no collector runs. */
+  metrics?: () => MetricsSnapshot | undefined;
+  /** Interactive exec sessions into app containers (the terminal); absent in tests that need none. */
+  terminal?: TerminalPort;
   /** The commands' port check (CommandCtx.portInUse); absent in tests that need none. */
   portInUse?: (port: number) => boolean;
 }

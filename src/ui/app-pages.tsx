@@ -24,6 +24,8 @@ import { deployNotice } from './outcome.js';
 import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
 import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
 import { Csrf, Layout, Time } from './layout.js';
+import { metricsJson } from '../metrics/query.js';
+import { isRange } from '../metrics/tiers.js';
 
 /** The env key of the path; one that cannot exist is a 404, as in the API. */
 function envKey(c: Context): string {
@@ -41,6 +43,13 @@ const statusOf = (err: unknown): Status => {
 export function appPages(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   const { db } = deps;
+
+  /** The Resources charts of `?range=` (default 1h). */
+  const chartsOf = (c: Context, subject: string) => {
+    const q = c.req.query('range');
+    const range = isRange(q) ? q : '1h';
+    return { range, points: metricsJson(db, subject, range, deps.now().getTime(), undefined).points };
+  };
 
   /** Everything the app page shows, read through the store. */
   function view(c: Context, id: number, extra: Partial<AppView> = {}): AppView {
@@ -60,6 +69,7 @@ export function appPages(deps: UiDeps) {
       services: listServices(db).filter((sv) => !linked.has(sv.id)),
       missingRequired: missingRequired(db, id),
       rollbackTo: rollbackTarget(db, id, found.app.currentDeployId),
+      metrics: chartsOf(c, `app:${id}`),
       ...extra,
     };
   }

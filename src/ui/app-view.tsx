@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The app page (`/apps/{id}`): facts, Deploy and Rollback, the current deploy's progress, history, live
 // logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
+import { MetricCharts, type ChartPoint } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
@@ -33,6 +34,8 @@ export interface AppView {
   revealed?: { key: string; value: string };
   /** What the user typed in the settings form before an error. */
   settings?: AppFormValues;
+  /** The Resources charts: the range shown and its points (API.md "Metrics"). */
+  metrics?: { range: string; points: ChartPoint[] };
 }
 
 export const MASK = '••••••••';
@@ -273,6 +276,13 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
       <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
       <p>
         <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
+      </p>
+    </Section>
+    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} />}
+    <Section title="Terminal" id="h-terminal">
+      <p>
+        <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed). From
+        a terminal: <code>svc exec {v.app.name} -- sh</code>
       </p>
     </Section>
     <Section title="Environment" id="h-env">

@@ -3,8 +3,14 @@
 // mixed with an old stylesheet or script. They live in TypeScript modules so the build carries them.
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { CLIENT } from './assets/client.js';
 import { STYLE } from './assets/style.js';
+import { TERMINAL_CLIENT } from './assets/terminal-client.js';
+
+/** A file of an npm package, read once at start (xterm.js ships its browser build; we serve it as is). */
+const packageFile = (spec: string) => readFileSync(createRequire(import.meta.url).resolve(spec), 'utf8').replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
 
 interface Asset {
   path: string;
@@ -21,6 +27,9 @@ function asset(name: string, ext: string, type: string, body: string): Asset {
 export const ASSETS = {
   style: asset('style', 'css', 'text/css; charset=utf-8', STYLE),
   script: asset('app', 'js', 'text/javascript; charset=utf-8', CLIENT),
+  xterm: asset('xterm', 'js', 'text/javascript; charset=utf-8', packageFile('@xterm/xterm/lib/xterm.js')),
+  xtermStyle: asset('xterm', 'css', 'text/css; charset=utf-8', packageFile('@xterm/xterm/css/xterm.css')),
+  terminal: asset('terminal', 'js', 'text/javascript; charset=utf-8', TERMINAL_CLIENT),
 };
 
 const byPath = new Map(Object.values(ASSETS).map((a) => [a.path, a]));

@@ -1,6 +1,9 @@
 /** @jsxImportSource hono/jsx */
 // The dashboard (`/`): every app with its status, access URL, live image and last deploy, and every
 // service. Two queries for the deploys whatever the number of apps; statuses refresh while it is open.
+import { MetricCharts } from './chart.js';
+import { metricsJson } from '../metrics/query.js';
+import { isRange } from '../metrics/tiers.js';
 import { Hono } from 'hono';
 import { accessUrl } from '../http/app-json.js';
 import { publicHostname } from '../http/transport.js';
@@ -121,6 +124,8 @@ export function dashboardPage(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   r.get('/', (c) => {
     const apps = dashboardApps(deps, publicHostname(c, deps.config));
+    const q = c.req.query('range');
+    const range = isRange(q) ? q : '1h';
     return render(
       c,
       <Layout title="Apps" csrf={c.var.csrf} user={c.var.user} message={flash(c)} refresh={5}>
@@ -135,6 +140,7 @@ export function dashboardPage(deps: UiDeps) {
         <AppsTable apps={apps} />
         <h2>Services</h2>
         <ServicesTable services={listServices(deps.db)} />
+        <MetricCharts points={metricsJson(deps.db, 'host', range, deps.now().getTime(), undefined).points} range={range} base="/" host />
       </Layout>,
     );
   });

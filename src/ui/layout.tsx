@@ -17,6 +17,8 @@ export interface PageProps {
   error?: string;
   /** Seconds between refreshes of the page's `data-live` parts by the script; 0 or absent: none. */
   refresh?: number;
+  /** Extra stylesheets and scripts of one page (the terminal's xterm.js). */
+  head?: Child;
   children?: Child;
 }
 
@@ -40,6 +42,7 @@ export const Layout: FC<PageProps> = (p) => (
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href={ASSETS.style.path} />
         <script src={ASSETS.script.path} defer></script>
+        {p.head}
       </head>
       <body data-refresh={p.refresh ? String(p.refresh) : undefined}>
         <header class="top">

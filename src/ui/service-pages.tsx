@@ -2,6 +2,9 @@
 // `/services` (table and "Create service") and `/services/{id}` (status, "Stop", "Start", "Show
 // credentials", "Delete" with "Also delete data"). Writes go through the services command the REST
 // handlers call (src/desired/services.ts); credentials are fetched only when asked (script: the API endpoint; without: a POST).
+import { MetricCharts } from './chart.js';
+import { metricsJson } from '../metrics/query.js';
+import { isRange, type Range } from '../metrics/tiers.js';
 import { Hono, type Context } from 'hono';
 import { DomainError, notFound } from '../errors.js';
 import { serviceTypes } from '../catalog/catalog.js';
@@ -19,6 +22,12 @@ type Status = 200 | 400 | 404 | 409 | 413;
 const statusOf = (err: DomainError): Status => {
   const s = httpStatus(err);
   return s === 400 || s === 404 || s === 409 || s === 413 ? s : 400;
+};
+
+/** `?range=` when it names one, else 1h. */
+const rangeOf = (c: Context): Range => {
+  const q = c.req.query('range');
+  return isRange(q) ? q : '1h';
 };
 
 export function servicePages(deps: UiDeps) {
@@ -117,6 +126,7 @@ export function servicePages(deps: UiDeps) {
             </dl>
           )}
         </div>
+        <MetricCharts points={metricsJson(db, `service:${s.id}`, rangeOf(c), deps.now().getTime(), undefined).points} range={rangeOf(c)} base={`/services/${s.id}`} />
         <h2 id="h-delete">Delete</h2>
         <form method="get" action={`/services/${s.id}/delete`}>
           <button type="submit" class="danger">

@@ -26,17 +26,15 @@ import { invitePage } from './invite-page.js';
 import { notifyPage } from './notify-page.js';
 import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
+import { terminalPage } from './terminal-page.js';
+import { contentSecurityPolicy } from './csp.js';
 
 /** Paths the UI never answers: the API (its own JSON 404s and auth) and the health check. */
-const notUi = (path: string) => path.startsWith('/api/') || path === '/api' || path === '/healthz' || path.startsWith('/assets/');
+const notUi = (path: string) => path.startsWith('/api/') || path === '/api' || path === '/healthz' || path === '/metrics' || path.startsWith('/assets/');
 
 /** Security headers of every page: scripts and styles only from us, no framing, forms only to us and the code host. */
 function pageHeaders(c: Context, codehostWebUrl: string) {
-  const formTargets = `'self' ${new URL(codehostWebUrl).origin}`;
-  c.header(
-    'content-security-policy',
-    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
-  );
+  c.header('content-security-policy', contentSecurityPolicy(codehostWebUrl));
   c.header('x-content-type-options', 'nosniff');
   c.header('referrer-policy', 'same-origin');
 }
@@ -89,6 +87,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', usersPage(ui));
   r.route('/', auditPage(ui));
   r.route('/', invitePage(ui));
+  r.route('/', terminalPage(ui));
   r.route('/', notifyPage(ui));
   return r;
 }

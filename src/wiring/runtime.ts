@@ -2,6 +2,7 @@
 // containers are on a bridge the host reaches directly; Swarm tasks are on an overlay only containers
 // reach, so probes go through the helper on the overlay (src/runtime/swarm-probe.ts). The only place that
 // knows which runtime there is.
+import type Docker from 'dockerode';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from '../runtime/docker.js';
@@ -13,6 +14,8 @@ import { tcpOpen } from '../reconcilers/service/readiness.js';
 
 export interface RuntimeWiring {
   runtime: Runtime;
+  /** This host's engine (the manager's on Swarm): metrics and the terminal read containers that run here. */
+  docker: Docker;
   /** Status of `GET url` as the proxy would reach it. */
   probe: (url: string, timeoutMs: number) => Promise<number | undefined>;
   tcpOpen: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
@@ -20,9 +23,10 @@ export interface RuntimeWiring {
 
 export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
   if (config.runtime.kind === 'docker') {
-    return { runtime: createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance }), probe: httpProbe, tcpOpen };
+    const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
+    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen };
   }
   const runtime = createSwarmRuntime({ dockerHost: config.dockerHost, log, instance: config.instance, registry: config.runtime.registry });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
-  return { runtime, probe, tcpOpen: probe.tcpOpen };
+  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen };
 }

@@ -10,5 +10,6 @@ export * from './services.js';
 export * from './misc.js';
 export * from './backup-ops.js';
 export * from './teams.js';
+export * from './metrics.js';
 export * from './notify.js';
 export * from './offsite.js';

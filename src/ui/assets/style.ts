@@ -73,4 +73,13 @@ pre.logs.whole{max-height:none}
 .token{display:block;padding:.5rem;background:var(--panel);border:1px dashed var(--line);border-radius:6px;user-select:all}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 footer{max-width:72rem;margin:2rem auto 1rem;padding:0 1rem;color:var(--muted);font-size:.85rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
+.chart{margin:0;padding:.5rem;background:var(--panel);border:1px solid var(--line);border-radius:6px}
+.chart svg{display:block;width:100%;height:7rem}
+.chart .axis{stroke:var(--line);stroke-width:1}
+.chart .limit{stroke:var(--bad);stroke-width:1;stroke-dasharray:4 4;vector-effect:non-scaling-stroke}
+.chart .line{stroke-width:2;vector-effect:non-scaling-stroke}
+.chart .s1{stroke:var(--accent)}
+.chart .s2{stroke:var(--ok)}
+.terminal{height:28rem;padding:.25rem;background:#000;border-radius:6px}
 `;
