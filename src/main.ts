@@ -177,6 +177,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       settings: {
         network: config.network,
         instance: config.instance,
+        dataDir: config.dataDir,
         healthTimeoutMs: 30_000,
         dnsRefreshMs: DNS_REFRESH_MS,
         drainCapMs: 10_000,
