@@ -26,6 +26,7 @@ import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
 import { httpProbe } from './reconcilers/app/probe.js';
+import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
@@ -44,7 +45,8 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel)): Promise<Daemon> {
+/** `now`: the jobs scheduler's clock (tests move it to fire cron times without waiting); default the wall clock. */
+export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number } = {}): Promise<Daemon> {
   const db = openDb(given.dbPath);
   const sealer = createSealer(given.encryptionKey);
   // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
@@ -78,7 +80,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
   const gate = createGate();
   await sweepCheckouts(db, join(config.dataDir, 'builds'), log);
-  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost });
+  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost, now: opts.now ?? Date.now });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control });
@@ -126,7 +128,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder; now: () => number }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
@@ -184,6 +186,14 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         stopGraceSeconds: 10,
         watchMs: config.deployWatchSeconds * 1000,
       },
+    }),
+  );
+  manager.register(
+    createJobsReconciler({
+      db, bus, runtime, sealer, log,
+      env: { resolve: (appId) => deployEnv(db, sealer, appId) },
+      now: d.now,
+      settings: { network: config.network, instance: config.instance, dataDir: config.dataDir, stopGraceSeconds: 10 },
     }),
   );
   manager.register(

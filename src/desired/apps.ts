@@ -214,6 +214,8 @@ const ROUTING_FIELDS = ['appType', 'accessMode', 'domain', 'fallbackPort', 'inte
 
 function announce(enqueue: Enqueue, name: string, routing = true) {
   enqueue(keyOf('app', name));
+  // The schedule may have changed (or the app gone, with its runs' containers).
+  enqueue(keyOf('jobs', name));
   // A pass of the proxy reads every app and compares Caddy's whole config: with 1,000 apps it was most of
   // the cost of a PUT that changed, say, the branch.
   if (routing) enqueue(keyOf('proxy', 'main'));
