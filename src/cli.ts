@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | run | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -19,6 +19,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   backup: { output: { type: 'string', short: 'o' } },
   restore: {},
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
+  run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
 };
 
 function usageError(command: string, message: string): never {
@@ -35,6 +36,7 @@ async function run(argv: string[]): Promise<number> {
   if (!(command in COMMANDS)) throw new CliError(`unknown command "${command}"\n${mainUsage()}`, 2);
   let parsed;
   try {
+    // `svc run APP -- CMD ...`: everything after `--` is the command's, never an option of ours.
     parsed = parseArgs({ args: rest, options: { ...OPTIONS[command], help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (err) {
     usageError(command, (err as Error).message);
@@ -84,6 +86,13 @@ async function run(argv: string[]): Promise<number> {
     case 'restore':
       expect(1);
       return restoreCommand(client, { file: pos[0] });
+    case 'run': {
+      if (pos.length < 2) usageError(command, 'expected APP -- COMMAND [ARG...]');
+      const timeout = v.timeout === undefined ? undefined : Number(v.timeout);
+      if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1)) usageError(command, '--timeout must be a whole number of seconds');
+      const { runCommand } = await import('./cli/run.js');
+      return runCommand(client, { app: pos[0], command: pos.slice(1), timeoutSeconds: timeout, detach: !!v.detach });
+    }
   }
   return 0;
 }

@@ -21,6 +21,7 @@ import { webhookRoutes } from './webhooks.js';
 import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
+import { jobRoutes } from './jobs.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -54,5 +55,6 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
+  app.route('/api', jobRoutes(deps));
   return app;
 }
