@@ -3,7 +3,8 @@
 // clock, so cron times come when the test moves it, not in minutes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { execFile } from 'node:child_process';
 import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
@@ -66,6 +67,23 @@ describe('one-off commands', () => {
     // Validation: bad command, unknown app.
     expect((await t.api('POST', `/api/apps/${appId}/run`, { command: [] })).status).toBe(400);
     expect((await t.api('POST', `/api/apps/99999/run`, { command: 'true' })).status).toBe(404);
+  }, 30_000);
+});
+
+/** The real CLI as a process (tsx, as test/integration/cli.test.ts runs it). */
+function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const repo = resolve(import.meta.dirname, '../..');
+  return new Promise((done) => {
+    execFile(join(repo, 'node_modules/.bin/tsx'), [join(repo, 'src/cli.ts'), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_URL: t.url, SVC_TOKEN: t.token }, timeout: 60_000 },
+      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+describe('svc run', () => {
+  it('prints the output and exits with the command status', async () => {
+    const r = await svc(['run', 'wl-app', '--', 'sh', '-c', 'cat /data/note.txt; echo to-stderr >&2; exit 7']);
+    expect(r).toMatchObject({ code: 7, stdout: 'kept\n', stderr: 'to-stderr\n' });
+    expect(await svc(['run', 'wl-app', '--', 'echo', 'ok'])).toMatchObject({ code: 0, stdout: 'ok\n' });
   }, 30_000);
 });
 
