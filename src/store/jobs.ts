@@ -45,3 +45,7 @@ export function setTick(db: Db, appId: number, job: string, lastTickAt: string):
 export function dropTicksExcept(db: Db, appId: number, jobs: string[]): void {
   for (const [job] of ticksOf(db, appId)) if (!jobs.includes(job)) db.delete(jobTicks).where(and(eq(jobTicks.appId, appId), eq(jobTicks.job, job))).run();
 }
+
+/** The newest runs of every job and one-off of an app (the app page's list). */
+export const recentRuns = (db: Db, appId: number, limit = 20): JobRunRow[] =>
+  db.select().from(jobRuns).where(eq(jobRuns.appId, appId)).orderBy(desc(jobRuns.id)).limit(limit).all();

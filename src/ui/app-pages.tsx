@@ -19,6 +19,7 @@ import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
 import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
+import { recentRuns } from '../store/jobs.js';
 import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
 import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
 import { Csrf, Layout, Time } from './layout.js';
@@ -54,6 +55,7 @@ export function appPages(deps: UiDeps) {
       env: listEnv(db, id),
       links: listLinks(db, id),
       services: listServices(db),
+      runs: recentRuns(db, id),
       ...extra,
     };
   }
