@@ -105,8 +105,16 @@ async function startDaemonProcess(dir: string, key: string) {
     child.kill('SIGTERM');
     await gone;
   };
-  return { url, pid, rss, stop };
+  /** The daemon's own CPU time so far (user + system, ms): per-request cost that the machine's load does not skew as latency. */
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  };
+  return { url, pid, rss, stop, cpuMs };
 }
+
+/** /proc's clock ticks per second (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = 100;
 
 async function json(res: Response, want: number, what: string) {
   const text = await res.text();
@@ -152,18 +160,21 @@ async function main() {
     const post = (path: string, body: unknown) => fetch(url + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     const ids: number[] = new Array(APPS);
+    const perRequest = (c0: number, n: number) => `daemon CPU ${((daemon!.cpuMs() - c0) / n).toFixed(2)} ms/request`;
+    let cpu0 = daemon.cpuMs();
     const created = await drive(APPS, CONCURRENCY, async (a) => {
       const app = await json(await post('/api/apps', { name: `app-${a}`, fallback_port: 10_000 + a, image_ref: `registry.local/app-${a}:1` }), 201, 'create app');
       ids[a] = app.id as number;
     });
-    line('POST /api/apps', created, `${CONCURRENCY} concurrent`);
+    line('POST /api/apps', created, `${CONCURRENCY} concurrent, ${perRequest(cpu0, APPS)}`);
     if (ENV_PER_APP > 0) {
+      cpu0 = daemon.cpuMs();
       const envs = await drive(APPS * ENV_PER_APP, CONCURRENCY, async (i) => {
         const a = Math.floor(i / ENV_PER_APP);
         const e = i % ENV_PER_APP;
         await json(await post(`/api/apps/${ids[a]}/env`, { key: `VAR_${e}`, value: `value-${a}-${e}-${'x'.repeat(24)}`, is_secret: e % 4 === 0 }), 201, 'set env');
       });
-      line('POST /api/apps/{id}/env', envs, `${CONCURRENCY} concurrent`);
+      line('POST /api/apps/{id}/env', envs, `${CONCURRENCY} concurrent, ${perRequest(cpu0, APPS * ENV_PER_APP)}`);
     }
     await daemon.rss(`after creating ${APPS} apps`);
     await reads(url, headers, ids);

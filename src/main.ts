@@ -17,6 +17,8 @@ import { missingRequired } from './store/env.js';
 import { deployEnv } from './store/deploy-env.js';
 import { createCaddyProxy } from './proxy/caddy.js';
 import { createSharedCaddyProxy } from './proxy/caddy-shared.js';
+import { createHeldPorts, createPortInUse, proxyIsLocal, type HeldPorts } from './proxy/held-ports.js';
+import { listeningPorts } from './proxy/listening.js';
 import { DNS_REFRESH_MS } from './proxy/config.js';
 import { createProxyRunner } from './proxy/runner.js';
 import { checkDnsPort, createDnsSupervisor } from './dns/supervise.js';
@@ -80,10 +82,15 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
   const gate = createGate();
   await sweepCheckouts(db, join(config.dataDir, 'builds'), log);
-  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost, now: opts.now ?? Date.now });
+  // The ports the proxy holds, and the host's listening ports: the port_in_use check of app commands and
+  // the proxy reconciler's pre-check. Only for a Caddy on this host (its admin API on loopback).
+  const held = createHeldPorts();
+  const local = proxyIsLocal(config.proxy.adminUrl);
+  const portInUse = local ? createPortInUse(held) : undefined;
+  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
-  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control });
+  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const failed = (err: Error) => {
@@ -128,7 +135,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder; now: () => number }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
@@ -143,6 +150,8 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       dns,
       log,
       ensureDnsResponder: dnsSupervisor.ensure,
+      held: d.held,
+      listening: d.held ? listeningPorts : undefined,
       ensureProxyRunning: createProxyRunner({
         mode: config.proxy.mode,
         runtime,

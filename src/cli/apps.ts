@@ -2,24 +2,28 @@
 // deploy prints its events from the SSE stream and its exit status is the deploy's end (0 only on success).
 import { appByName, CliError, type Client } from './client.js';
 import { readSse } from './sse.js';
+import { statusLine, type StatusFacts } from '../status/line.js';
 
 export function formatTable(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
 }
 
-export async function appsCommand(client: Client): Promise<number> {
-  const apps = await client.json<{ name: string; status: string; image_ref: string | null; access_url: string | null; config_changed: boolean; replicas: number }[]>('GET', '/api/apps');
-  if (apps.length === 0) {
-    process.stdout.write('no apps\n');
-    return 0;
-  }
+/** What `svc apps` reads of each app (GET /api/apps). */
+export type AppListRow = StatusFacts & { name: string; image_ref: string | null; access_url: string | null; config_changed: boolean; replicas: number };
+
+/** Pure: the `svc apps` table; the last column says whether the app serves and why an `error` is one. */
+export function appsTable(apps: AppListRow[]): string {
   const rows = [
-    ['NAME', 'STATUS', 'REPLICAS', 'IMAGE', 'URL'],
-    ...apps.map((a) => [a.name, a.status + (a.config_changed ? '*' : ''), String(a.replicas), a.image_ref ?? '-', a.access_url ?? '-']),
+    ['NAME', 'STATUS', 'REPLICAS', 'IMAGE', 'URL', 'DETAIL'],
+    ...apps.map((a) => [a.name, a.status + (a.config_changed ? '*' : ''), String(a.replicas), a.image_ref ?? '-', a.access_url ?? '-', statusLine(a)]),
   ];
-  process.stdout.write(formatTable(rows));
-  if (apps.some((a) => a.config_changed)) process.stdout.write('* env or links changed since the live deploy\n');
+  return formatTable(rows) + (apps.some((a) => a.config_changed) ? '* env or links changed since the live deploy\n' : '');
+}
+
+export async function appsCommand(client: Client): Promise<number> {
+  const apps = await client.json<AppListRow[]>('GET', '/api/apps');
+  process.stdout.write(apps.length === 0 ? 'no apps\n' : appsTable(apps));
   return 0;
 }
 

@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { keyOf, type Enqueue } from '../controller/types.js';
-import { conflict, invalid, notFound } from '../errors.js';
+import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 import { getApp } from '../store/apps.js';
 import { tx, type Db } from '../store/db.js';
@@ -140,6 +140,7 @@ export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, 
   const row = guarded(() =>
     tx(db, () => {
       assertUnique(db, { name: input.name, domain: record.domain, fallbackPort: record.fallbackPort });
+      assertPortFree(ctx, record, null);
       return db.insert(apps).values({ ...record, name: input.name, owner }).returning().get();
     }),
   );
@@ -159,6 +160,7 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
       const merged: AppFields = { ...pickFields(current), ...stripUndefined(patch) };
       checkAppRules(merged, reservedPorts(ctx.config));
       assertUnique(db, { name: current.name, domain: merged.domain, fallbackPort: merged.fallbackPort }, id);
+      assertPortFree(ctx, merged, current);
       routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
       return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
     }),
@@ -196,6 +198,23 @@ function assertUnique(db: Db, f: Pick<AppRow, 'name' | 'domain' | 'fallbackPort'
   if (f.fallbackPort && clash(db.select({ id: apps.id }).from(apps).where(eq(apps.fallbackPort, f.fallbackPort)).get())) {
     throw conflict(`port ${f.fallbackPort} is already used by another app`, { field: 'fallback_port' });
   }
+}
+
+/** The port the proxy listens on for an app (port mode), null when it has no listener of its own. */
+const listenerPort = (f: Pick<AppFields, 'accessMode' | 'fallbackPort'>): number | null => (f.accessMode === 'port' && f.fallbackPort ? f.fallbackPort : null);
+
+/**
+ * 409 `port_in_use` when the app would get a listener on a port another process on the host holds: Caddy
+ * could never bind it. A port the app already had is not checked again (its listener is the proxy's own,
+ * or already reported as the app's `route_error`).
+ */
+function assertPortFree(ctx: CommandCtx, next: AppFields, current: AppFields | null) {
+  const port = listenerPort(next);
+  if (port === null || (current && listenerPort(current) === port) || !ctx.portInUse?.(port)) return;
+  throw new DomainError('conflict', 'port_in_use', `port ${port} is already in use by another process on this host: pick another port, or stop what listens there`, {
+    field: 'fallback_port',
+    port,
+  });
 }
 
 /** Runs a write; a UNIQUE violation that slipped past the checks (a concurrent writer) is still a 409. */

@@ -21,4 +21,9 @@ export interface CommandCtx {
   sealer: Sealer;
   log: Logger;
   now: () => Date;
+  /**
+   * True when another process on this host listens on `port` (not svc's own proxy): an app's listener
+   * there could never bind (409 `port_in_use`). Absent: svc cannot tell (tests of commands), no check.
+   */
+  portInUse?: (port: number) => boolean;
 }

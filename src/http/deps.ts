@@ -29,4 +29,6 @@ export interface EdgeDeps {
   backups?: BackupControl;
   /** The code-host credentials as they are now (the manifest flow replaces them live); default: config's. */
   codehost?: CredentialsHolder;
+  /** The commands' port check (CommandCtx.portInUse); absent in tests that need none. */
+  portInUse?: (port: number) => boolean;
 }

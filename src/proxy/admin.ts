@@ -1,8 +1,32 @@
 // One request to Caddy's admin API, shared by both adapters (a Caddy of svc's own, a shared one): an
 // unreachable API becomes one error that says which URL and which setting, never a bare fetch failure.
+import { bindFailurePort, listenerPortsOf } from './bind-errors.js';
 
 export class ProxyUnreachableError extends Error {}
 export class ProxyLoadError extends Error {}
+/** A load rejected because one port listener could not bind (taken on the host): the caller can leave it out. */
+export class ProxyBindError extends ProxyLoadError {
+  constructor(message: string, readonly port: number) {
+    super(message);
+  }
+}
+
+/** The error for a rejected write: a ProxyBindError when Caddy says which port could not bind. */
+export function rejection(message: string, detail: string): ProxyLoadError {
+  const port = bindFailurePort(detail);
+  return port === undefined ? new ProxyLoadError(message) : new ProxyBindError(message, port);
+}
+
+/** The ports Caddy's servers listen on now (one GET of its config). */
+export async function heldPorts(admin: AdminRequest): Promise<Set<number>> {
+  const res = await admin('GET', '/config/', undefined, 5000);
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new ProxyLoadError(`Caddy answered HTTP ${res.status} to GET /config/`);
+  }
+  const text = await res.text();
+  return listenerPortsOf(text.trim() ? JSON.parse(text) : null);
+}
 
 export type AdminRequest = (method: string, path: string, body?: string, timeoutMs?: number) => Promise<Response>;
 

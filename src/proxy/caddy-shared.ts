@@ -3,7 +3,7 @@
 // they differ from what Caddy has, so an operator's sites and another instance's routes keep serving.
 // `serves` asks Caddy for its config and checks svc's part, so a restarted or emptied Caddy is noticed.
 import type { Logger } from '../log.js';
-import { createAdmin, ProxyLoadError, upstreamRequests } from './admin.js';
+import { createAdmin, heldPorts, ProxyLoadError, rejection, upstreamRequests } from './admin.js';
 import { buildServers, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
@@ -51,7 +51,7 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
       const res = await admin(write.method, write.path, write.body === undefined ? undefined : JSON.stringify(write.body));
       if (!res.ok) {
         const detail = (await res.text()).trim();
-        throw new ProxyLoadError(`Caddy rejected ${write.method} ${write.path} (HTTP ${res.status}): ${detail.slice(0, 2000)}`);
+        throw rejection(`Caddy rejected ${write.method} ${write.path} (HTTP ${res.status}): ${detail.slice(0, 2000)}`, detail);
       }
       await res.body?.cancel();
     }
@@ -72,5 +72,6 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
       }
     },
     upstreamRequests: () => upstreamRequests(admin),
+    heldPorts: () => heldPorts(admin),
   };
 }

@@ -8,9 +8,9 @@ import type { Logger } from '../log.js';
 import { buildCaddyConfig, canonicalJson, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
-import { createAdmin, ProxyLoadError, upstreamRequests } from './admin.js';
+import { createAdmin, heldPorts, rejection, upstreamRequests } from './admin.js';
 
-export { ProxyLoadError, ProxyUnreachableError } from './admin.js';
+export { ProxyBindError, ProxyLoadError, ProxyUnreachableError } from './admin.js';
 
 export interface CaddyProxyOptions extends CaddyConfigOptions {
   log: Logger;
@@ -62,7 +62,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
     const res = await admin('POST', '/load', text);
     if (!res.ok) {
       const detail = (await res.text()).trim();
-      throw new ProxyLoadError(`Caddy rejected the config (HTTP ${res.status}): ${detail.slice(0, 2000)}`);
+      throw rejection(`Caddy rejected the config (HTTP ${res.status}): ${detail.slice(0, 2000)}`, detail);
     }
     await res.body?.cancel();
     opts.log.info('proxy config loaded', { routes: routes.length });
@@ -76,6 +76,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
       return run;
     },
     upstreamRequests: () => upstreamRequests(admin),
+    heldPorts: () => heldPorts(admin),
     async serves(routes) {
       const id = (configOf(routes) as { apps: { http: { '@id': string } } }).apps.http['@id'];
       try {

@@ -29,6 +29,12 @@ export interface Proxy {
   apply(routes: Route[]): Promise<void>;
   /** Cheap: true when the proxy answers and still has exactly the config of these routes (false when unreachable). */
   serves(routes: Route[]): Promise<boolean>;
+  /**
+   * The ports the proxy's listeners hold now (every server of the config, svc's or not). Optional: without
+   * it the proxy reconciler cannot tell a port the proxy holds from one another process holds, and checks none.
+   * `apply` throws ProxyBindError (admin.ts) when a listener could not bind.
+   */
+  heldPorts?(): Promise<Set<number>>;
   /** In-flight request count per upstream address (`host:port`), for draining an old container. */
   upstreamRequests(): Promise<Map<string, number>>;
 }

@@ -24,6 +24,9 @@ const APP_OBJECT = `json_object(
       ELSE json_object('memory_mb', a.memory_mb, 'cpus', a.cpus) END,
   'volumes', json(a.volumes), 'deploy_strategy', a.deploy_strategy, 'jobs', json(a.jobs),
   'status', COALESCE(s.status, 'inactive'),
+  'status_reason', s.status_reason,
+  'serving', json(CASE WHEN s.serving THEN 'true' ELSE 'false' END),
+  'live_image', s.live_image, 'route_error', s.route_error,
   'access_url', CASE WHEN a.access_mode = 'domain'
       THEN CASE WHEN a.domain <> '' THEN 'https://' || a.domain END
       ELSE CASE WHEN a.fallback_port <> 0 THEN 'http://' || :host || ':' || a.fallback_port END END,

@@ -17,6 +17,9 @@ export interface AppLive {
   liveAddress: string | null;
   healFailures: number;
   healNotBefore: string | null;
+  serving: boolean;
+  statusReason: string | null;
+  routeError: string | null;
 }
 
 export type AppView = AppRow & AppLive;
@@ -34,6 +37,9 @@ export const NO_STATUS: Omit<AppStatusRow, 'appId' | 'updatedAt'> = {
   liveAddress: null,
   healFailures: 0,
   healNotBefore: null,
+  serving: false,
+  statusReason: null,
+  routeError: null,
 };
 
 /** app_status's columns under the names readers use. */
@@ -49,6 +55,9 @@ const liveOf = (s: Omit<AppStatusRow, 'appId' | 'updatedAt'>): AppLive => ({
   liveAddress: s.liveAddress,
   healFailures: s.healFailures,
   healNotBefore: s.healNotBefore,
+  serving: s.serving,
+  statusReason: s.statusReason,
+  routeError: s.routeError,
 });
 
 export function toAppView(app: AppRow, s: AppStatusRow | null | undefined): AppView {

@@ -41,7 +41,10 @@ export function listAppsWithDeployVersion(db: Db): AppWithDeployVersion[] {
 }
 
 /** One app with its live deploy's config version. */
+// Prepared: every POST and PUT of an app answers with it.
+const withDeployVersionById = perDb((db) => withDeployVersion(db).where(eq(apps.id, sql.placeholder('id'))).prepare());
+
 export function getAppWithDeployVersion(db: Db, id: number): AppWithDeployVersion | undefined {
-  const r = withDeployVersion(db).where(eq(apps.id, id)).get();
+  const r = withDeployVersionById(db).get({ id });
   return r && { app: toAppView(r.app, r.s), deployedConfigVersion: r.deployedConfigVersion };
 }

@@ -96,6 +96,17 @@ export function newestFinishedStatus(db: Db, appId: number): string | undefined 
     .get()?.status;
 }
 
+/** The newest deploy that finished (cancelled ones do not count): its status and error, for the app status. */
+export function newestFinished(db: Db, appId: number): { status: string; error: string | null } | undefined {
+  return db
+    .select({ status: deploys.status, error: deploys.error })
+    .from(deploys)
+    .where(and(eq(deploys.appId, appId), inArray(deploys.status, ['success', 'failed', 'auto_rollback'])))
+    .orderBy(desc(deploys.id))
+    .limit(1)
+    .get();
+}
+
 /** Writes the fields that changed and tells live viewers. */
 export function updateDeploy(db: Db, bus: Bus | undefined, id: number, patch: Partial<DeployRow>): void {
   db.update(deploys).set(patch).where(eq(deploys.id, id)).run();

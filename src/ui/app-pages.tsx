@@ -20,6 +20,7 @@ import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
 import { recentRuns } from '../store/jobs.js';
+import { deployNotice } from './outcome.js';
 import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
 import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
 import { Csrf, Layout, Time } from './layout.js';
@@ -60,8 +61,12 @@ export function appPages(deps: UiDeps) {
     };
   }
 
-  const page = (c: Context<UiEnv>, id: number, o: { error?: string; status?: Status; extra?: Partial<AppView> } = {}) =>
-    render(c, <AppPage v={view(c, id, o.extra)} csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} />, o.status ?? 200);
+  const page = (c: Context<UiEnv>, id: number, o: { error?: string; status?: Status; extra?: Partial<AppView> } = {}) => {
+    const v = view(c, id, o.extra);
+    // After Deploy / Rollback: the banner says what became of that deploy once it is known.
+    const message = deployNotice(c.req.query('m') ?? '', v.progress?.deploy) ?? flash(c);
+    return render(c, <AppPage v={v} csrf={c.var.csrf} user={c.var.user} message={message} error={o.error} />, o.status ?? 200);
+  };
 
   /**
    * Runs a form action on app `id`: success redirects back to the app page with a confirmation; a refusal

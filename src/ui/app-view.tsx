@@ -10,6 +10,8 @@ import type { AppView as AppRecord } from '../store/app-view.js';
 import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
 import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select } from './layout.js';
+import type { Notice } from './outcome.js';
+import { StatusLine } from './status-line.js';
 
 /** How many lines the no-script log page (/apps/{id}/logs) shows. */
 export const RECENT_LOG_LINES = 200;
@@ -39,7 +41,7 @@ const Facts = ({ v }: { v: AppView }) => (
     <dl class="facts">
       <dt>Status</dt>
       <dd>
-        <Badge status={v.app.status} />
+        <Badge status={v.app.status} /> <StatusLine app={v.json} />
         {v.json.config_changed && <span class="muted"> · configuration changed since the live deploy; deploy to apply it</span>}
       </dd>
       <dt>Image</dt>
@@ -271,7 +273,7 @@ const Links = ({ v, csrf }: { v: AppView; csrf: string }) => (
   </>
 );
 
-export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: string; user: { username: string }; message?: string; error?: string }) => (
+export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: string; user: { username: string }; message?: string | Notice; error?: string }) => (
   <Layout title={`App ${v.app.name}`} csrf={csrf} user={user} message={message} error={error} refresh={5}>
     <Facts v={v} />
     <Section title="Deploy" id="h-deploy">

@@ -11,6 +11,7 @@ import type { DeployRow, ServiceRow } from '../store/schema/index.js';
 import type { AppView } from '../store/app-view.js';
 import { flash, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Layout, Time } from './layout.js';
+import { StatusLine, statusFactsOf } from './status-line.js';
 
 export interface DashboardApp {
   app: AppView;
@@ -46,7 +47,7 @@ export const AppsTable = ({ apps }: { apps: DashboardApp[] }) => (
               <a href={`/apps/${app.id}`}>{app.name}</a>
             </td>
             <td>
-              <Badge status={app.status} />
+              <Badge status={app.status} /> <StatusLine app={statusFactsOf(app)} />
             </td>
             <td>{url ? <a href={url}>{url}</a> : <span class="muted">-</span>}</td>
             <td class="mono">{liveImage ?? <span class="muted">none</span>}</td>

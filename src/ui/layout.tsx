@@ -5,13 +5,15 @@
 import type { Child, FC } from 'hono/jsx';
 import { ASSETS } from './assets.js';
 import { CSRF_FIELD } from './csrf.js';
+import type { Notice } from './outcome.js';
 
 export interface PageProps {
   title: string;
   csrf: string;
   /** Logged-in user: shows the navigation and "Log out". */
   user?: { username: string };
-  message?: string;
+  /** A confirmation, or an outcome (ui/outcome.ts) whose tone says whether it went well. */
+  message?: string | Notice;
   error?: string;
   /** Seconds between refreshes of the page's `data-live` parts by the script; 0 or absent: none. */
   refresh?: number;
@@ -65,8 +67,9 @@ export const Layout: FC<PageProps> = (p) => (
             </p>
           )}
           {p.message && (
-            <p class="notice ok" role="status">
-              {p.message}
+            // `data-live`: a refresh of the page replaces it, so "queued" gives way to the outcome.
+            <p id="flash" data-live class={`notice ${typeof p.message === 'string' ? 'ok' : p.message.tone}`} role="status">
+              {typeof p.message === 'string' ? p.message : p.message.text}
             </p>
           )}
           {p.children}

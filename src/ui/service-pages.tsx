@@ -10,6 +10,7 @@ import { statusOf as httpStatus } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { getService, linkedAppNames, listServices, serviceCredentials } from '../store/services.js';
 import { checked, done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { serviceNotice } from './outcome.js';
 import { ServicesTable } from './dashboard.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
 
@@ -61,7 +62,7 @@ export function servicePages(deps: UiDeps) {
     const linked = linkedAppNames(db, s.id);
     return render(
       c,
-      <Layout title={`Service ${s.name}`} csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} refresh={5}>
+      <Layout title={`Service ${s.name}`} csrf={c.var.csrf} user={c.var.user} message={serviceNotice(c.req.query('m') ?? '', s) ?? flash(c)} error={o.error} refresh={5}>
         <section id="service-facts" data-live aria-label="Status">
           <dl class="facts">
             <dt>Status</dt>

@@ -89,7 +89,7 @@ describe('svc CLI', () => {
   it('apps lists the apps', async () => {
     const r = await svc(['apps']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^NAME\s+STATUS\s+REPLICAS\s+IMAGE\s+URL\ncli-web\s+active\s+1\s+svc-test\/web:v1/);
+    expect(r.stdout).toMatch(/^NAME\s+STATUS\s+REPLICAS\s+IMAGE\s+URL\s+DETAIL\ncli-web\s+active\s+1\s+svc-test\/web:v1\s+\S+\s+serving v1\n/);
   });
 
   it('deploy --follow prints the events and exits 0 on success, non-zero when the deploy fails', async () => {

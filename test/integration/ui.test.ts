@@ -117,8 +117,10 @@ describe('web UI in a browser', () => {
     await page.locator('#env-value-UI_SECRET').getByText('ui-secret-value-42').waitFor();
 
     await page.getByRole('button', { name: 'Rollback' }).click();
-    await page.getByRole('status').getByText('Rollback queued').waitFor();
+    await page.getByRole('status').getByText(/^Rollback #\d+ (is queued|is running|succeeded)/).waitFor();
     await waitDeploy(page, 'finalize');
+    // The banner gives way to the outcome (issue 18).
+    await page.getByRole('status').getByText(/^Rollback #\d+ succeeded: serving v1/).waitFor({ timeout: 15_000 });
     await page.locator('#app-facts').getByText(WEB_V1).waitFor({ timeout: 15_000 });
     const history = page.locator('#deploy-history');
     await history.getByText('rollback').waitFor();
@@ -128,8 +130,9 @@ describe('web UI in a browser', () => {
     await byLabel(page, 'Name').fill('ui-cache');
     await byLabel(page, 'Type').selectOption('redis');
     await page.getByRole('button', { name: 'Create service' }).click();
-    await page.getByRole('status').getByText('being provisioned').waitFor();
+    await page.getByRole('status').getByText(/being provisioned|created and running/).waitFor();
     await page.locator('#service-facts').getByText('active').waitFor({ timeout: 60_000 });
+    await page.getByRole('status').getByText('Service created and running').waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Show credentials' }).click();
     await page.locator('#credentials').getByText('password').waitFor();
     await shot('service');
@@ -214,7 +217,7 @@ describe('web UI in a browser', () => {
       await p.getByRole('button', { name: 'Reveal PLAIN_SECRET' }).click();
       await p.locator('#env-value-PLAIN_SECRET').getByText('no-script-secret').waitFor();
       await p.getByRole('button', { name: 'Deploy', exact: true }).click();
-      await p.getByRole('status').getByText('Deploy queued').waitFor();
+      await p.getByRole('status').getByText(/^Deploy #\d+ (is queued|is running|succeeded)/).waitFor();
       await waitFor(
         async () => {
           await p.reload();

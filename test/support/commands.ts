@@ -28,6 +28,7 @@ export function commandCtx(db: Db, over: CtxOverrides = {}): CommandCtx & { enqu
     sealer: over.sealer ?? testSealer(),
     log: over.log ?? createLogger('error', {}, () => {}),
     now: over.now ?? (() => new Date()),
+    portInUse: over.portInUse,
     config: { ...base, ...over.config },
   };
 }

@@ -266,6 +266,8 @@ function finalize(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Res
     liveImage: deploy.imageRef,
     imageBasis: app.imageRef,
     status: 'active',
+    serving: true,
+    statusReason: null,
     healFailures: 0,
     healNotBefore: null,
   });

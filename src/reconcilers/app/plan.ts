@@ -194,6 +194,12 @@ export function deriveAppStatus(liveRunning: boolean, newestFinished: string | u
   return 'inactive';
 }
 
+/** Why an app is `error` (API `status_reason`): the newest finished deploy's error; null for any other status. */
+export function deriveStatusReason(status: 'active' | 'inactive' | 'error', newest: { status: string; error: string | null } | undefined): string | null {
+  if (status !== 'error' || !newest) return null;
+  return newest.error ?? (newest.status === 'auto_rollback' ? 'the deploy was rolled back automatically' : 'the last deploy failed');
+}
+
 export interface EnvDiff {
   added: string[];
   removed: string[];

@@ -9,9 +9,9 @@ import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import { scaleReplicas } from './scale.js';
 import { addAppEvent } from '../../store/deploys.js';
-import { activeDeploy, newestFinishedStatus, watchedDeploy } from '../../store/deploys.js';
+import { activeDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
 import { getAppByName } from '../../store/apps.js';
-import { deriveAppStatus, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
+import { deriveAppStatus, deriveStatusReason, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
@@ -26,10 +26,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const attempts = newAttemptMemory();
 
   async function observe(name: string) {
+    // The engine first: while it is down the pass fails here, before any row is read (with a thousand apps
+    // retrying on a stopped engine, those reads were most of the daemon's work).
+    const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const view = getAppByName(db, name);
     // An adopted app is managed from its first deploy on; the spec keeps saying what the user asked.
     const row: AppView | undefined = view && { ...view, appType: shownAppType(view) };
-    const list = await runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.app]: name }, settings.network);
     const containers: ObservedContainer[] = list.map((c) => ({
       name: c.name,
       running: c.running,
@@ -160,7 +162,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   /** `replicas: 0`: out of the answer, then (the proxy re-resolved) stopped and removed; every replica goes. */
   async function stopLive(row: AppView, containers: ObservedContainer[], container: string, unpublish: boolean): Promise<Result> {
     const extras = await scaleReplicas(deps, row, containers, null);
-    observeApp(db, row.id, { status: 'inactive' });
+    observeApp(db, row.id, { status: 'inactive', serving: false, statusReason: null });
     if (unpublish) {
       observeLive(db, row.id, { address: null });
       await deps.dns.sync();
@@ -178,9 +180,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   }
 
   async function writeStatus(row: AppView, liveRunning: boolean) {
-    if (row.replicas === 0 && row.appType === 'managed') return void observeApp(db, row.id, { status: 'inactive' });
-    const newestFinished = newestFinishedStatus(db, row.id);
-    observeApp(db, row.id, { status: deriveAppStatus(liveRunning, newestFinished) });
+    if (row.replicas === 0 && row.appType === 'managed') return void observeApp(db, row.id, { status: 'inactive', serving: false, statusReason: null });
+    const newest = newestFinished(db, row.id);
+    const status = deriveAppStatus(liveRunning, newest?.status);
+    observeApp(db, row.id, { status, serving: liveRunning, statusReason: deriveStatusReason(status, newest) });
   }
 
   return {

@@ -7,12 +7,18 @@
 // one small admin GET; anything else takes the full path (ensure the proxy runs, compare, load).
 import type { Reconciler, Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
-import type { Proxy } from '../../proxy/proxy.js';
+import type { Proxy, Route } from '../../proxy/proxy.js';
 import type { Db } from '../../store/db.js';
 import { eq, sql } from 'drizzle-orm';
 import { apps, appStatus } from '../../store/schema/index.js';
 import type { DnsSync } from './dns-sync.js';
 import { desiredRoutes, noContainer } from './routes.js';
+import { ProxyBindError } from '../../proxy/admin.js';
+import type { HeldPorts } from '../../proxy/held-ports.js';
+import { observeRouteErrors } from '../../observed/routes.js';
+import {
+  BLIND_CAP_MS, BLOCKED_CAP_MS, blockedNeedsLook, blockedNotDue, listenersToLeaveOut, nextBlocked, nextRetryAt, rejectedMessage, withoutListeners, type Blocked,
+} from './listeners.js';
 
 /** How often the data plane is looked at without an event: a fault is repaired within about this. */
 export const PROXY_PROBE_MS = 1000;
@@ -30,6 +36,12 @@ export interface ProxyReconcilerDeps {
   log: Logger;
   /** Default PROXY_PROBE_MS. */
   probeMs?: number;
+  /** The host's listening TCP ports (src/proxy/listening.ts); absent or undefined: cannot tell, no pre-check. */
+  listening?: () => ReadonlySet<number> | undefined;
+  /** Told the ports the proxy holds after each full pass (the commands' `port_in_use` check skips them). */
+  held?: HeldPorts;
+  /** Default Date.now. */
+  now?: () => number;
 }
 
 /** Only what desiredRoutes reads: mapping every column of every app was most of a pass. */
@@ -53,6 +65,38 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
   // Whether a full pass succeeded since the daemon started (the first one always runs in full, so a
   // changed proxy image or a stopped container is handled at start).
   let converged = false;
+  // Port listeners left out because their port is taken on the host (listeners.ts), retried with backoff.
+  let blocked = new Map<number, Blocked>();
+  const now = deps.now ?? Date.now;
+  // A blocked listener comes back no later than its retry time, even with a long probe interval.
+  const within = (r: Result): Result => {
+    const at = nextRetryAt(blocked);
+    return at === undefined ? r : { requeueAfterMs: Math.max(0, Math.min(r.requeueAfterMs ?? Infinity, at - now())) };
+  };
+
+  /** Loads the routes without the listeners that cannot bind; returns those left out (port -> app, error). */
+  async function load(routes: Route[], t: number) {
+    const held = (await deps.proxy.heldPorts?.()) ?? new Set<number>();
+    // The host's table only when a listener is new to Caddy (it can be large on a busy host).
+    const fresh = routes.some((r) => r.mode === 'port' && r.port && !held.has(r.port));
+    const busy = fresh ? deps.listening?.() : deps.listening && new Set<number>();
+    const leftOut = listenersToLeaveOut(routes, { held, busy, blocked, now: t });
+    const capMs = busy ? BLOCKED_CAP_MS : BLIND_CAP_MS;
+    // Bounded: each round leaves out one more port listener, or throws.
+    for (;;) {
+      try {
+        await deps.proxy.apply(withoutListeners(routes, leftOut));
+        return { leftOut, capMs };
+      } catch (err) {
+        const port = err instanceof ProxyBindError ? err.port : undefined;
+        const route = routes.find((r) => r.mode === 'port' && r.port === port);
+        if (port === undefined || !route || leftOut.has(port)) throw err;
+        deps.log.warn('proxy rejected a listener (port taken); loading the other routes without it', { app: route.app, port });
+        leftOut.set(port, { app: route.app, error: rejectedMessage(port, (err as Error).message) });
+      }
+    }
+  }
+
   return {
     kind: 'proxy',
     listNames: () => ['main'],
@@ -62,13 +106,19 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
       await deps.dns.sync();
       const rows = deps.db.select(ROUTE_COLUMNS).from(apps).leftJoin(appStatus, eq(appStatus.appId, apps.id)).all();
       const routes = desiredRoutes(rows.map((r) => ({ ...r, noContainer: noContainer(r) })));
-      if (converged && (await deps.proxy.serves(routes))) return next;
-      if (converged) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
+      const t = now();
+      const look = blockedNeedsLook(blocked, routes, t);
+      if (converged && !look && (await deps.proxy.serves(withoutListeners(routes, blockedNotDue(blocked, t))))) return within(next);
+      if (converged && !look) deps.log.info('proxy config out of date (routes changed, or Caddy restarted or emptied); applying', { routes: routes.length });
       converged = false;
       if ((await deps.ensureProxyRunning?.()) === 'starting') return soon;
-      await deps.proxy.apply(routes);
+      const { leftOut, capMs } = await load(routes, t);
+      for (const [port, l] of leftOut) if (!blocked.has(port)) deps.log.warn('route left out of the proxy config', { app: l.app, port, reason: l.error });
+      blocked = nextBlocked(blocked, leftOut, t, capMs);
+      deps.held?.set(withoutListeners(routes, leftOut).flatMap((r) => (r.mode === 'port' && r.port ? [r.port] : [])));
+      observeRouteErrors(deps.db, new Map([...leftOut.values()].map((l) => [l.app, l.error])));
       converged = true;
-      return next;
+      return within(next);
     },
   };
 }

@@ -3,8 +3,8 @@ import { apps } from './apps.js';
 import { updatedAt } from './common.js';
 
 /**
- * What svc observed or decided about an app, 1:1 with `apps` (gone with it), written only by the app
- * reconciler through src/observed/apps.ts, and only when a value differs (DESIGN.md rule 7). A missing
+ * What svc observed or decided about an app, 1:1 with `apps` (gone with it), written by the app
+ * reconciler (and `route_error` by the proxy reconciler) through src/observed/, and only when a value differs (DESIGN.md rule 7). A missing
  * row reads as "nothing live yet" (status inactive, no counters).
  *
  * The live container columns describe the one instance an app has today. Replicas (issue 19) move them,
@@ -32,6 +32,12 @@ export const appStatus = sqliteTable('app_status', {
   /** Self-healing: consecutive failed restarts and the time before which no restart is tried. */
   healFailures: integer('heal_failures').notNull().default(0),
   healNotBefore: text('heal_not_before'),
+  /** A live container runs (the app reconciler's last look): `serving` in the API, whatever `status` says. */
+  serving: integer('serving', { mode: 'boolean' }).notNull().default(false),
+  /** With status `error`: the failed deploy's error (API `status_reason`); null otherwise. */
+  statusReason: text('status_reason'),
+  /** Why the proxy left the app's listener out (port taken on the host); written by the proxy reconciler. */
+  routeError: text('route_error'),
   updatedAt: updatedAt(),
 });
 

@@ -83,7 +83,7 @@ export const CLIENT = `(function () {
   function refresh() {
     if (refreshing || !document.querySelector('[data-live]')) return;
     refreshing = true;
-    fetch(location.pathname, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+    fetch(location.pathname + location.search, { credentials: 'same-origin', headers: { accept: 'text/html' } })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
         if (!html) return;

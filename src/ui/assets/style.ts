@@ -17,6 +17,7 @@ h1{font-size:1.6rem;margin:.5rem 0 1rem}
 h2{font-size:1.2rem;margin:1.75rem 0 .6rem;padding-bottom:.25rem;border-bottom:1px solid var(--line)}
 h3{font-size:1rem;margin:1rem 0 .4rem}
 .muted{color:var(--muted)}
+.status-line.warn{color:var(--warn)}
 .narrow{max-width:26rem}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCaddyProxy, ProxyLoadError, ProxyUnreachableError } from '../../../src/proxy/caddy.js';
+import { createCaddyProxy, ProxyBindError, ProxyLoadError, ProxyUnreachableError } from '../../../src/proxy/caddy.js';
 import type { Route } from '../../../src/proxy/proxy.js';
 import { createServer, type AddressInfo } from 'node:net';
 import { silentLogger } from '../../../src/log.js';
@@ -123,5 +123,27 @@ describe('caddy adapter', () => {
     ]);
     admin.upstreams = null;
     expect((await createCaddyProxy({ ...base, fetch: admin.fetchFn }).upstreamRequests()).size).toBe(0);
+  });
+});
+
+describe('CaddyProxy and taken ports (issue 18)', () => {
+  it('a load rejected for a taken port throws ProxyBindError naming it; heldPorts lists the listeners Caddy has', async () => {
+    const routes: Route[] = [{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }];
+    let reject = true;
+    const fetchFn = (async (input: string | URL | Request, init?: RequestInit) => {
+      const path = new URL(String(input)).pathname;
+      if (init?.method === 'POST' && path === '/load' && reject) {
+        return new Response('{"error":"loading config: loading new config: http app module: start: listening on :8080: listen tcp :8080: bind: address already in use"}', { status: 400 });
+      }
+      if (path === '/config/') return Response.json({ apps: { http: { servers: { 'port-9000': { listen: [':9000'] } } } } });
+      return new Response(null, { status: 200 });
+    }) as typeof fetch;
+    const p = createCaddyProxy({ ...base, fetch: fetchFn });
+    const err = await p.apply(routes).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProxyBindError);
+    expect((err as ProxyBindError).port).toBe(8080);
+    reject = false;
+    await p.apply(routes);
+    expect(await p.heldPorts!()).toEqual(new Set([9000]));
   });
 });

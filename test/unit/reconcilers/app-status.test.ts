@@ -143,3 +143,22 @@ describe('observed/apps.ts writes only what differs (rule 7)', () => {
     expect(db.select().from(appStatus).all()).toEqual([]); // gone with its app
   });
 });
+
+describe('status that tells the truth (issue 18)', () => {
+  it('a failed deploy of a serving app: status error as specified, and serving, the live image and the failed deploy\'s error beside it', async () => {
+    h.makeApp('web');
+    const first = h.deploy('web:v1');
+    await h.drive(undefined, { until: () => h.dep(first.id).status === 'success' });
+    await h.drive();
+    expect(json()).toMatchObject({ status: 'active', serving: true, live_image: 'web:v1', status_reason: null, route_error: null });
+
+    h.rt.images.delete('web:v2');
+    h.rt.pullFailures.set('web:v2', 'manifest for web:v2 not found');
+    const second = h.deploy('web:v2');
+    await h.drive(undefined, { until: () => h.dep(second.id).status === 'failed' });
+    await h.drive();
+    expect(json()).toMatchObject({ status: 'error', serving: true, live_image: 'web:v1', status_reason: 'pull of web:v2 failed: manifest for web:v2 not found' });
+
+    await h.expectSteady();
+  });
+});

@@ -24,10 +24,10 @@ function variedDb(): Db {
   const live = db.insert(deploys).values({ appId: site.id, imageRef: 'ghcr.io/a/b:1', trigger: 'manual', status: 'success', configVersion: 3, envDiff: { added: ['A'], removed: [], changed: ['B"'] }, startedAt: '2026-11-22T10:00:00Z', completedAt: '2026-11-22T10:00:05Z' }).returning().get();
   db.insert(deploys).values({ appId: site.id, trigger: 'webhook', status: 'failed', error: 'health check "/" failed', commitSha: 'abc', watchUntil: '2026-11-22T10:01:00Z' }).run();
   db.update(apps).set({ configVersion: 3 }).where(eq(apps.id, site.id)).run();
-  observeApp(db, site.id, { liveDeployId: live.id, status: 'active', liveContainerName: 'svc-site-1', liveImage: 'ghcr.io/a/b:1', imageBasis: 'ghcr.io/a/b:1' });
+  observeApp(db, site.id, { liveDeployId: live.id, status: 'error', serving: true, statusReason: 'health check "/" failed', liveContainerName: 'svc-site-1', liveImage: 'ghcr.io/a/b:1', imageBasis: 'ghcr.io/a/b:1' });
   const old = db.insert(deploys).values({ appId: odd.id, trigger: 'rollback', status: 'success', configVersion: 1 }).returning().get();
   db.update(apps).set({ configVersion: 2 }).where(eq(apps.id, odd.id)).run();
-  observeApp(db, odd.id, { liveDeployId: old.id });
+  observeApp(db, odd.id, { liveDeployId: old.id, routeError: 'port 9000 is already in use' });
   // A live deploy without a recorded version (older rows): not "changed".
   const legacy = createApp(db, enqueue, { name: 'legacy', fallbackPort: 9001 }, 'rest');
   const unversioned = db.insert(deploys).values({ appId: legacy.id, trigger: 'manual', status: 'success' }).returning().get();
