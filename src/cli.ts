@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | run | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -20,6 +20,8 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   restore: {},
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
   run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
+  jobs: { run: { type: 'string' } },
+  volumes: {},
 };
 
 function usageError(command: string, message: string): never {
@@ -86,6 +88,16 @@ async function run(argv: string[]): Promise<number> {
     case 'restore':
       expect(1);
       return restoreCommand(client, { file: pos[0] });
+    case 'jobs': {
+      expect(1);
+      const { jobsCommand } = await import('./cli/jobs.js');
+      return jobsCommand(client, { app: pos[0], run: v.run as string | undefined });
+    }
+    case 'volumes': {
+      expect(1);
+      const { volumesCommand } = await import('./cli/jobs.js');
+      return volumesCommand(client, { app: pos[0] });
+    }
     case 'run': {
       if (pos.length < 2) usageError(command, 'expected APP -- COMMAND [ARG...]');
       const timeout = v.timeout === undefined ? undefined : Number(v.timeout);

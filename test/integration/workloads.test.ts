@@ -171,7 +171,10 @@ describe('scheduled jobs', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body).toMatchObject({ trigger: 'manual', job: 'tick' });
     expect((await t.api('POST', `/api/apps/${appId}/jobs/nope/runs`)).status).toBe(404);
-  });
+    const listed = await svc(['jobs', 'wl-app']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^tick\s+\*\/5 \* \* \* \*\s+forbid\s+#\d+/m);
+  }, 20_000);
 });
 
 describe('delete', () => {
