@@ -147,7 +147,8 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
     const name = run.containerName ?? jobContainerName(settings.instance, app.name, run.id);
     if (stop) await runtime.stop(name, settings.stopGraceSeconds);
     const info = await runtime.inspect(name);
-    const output = info ? await collectOutput(runtime, name).catch(() => '') : '';
+    // Stored in the database (and its backups) in clear: the app's secret values are masked, as in events.
+    const output = info ? redact(await collectOutput(runtime, name).catch(() => ''), deps.env.resolve(app.id).secrets) : '';
     const exitCode = info && !info.running ? (info.exitCode ?? null) : null;
     const final = status ?? (!info ? 'failed' : exitCode === 0 ? 'succeeded' : 'failed');
     const error = reason ?? (!info ? 'its container disappeared' : exitCode === 0 ? null : `exited with code ${exitCode}`);

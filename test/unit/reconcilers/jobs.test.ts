@@ -18,7 +18,7 @@ async function setup(job: { command: string | string[]; timeout_seconds?: number
   h.now = Date.parse('2026-01-01T00:00:30Z');
   const rec = createJobsReconciler({
     db: h.db, bus: h.bus, runtime: h.rt, sealer: h.sealer, log: silentLogger,
-    env: { resolve: () => ({ env: {}, secrets: [] }) },
+    env: { resolve: () => ({ env: {}, secrets: ['hunter22'] }) },
     now: () => h.now,
     settings: { network: 'svc-unit', instance: 'svc', dataDir: '/nonexistent-svc-unit', stopGraceSeconds: 10 },
   });
@@ -43,9 +43,10 @@ describe('jobs reconciler', () => {
     expect(runs()[0]).toMatchObject({ status: 'running', trigger: 'schedule', scheduledFor: '2026-01-01T00:05:00.000Z' });
 
     h.rt.log(c.spec.name, 'migrating');
+    h.rt.log(c.spec.name, 'password=hunter22', 'stderr');
     h.rt.kill(c.spec.name, 2);
     await rec.reconcile('web');
-    expect(runs()[0]).toMatchObject({ status: 'failed', exitCode: 2, output: 'migrating\n', error: 'exited with code 2' });
+    expect(runs()[0]).toMatchObject({ status: 'failed', exitCode: 2, output: 'migrating\npassword=[redacted]\n', error: 'exited with code 2' });
     expect(runContainers()).toEqual([]);
     expect(h.db.select().from(appEvents).all().filter((e) => e.step === 'job').map((e) => e.level)).toEqual(['error']);
   });
