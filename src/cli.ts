@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | backup | restore | notify | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
 import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
+import { notifyCommand } from './cli/notify.js';
 import { CliError, clientSettings, createClient } from './cli/client.js';
 import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
 
@@ -18,6 +19,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
   backup: { output: { type: 'string', short: 'o' } },
   restore: {},
+  notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
   run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
   jobs: { run: { type: 'string' } },
@@ -105,6 +107,9 @@ async function run(argv: string[]): Promise<number> {
       const { runCommand } = await import('./cli/run.js');
       return runCommand(client, { app: pos[0], command: pos.slice(1), timeoutSeconds: timeout, detach: !!v.detach });
     }
+    case 'notify':
+      if (pos.length < 1 || pos.length > 2) usageError(command, 'expected list, add NAME, test NAME, rm NAME or log');
+      return notifyCommand(client, { action: pos[0], name: pos[1], ...(v as Record<string, string | undefined>) });
   }
   return 0;
 }

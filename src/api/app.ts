@@ -22,6 +22,7 @@ import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
 import { jobRoutes } from './jobs.js';
+import { notificationRoutes } from './notifications.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -56,5 +57,6 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
   app.route('/api', jobRoutes(deps));
+  app.route('/api', notificationRoutes(deps));
   return app;
 }

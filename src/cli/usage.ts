@@ -51,6 +51,15 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     usage: 'svc restore ID | FILE',
     about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE into SVC_DATA_DIR and .env',
   },
+  notify: {
+    usage: 'svc notify list | add NAME --type TYPE (--url URL | --config FILE) [--events E1,E2] | test NAME | rm NAME | log [--limit N]',
+    about: 'notification channels: list, add, send a test (prints the provider\'s answer; exit 1 if not delivered), remove; the delivery log',
+    options: `      --type TYPE     webhook, slack (also Mattermost, Rocket.Chat), discord, ntfy or email
+      --url URL       the incoming-webhook or ntfy topic URL
+      --config FILE   the channel's config as a JSON file (email: host, port, security, username, password, from, to)
+      --events LIST   comma-separated events (default: all; see GET /api/notifications/events)
+      --limit N       log lines (default 100)`,
+  },
   uninstall: {
     usage: 'svc uninstall [--purge [--yes]]',
     about: "remove this svc's containers, network, proxy and helpers (the daemon must be stopped); the data directory stays unless --purge",

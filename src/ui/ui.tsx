@@ -22,6 +22,7 @@ import { deployPage } from './deploy-page.js';
 import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
 import { backupPages } from './backup-pages.js';
+import { notifyPage } from './notify-page.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -89,6 +90,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
   r.route('/', backupPages(ui));
+  r.route('/', notifyPage(ui));
   return r;
 }
 

@@ -4,6 +4,7 @@
 // slot; `backup:files` removes what no record owns (deleted records, retention, leftovers of an
 // interrupted write); `backup:dumps` loads the dumps a restore left waiting (pending-dumps.ts). Restores
 // and imports are kinds of their own (operations.ts).
+import { backupFailed } from '../../backup/notices.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { desc, eq } from 'drizzle-orm';
@@ -65,7 +66,10 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
       return done;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      failBackup(d.db, row.id, reason);
+      d.db.transaction(() => {
+        failBackup(d.db, row.id, reason);
+        backupFailed(d.db, row, reason);
+      });
       d.changed?.();
       const msg = row.trigger === 'scheduled' ? 'scheduled backup failed' : 'backup failed';
       d.log.error(msg, { id: row.id, filename: row.filename, trigger: row.trigger, error: reason });

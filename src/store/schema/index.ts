@@ -10,3 +10,4 @@ export * from './services.js';
 export * from './misc.js';
 export * from './backup-ops.js';
 export * from './jobs.js';
+export * from './notify.js';
