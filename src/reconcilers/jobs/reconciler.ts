@@ -18,7 +18,7 @@ import { appsWithOpenRuns, dropTicksExcept, getJobRun, insertJobRun, openRuns, p
 import { argvOf, parseJobs } from '../../desired/workload-fields.js';
 import { planJobs, type JobAction, type OpenRun } from '../../jobs/plan.js';
 import { collectOutput } from '../../jobs/output.js';
-import { reportFailedJobRun } from '../../jobs/report.js';
+import { reportFailedJobRun, reportSucceededJobRun } from '../../jobs/report.js';
 import { ensureAppVolumes, volumeMounts } from '../app/container-spec.js';
 import { redact } from '../restart.js';
 import { ne } from 'drizzle-orm';
@@ -107,7 +107,7 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
     const deploy = app.currentDeployId === null ? undefined : getDeploy(db, app.currentDeployId);
     if (!deploy?.imageRef || !deploy.envSnapshotSealed) {
       updateJobRun(db, run.id, { status: 'failed', error: 'the app has no live deploy: nothing to run the command in', finishedAt: iso() });
-      if (run.job) reportFailedJobRun(db, app, { ...run, status: 'failed' }, 'could not start: the app has no live deploy');
+      if (run.job) reportFailedJobRun(db, app, { ...run, status: 'failed' }, 'could not start: the app has no live deploy', deps.now());
       return changed(run.id);
     }
     const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed);
@@ -136,7 +136,7 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
       const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
       await runtime.remove(name).catch(() => {});
       updateJobRun(db, run.id, { status: 'failed', error: `could not start: ${message}`, finishedAt: iso() });
-      if (run.job) reportFailedJobRun(db, app, run, `could not start: ${message}`);
+      if (run.job) reportFailedJobRun(db, app, run, `could not start: ${message}`, deps.now());
     }
     changed(run.id);
   }
@@ -156,7 +156,8 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
     await runtime.remove(name);
     changed(runId);
     deps.log.info('job run ended', { app: app.name, job: run.job, run: runId, status: final, exit_code: exitCode });
-    if (run.job && (final === 'failed' || final === 'timed_out')) reportFailedJobRun(db, app, run, error ?? final);
+    if (run.job && (final === 'failed' || final === 'timed_out')) reportFailedJobRun(db, app, run, error ?? final, deps.now());
+    if (run.job && final === 'succeeded') reportSucceededJobRun(db, app, run, deps.now());
   }
 
   return {

@@ -10,6 +10,9 @@ import { createJobsReconciler } from '../../../src/reconcilers/jobs/reconciler.j
 import { LABELS } from '../../../src/runtime/runtime.js';
 import { appEvents, apps, jobRuns } from '../../../src/store/schema/index.js';
 import { canonicalJobs } from '../../../src/desired/workload-fields.js';
+import { createChannel } from '../../../src/desired/notify.js';
+import { notifyOutbox } from '../../../src/store/schema/index.js';
+import { commandCtx } from '../../support/commands.js';
 
 async function setup(job: { command: string | string[]; timeout_seconds?: number }) {
   const h = new AppHarness();
@@ -30,6 +33,7 @@ async function setup(job: { command: string | string[]; timeout_seconds?: number
 describe('jobs reconciler', () => {
   it('runs a due time in the live image, records the exit and the output, reports a failure; steady otherwise', async () => {
     const { h, rec, runs, runContainers } = await setup({ command: ['migrate', '--now'] });
+    createChannel(commandCtx(h.db), { name: 'hook', type: 'webhook', events: ['job_failed', 'job_recovered'], config: { url: 'http://127.0.0.1:9/in' } }, 'api');
     expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: 270_000 });
     const calls = h.rt.calls.length;
     expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: 270_000 });
@@ -49,6 +53,13 @@ describe('jobs reconciler', () => {
     expect(runs()[0]).toMatchObject({ status: 'failed', exitCode: 2, output: 'migrating\npassword=[redacted]\n', error: 'exited with code 2' });
     expect(runContainers()).toEqual([]);
     expect(h.db.select().from(appEvents).all().filter((e) => e.step === 'job').map((e) => e.level)).toEqual(['error']);
+    // One notification (the storm rule), and the next success closes it with one `job_recovered`.
+    expect(h.db.select().from(notifyOutbox).all().map((m) => [m.event, m.subject])).toEqual([['job_failed', 'web: job j failed']]);
+    h.now = Date.parse('2026-01-01T00:10:01Z');
+    await rec.reconcile('web');
+    h.rt.kill(runContainers()[0].spec.name, 0);
+    await rec.reconcile('web');
+    expect(h.db.select().from(notifyOutbox).all().map((m) => m.event)).toEqual(['job_failed', 'job_recovered']);
   });
 
   it('stops a run at its timeout and records it timed_out', async () => {
