@@ -23,6 +23,7 @@ import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
 import { jobRoutes } from './jobs.js';
 import { notificationRoutes } from './notifications.js';
+import { backupTargetRoutes } from './backup-targets.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -58,5 +59,6 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', backupRoutes(deps));
   app.route('/api', jobRoutes(deps));
   app.route('/api', notificationRoutes(deps));
+  app.route('/api', backupTargetRoutes(deps));
   return app;
 }

@@ -10,6 +10,7 @@ export const NOTIFY_EVENTS = [
   'service_recovered', // ... and is `active` again (only after a `service_error` was sent)
   'backup_failed', // a backup ended `failed`
   'backup_upload_failed', // its off-host copy failed or did not verify (raised by src/offsite)
+  'backup_upload_recovered', // ... and a copy to that target verified again (only after a failure was announced)
   'disk_full', // the data directory's file system is over 90 % used
   'disk_ok', // ... and back under 85 % (only after a `disk_full` was sent)
   'job_failed', // a scheduled job's run failed, timed out or could not start (src/jobs/report.ts)

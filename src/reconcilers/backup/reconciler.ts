@@ -33,6 +33,8 @@ export interface BackupReconcilerDeps {
   dumps?: { waiting(): boolean; load(): Promise<Result> };
   /** A backup record was settled (wakes requests that wait for it). */
   changed?: () => void;
+  /** A backup completed: its off-host copies are queued (src/wiring/backups.ts). */
+  completed?: (row: BackupRow) => void;
 }
 
 export interface BackupReconciler extends Reconciler {
@@ -61,6 +63,7 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
     try {
       const size = await d.build(row);
       const done = completeBackup(d.db, row.id, size)!;
+      d.completed?.(done);
       d.changed?.();
       d.log.info('backup created', { id: row.id, filename: row.filename, size, trigger: row.trigger, duration_ms: d.clock.now() - started });
       return done;

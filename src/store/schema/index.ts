@@ -11,3 +11,4 @@ export * from './misc.js';
 export * from './backup-ops.js';
 export * from './jobs.js';
 export * from './notify.js';
+export * from './offsite.js';
