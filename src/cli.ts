@@ -12,7 +12,7 @@ import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
 
 const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   serve: {},
-  apply: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' } },
+  apply: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' }, 'no-wait': { type: 'boolean' } },
   diff: { file: { type: 'string', short: 'f' }, prune: { type: 'boolean' } },
   apps: {},
   deploy: { image: { type: 'string' }, follow: { type: 'boolean' } },
@@ -70,7 +70,7 @@ async function run(argv: string[]): Promise<number> {
       expect(0);
       if (typeof v.file !== 'string') usageError(command, '-f PATH is required');
       return command === 'apply'
-        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'] })
+        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'], noWait: !!v['no-wait'] })
         : diffCommand(client, { path: v.file, prune: !!v.prune });
     }
     case 'apps':

@@ -215,6 +215,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
     }),
   );
   manager.register(
-    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
+    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, images: config.images, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
   );
 }

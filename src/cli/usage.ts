@@ -3,12 +3,13 @@
 export const COMMANDS: Record<string, { usage: string; about: string; options?: string }> = {
   serve: { usage: 'svc serve', about: 'run the svc daemon (API, UI and reconcilers) in the foreground' },
   apply: {
-    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services]',
-    about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API',
+    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services] [--no-wait]',
+    about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API, then wait for the deploys it started; exit 1 if one fails',
     options: `  -f, --file PATH     a manifest file or a directory of them
       --dry-run       show the plan, change nothing
       --prune         delete apps an earlier \`svc apply\` created that PATH no longer declares
-      --prune-services  with --prune, delete such services too`,
+      --prune-services  with --prune, delete such services too
+      --no-wait       do not wait for the deploys the apply started`,
   },
   diff: {
     usage: 'svc diff -f PATH [--prune]',
