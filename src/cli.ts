@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | backup | restore | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | backup | restore | nodes | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
 import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
+import { nodesCommand } from './cli/nodes.js';
 import { notifyCommand } from './cli/notify.js';
 import { CliError, clientSettings, createClient } from './cli/client.js';
 import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
@@ -19,6 +20,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
   backup: { output: { type: 'string', short: 'o' } },
   restore: { target: { type: 'string' }, latest: { type: 'boolean' }, identity: { type: 'string', short: 'i' } },
+  nodes: { manager: { type: 'boolean' } },
   notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
   target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -109,6 +111,8 @@ async function run(argv: string[]): Promise<number> {
       const { runCommand } = await import('./cli/run.js');
       return runCommand(client, { app: pos[0], command: pos.slice(1), timeoutSeconds: timeout, detach: !!v.detach });
     }
+    case 'nodes':
+      return nodesCommand(client, { action: pos[0], args: pos.slice(1), manager: !!v.manager });
     case 'notify':
       if (pos.length < 1 || pos.length > 2) usageError(command, 'expected list, add NAME, test NAME, rm NAME or log');
       return notifyCommand(client, { action: pos[0], name: pos[1], ...(v as Record<string, string | undefined>) });

@@ -22,6 +22,7 @@ import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
 import { jobRoutes } from './jobs.js';
+import { nodeRoutes } from './nodes.js';
 import { notificationRoutes } from './notifications.js';
 import { backupTargetRoutes } from './backup-targets.js';
 
@@ -58,6 +59,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
   app.route('/api', jobRoutes(deps));
+  app.route('/api', nodeRoutes(deps));
   app.route('/api', notificationRoutes(deps));
   app.route('/api', backupTargetRoutes(deps));
   return app;

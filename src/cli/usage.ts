@@ -48,6 +48,11 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     about: 'create a backup (and wait for it), list backups, or download an archive',
     options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
   },
+  nodes: {
+    usage: 'svc nodes [list | join [--manager] | drain NODE | activate NODE | label NODE KEY=VALUE...]',
+    about: 'the machines apps run on and the replicas on each; the `docker swarm join` command for a new one; drain, activate or label a node (SVC_RUNTIME=swarm)',
+    options: '      --manager       with join: the command that joins a manager, not a worker',
+  },
   restore: {
     usage: 'svc restore ID | FILE | s3://BUCKET/KEY | s3://BUCKET/PREFIX/ --latest | --target NAME --latest',
     about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE or a copy in a bucket into SVC_DATA_DIR and .env',
