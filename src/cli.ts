@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | backup | restore | nodes | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | backup | restore | nodes | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -26,6 +26,9 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
   target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
+  run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
+  jobs: { run: { type: 'string' } },
+  volumes: {},
 };
 
 function usageError(command: string, message: string): never {
@@ -42,6 +45,7 @@ async function run(argv: string[]): Promise<number> {
   if (!(command in COMMANDS)) throw new CliError(`unknown command "${command}"\n${mainUsage()}`, 2);
   let parsed;
   try {
+    // `svc run APP -- CMD ...`: everything after `--` is the command's, never an option of ours.
     parsed = parseArgs({ args: rest, options: { ...OPTIONS[command], help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (err) {
     usageError(command, (err as Error).message);
@@ -92,6 +96,23 @@ async function run(argv: string[]): Promise<number> {
       if (pos.length > 1) usageError(command, `unexpected argument "${pos[1]}"`);
       if (pos.length === 0 && typeof v.target !== 'string') usageError(command, 'missing argument');
       return restoreCommand(client, { file: pos[0], target: v.target as string | undefined, latest: !!v.latest, identity: v.identity as string | undefined });
+    case 'jobs': {
+      expect(1);
+      const { jobsCommand } = await import('./cli/jobs.js');
+      return jobsCommand(client, { app: pos[0], run: v.run as string | undefined });
+    }
+    case 'volumes': {
+      expect(1);
+      const { volumesCommand } = await import('./cli/jobs.js');
+      return volumesCommand(client, { app: pos[0] });
+    }
+    case 'run': {
+      if (pos.length < 2) usageError(command, 'expected APP -- COMMAND [ARG...]');
+      const timeout = v.timeout === undefined ? undefined : Number(v.timeout);
+      if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1)) usageError(command, '--timeout must be a whole number of seconds');
+      const { runCommand } = await import('./cli/run.js');
+      return runCommand(client, { app: pos[0], command: pos.slice(1), timeoutSeconds: timeout, detach: !!v.detach });
+    }
     case 'nodes':
       return nodesCommand(client, { action: pos[0], args: pos.slice(1), manager: !!v.manager });
     case 'top':

@@ -28,6 +28,7 @@ import { writeHostsDir } from './dns/hosts.js';
 import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
+import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
@@ -55,7 +56,8 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel)): Promise<Daemon> {
+/** `now`: the jobs scheduler's clock (tests move it to fire cron times without waiting); default the wall clock. */
+export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number } = {}): Promise<Daemon> {
   const db = openDb(given.dbPath);
   const sealer = createSealer(given.encryptionKey);
   // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
@@ -96,7 +98,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const held = createHeldPorts();
   const local = proxyIsLocal(config.proxy.adminUrl);
   const portInUse = local ? createPortInUse(held) : undefined;
-  registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined });
+  registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").
@@ -169,7 +171,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
@@ -222,12 +224,21 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       settings: {
         network: config.network,
         instance: config.instance,
+        dataDir: config.dataDir,
         healthTimeoutMs: 30_000,
         dnsRefreshMs: DNS_REFRESH_MS,
         drainCapMs: 10_000,
         stopGraceSeconds: 10,
         watchMs: config.deployWatchSeconds * 1000,
       },
+    }),
+  );
+  manager.register(
+    createJobsReconciler({
+      db, bus, runtime, sealer, log,
+      env: { resolve: (appId) => deployEnv(db, sealer, appId) },
+      now: d.now,
+      settings: { network: config.network, instance: config.instance, dataDir: config.dataDir, stopGraceSeconds: 10 },
     }),
   );
   manager.register(

@@ -22,6 +22,7 @@ import { webhookRoutes } from './webhooks.js';
 import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
+import { jobRoutes } from './jobs.js';
 import { nodeRoutes } from './nodes.js';
 import { metricRoutes } from './metrics.js';
 import { execRoutes } from './exec.js';
@@ -65,6 +66,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
+  app.route('/api', jobRoutes(deps));
   app.route('/api', nodeRoutes(deps));
   app.route('/api', metricRoutes(deps));
   app.route('/api', execRoutes(deps));

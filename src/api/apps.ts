@@ -52,7 +52,8 @@ export function appRoutes(deps: ApiDeps) {
   });
 
   r.delete('/apps/:appID', (c) => {
-    deleteApp(deps, idParam(c, 'appID', 'app'), restOrigin(c));
+    const purge = ['true', '1', 'yes'].includes(c.req.query('purge') ?? '');
+    deleteApp(deps, idParam(c, 'appID', 'app'), restOrigin(c), { purge });
     return c.body(null, 204);
   });
 

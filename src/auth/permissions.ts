@@ -140,6 +140,16 @@ export const RULES: Record<string, Rule> = {
   'GET /api/notifications/deliveries': r('read'),
   'GET /api/notifications/outbox': r('read'),
 
+  // Jobs and one-off commands (issue 22): the list is a read; a run's output is like the app's logs; running
+  // a job now or a one-off command is the deploy action on that app (a developer of the app, or a
+  // deploy:<app> token running migrations from CI): whoever may deploy an image may run a command in it.
+  'GET /api/apps/:appID/jobs': r('read'),
+  'GET /api/apps/:appID/jobs/:job/runs': r('logs', { app: app('appID') }),
+  'POST /api/apps/:appID/jobs/:job/runs': r('deploy', { app: app('appID') }),
+  'GET /api/apps/:appID/runs': r('logs', { app: app('appID') }),
+  'GET /api/apps/:appID/runs/:runID': r('logs', { app: app('appID') }),
+  'POST /api/apps/:appID/run': r('deploy', { app: app('appID') }),
+
   // Metrics (issue 22): figures are reads; the Prometheus scrape needs an API token (its own check too).
   'GET /metrics': r('read'),
   'GET /api/apps/:id/metrics': r('read'),

@@ -1,5 +1,5 @@
 // Builds one full-state archive (SPEC.md 2.7, API.md "Backups"): an online snapshot of svc.db, a dump of
-// every running relational service (run inside its container), the services/ and proxy/ folders of the
+// every running relational service (run inside its container), the services/, proxy/ and volumes/ folders of the
 // data dir, the code-host private key and the `.env` as it is at backup time. The dumps stream into
 // staging files while the data directories are compressed, and join the archive last. Everything is
 // written to `.<name>.partial` in the backup dir, fsynced and only then renamed into place, so a crash or
@@ -68,6 +68,9 @@ export async function createArchive(d: ArchiveDeps, filename: string): Promise<n
         await w.addFile(CODEHOST_KEY_FILE, join(d.dataDir, CODEHOST_KEY_FILE));
         await w.addTree('services', join(d.dataDir, 'services'));
         await w.addTree('proxy', join(d.dataDir, 'proxy'));
+        // Apps' persistent volumes (issue 22), copied live: like a running app's own files, a file the app
+        // is writing at that moment may be caught half-written. The trash of purged apps is not data.
+        await w.addTree('volumes', join(d.dataDir, 'volumes'), (rel) => rel === 'volumes/.trash');
       })(),
     ]);
     await w.addDir('dumps');

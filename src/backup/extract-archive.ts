@@ -25,11 +25,13 @@ export interface ArchiveContents {
   dumps: string[];
   hasEnv: boolean;
   hasProxy: boolean;
+  /** `volumes/<app>/<name>` directories the archive holds. */
+  volumeDirs: string[];
   unpackedBytes: number;
 }
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
-const TOP = new Set(['svc.db', '.env', 'codehost-app.pem', 'dumps', 'services', 'proxy']);
+const TOP = new Set(['svc.db', '.env', 'codehost-app.pem', 'dumps', 'services', 'proxy', 'volumes']);
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
 /** The archive-relative path of an entry, or an ArchiveError saying why it is refused. */
@@ -39,9 +41,10 @@ export function checkEntryPath(raw: string): string {
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} climbs out with ..`);
   if (parts.length === 0) return '';
-  if (!TOP.has(parts[0])) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not part of a svc backup (svc.db, .env, codehost-app.pem, dumps/, services/, proxy/)`);
+  if (!TOP.has(parts[0])) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not part of a svc backup (svc.db, .env, codehost-app.pem, dumps/, services/, proxy/, volumes/)`);
   if ((parts[0] === 'svc.db' || parts[0] === '.env' || parts[0] === 'codehost-app.pem') && parts.length > 1) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not part of a svc backup`);
   if (parts[0] === 'services' && parts.length > 1 && !NAME.test(parts[1])) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} names an invalid service`);
+  if (parts[0] === 'volumes' && parts.slice(1, 3).some((p) => !NAME.test(p))) throw new ArchiveError(`archive entry ${JSON.stringify(raw)} names an invalid app or volume`);
   if (parts[0] === 'dumps' && parts.length > 1 && (parts.length > 2 || !/^[a-z][a-z0-9-]{0,62}\.sql$/.test(parts[1]))) {
     throw new ArchiveError(`archive entry ${JSON.stringify(raw)} is not a service dump`);
   }
@@ -64,7 +67,7 @@ export async function extractArchive(file: string, dest: string, opts: { capByte
   const { Parser } = await import('tar');
   const compressed = statSync(file).size;
   const cap = opts.capBytes ?? Math.max(UNPACK_FLOOR, compressed * UNPACK_RATIO);
-  const contents: ArchiveContents = { serviceDirs: [], dumps: [], hasEnv: false, hasProxy: false, unpackedBytes: 0 };
+  const contents: ArchiveContents = { serviceDirs: [], dumps: [], hasEnv: false, hasProxy: false, volumeDirs: [], unpackedBytes: 0 };
   const links = new Set<string>();
   const files = new Set<string>();
   const writes: Promise<unknown>[] = [];
@@ -143,6 +146,8 @@ export async function extractArchive(file: string, dest: string, opts: { capByte
     if (rel?.startsWith('proxy')) contents.hasProxy = true;
     const m = rel?.match(/^services\/([^/]+)/);
     if (m && !contents.serviceDirs.includes(m[1])) contents.serviceDirs.push(m[1]);
+    const vm = rel?.match(/^volumes\/([^/]+\/[^/]+)/);
+    if (vm && !contents.volumeDirs.includes(vm[1])) contents.volumeDirs.push(vm[1]);
     const dm = rel?.match(/^dumps\/([^/]+)\.sql$/);
     if (dm && FILE_TYPES.has(e.type)) contents.dumps.push(dm[1]);
     onEntry(e);

@@ -30,7 +30,7 @@ export interface OfflineRestoreResult {
 }
 
 /** What a data dir holds that a restore replaces (the rest, e.g. backups/, is left alone). */
-const REPLACED = ['svc.db', 'svc.db-wal', 'svc.db-shm', 'services', 'proxy', CODEHOST_KEY_FILE, PENDING_DUMPS_DIR];
+const REPLACED = ['svc.db', 'svc.db-wal', 'svc.db-shm', 'services', 'proxy', 'volumes', CODEHOST_KEY_FILE, PENDING_DUMPS_DIR];
 
 /** Restores an archive into a data directory with the daemon stopped. Throws an Error with a user-facing sentence. */
 export async function restoreOffline(opts: OfflineRestoreOptions): Promise<OfflineRestoreResult> {
@@ -72,12 +72,13 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
           moved.push(name);
         }
       }
-      for (const name of ['svc.db', 'services', 'proxy', CODEHOST_KEY_FILE]) {
+      for (const name of ['svc.db', 'services', 'proxy', 'volumes', CODEHOST_KEY_FILE]) {
         if (existsSync(join(unpacked, name))) {
           renameSync(join(unpacked, name), join(dataDir, name));
           placed.push(name);
         }
       }
+      for (const v of contents.volumeDirs) if (existsSync(join(dataDir, 'volumes', v))) chmodSync(join(dataDir, 'volumes', v), 0o777);
       // A private key is readable by its owner only, whatever mode the archive carried.
       if (hasKey) chmodSync(join(dataDir, CODEHOST_KEY_FILE), 0o600);
       if (!placed.includes('services')) {
@@ -99,6 +100,7 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
       for (const s of contents.serviceDirs) summary.push(`service data restored: services/${s}`);
       for (const n of waiting) summary.push(`service ${n}: its dump is loaded once svc has started it`);
       if (contents.hasProxy) summary.push('proxy data (certificates) restored');
+      for (const v of contents.volumeDirs) summary.push(`app volume restored: volumes/${v}`);
       if (hasKey) summary.push(`code-host app private key restored: ${join(dataDir, CODEHOST_KEY_FILE)} (mode 600)`);
       summary.push(`.env written to ${envFile} (mode 600, with SVC_ENCRYPTION_KEY); start svc from that directory`);
     } catch (err) {

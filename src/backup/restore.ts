@@ -6,7 +6,7 @@
 // previous state back. The row is the journal: a daemon that dies in `swapping` puts the old services/ back
 // at its next start (the database was not committed) and runs the restore again from the start; one that
 // died after `committed` only cleans up. Every step renames on one filesystem, so each move is atomic.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
@@ -17,6 +17,8 @@ import { getBackup, type BackupRow } from '../store/backups.js';
 import { activeRestores, getRestore, updateRestore, type RestoreRow } from '../store/backup-ops.js';
 import { storeInstance } from '../store/instance.js';
 import { rebaseServices } from '../store/services.js';
+import { apps } from '../store/schema/index.js';
+import { ne } from 'drizzle-orm';
 import { ArchiveError, extractArchive, type ArchiveContents } from './extract-archive.js';
 import type { Gate } from './quiesce.js';
 import { KeyMismatchError, prepareSnapshot, replaceState } from './snapshot.js';
@@ -104,11 +106,29 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       await d.runtime.stop(c.id, 30);
       await d.runtime.remove(c.id);
     }
+    // Containers that mount a volume would keep the old directory (a bind mount follows the inode, not the
+    // path): they go too, and the app reconciler recreates them from the restored state over the restored files.
+    const withVolumes = new Set(d.db.select({ name: apps.name }).from(apps).where(ne(apps.volumes, '[]')).all().map((a) => a.name));
+    for (const c of await d.runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: d.instance })) {
+      const mounts = c.labels[LABELS.role] === 'job' || (c.labels[LABELS.role] === 'app' && withVolumes.has(c.labels[LABELS.app] ?? ''));
+      if (!mounts) continue;
+      await d.runtime.stop(c.id, 10);
+      await d.runtime.remove(c.id);
+    }
     const live = join(d.dataDir, 'services');
     // An empty live services/ makes "previous-services exists" mean exactly "the live one was moved".
     mkdirSync(live, { recursive: true, mode: 0o700 });
     renameSync(live, join(staging, 'previous-services'));
+    // volumes/ the same way; undoFiles puts it back together with services/.
+    const liveVolumes = join(d.dataDir, 'volumes');
+    mkdirSync(liveVolumes, { recursive: true, mode: 0o700 });
+    renameSync(liveVolumes, join(staging, 'previous-volumes'));
     try {
+      const incomingVolumes = join(unpacked, 'volumes');
+      if (existsSync(incomingVolumes)) renameSync(incomingVolumes, liveVolumes);
+      else mkdirSync(liveVolumes, { mode: 0o700 });
+      // The unpacker makes directories 0700; a volume's own directory is 0777 as the app reconciler makes it.
+      for (const v of contents.volumeDirs) if (existsSync(join(liveVolumes, v))) chmodSync(join(liveVolumes, v), 0o777);
       const incoming = join(unpacked, 'services');
       if (existsSync(incoming)) renameSync(incoming, live);
       else mkdirSync(live, { mode: 0o700 });
@@ -150,6 +170,11 @@ function undoFiles(dataDir: string, staging: string) {
   const live = join(dataDir, 'services');
   rmSync(live, { recursive: true, force: true });
   renameSync(previous, live);
+  const previousVolumes = join(staging, 'previous-volumes');
+  if (existsSync(previousVolumes)) {
+    rmSync(join(dataDir, 'volumes'), { recursive: true, force: true });
+    renameSync(previousVolumes, join(dataDir, 'volumes'));
+  }
   rmSync(join(dataDir, PENDING_DUMPS_DIR), { recursive: true, force: true });
 }
 

@@ -30,6 +30,19 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     options: `      --tail N        lines from the end to start with (default 100)
       --follow        keep following (also across deploys) until interrupted`,
   },
+  run: {
+    usage: 'svc run APP [--timeout SECONDS] [--detach] -- COMMAND [ARG...]',
+    about: "run a one-off command in the app's live image (its variables, links and volumes); prints its output and exits with its status",
+    options: `      --timeout S     stop it after S seconds (default 3600; exit status 124)
+      --detach        start it and return; its output is kept in the run's record
+  The words after -- run as an argument array, without a shell: write sh -c '...' for one.`,
+  },
+  jobs: {
+    usage: 'svc jobs APP [--run JOB]',
+    about: "list the app's scheduled jobs with their last run; --run JOB runs one now",
+    options: '      --run JOB       ask for a run of JOB now (its overlap rule applies)',
+  },
+  volumes: { usage: 'svc volumes APP', about: "list the app's persistent volumes and its deploy strategy" },
   backup: {
     usage: 'svc backup create | list | download ID [-o FILE]',
     about: 'create a backup (and wait for it), list backups, or download an archive',

@@ -27,5 +27,6 @@ export function keysForEvent(ev: RuntimeEvent, instance: string): Key[] {
   if (labels[LABELS.app]) keys.push(`app:${labels[LABELS.app]}`);
   if (labels[LABELS.service]) keys.push(`service:${labels[LABELS.service]}`);
   if (labels[LABELS.role] === 'proxy') keys.push('proxy:main');
+  if (labels[LABELS.role] === 'job' && labels[LABELS.jobApp]) keys.push(`jobs:${labels[LABELS.jobApp]}`);
   return keys;
 }

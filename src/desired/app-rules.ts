@@ -9,7 +9,7 @@ export type AppFields = Pick<
   AppRow,
   | 'appType' | 'buildMode' | 'projectType' | 'source' | 'repoUrl' | 'branch' | 'internalPort'
   | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath' | 'ciWorkflow'
-  | 'replicas' | 'memoryMb' | 'cpus'
+  | 'replicas' | 'memoryMb' | 'cpus' | 'volumes' | 'deployStrategy' | 'jobs'
 >;
 
 
@@ -36,6 +36,11 @@ export function checkAppRules(f: AppFields, reservedPorts: number[] = []): void 
   if (f.appType === 'external_service' && !(f.source && isHttpUrl(f.source))) {
     issues.push({ path: 'source', message: 'required for external_service: an http(s) URL of the upstream' });
   }
+  if (f.deployStrategy === 'stop_first' && f.replicas > 1) {
+    issues.push({ path: 'deploy_strategy', message: 'stop_first runs one container at a time: replicas must be 0 or 1' });
+  }
+  if (f.appType === 'external_service' && f.volumes !== '[]') issues.push({ path: 'volumes', message: 'an external_service runs no container to mount volumes into' });
+  if (f.appType === 'external_service' && f.jobs !== '[]') issues.push({ path: 'jobs', message: 'an external_service has no image to run jobs with' });
   if (issues.length > 0) throw invalidIssues(issues);
 }
 

@@ -15,11 +15,13 @@ import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 import { getApp } from '../store/apps.js';
 import { tx, type Db } from '../store/db.js';
-import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
 import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
 import { parseInput } from './parse.js';
+import { trashAppVolumes } from '../volumes/dirs.js';
+import { canonicalJobs, canonicalVolumes, jobsSchema, volumesSchema } from './workload-fields.js';
 
 export type { AppFields } from './app-rules.js';
 export type AppInput = { name: string } & Partial<AppFields>;
@@ -47,6 +49,12 @@ export const appFieldShape = {
   replicas: replicasSchema,
   /** Limits of each replica; null (or a null member): unlimited. */
   resources: resourcesSchema.nullable(),
+  /** Persistent directories mounted into every container of the app (issue 22); the complete list. */
+  volumes: volumesSchema,
+  /** `stop_first`: the old container stops before the new one starts (one writer at a time, short downtime). */
+  deploy_strategy: z.enum(DEPLOY_STRATEGIES),
+  /** Scheduled jobs (issue 22); the complete list. */
+  jobs: jobsSchema,
 };
 const fields = z.object(appFieldShape).partial();
 /** The create and update inputs (REST bodies, UI forms turned into the same shape). */
@@ -72,6 +80,9 @@ export const APP_DEFAULTS = {
   replicas: 1,
   memoryMb: null,
   cpus: null,
+  volumes: '[]',
+  deployStrategy: 'blue_green',
+  jobs: '[]',
 } as const satisfies AppFields;
 
 /** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */
@@ -94,6 +105,9 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     // `resources` is one value: given, it sets both limits (a member left out is unlimited).
     memoryMb: f.resources === undefined ? undefined : (f.resources?.memory_mb ?? null),
     cpus: f.resources === undefined ? undefined : (f.resources?.cpus ?? null),
+    volumes: f.volumes === undefined ? undefined : canonicalVolumes(f.volumes),
+    deployStrategy: f.deploy_strategy,
+    jobs: f.jobs === undefined ? undefined : canonicalJobs(f.jobs),
   };
 }
 
@@ -155,8 +169,12 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
   return row;
 }
 
-/** Deletes the app and (by cascade) all it owns; the reconcilers clean up the engine and the proxy. */
-export function deleteApp(ctx: CommandCtx, id: number, origin: Origin): void {
+/**
+ * Deletes the app and (by cascade) all it owns; the reconcilers clean up the engine and the proxy. Its
+ * volumes stay on disk (a re-created app of the same name finds them) unless `purge`: then the app's
+ * volumes directory is moved to the trash at once and the app reconciler removes it.
+ */
+export function deleteApp(ctx: CommandCtx, id: number, origin: Origin, opts: { purge?: boolean } = {}): void {
   const { db } = ctx;
   const name = tx(db, () => {
     const row = getApp(db, id);
@@ -164,8 +182,9 @@ export function deleteApp(ctx: CommandCtx, id: number, origin: Origin): void {
     db.delete(apps).where(eq(apps.id, id)).run();
     return row.name;
   });
+  const purged = opts.purge ? trashAppVolumes(ctx.config.dataDir, name, id, ctx.now().getTime()) : false;
   announce(ctx.enqueue, name);
-  ctx.log.info('app deleted', { app: name, origin });
+  ctx.log.info('app deleted', { app: name, origin, volumes_purged: purged });
 }
 
 function assertUnique(db: Db, f: Pick<AppRow, 'name' | 'domain' | 'fallbackPort'>, selfId?: number) {
@@ -214,14 +233,16 @@ const ROUTING_FIELDS = ['appType', 'accessMode', 'domain', 'fallbackPort', 'inte
 
 function announce(enqueue: Enqueue, name: string, routing = true) {
   enqueue(keyOf('app', name));
+  // The schedule may have changed (or the app gone, with its runs' containers).
+  enqueue(keyOf('jobs', name));
   // A pass of the proxy reads every app and compares Caddy's whole config: with 1,000 apps it was most of
   // the cost of a PUT that changed, say, the branch.
   if (routing) enqueue(keyOf('proxy', 'main'));
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

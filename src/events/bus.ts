@@ -22,6 +22,8 @@ export interface BusEvents {
   live: [appId: number];
   /** A backup, restore or import row was written (requests that wait for one look again). */
   backups: [];
+  /** A job run or one-off command was written (started, finished): `svc run` waits on it. */
+  jobRun: [runId: number];
   /** An off-host copy failed or recovered (src/offsite/alerts.ts); notifications subscribe here. */
   offsite: [event: OffsiteEvent];
 }

@@ -1,5 +1,6 @@
 // The app record as the API and the UI show it (API.md "Apps"), with the two derived fields: `access_url` (where a
 // browser reaches the app) and `config_changed` (env or links changed since the live deploy).
+import { parseJobs, parseVolumes } from '../desired/workload-fields.js';
 import type { AppRow } from '../store/schema/index.js';
 import { shownAppType, shownImageRef, shownInternalPort, type AppView } from '../store/app-view.js';
 
@@ -29,6 +30,9 @@ export function appJson(app: AppView, deployedConfigVersion: number | null, host
     ci_workflow: app.ciWorkflow,
     replicas: app.replicas,
     resources: resourcesJson(app),
+    volumes: parseVolumes(app.volumes),
+    deploy_strategy: app.deployStrategy,
+    jobs: parseJobs(app.jobs),
     status: app.status,
     status_reason: app.statusReason,
     serving: app.serving,

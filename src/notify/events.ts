@@ -13,6 +13,8 @@ export const NOTIFY_EVENTS = [
   'backup_upload_recovered', // ... and a copy to that target verified again (only after a failure was announced)
   'disk_full', // the data directory's file system is over 90 % used
   'disk_ok', // ... and back under 85 % (only after a `disk_full` was sent)
+  'job_failed', // a scheduled job's run failed, timed out or could not start (src/jobs/report.ts)
+  'job_recovered', // ... and a later run of that job succeeded (only after a `job_failed` was sent)
   'test', // the "test" action; not selectable
 ] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];

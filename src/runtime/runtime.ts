@@ -11,6 +11,13 @@ export const LABELS = {
   deploy: 'svc.deploy',
   role: 'svc.role',
   service: 'svc.service',
+  /**
+   * The app a job run or one-off command belongs to (role `job`). Not `svc.app`: the app reconciler removes
+   * every `svc.app` container it does not own, and a run is the jobs reconciler's.
+   */
+  jobApp: 'svc.job-app',
+  /** The job_runs row id of a run's container. */
+  jobRun: 'svc.job-run',
 } as const;
 
 /** A stop or removal of a container that does not carry this instance's label: svc never touches it. */
@@ -38,7 +45,7 @@ export function notOurs(nameOrId: string, labels: Record<string, string>, instan
   return labels[LABELS.instance] === instance ? undefined : new NotOursError(nameOrId, instance, labels[LABELS.instance]);
 }
 
-export type Role = 'app' | 'service' | 'proxy' | 'build' | 'probe';
+export type Role = 'app' | 'service' | 'proxy' | 'build' | 'job' | 'probe';
 
 export interface Mount {
   source: string;

@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 // The app fields form, shared by /apps/new ("Create app") and the app page's settings ("Save changes"),
 // and its translation into the JSON shape the API's own zod schemas check (src/api/apps.ts).
-import { ACCESS_MODES, APP_TYPES, BUILD_MODES, PROJECT_TYPES, type AppRow } from '../store/schema/index.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, DEPLOY_STRATEGIES, PROJECT_TYPES, type AppRow } from '../store/schema/index.js';
+import { parseVolumes } from '../desired/workload-fields.js';
 import { defined, int, text, type Form } from './context.js';
 import { Field, Select } from './layout.js';
 
@@ -25,7 +26,7 @@ export type AppFormValues = Partial<Record<keyof typeof FIELD_NAMES, string | nu
 const FIELD_NAMES = {
   name: 1, image_ref: 1, internal_port: 1, access_mode: 1, domain: 1, fallback_port: 1, build_mode: 1,
   repo_url: 1, branch: 1, health_check_path: 1, app_type: 1, source: 1, project_type: 1,
-  replicas: 1, memory_mb: 1, cpus: 1,
+  replicas: 1, memory_mb: 1, cpus: 1, volumes: 1, deploy_strategy: 1,
 };
 
 export const valuesOfRow = (a: AppRow): AppFormValues => ({
@@ -33,6 +34,7 @@ export const valuesOfRow = (a: AppRow): AppFormValues => ({
   fallback_port: a.fallbackPort, build_mode: a.buildMode, repo_url: a.repoUrl, branch: a.branch,
   health_check_path: a.healthCheckPath, app_type: a.appType, source: a.source, project_type: a.projectType,
   replicas: a.replicas, memory_mb: a.memoryMb, cpus: a.cpus,
+  volumes: parseVolumes(a.volumes).map((v) => `${v.name}:${v.mount_path}`).join(', '), deploy_strategy: a.deployStrategy,
 });
 
 export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) => (
@@ -60,6 +62,10 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
       <Field label="Replicas" name="replicas" value={v.replicas ?? 1} hint="0 stops the app" inputmode="numeric" />
       <Field label="Memory (MiB)" name="memory_mb" value={v.memory_mb} hint="per replica; blank: unlimited" inputmode="numeric" />
       <Field label="CPUs" name="cpus" value={v.cpus} hint="per replica, e.g. 0.5; blank: unlimited" inputmode="text" />
+    </div>
+    <div class="row">
+      <Field label="Volumes" name="volumes" value={v.volumes} hint="name:/mount/path, comma-separated; kept across deploys" placeholder="data:/var/lib/app" autocomplete="off" />
+      <Select label="Deploy strategy" name="deploy_strategy" value={String(v.deploy_strategy ?? 'blue_green')} options={opts(DEPLOY_STRATEGIES)} />
     </div>
     <div class="row">
       <Select label="App type" name="app_type" value={String(v.app_type ?? 'managed')} options={explained(APP_TYPES)} />
@@ -94,6 +100,19 @@ export function appBody(f: Form, mode: 'create' | 'update'): Record<string, unkn
     source: clear('source'),
     replicas: int(f, 'replicas'),
     resources: resources(f, mode),
+    volumes: volumes(f, mode),
+    deploy_strategy: text(f, 'deploy_strategy'),
+  });
+}
+
+/** `name:/path, name2:/path2` as the API's list; a blank field clears the list on update. */
+function volumes(f: Form, mode: 'create' | 'update'): { name: string; mount_path: string }[] | undefined {
+  if (f.volumes === undefined) return undefined; // a form without the field changes nothing
+  const raw = text(f, 'volumes');
+  if (raw === undefined) return mode === 'update' ? [] : undefined;
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((item) => {
+    const i = item.indexOf(':');
+    return i < 0 ? { name: item, mount_path: '' } : { name: item.slice(0, i).trim(), mount_path: item.slice(i + 1).trim() };
   });
 }
 

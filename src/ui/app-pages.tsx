@@ -20,6 +20,7 @@ import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
 import { formError } from './field-errors.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
+import { recentRuns } from '../store/jobs.js';
 import { deployNotice } from './outcome.js';
 import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
 import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
@@ -70,6 +71,7 @@ export function appPages(deps: UiDeps) {
       missingRequired: missingRequired(db, id),
       rollbackTo: rollbackTarget(db, id, found.app.currentDeployId),
       metrics: chartsOf(c, `app:${id}`),
+      runs: recentRuns(db, id),
       ...extra,
     };
   }

@@ -5,7 +5,8 @@ import { MetricCharts, type ChartPoint } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
-import type { DeployRow, EnvVarRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, EnvVarRow, JobRunRow, ServiceRow } from '../store/schema/index.js';
+import { parseJobs, parseVolumes } from '../desired/workload-fields.js';
 import type { AppView as AppRecord } from '../store/app-view.js';
 import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
 import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
@@ -26,6 +27,8 @@ export interface AppView {
   links: LinkView[];
   /** Services not linked to this app yet (what "Link a service" offers). */
   services: ServiceRow[];
+  /** The newest job runs and one-off commands (issue 22). */
+  runs?: JobRunRow[];
   /** Required variables without a value: a deploy is refused until they are set. */
   missingRequired: string[];
   /** What Rollback would deploy; Rollback is offered only when there is one. */
@@ -76,6 +79,49 @@ const Facts = ({ v }: { v: AppView }) => (
     </dl>
   </section>
 );
+
+/** Volumes, scheduled jobs and the newest runs (issue 22); jobs are edited through the API, a manifest or the CLI. */
+const Workloads = ({ v }: { v: AppView }) => {
+  const volumes = parseVolumes(v.app.volumes);
+  const jobs = parseJobs(v.app.jobs);
+  const cmd = (c: string | string[]) => (typeof c === 'string' ? c : JSON.stringify(c));
+  return (
+    <>
+      <p>
+        Deploy strategy: <strong>{v.app.deployStrategy}</strong>
+        {volumes.length === 0 ? <span class="muted"> · no volumes</span> : ' · volumes: '}
+        {volumes.map((vol, i) => (
+          <span class="mono">{i > 0 ? ', ' : ''}{vol.name} → {vol.mount_path}</span>
+        ))}
+      </p>
+      {jobs.length === 0 ? (
+        <p class="muted">No scheduled jobs (the app's <code>jobs</code> field). One-off command: <code>svc run {v.app.name} -- COMMAND</code></p>
+      ) : (
+        <table aria-label="Scheduled jobs">
+          <thead><tr><th>Job</th><th>Schedule (UTC)</th><th>Command</th><th>Timeout</th><th>Overlap</th></tr></thead>
+          <tbody>
+            {jobs.map((j) => (
+              <tr><td class="mono">{j.name}</td><td class="mono">{j.schedule}</td><td class="mono">{cmd(j.command)}</td><td>{j.timeout_seconds} s</td><td>{j.concurrency}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {(v.runs?.length ?? 0) > 0 && (
+        <table aria-label="Recent runs">
+          <thead><tr><th>Run</th><th>Job</th><th>Trigger</th><th>Status</th><th>Exit</th><th>Started</th><th>Finished</th></tr></thead>
+          <tbody>
+            {v.runs!.map((r) => (
+              <tr>
+                <td>#{r.id}</td><td class="mono">{r.job ?? 'one-off'}</td><td>{r.trigger}</td><td>{r.status}{r.error ? <span class="muted"> ({r.error})</span> : ''}</td>
+                <td>{r.exitCode ?? '-'}</td><td>{r.startedAt ?? '-'}</td><td>{r.finishedAt ?? '-'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+};
 
 const Section = ({ title, id, children }: { title: string; id: string; children?: Child }) => (
   <section aria-labelledby={id}>
@@ -284,6 +330,9 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
         <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed). From
         a terminal: <code>svc exec {v.app.name} -- sh</code>
       </p>
+    </Section>
+    <Section title="Volumes and jobs" id="h-jobs">
+      <Workloads v={v} />
     </Section>
     <Section title="Environment" id="h-env">
       <EnvEditor v={v} csrf={csrf} />

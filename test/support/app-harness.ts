@@ -17,12 +17,14 @@ import { createDeploy, getDeploy, listDeployEvents } from '../../src/store/deplo
 import { deployEnv } from '../../src/store/deploy-env.js';
 import { missingRequired } from '../../src/store/env.js';
 import { appEvents, appInstances, apps, appStatus, deployEvents, deploys, type AppRow, type DeployTrigger } from '../../src/store/schema/index.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Reconciler, Result } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { createApp } from './commands.js';
 
 export const APP_SETTINGS: AppReconcilerDeps['settings'] = {
-  network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0,
+  network: 'svc-unit', instance: 'svc', dataDir: join(tmpdir(), `svc-unit-${process.pid}`), healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0,
 };
 export const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
 const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events', 'pastActions']);

@@ -31,7 +31,8 @@ export interface TestDaemon {
 }
 
 /** `setup: false` leaves the install empty (no user, no token: `api()` is then unauthenticated), for the setup wizard. */
-export async function startTestDaemon(name: string, env: Record<string, string> = {}, opts: { setup?: boolean } = {}): Promise<TestDaemon> {
+/** `now`: the jobs scheduler's clock (startDaemon's option), kept across `restart()`. */
+export async function startTestDaemon(name: string, env: Record<string, string> = {}, opts: { setup?: boolean; now?: () => number } = {}): Promise<TestDaemon> {
   const dataDir = await mkdtemp(join(tmpdir(), `svc-test-${name}-`));
   const instance = `test-${name}-${process.pid}`;
   const network = `svc-test-${name}-${process.pid}`;
@@ -39,7 +40,7 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
   const vars = { ...(await isolatedDaemonEnv({ dataDir, caddyAdminUrl: caddy.adminUrl, network, instance })), ...env };
   const config = parseConfig(vars, join(dataDir, '.env'));
   const log = process.env.SVC_TEST_LOG ? createLogger('debug') : silentLogger;
-  let daemon = await startDaemon(config, log);
+  let daemon = await startDaemon(config, log, { now: opts.now });
   const url = daemon.url;
   const send = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
     fetch(url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -79,7 +80,7 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
     },
     async restart() {
       await daemon.stop();
-      daemon = await startDaemon(config, log);
+      daemon = await startDaemon(config, log, { now: opts.now });
     },
     async close() {
       await daemon.stop().catch(() => {});

@@ -37,6 +37,8 @@ export interface AppReconcilerDeps {
   build?: BuildSettings;
   settings: {
     network: string;
+    /** SVC_DATA_DIR: app volumes live in `volumes/<app>/<name>` under it. */
+    dataDir: string;
     instance: string;
     /** 30 s (SPEC.md 8). */
     healthTimeoutMs: number;

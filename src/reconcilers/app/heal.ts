@@ -5,7 +5,7 @@
 // unless the recreation itself fails.
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
-import { appContainerSpec } from './container-spec.js';
+import { appContainerSpec, ensureAppVolumes } from './container-spec.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import type { AppView } from '../../store/app-view.js';
 import { observeApp, observeLive } from '../../observed/apps.js';
@@ -71,5 +71,6 @@ async function recreate(deps: AppReconcilerDeps, app: AppView, name: string) {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
   await deps.runtime.remove(name);
+  ensureAppVolumes(deps.settings, app);
   await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
 }

@@ -12,7 +12,7 @@ import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
 import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
-import { appContainerSpec, SLOT_LABEL } from './container-spec.js';
+import { appContainerSpec, ensureAppVolumes, SLOT_LABEL } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
@@ -128,6 +128,19 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   await deps.runtime.remove(name); // a half-made container of an interrupted pass
   await deps.runtime.ensureNetwork(deps.settings.network);
   const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!);
+  // An adopted app deployed before any steady pass recorded its container as live still has one to replace.
+  const previous = app.liveContainerName ?? (app.appType === 'adopted_container' ? app.source : null);
+  let oldStoppedAt = deploy.oldStoppedAt;
+  if (app.deployStrategy === 'stop_first' && previous && !oldStoppedAt) {
+    // One writer at a time: the old version stops (kept, so a failed start can bring it back) before the
+    // new one starts. The proxy keeps the old address meanwhile and retries its dial errors (5 s).
+    for (const extra of await oldReplicas(deps, app, previous)) await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
+    await deps.runtime.stop(previous, deps.settings.stopGraceSeconds, { adopted: app.appType === 'adopted_container' && previous === app.source });
+    oldStoppedAt = new Date(deps.now()).toISOString();
+    updateDeploy(deps.db, deps.bus, deploy.id, { oldStoppedAt });
+    event(deps, deploy, 'stop_old', `stop_first: old container ${previous} stopped before the new one starts`);
+  }
+  ensureAppVolumes(deps.settings, app);
   // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
   // to 0 still proves its image, and the scale-down stops it again after the switch).
   const count = Math.max(1, app.replicas);
@@ -137,8 +150,6 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
     await deps.runtime.run(spec);
   }
   const now = deps.now();
-  // An adopted app deployed before any steady pass recorded its container as live still has one to replace.
-  const previous = app.liveContainerName ?? (app.appType === 'adopted_container' ? app.source : null);
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',
     stagingContainer: name,
@@ -161,6 +172,10 @@ async function healthCheck(deps: AppReconcilerDeps, app: AppView, deploy: Deploy
     if (check.verdict.kind === 'failed') {
       for (const r of replicas) await deps.runtime.remove(r);
       const which = replicas.length > 1 ? `${name}: ` : '';
+      if (deploy.oldStoppedAt && deploy.previousContainer) {
+        await restartOld(deps, app, deploy.previousContainer);
+        return fail(deps, deploy, 'health_check', 'auto_rollback', `${which}${check.verdict.reason}; staging container${replicas.length > 1 ? 's' : ''} removed, the old container ${deploy.previousContainer} started again (stop_first)`);
+      }
       return fail(deps, deploy, 'health_check', 'auto_rollback', `${which}${check.verdict.reason}; staging container${replicas.length > 1 ? 's' : ''} removed, the previous version keeps serving`);
     }
     if (check.verdict.kind === 'wait') waitMs = Math.max(waitMs, check.verdict.afterMs);
@@ -195,6 +210,11 @@ async function routeUpdate(deps: AppReconcilerDeps, app: AppView, deploy: Deploy
   deps.enqueue(keyOf('proxy', 'main'));
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'stop_old', deadline: iso(deps.now() + deps.settings.drainCapMs) });
   event(deps, deploy, 'route_update', `traffic for ${app.name} now goes to ${info.name}`);
+  if (deploy.oldStoppedAt) {
+    // From the old container's stop to the new one in the DNS answer: what no container served the app.
+    const downtimeMs = deps.now() - Date.parse(deploy.oldStoppedAt);
+    event(deps, deploy, 'route_update', `stop_first downtime: ${downtimeMs} ms (old container stopped until the new one took traffic)`);
+  }
   return { requeueAfterMs: deploy.previousContainer ? deps.settings.dnsRefreshMs : 0 };
 }
 
@@ -208,7 +228,8 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     const inFlight = oldInfo?.address ? await countInFlight(deps, `${oldInfo.address}:${app.internalPort}`) : 0;
     const polls = inFlight === 0 ? (zeroPolls.get(deploy.id) ?? 0) + 1 : 0;
     zeroPolls.set(deploy.id, polls);
-    const verdict = judgeDrain({ sinceCutMs, dnsRefreshMs: deps.settings.dnsRefreshMs, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
+    // stop_first: the old version stopped before the new one started; nothing is left to drain.
+    const verdict: ReturnType<typeof judgeDrain> = deploy.oldStoppedAt ? { kind: 'stop' } : judgeDrain({ sinceCutMs, dnsRefreshMs: deps.settings.dnsRefreshMs, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
     if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
     zeroPolls.delete(deploy.id);
     // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
@@ -286,6 +307,12 @@ async function stagingReplicas(deps: AppReconcilerDeps, app: AppView, deploy: De
 async function oldReplicas(deps: AppReconcilerDeps, app: AppView, old: string): Promise<string[]> {
   const list = await deps.runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: deps.settings.instance, [LABELS.app]: app.name });
   return list.filter((c) => c.name.startsWith(`${old}-r`)).map((c) => c.name);
+}
+
+/** stop_first whose new version failed: the old version (stopped, kept) serves again. */
+async function restartOld(deps: AppReconcilerDeps, app: AppView, old: string) {
+  await deps.runtime.start(old);
+  for (const extra of await oldReplicas(deps, app, old)) await deps.runtime.start(extra);
 }
 
 async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<number> {

@@ -18,6 +18,7 @@ import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } fro
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
+import { emptyTrash } from '../../volumes/dirs.js';
 import type { AppReconcilerDeps } from './deps.js';
 
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
@@ -82,6 +83,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       await runtime.remove(orphan);
     }
     if (!row) {
+      // Volumes of a purged app (moved aside by the delete command) go once its containers are gone.
+      if (await emptyTrash(settings.dataDir)) deps.log.info('purged volumes removed', { app: name });
       await deps.dns.sync();
       deps.enqueue(keyOf('proxy', 'main'));
       return {};

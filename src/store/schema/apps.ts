@@ -5,6 +5,7 @@ export const APP_TYPES = ['managed', 'adopted_container', 'external_service'] as
 export const BUILD_MODES = ['external_ci', 'svc_build'] as const;
 export const PROJECT_TYPES = ['auto', 'static', 'node', 'go', 'java'] as const;
 export const ACCESS_MODES = ['domain', 'port'] as const;
+export const DEPLOY_STRATEGIES = ['blue_green', 'stop_first'] as const;
 export const APP_STATUSES = ['active', 'inactive', 'error'] as const;
 
 /**
@@ -36,6 +37,15 @@ export const apps = sqliteTable('apps', {
   memoryMb: integer('memory_mb'),
   /** CPU share of each replica in cores (0.5 = half a core); null: unlimited. */
   cpus: real('cpus'),
+  /**
+   * Persistent volumes (issue 22): canonical JSON text of `[{name, mount_path}]`, sorted by name, so the
+   * manifest diff compares it as one value. Each is `SVC_DATA_DIR/volumes/<app>/<name>` on the host.
+   */
+  volumes: text('volumes').notNull().default('[]'),
+  /** `blue_green` (start new, switch, stop old) or `stop_first` (stop old, then start new: one writer). */
+  deployStrategy: text('deploy_strategy', { enum: ['blue_green', 'stop_first'] }).notNull().default('blue_green'),
+  /** Scheduled jobs (issue 22): canonical JSON text of `[{name, schedule, command, timeout_seconds, concurrency}]`. */
+  jobs: text('jobs').notNull().default('[]'),
   configVersion: integer('config_version').notNull().default(0),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   createdAt: createdAt(),

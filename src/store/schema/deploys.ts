@@ -46,6 +46,8 @@ export const deploys = sqliteTable(
      */
     attemptStep: text('attempt_step'),
     stepAttempts: integer('step_attempts').notNull().default(0),
+    /** `stop_first`: when the old containers were stopped (ISO with ms); the switch measures the downtime from it. */
+    oldStoppedAt: text('old_stopped_at'),
     startedAt: text('started_at'),
     completedAt: text('completed_at'),
     createdAt: createdAt(),

@@ -11,5 +11,6 @@ export * from './misc.js';
 export * from './backup-ops.js';
 export * from './teams.js';
 export * from './metrics.js';
+export * from './jobs.js';
 export * from './notify.js';
 export * from './offsite.js';

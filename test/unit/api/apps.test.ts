@@ -18,10 +18,10 @@ describe('POST /api/apps', () => {
     expect(res.body).toEqual({
       id: 1, name: 'web', app_type: 'managed', build_mode: 'external_ci', project_type: 'auto', source: null, repo_url: null,
       branch: 'main', internal_port: 3000, image_ref: null, domain: null, fallback_port: 8080, access_mode: 'port',
-      health_check_path: '/', ci_workflow: null, replicas: 1, resources: null, status: 'inactive', status_reason: null, serving: false, live_image: null, route_error: null, access_url: 'http://box.lan:8080', live_container_name: null,
+      health_check_path: '/', ci_workflow: null, replicas: 1, resources: null, volumes: [], deploy_strategy: 'blue_green', jobs: [], status: 'inactive', status_reason: null, serving: false, live_image: null, route_error: null, access_url: 'http://box.lan:8080', live_container_name: null,
       current_deploy_id: null, config_changed: false, created_at: expect.any(String), updated_at: expect.any(String),
     });
-    expect(t.enqueue.keys).toEqual(['app:web', 'proxy:main']);
+    expect(t.enqueue.keys).toEqual(['app:web', 'jobs:web', 'proxy:main']);
     expect(t.db.select().from(apps).get()!.owner).toBe('rest');
   });
 
@@ -144,7 +144,7 @@ describe('PUT /api/apps/{id}', () => {
     const res = await t.request('PUT', `/api/apps/${a.id}`, { branch: 'release', internal_port: 8000 });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ branch: 'release', internal_port: 8000, fallback_port: 8080, access_mode: 'port' });
-    expect(t.enqueue.keys).toEqual(['app:web', 'proxy:main']);
+    expect(t.enqueue.keys).toEqual(['app:web', 'jobs:web', 'proxy:main']);
     // Switching to domain mode needs a domain, in the same request or already stored.
     expect((await t.request('PUT', `/api/apps/${a.id}`, { access_mode: 'domain' })).status).toBe(400);
     const switched = await t.request('PUT', `/api/apps/${a.id}`, { access_mode: 'domain', domain: 'web.example.com', fallback_port: null });
@@ -211,7 +211,7 @@ describe('DELETE /api/apps/{id}', () => {
     t.enqueue.keys.length = 0;
 
     expect((await t.request('DELETE', `/api/apps/${a.id}`)).status).toBe(204);
-    expect(t.enqueue.keys).toEqual(['app:web', 'proxy:main']);
+    expect(t.enqueue.keys).toEqual(['app:web', 'jobs:web', 'proxy:main']);
     for (const table of [apps, deploys, deployEvents, appEvents, envVars, envHistory, serviceLinks]) {
       expect(t.db.select().from(table).all()).toEqual([]);
     }

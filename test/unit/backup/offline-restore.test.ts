@@ -27,7 +27,7 @@ afterEach(async () => rm(root, { recursive: true, force: true }));
 const KEY = Buffer.alloc(32, 5);
 
 /** An archive of a data dir with one postgres service (stopped: no dump) and a certificate. */
-async function makeArchive(o: { envKey?: Buffer; codehost?: boolean } = {}) {
+async function makeArchive(o: { envKey?: Buffer; codehost?: boolean; volume?: boolean } = {}) {
   const dataDir = join(root, 'old', 'data');
   const db = openDb(join(dataDir, 'svc.db'));
   const sealer = createSealer(KEY);
@@ -36,6 +36,13 @@ async function makeArchive(o: { envKey?: Buffer; codehost?: boolean } = {}) {
   await writeFile(join(dataDir, 'services', 'bk-pg', 'PG_VERSION'), '16\n');
   await mkdir(join(dataDir, 'proxy'), { recursive: true });
   await writeFile(join(dataDir, 'proxy', 'cert.pem'), 'CERT');
+  if (o.volume) {
+    await mkdir(join(dataDir, 'volumes', 'web', 'uploads', 'a'), { recursive: true });
+    await writeFile(join(dataDir, 'volumes', 'web', 'uploads', 'a', 'photo.txt'), 'PHOTO');
+    // A purged app's files waiting for removal are not data.
+    await mkdir(join(dataDir, 'volumes', '.trash', 'old.1.2'), { recursive: true });
+    await writeFile(join(dataDir, 'volumes', '.trash', 'old.1.2', 'x'), 'gone');
+  }
   const env = { SVC_ENCRYPTION_KEY: (o.envKey ?? KEY).toString('base64'), SVC_DATA_DIR: dataDir, SVC_BACKUP_DIR: join(dataDir, 'backups'), SVC_PORT: '3999' };
   const backupDir = join(dataDir, 'backups');
   // The manifest flow after the start: the key file in the data dir and its settings in the .env on disk.
@@ -86,6 +93,17 @@ describe('restoreOffline', () => {
     expect((await stat(envFile)).mode & 0o777).toBe(0o600);
   });
 
+  it('carries app volumes (volumes/<app>/<name>/...), without the trash, and restores them', async () => {
+    const archive = await makeArchive({ volume: true });
+    const dataDir = join(root, 'new', 'data');
+    await mkdir(join(root, 'new'));
+    const { summary } = await restoreOffline({ archivePath: archive, dataDir, envFile: join(root, 'new', '.env') });
+    expect(summary).toContain('app volume restored: volumes/web/uploads');
+    expect(await readFile(join(dataDir, 'volumes', 'web', 'uploads', 'a', 'photo.txt'), 'utf8')).toBe('PHOTO');
+    expect((await readdir(join(dataDir, 'volumes'))).sort()).toEqual(['web']);
+    expect((await stat(join(dataDir, 'volumes', 'web', 'uploads'))).mode & 0o777).toBe(0o777);
+  });
+
   it('refuses an archive whose .env key does not open its database, and leaves the data dir as it was', async () => {
     const archive = await makeArchive({ envKey: Buffer.alloc(32, 6) });
     const dataDir = join(root, 'new', 'data');
@@ -102,5 +120,14 @@ describe('restoreOffline', () => {
     await writeFile(bad, gzipSync(Buffer.from('not a tar')));
     await expect(restoreOffline({ archivePath: bad, dataDir: join(root, 'd'), envFile: join(root, '.env') })).rejects.toThrow(/^cannot restore .*bad\.tar\.gz: /);
     await expect(restoreOffline({ archivePath: join(root, 'nope.tar.gz'), dataDir: join(root, 'd'), envFile: join(root, '.env') })).rejects.toThrow(/no such archive/);
+  });
+});
+
+describe('archive entry paths of volumes', () => {
+  it('accepts volumes/<app>/<name>/..., refuses other names', async () => {
+    const { checkEntryPath } = await import('../../../src/backup/extract-archive.js');
+    expect(checkEntryPath('volumes/web/uploads/a/b.txt')).toBe('volumes/web/uploads/a/b.txt');
+    expect(checkEntryPath('volumes/')).toBe('volumes');
+    for (const bad of ['volumes/.trash/x', 'volumes/Web/u', 'volumes/web/../../etc', 'volumes/web/UP/x']) expect(() => checkEntryPath(bad)).toThrow();
   });
 });

@@ -20,7 +20,7 @@ describe('apps command', () => {
     createApp(ctx, { name: 'from-api', access_mode: 'domain', domain: 'x.example.com' }, 'api');
     expect(getAppByName(db, 'from-dir')!.owner).toBe('dir');
     expect(getAppByName(db, 'from-api')!.owner).toBe('rest');
-    expect(enqueue.keys).toEqual(['app:from-dir', 'proxy:main', 'app:from-api', 'proxy:main']);
+    expect(enqueue.keys).toEqual(['app:from-dir', 'jobs:from-dir', 'proxy:main', 'app:from-api', 'jobs:from-api', 'proxy:main']);
   });
 
   it('validates the API-shaped input itself: a bad field is `invalid` with the issue, nothing written', () => {
@@ -66,11 +66,11 @@ describe('apps command', () => {
     const a = createAppRecord(ctx, { name: 'a', fallbackPort: 9000 }, 'rest', 'api');
     enqueue.keys.length = 0;
     updateAppRecord(ctx, a.id, { branch: 'next', healthCheckPath: '/up', fallbackPort: 9000 }, 'api');
-    expect(enqueue.keys).toEqual(['app:a']);
+    expect(enqueue.keys).toEqual(['app:a', 'jobs:a']);
     for (const patch of [{ fallbackPort: 9001 }, { internalPort: 8080 }, { accessMode: 'domain' as const, domain: 'a.example.com' }, { domain: 'b.example.com' }]) {
       enqueue.keys.length = 0;
       updateAppRecord(ctx, a.id, patch, 'api');
-      expect(enqueue.keys, JSON.stringify(patch)).toEqual(['app:a', 'proxy:main']);
+      expect(enqueue.keys, JSON.stringify(patch)).toEqual(['app:a', 'jobs:a', 'proxy:main']);
     }
   });
 

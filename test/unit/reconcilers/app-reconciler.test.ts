@@ -23,7 +23,7 @@ import type { Db } from '../../../src/store/db.js';
 import { createApp, deleteApp, setEnv } from '../../support/commands.js';
 import { shownAppType, shownImageRef, shownInternalPort } from '../../../src/store/app-view.js';
 
-const settings = { network: 'svc-unit', instance: 'svc', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
+const settings = { network: 'svc-unit', instance: 'svc', dataDir: '/nonexistent-svc-unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
 const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
 const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events']);
 const sealer = testSealer();

@@ -1,0 +1,35 @@
+// `svc jobs APP [--run JOB]` and `svc volumes APP`: what an app schedules and mounts (issue 22). Jobs and
+// volumes are set through the app's fields (`svc apply`, PUT /api/apps/{id}); these read them, and
+// `--run JOB` asks for a run now.
+import { appByName, type Client } from './client.js';
+import { formatTable } from './apps.js';
+
+interface RunJson { id: number; status: string; exit_code: number | null; started_at: string | null; trigger: string }
+interface JobJson { name: string; schedule: string; command: string | string[]; concurrency: string; timeout_seconds: number; last_run: RunJson | null }
+
+export async function jobsCommand(client: Client, o: { app: string; run?: string }): Promise<number> {
+  const app = await appByName(client, o.app);
+  if (o.run) {
+    const run = await client.json<RunJson>('POST', `/api/apps/${app.id}/jobs/${encodeURIComponent(o.run)}/runs`);
+    process.stdout.write(`run ${run.id} of job ${o.run} requested (${run.status})\n`);
+    return 0;
+  }
+  const jobs = await client.json<JobJson[]>('GET', `/api/apps/${app.id}/jobs`);
+  if (jobs.length === 0) {
+    process.stdout.write(`no jobs (set the app's jobs field); one-off commands: svc run ${o.app} -- COMMAND\n`);
+    return 0;
+  }
+  const last = (r: RunJson | null) => (r ? `#${r.id} ${r.status}${r.exit_code === null ? '' : ` (exit ${r.exit_code})`} ${r.started_at ?? ''}`.trim() : '-');
+  const cmd = (c: string | string[]) => (typeof c === 'string' ? c : JSON.stringify(c));
+  process.stdout.write(formatTable([['JOB', 'SCHEDULE (UTC)', 'OVERLAP', 'LAST RUN', 'COMMAND'], ...jobs.map((j) => [j.name, j.schedule, j.concurrency, last(j.last_run), cmd(j.command)])]));
+  return 0;
+}
+
+export async function volumesCommand(client: Client, o: { app: string }): Promise<number> {
+  const app = (await appByName(client, o.app)) as { volumes?: { name: string; mount_path: string }[]; deploy_strategy?: string };
+  const volumes = app.volumes ?? [];
+  if (volumes.length === 0) process.stdout.write('no volumes\n');
+  else process.stdout.write(formatTable([['VOLUME', 'MOUNT PATH'], ...volumes.map((v) => [v.name, v.mount_path])]));
+  process.stdout.write(`deploy strategy: ${app.deploy_strategy ?? 'blue_green'}\n`);
+  return 0;
+}
