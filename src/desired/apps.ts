@@ -20,6 +20,7 @@ import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
 import { parseInput } from './parse.js';
+import { previewSettingsSchema, settingsToStore } from '../previews/settings.js';
 
 export type { AppFields } from './app-rules.js';
 export type AppInput = { name: string } & Partial<AppFields>;
@@ -47,6 +48,8 @@ export const appFieldShape = {
   replicas: replicasSchema,
   /** Limits of each replica; null (or a null member): unlimited. */
   resources: resourcesSchema.nullable(),
+  /** Pull-request previews (issue 20); null: off. A member left out takes its default. */
+  previews: previewSettingsSchema.nullable(),
 };
 const fields = z.object(appFieldShape).partial();
 /** The create and update inputs (REST bodies, UI forms turned into the same shape). */
@@ -72,6 +75,7 @@ export const APP_DEFAULTS = {
   replicas: 1,
   memoryMb: null,
   cpus: null,
+  previews: null,
 } as const satisfies AppFields;
 
 /** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */
@@ -94,6 +98,7 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     // `resources` is one value: given, it sets both limits (a member left out is unlimited).
     memoryMb: f.resources === undefined ? undefined : (f.resources?.memory_mb ?? null),
     cpus: f.resources === undefined ? undefined : (f.resources?.cpus ?? null),
+    previews: f.previews === undefined ? undefined : settingsToStore(f.previews),
   };
 }
 
@@ -220,8 +225,8 @@ function announce(enqueue: Enqueue, name: string, routing = true) {
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, previews } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, previews };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

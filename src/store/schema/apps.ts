@@ -36,6 +36,8 @@ export const apps = sqliteTable('apps', {
   memoryMb: integer('memory_mb'),
   /** CPU share of each replica in cores (0.5 = half a core); null: unlimited. */
   cpus: real('cpus'),
+  /** Pull-request previews (issue 20): canonical JSON of PreviewSettings (src/previews/settings.ts); null: off. */
+  previews: text('previews'),
   configVersion: integer('config_version').notNull().default(0),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   createdAt: createdAt(),

@@ -9,3 +9,4 @@ export * from './env.js';
 export * from './services.js';
 export * from './misc.js';
 export * from './backup-ops.js';
+export * from './previews.js';

@@ -1,0 +1,37 @@
+// An app's preview settings (issue 20): the API shape, the defaults, and the canonical JSON the apps row
+// keeps (sorted keys, every member present), so two equal settings are equal strings and a manifest that
+// re-states them plans "unchanged".
+import { z } from 'zod';
+import { envKeySchema, envValueSchema } from '../desired/fields.js';
+
+export const PREVIEW_SERVICES = ['none', 'fresh'] as const;
+
+export const previewSettingsSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    max: z.number().int().min(1).max(50).default(5),
+    ttl_days: z.number().int().min(1).max(365).default(7),
+    env: z.record(envKeySchema, envValueSchema).default({}),
+    services: z.enum(PREVIEW_SERVICES).default('none'),
+    /** Pull requests whose head is in a fork get a preview too (never with the parent's secrets). */
+    forks: z.boolean().default(false),
+  })
+  .strict();
+
+export type PreviewSettings = z.output<typeof previewSettingsSchema>;
+
+export const DEFAULT_PREVIEW_SETTINGS: PreviewSettings = previewSettingsSchema.parse({});
+
+/** The stored form: canonical JSON, or null for "not set" (previews off). */
+export function settingsToStore(s: PreviewSettings | null): string | null {
+  if (s === null) return null;
+  const env = Object.fromEntries(Object.entries(s.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify({ enabled: s.enabled, env, forks: s.forks, max: s.max, services: s.services, ttl_days: s.ttl_days });
+}
+
+/** The settings a stored value means (null or unreadable: the defaults, previews off). */
+export function settingsOf(stored: string | null): PreviewSettings {
+  if (!stored) return DEFAULT_PREVIEW_SETTINGS;
+  const parsed = previewSettingsSchema.safeParse(JSON.parse(stored));
+  return parsed.success ? parsed.data : DEFAULT_PREVIEW_SETTINGS;
+}
