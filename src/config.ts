@@ -1,6 +1,7 @@
 // One typed Config from the process environment and the `.env` file in the working directory
 // (environment wins). Every value is validated by zod so a bad setting stops the start with one line
 // naming the variable, instead of failing later in the middle of work.
+import { parsePortRange } from './previews/naming.js';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -54,6 +55,8 @@ const schema = z.object({
   SVC_MANIFESTS_GIT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
   SVC_MANIFESTS_PRUNE_SERVICES: bool.default(false),
   SVC_CODEHOST_WEBHOOK_SECRET: optional,
+  /** Ports of port-mode pull-request previews (issue 20): `20000-20999`; unset: port-mode apps get no previews. */
+  SVC_PREVIEW_PORTS: optional.pipe(z.string().regex(/^\s*\d{1,5}\s*(-\s*\d{1,5}\s*)?$/, 'must be a port or a range like 20000-20999').optional()),
   SVC_CODEHOST_APP_ID: optional,
   SVC_CODEHOST_APP_SLUG: optional,
   SVC_CODEHOST_APP_PRIVATE_KEY: optional,
@@ -130,6 +133,8 @@ export interface Config {
     apiUrl: string;
     webUrl: string;
   };
+  /** Inclusive port range of port-mode previews; undefined: none. */
+  previewPorts: { from: number; to: number } | undefined;
   debugEndpoints: boolean;
   /** Seconds a successful deploy is watched after its switch (flip-back); 0 turns the watch off. */
   deployWatchSeconds: number;
@@ -212,6 +217,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       apiUrl: e.SVC_CODEHOST_API_URL.replace(/\/+$/, ''),
       webUrl: e.SVC_CODEHOST_WEB_URL.replace(/\/+$/, ''),
     },
+    previewPorts: parsePortRange(e.SVC_PREVIEW_PORTS),
     debugEndpoints: e.SVC_DEBUG_ENDPOINTS,
     deployWatchSeconds: e.SVC_DEPLOY_WATCH_SECONDS,
     buildImages: {

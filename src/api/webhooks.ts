@@ -6,7 +6,10 @@ import { createHash } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { badRequest, unauthenticated, unavailable } from '../errors.js';
 import { decidePush, decideWorkflowRun, type Decision } from '../codehost/decide.js';
-import { installationPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
+import { installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
+import { decidePullRequest, type PreviewDecision } from '../previews/decide.js';
+import { teardownPreview, upsertPreview } from '../desired/previews.js';
+import { DomainError } from '../errors.js';
 import { verifySignature } from '../codehost/signature.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
 import { tx } from '../store/db.js';
@@ -88,6 +91,10 @@ function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
       const p = parse(pushPayload, doc);
       return () => apply(deps, decidePush(p, allApps()));
     }
+    case 'pull_request': {
+      const p = parse(pullRequestPayload, doc);
+      return () => applyPreviews(deps, decidePullRequest(p, listAppViews(deps.db)));
+    }
     case 'installation': {
       const p = parse(installationPayload, doc);
       return () => {
@@ -107,4 +114,27 @@ function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const ids = d.deploys.map((p) => requestDeploy(deps, p.app, { imageRef: p.imageRef, commitSha: p.commitSha, trigger: 'webhook' }, 'webhook').id);
   return { status: 202, body: { deploys: ids } };
+}
+
+/**
+ * Runs each preview action on its own: one app's refusal (no free port, a name clash) is reported in the
+ * answer and does not undo another app's preview or the delivery record.
+ */
+function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer {
+  if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
+  const results = d.actions.map((a) => {
+    try {
+      if (a.kind === 'teardown') {
+        const removed = teardownPreview(deps, a.parent.id, a.pr, 'webhook');
+        return removed ? { app: a.parent.name, removed } : { app: a.parent.name, ignored: `no preview of pull request ${a.pr}` };
+      }
+      const r = tx(deps.db, () => upsertPreview(deps, a.parent, a.pr, 'webhook'));
+      return { app: a.parent.name, preview: r.app, deploy: r.deploy.id, ...(r.evicted.length ? { evicted: r.evicted } : {}) };
+    } catch (err) {
+      if (err instanceof DomainError) return { app: a.parent.name, error: err.message };
+      throw err;
+    }
+  });
+  const acted = results.some((r) => 'deploy' in r || 'removed' in r);
+  return { status: acted ? 202 : 200, body: { previews: results } };
 }

@@ -20,7 +20,8 @@ import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
 import { parseInput } from './parse.js';
-import { previewSettingsSchema, settingsToStore } from '../previews/settings.js';
+import { previewSettingsSchema, settingsOf, settingsToStore } from '../previews/settings.js';
+import { deletePreviewApps } from '../store/previews.js';
 
 export type { AppFields } from './app-rules.js';
 export type AppInput = { name: string } & Partial<AppFields>;
@@ -144,6 +145,7 @@ export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, 
 export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, _origin: Origin): AppRow {
   const { db } = ctx;
   let routing = false;
+  let dropped: string[] = [];
   const row = guarded(() =>
     tx(db, () => {
       const current = getApp(db, id);
@@ -153,22 +155,28 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
       assertUnique(db, { name: current.name, domain: merged.domain, fallbackPort: merged.fallbackPort }, id);
       assertPortFree(ctx, merged, current);
       routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
+      // Previews turned off: every preview of the app goes with the change (issue 20).
+      if (!settingsOf(merged.previews).enabled) dropped = deletePreviewApps(db, id);
       return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
     }),
   );
-  announce(ctx.enqueue, row.name, routing);
+  for (const child of dropped) announce(ctx.enqueue, child);
+  announce(ctx.enqueue, row.name, routing || dropped.length > 0);
   return row;
 }
 
 /** Deletes the app and (by cascade) all it owns; the reconcilers clean up the engine and the proxy. */
 export function deleteApp(ctx: CommandCtx, id: number, origin: Origin): void {
   const { db } = ctx;
-  const name = tx(db, () => {
+  const [name, children] = tx(db, () => {
     const row = getApp(db, id);
     if (!row) throw notFound('app');
+    // Its previews first: their rows would go by cascade, but their containers need their names announced.
+    const children = deletePreviewApps(db, id);
     db.delete(apps).where(eq(apps.id, id)).run();
-    return row.name;
+    return [row.name, children] as const;
   });
+  for (const child of children) announce(ctx.enqueue, child);
   announce(ctx.enqueue, name);
   ctx.log.info('app deleted', { app: name, origin });
 }

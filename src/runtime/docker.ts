@@ -218,6 +218,16 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       return pastContainerActions(docker, containerId, sinceMs);
     },
 
+    async removeImages(repository) {
+      checkImageRef(repository);
+      const found = (await call(`image list ${repository}`, () => docker.listImages({ filters: { reference: [repository] } }))) ?? [];
+      const removed: string[] = [];
+      for (const tag of found.flatMap((i) => i.RepoTags ?? []).filter((t) => t.startsWith(`${repository}:`))) {
+        if ((await call(`image remove ${tag}`, () => docker.getImage(tag).remove(), [404, 409])) !== undefined) removed.push(tag);
+      }
+      return removed;
+    },
+
     async hasImage(image) {
       checkImageRef(image);
       return (await call(`image inspect ${image}`, () => docker.getImage(image).inspect(), [404])) !== undefined;

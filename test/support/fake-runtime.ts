@@ -270,6 +270,13 @@ export class FakeRuntime implements Runtime {
     return this.history.filter((e) => e.id === containerId && e.at >= sinceMs).map((e) => e.action);
   }
 
+  async removeImages(repository: string) {
+    this.record('removeImages', [repository]);
+    const gone = [...this.images].filter((i) => i.startsWith(`${repository}:`));
+    for (const i of gone) this.images.delete(i);
+    return gone;
+  }
+
   async hasImage(ref: string) {
     this.record('hasImage', [ref]);
     return this.images.has(ref);

@@ -17,6 +17,7 @@ import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } fro
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
+import { builtImageRepository } from '../../codehost/repository.js';
 import type { AppReconcilerDeps } from './deps.js';
 
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
@@ -81,6 +82,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       await runtime.remove(orphan);
     }
     if (!row) {
+      // A deleted app's built images go too (a closed preview leaves nothing behind, issue 20). Its
+      // containers are gone by now, so the engine lets them go; an image still in use elsewhere stays.
+      const removed = await runtime.removeImages(builtImageRepository(name));
+      if (removed.length > 0) deps.log.info('removed the images built for a deleted app', { app: name, images: removed });
       await deps.dns.sync();
       deps.enqueue(keyOf('proxy', 'main'));
       return {};
