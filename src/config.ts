@@ -1,7 +1,6 @@
 // One typed Config from the process environment and the `.env` file in the working directory
 // (environment wins). Every value is validated by zod so a bad setting stops the start with one line
 // naming the variable, instead of failing later in the middle of work.
-import { parsePortRange } from './previews/naming.js';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -252,4 +251,13 @@ export function loadConfig(opts: { envFile?: string; env?: NodeJS.ProcessEnv; lo
     opts.log?.(`generated SVC_ENCRYPTION_KEY and wrote it to ${envFile}; keep it: without it the secrets in the database cannot be decrypted (backups are not encrypted: they carry a copy of it)`);
   }
   return parseConfig(vars, envFile);
+}
+
+/** `SVC_PREVIEW_PORTS`, `20000-20999` (or one port): the inclusive range, or undefined when unset or backwards. */
+export function parsePortRange(text: string | undefined): { from: number; to: number } | undefined {
+  const m = /^\s*(\d{1,5})\s*(?:-\s*(\d{1,5}))?\s*$/.exec(text ?? '');
+  if (!m) return undefined;
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from : Number(m[2]);
+  return from >= 1 && to <= 65535 && from <= to ? { from, to } : undefined;
 }

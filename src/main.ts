@@ -31,6 +31,7 @@ import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
+import { wirePreviews } from './wiring/previews.js';
 import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
@@ -108,6 +109,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   log.info('svc listening', { port, data_dir: config.dataDir, instance: config.instance });
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
+  const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -124,6 +126,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
         });
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
+      previews.stop();
       await manifests.stop();
       await manager.stop();
       db.$client.close();

@@ -2,7 +2,11 @@
 // keeps (sorted keys, every member present), so two equal settings are equal strings and a manifest that
 // re-states them plans "unchanged".
 import { z } from 'zod';
-import { envKeySchema, envValueSchema } from '../desired/fields.js';
+
+// The env rules of src/desired/fields.ts (a variable's key, 64 KiB values), restated: src/desired imports
+// this folder, so this folder may not import it back. test/unit/previews checks the two agree.
+const envKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,255}$');
+const envValue = z.string().refine((v) => Buffer.byteLength(v, 'utf8') <= 64 * 1024, 'larger than 65536 bytes (64 KiB)');
 
 export const PREVIEW_SERVICES = ['none', 'fresh'] as const;
 
@@ -11,7 +15,7 @@ export const previewSettingsSchema = z
     enabled: z.boolean().default(false),
     max: z.number().int().min(1).max(50).default(5),
     ttl_days: z.number().int().min(1).max(365).default(7),
-    env: z.record(envKeySchema, envValueSchema).default({}),
+    env: z.record(envKey, envValue).default({}),
     services: z.enum(PREVIEW_SERVICES).default('none'),
     /** Pull requests whose head is in a fork get a preview too (never with the parent's secrets). */
     forks: z.boolean().default(false),
