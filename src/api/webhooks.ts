@@ -16,6 +16,7 @@ import { tx } from '../store/db.js';
 import { deleteInstallation, recordDelivery, recordInstallation, setDeliveryResult } from '../store/codehost.js';
 import { nowIso } from '../store/schema/index.js';
 import { listAppViews } from '../store/apps.js';
+import { allPreviews } from '../store/previews.js';
 import { shownImageRef, type AppView } from '../store/app-view.js';
 import { requestDeploy } from '../desired/deploys.js';
 import { parseInput as parse } from '../desired/parse.js';
@@ -79,7 +80,12 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
 /** Validates the payload now (400 before anything is recorded) and returns the write to run in the transaction. */
 function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
   // A CI run's image is the app's image (the live one, unless the spec changed since) at the run's commit.
-  const allApps = () => listAppViews(deps.db).map((a) => ({ ...a, imageRef: shownImageRef(a) }));
+  // Preview apps are never parents, nor built by pushes to their branch: their pull request's synchronize does it.
+  const notPreviews = () => {
+    const previewIds = new Set(allPreviews(deps.db).map((p) => p.appId));
+    return listAppViews(deps.db).filter((a) => !previewIds.has(a.id));
+  };
+  const allApps = () => notPreviews().map((a) => ({ ...a, imageRef: shownImageRef(a) }));
   switch (event) {
     case 'ping':
       return () => ({ status: 200, body: { pong: true } });
@@ -93,7 +99,7 @@ function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
     }
     case 'pull_request': {
       const p = parse(pullRequestPayload, doc);
-      return () => applyPreviews(deps, decidePullRequest(p, listAppViews(deps.db)));
+      return () => applyPreviews(deps, decidePullRequest(p, notPreviews()));
     }
     case 'installation': {
       const p = parse(installationPayload, doc);
