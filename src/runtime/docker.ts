@@ -218,14 +218,15 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       return pastContainerActions(docker, containerId, sinceMs);
     },
 
-    async removeImages(repository) {
+    async listImageTags(repository) {
       checkImageRef(repository);
       const found = (await call(`image list ${repository}`, () => docker.listImages({ filters: { reference: [repository] } }))) ?? [];
-      const removed: string[] = [];
-      for (const tag of found.flatMap((i) => i.RepoTags ?? []).filter((t) => t.startsWith(`${repository}:`))) {
-        if ((await call(`image remove ${tag}`, () => docker.getImage(tag).remove(), [404, 409])) !== undefined) removed.push(tag);
-      }
-      return removed;
+      return found.flatMap((i) => i.RepoTags ?? []).filter((t) => t.startsWith(`${repository}:`));
+    },
+
+    async removeImage(tag) {
+      checkImageRef(tag);
+      return (await call(`image remove ${tag}`, () => docker.getImage(tag).remove(), [404, 409])) !== undefined;
     },
 
     async hasImage(image) {

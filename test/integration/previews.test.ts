@@ -32,7 +32,7 @@ afterAll(async () => {
   await t?.close();
   await repo?.remove();
   // Whatever a failed run left: the images built for the preview.
-  await runtime.removeImages(`svc-build/${PREVIEW}`).catch(() => {});
+  for (const tag of await runtime.listImageTags(`svc-build/${PREVIEW}`).catch(() => [] as string[])) await runtime.removeImage(tag).catch(() => false);
 });
 
 const deliver = async (action: string, sha: string, headRepo = 'acme/pv-site') => {

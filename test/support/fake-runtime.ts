@@ -270,11 +270,14 @@ export class FakeRuntime implements Runtime {
     return this.history.filter((e) => e.id === containerId && e.at >= sinceMs).map((e) => e.action);
   }
 
-  async removeImages(repository: string) {
-    this.record('removeImages', [repository]);
-    const gone = [...this.images].filter((i) => i.startsWith(`${repository}:`));
-    for (const i of gone) this.images.delete(i);
-    return gone;
+  async listImageTags(repository: string) {
+    this.record('listImageTags', [repository]);
+    return [...this.images].filter((i) => i.startsWith(`${repository}:`));
+  }
+
+  async removeImage(tag: string) {
+    this.record('removeImage', [tag]);
+    return this.images.delete(tag);
   }
 
   async hasImage(ref: string) {

@@ -84,7 +84,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     if (!row) {
       // A deleted app's built images go too (a closed preview leaves nothing behind, issue 20). Its
       // containers are gone by now, so the engine lets them go; an image still in use elsewhere stays.
-      const removed = await runtime.removeImages(builtImageRepository(name));
+      const removed: string[] = [];
+      for (const tag of await runtime.listImageTags(builtImageRepository(name))) if (await runtime.removeImage(tag)) removed.push(tag);
       if (removed.length > 0) deps.log.info('removed the images built for a deleted app', { app: name, images: removed });
       await deps.dns.sync();
       deps.enqueue(keyOf('proxy', 'main'));
