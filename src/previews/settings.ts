@@ -16,7 +16,9 @@ export const previewSettingsSchema = z
     max: z.number().int().min(1).max(50).default(5),
     ttl_days: z.number().int().min(1).max(365).default(7),
     env: z.record(envKey, envValue).default({}),
-    services: z.enum(PREVIEW_SERVICES).default('none'),
+    // `fresh` (an empty instance of each linked service) is part of the contract but not built yet: refused
+    // rather than accepted and silently treated as `none`.
+    services: z.enum(PREVIEW_SERVICES).default('none').refine((v) => v === 'none', 'fresh is not supported by this version of svc yet; use none'),
     /** Pull requests whose head is in a fork get a preview too (never with the parent's secrets). */
     forks: z.boolean().default(false),
   })
