@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | backup | restore | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | backup | restore | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
 import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
+import { notifyCommand } from './cli/notify.js';
 import { CliError, clientSettings, createClient } from './cli/client.js';
 import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
 
@@ -17,7 +18,9 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   deploy: { image: { type: 'string' }, follow: { type: 'boolean' } },
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
   backup: { output: { type: 'string', short: 'o' } },
-  restore: {},
+  restore: { target: { type: 'string' }, latest: { type: 'boolean' }, identity: { type: 'string', short: 'i' } },
+  notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
+  target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
 };
 
@@ -82,8 +85,16 @@ async function run(argv: string[]): Promise<number> {
       if (pos.length < 1 || pos.length > 2) usageError(command, 'expected create, list or download ID');
       return backupCommand(client, { action: pos[0], id: pos[1], output: v.output as string | undefined });
     case 'restore':
-      expect(1);
-      return restoreCommand(client, { file: pos[0] });
+      if (pos.length > 1) usageError(command, `unexpected argument "${pos[1]}"`);
+      if (pos.length === 0 && typeof v.target !== 'string') usageError(command, 'missing argument');
+      return restoreCommand(client, { file: pos[0], target: v.target as string | undefined, latest: !!v.latest, identity: v.identity as string | undefined });
+    case 'notify':
+      if (pos.length < 1 || pos.length > 2) usageError(command, 'expected list, add NAME, test NAME, rm NAME or log');
+      return notifyCommand(client, { action: pos[0], name: pos[1], ...(v as Record<string, string | undefined>) });
+    case 'target': {
+      const { targetCommand } = await import('./cli/targets.js');
+      return targetCommand(client, { action: pos[0], name: pos[1], endpoint: v.endpoint as string | undefined, region: v.region as string | undefined, bucket: v.bucket as string | undefined, prefix: v.prefix as string | undefined });
+    }
   }
   return 0;
 }

@@ -47,6 +47,11 @@ const schema = z.object({
   SVC_BACKUP_INTERVAL_MINUTES: nonNegInt.default(0),
   SVC_BACKUP_RETAIN_COUNT: z.coerce.number().int().min(1).default(10),
   SVC_BACKUP_DIR: optional,
+  SVC_BACKUP_PASSPHRASE: optional,
+  SVC_BACKUP_AGE_RECIPIENT: optional.pipe(z.string().regex(/^age1[0-9a-z]+$/, 'an age recipient (age1...)').optional()),
+  SVC_BACKUP_REMOTE_RETAIN_COUNT: optional.pipe(z.string().regex(/^[1-9][0-9]*$/, 'a positive integer').transform(Number).optional()),
+  SVC_BACKUP_REMOTE_RETRY_SECONDS: z.coerce.number().int().min(1).default(60),
+  SVC_BACKUP_SCRYPT_WORK_FACTOR: z.coerce.number().int().min(10).max(22).default(18),
   SVC_MANIFESTS_DIR: z.string().default('./manifests'),
   SVC_MANIFESTS_GIT_URL: optional,
   SVC_MANIFESTS_GIT_BRANCH: z.string().default('main'),
@@ -114,6 +119,8 @@ export interface Config {
   networkOverride: string | undefined;
   images: { postgres: string; mysql: string; redis: string; garage: string };
   backup: { intervalMinutes: number; retainCount: number };
+  /** Off-host copies (src/offsite): the age key uploads are encrypted for, remote retention, retry base. */
+  offsite: { passphrase: string | undefined; ageRecipient: string | undefined; retainCount: number; retrySeconds: number; scryptWorkFactor: number };
   manifests: {
     dir: string;
     gitUrl: string | undefined;
@@ -198,6 +205,13 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       garage: e.SVC_IMAGE_GARAGE,
     },
     backup: { intervalMinutes: e.SVC_BACKUP_INTERVAL_MINUTES, retainCount: e.SVC_BACKUP_RETAIN_COUNT },
+    offsite: {
+      passphrase: e.SVC_BACKUP_PASSPHRASE,
+      ageRecipient: e.SVC_BACKUP_AGE_RECIPIENT,
+      retainCount: e.SVC_BACKUP_REMOTE_RETAIN_COUNT ?? e.SVC_BACKUP_RETAIN_COUNT,
+      retrySeconds: e.SVC_BACKUP_REMOTE_RETRY_SECONDS,
+      scryptWorkFactor: e.SVC_BACKUP_SCRYPT_WORK_FACTOR,
+    },
     manifests: {
       dir: resolve(e.SVC_MANIFESTS_DIR),
       gitUrl: e.SVC_MANIFESTS_GIT_URL,

@@ -37,6 +37,9 @@ import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
 import { createCodehostClient } from './codehost/client.js';
 import { installationTokenFor } from './codehost/tokens.js';
+import { createDispatcher } from './notify/dispatcher.js';
+import { watchDisk } from './notify/disk.js';
+import { messageBaseUrl } from './notify/base-url.js';
 
 export interface Daemon {
   db: Db;
@@ -110,6 +113,10 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
   const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
+  // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
+  const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
+  dispatcher.start();
+  const disk = watchDisk({ db, dir: config.dataDir, log, onRaise: dispatcher.wake });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -129,6 +136,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       previews.stop();
       await manifests.stop();
       await manager.stop();
+      disk.stop();
+      await dispatcher.stop();
       db.$client.close();
       log.info('svc stopped');
     })());

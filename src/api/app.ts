@@ -21,6 +21,8 @@ import { webhookRoutes } from './webhooks.js';
 import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
+import { notificationRoutes } from './notifications.js';
+import { backupTargetRoutes } from './backup-targets.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -54,5 +56,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
+  app.route('/api', notificationRoutes(deps));
+  app.route('/api', backupTargetRoutes(deps));
   return app;
 }

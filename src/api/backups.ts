@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import { conflict, DomainError, invalid, notFound, unavailable } from '../errors.js';
-import { backupJson, getBackup, listBackups } from '../store/backups.js';
+import { backupJson as recordJson, getBackup, listBackups, type BackupRow } from '../store/backups.js';
+import { remoteFields } from '../store/offsite.js';
 import { getImport, importJson, listRestores, restoreJson, type ImportRow, type RestoreRow } from '../store/backup-ops.js';
 import {
   createBackup, deleteBackup, getRestoreOp, importUpload, requestRestore, settledBackup, settledImport, settledRestore, type BackupContext,
@@ -32,6 +33,7 @@ export function restoreOutcome(c: Context, row: RestoreRow) {
 }
 
 function importOutcome(c: Context, deps: ApiDeps, row: ImportRow) {
+  const backupJson = recordJson;
   const backup = row.backupId ? getBackup(deps.db, row.backupId) : undefined;
   if (row.status === 'completed' && backup) return c.json(backupJson(backup), 201);
   return c.json({ error: row.error ?? 'the import failed', code: row.code ?? 'import_failed', import: importJson(row) }, failureStatus(row.code));
@@ -48,6 +50,8 @@ const waits = (c: Context, dflt: boolean) => {
 export function backupRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
+  // A record with its off-host copies (`remote`, `remote_status`, `remotes`: docs/api.md "Off-host backup copies").
+  const backupJson = (row: BackupRow) => ({ ...recordJson(row), ...remoteFields(db, row.id) });
   const ctx = backupContext(deps);
   const backupOf = (c: Context) => {
     const row = getBackup(db, idParam(c, 'id', 'backup'));

@@ -86,11 +86,15 @@ export async function createArchive(d: ArchiveDeps, filename: string): Promise<n
   }
 }
 
+/** Settings the archive never carries: the key of its off-host copies is kept apart from them (issue 21). */
+const KEPT_APART = new Set(['SVC_BACKUP_PASSPHRASE']);
+
 /** The archive's settings: the start's, with the SVC_* values of the `.env` as it is now on top. */
 export function archiveEnv(d: Pick<ArchiveDeps, 'effectiveEnv' | 'envFile'>): Record<string, string> {
   const now = d.envFile ? readEnvFile(d.envFile) : {};
   const out = { ...d.effectiveEnv };
   for (const [k, v] of Object.entries(now)) if (k.startsWith('SVC_')) out[k] = v;
+  for (const k of KEPT_APART) delete out[k];
   return out;
 }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { completeBackup, failBackup, runningBackups } from '../store/backups.js';
+import { backupFailed } from './notices.js';
 
 export const INTERRUPTED = 'interrupted: svc stopped while the archive was being written; no partial archive was kept';
 
@@ -25,7 +26,10 @@ export function recoverInterruptedBackups(db: Db, backupDir: string, log: Logger
       completeBackup(db, row.id, size);
       log.info('backup created', { id: row.id, filename: row.filename, size, recovered: true });
     } else {
-      failBackup(db, row.id, INTERRUPTED);
+      db.transaction(() => {
+        failBackup(db, row.id, INTERRUPTED);
+        backupFailed(db, row, INTERRUPTED);
+      });
       log.error('backup failed', { id: row.id, filename: row.filename, trigger: row.trigger, error: INTERRUPTED });
     }
   }

@@ -15,7 +15,7 @@ import { ArchiveError } from './extract-archive.js';
 export class KeyMismatchError extends Error {}
 
 // The backup aggregate's operations (restores, imports) are records of this host, like the backups.
-const KEEP_LIVE = new Set(['backups', 'restores', 'imports', '__drizzle_migrations']);
+const KEEP_LIVE = new Set(['backups', 'restores', 'imports', 'backup_targets', 'backup_uploads', '__drizzle_migrations']);
 const KEEP_LIVE_OF_USERS = ['sessions', 'api_tokens'];
 
 /** Validates and migrates the snapshot file in place (it is a staging copy). */

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { readEnvFile } from '../config.js';
 import { restoreOffline } from '../backup/offline-restore.js';
 import { CliError, type Client } from './client.js';
+import { restoreFromBucket, restoreFromTarget } from './restore-remote.js';
 import { formatTable } from './apps.js';
 
 interface BackupJson {
@@ -88,10 +89,44 @@ async function restoreOnline(client: Client, backupId: string, pollMs: number, w
   return 0;
 }
 
-export async function restoreCommand(client: Client, o: { file: string; pollMs?: number; write?: (s: string) => void }): Promise<number> {
+export async function restoreCommand(
+  client: Client,
+  o: { file?: string; target?: string; latest?: boolean; identity?: string; pollMs?: number; write?: (s: string) => void },
+): Promise<number> {
+  const write = o.write ?? ((t: string) => process.stdout.write(t));
+  const online = (id: string) => restoreOnline(client, id, o.pollMs ?? 500, write);
+  if (o.target) {
+    if (!o.latest || o.file) throw new CliError('usage: svc restore --target NAME --latest', 2);
+    return restoreFromTarget(client, o.target, online, write);
+  }
+  if (!o.file) throw new CliError('usage: svc restore ID | FILE | s3://BUCKET/KEY | --target NAME --latest', 2);
+  if (o.latest && !o.file.startsWith('s3://')) throw new CliError('--latest goes with s3://BUCKET/PREFIX/ or --target NAME', 2);
   // A number that names no file here is a backup id.
-  const online = /^[1-9][0-9]*$/.test(o.file) && !existsSync(o.file);
-  if (online) return restoreOnline(client, o.file, o.pollMs ?? 500, o.write ?? ((t) => process.stdout.write(t)));
+  if (/^[1-9][0-9]*$/.test(o.file) && !existsSync(o.file)) return online(o.file);
+  if (o.file.startsWith('s3://') && (await daemonAnswers(client.url))) {
+    throw new CliError(`a svc daemon answers at ${client.url}; stop it to restore from a bucket, or use svc restore --target NAME --latest through it`);
+  }
+  if (o.file.startsWith('s3://')) {
+    const envFile = resolve('.env');
+    const fileEnv = readEnvFile(envFile);
+    const get = (k: string) => process.env[k] || fileEnv[k] || undefined;
+    return restoreFromBucket({
+      url: o.file,
+      latest: !!o.latest,
+      dataDir: resolve(get('SVC_DATA_DIR') || './data'),
+      envFile,
+      write,
+      env: {
+        endpoint: get('SVC_BACKUP_S3_ENDPOINT'),
+        region: get('SVC_BACKUP_S3_REGION') ?? get('AWS_REGION'),
+        accessKey: get('AWS_ACCESS_KEY_ID'),
+        secretKey: get('AWS_SECRET_ACCESS_KEY'),
+        passphrase: get('SVC_BACKUP_PASSPHRASE'),
+        identityFile: o.identity ?? get('SVC_BACKUP_AGE_IDENTITY_FILE'),
+      },
+    });
+  }
+  const file = o.file;
   if (await daemonAnswers(client.url)) {
     throw new CliError(
       `a svc daemon answers at ${client.url}; restore through it instead: import the archive with POST /api/backups/import, ` +
@@ -101,7 +136,7 @@ export async function restoreCommand(client: Client, o: { file: string; pollMs?:
   const envFile = resolve('.env');
   const dataDir = resolve(process.env.SVC_DATA_DIR || readEnvFile(envFile).SVC_DATA_DIR || './data');
   try {
-    const result = await restoreOffline({ archivePath: resolve(o.file), dataDir, envFile });
+    const result = await restoreOffline({ archivePath: resolve(file), dataDir, envFile });
     for (const line of result.summary) process.stdout.write(line + '\n');
   } catch (err) {
     throw new CliError(`restore failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -35,8 +35,30 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
   },
   restore: {
-    usage: 'svc restore ID | FILE',
-    about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE into SVC_DATA_DIR and .env',
+    usage: 'svc restore ID | FILE | s3://BUCKET/KEY | s3://BUCKET/PREFIX/ --latest | --target NAME --latest',
+    about: 'restore backup ID through the daemon (prints each phase), or, with no daemon running, an archive FILE or a copy in a bucket into SVC_DATA_DIR and .env',
+    options: `      --latest        the newest svc copy under the s3:// prefix, or of --target
+      --target NAME   through the running daemon: import the newest copy of backup target NAME, then restore it
+  -i, --identity FILE age identity file for copies encrypted to SVC_BACKUP_AGE_RECIPIENT
+  A bucket needs AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, SVC_BACKUP_S3_ENDPOINT (not for AWS),
+  SVC_BACKUP_S3_REGION, and SVC_BACKUP_PASSPHRASE or -i.`,
+  },
+  target: {
+    usage: 'svc target list | add NAME --bucket B [--endpoint URL] [--region R] [--prefix P] | test NAME | remote NAME | remove NAME',
+    about: 'backup targets (S3-compatible stores every backup is copied to): add (keys from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), test, list copies',
+    options: `      --bucket B      the bucket (add)
+      --endpoint URL  the store's URL, e.g. https://s3.example.com (empty: AWS S3)
+      --region R      default us-east-1 (Garage: garage)
+      --prefix P      key prefix ending in /, e.g. svc/prod/`,
+  },
+  notify: {
+    usage: 'svc notify list | add NAME --type TYPE (--url URL | --config FILE) [--events E1,E2] | test NAME | rm NAME | log [--limit N]',
+    about: 'notification channels: list, add, send a test (prints the provider\'s answer; exit 1 if not delivered), remove; the delivery log',
+    options: `      --type TYPE     webhook, slack (also Mattermost, Rocket.Chat), discord, ntfy or email
+      --url URL       the incoming-webhook or ntfy topic URL
+      --config FILE   the channel's config as a JSON file (email: host, port, security, username, password, from, to)
+      --events LIST   comma-separated events (default: all; see GET /api/notifications/events)
+      --limit N       log lines (default 100)`,
   },
   uninstall: {
     usage: 'svc uninstall [--purge [--yes]]',

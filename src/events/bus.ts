@@ -2,6 +2,19 @@
 // container). The database stays the source of truth; the bus only says "look again".
 import { EventEmitter } from 'node:events';
 
+/** An off-host backup copy that failed, or recovered after failing (raised by src/offsite/alerts.ts only). */
+export interface OffsiteEvent {
+  type: 'backup.upload_failed' | 'backup.upload_recovered';
+  backup_id: number;
+  filename: string;
+  target: string;
+  /** The store's reason (upload_failed); never a secret. */
+  error?: string;
+  attempts: number;
+  /** When the next attempt runs (upload_failed). */
+  next_attempt_at?: string;
+}
+
 export interface BusEvents {
   /** A deploy event row was written, or the deploy changed status. */
   deploy: [deployId: number];
@@ -9,6 +22,8 @@ export interface BusEvents {
   live: [appId: number];
   /** A backup, restore or import row was written (requests that wait for one look again). */
   backups: [];
+  /** An off-host copy failed or recovered (src/offsite/alerts.ts); notifications subscribe here. */
+  offsite: [event: OffsiteEvent];
 }
 
 export class Bus {

@@ -9,6 +9,8 @@ import { statusOf } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { createBackup, deleteBackup, getRestoreOp, requestRestore, type BackupContext } from '../desired/backups.js';
 import { getBackup, listBackups } from '../store/backups.js';
+import { listTargets, remoteFields } from '../store/offsite.js';
+import { uploadNow } from '../desired/backup-targets.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Csrf, Layout, PostButton, Time } from './layout.js';
 
@@ -37,6 +39,7 @@ export function backupPages(deps: UiDeps) {
 
   const list = (c: Context<UiEnv>, o: { error?: string; status?: 200 | 400 | 404 | 409 | 422 | 503 } = {}) => {
     const rows = listBackups(db);
+    const targets = listTargets(db);
     const every = deps.config.backup.intervalMinutes;
     return render(
       c,
@@ -44,6 +47,10 @@ export function backupPages(deps: UiDeps) {
         <p>
           Schedule: {every > 0 ? `a backup every ${every} minutes` : 'off (SVC_BACKUP_INTERVAL_MINUTES=0)'}; retention: the newest{' '}
           {deps.config.backup.retainCount} backups are kept. Directory: <code>{deps.config.backupDir}</code>.
+        </p>
+        <p>
+          Off-host copies: {targets.length === 0 ? 'none (backups stay on this host)' : targets.map((t) => t.name).join(', ')}.{' '}
+          <a href="/backups/targets">Backup targets</a>
         </p>
         <PostButton action="/backups" csrf={c.var.csrf} label="Create backup" />
         <div class="scroll spaced" id="backups-table" data-live>
@@ -55,6 +62,7 @@ export function backupPages(deps: UiDeps) {
                 <th scope="col">Status</th>
                 <th scope="col">Size</th>
                 <th scope="col">Trigger</th>
+                <th scope="col">Off-host</th>
                 <th scope="col">Created</th>
                 <th scope="col">Actions</th>
               </tr>
@@ -62,7 +70,7 @@ export function backupPages(deps: UiDeps) {
             <tbody>
               {rows.length === 0 && (
                 <tr>
-                  <td colspan={6} class="muted">
+                  <td colspan={7} class="muted">
                     No backups yet.
                   </td>
                 </tr>
@@ -78,6 +86,9 @@ export function backupPages(deps: UiDeps) {
                   </td>
                   <td>{b.status === 'completed' ? size(b.sizeBytes) : '-'}</td>
                   <td>{b.trigger}</td>
+                  <td>
+                    <Remote id={b.id} csrf={c.var.csrf} />
+                  </td>
                   <td>
                     <Time at={b.createdAt} />
                   </td>
@@ -106,6 +117,26 @@ export function backupPages(deps: UiDeps) {
     );
   };
 
+  // The copy of a backup in its targets: never shown as success unless every target verified it.
+  const Remote = ({ id, csrf }: { id: number; csrf: string }) => {
+    const r = remoteFields(db, id);
+    if (r.remote_status === 'none') return <span class="muted">-</span>;
+    const failed = r.remotes.filter((x) => x.status === 'remote_failed');
+    return (
+      <>
+        <Badge status={r.remote_status === 'remote_failed' ? 'failed' : r.remote_status === 'verified' ? 'completed' : r.remote_status === 'pending' ? 'running' : 'idle'} />{' '}
+        <span data-remote-status={r.remote_status}>{r.remote_status}</span>
+        {failed.map((x) => (
+          <span class="muted">
+            {' '}
+            {x.target}: {x.error} (attempt {x.attempts}, next at {x.next_attempt_at})
+          </span>
+        ))}
+        {failed.length > 0 && <PostButton action={`/backups/${id}/upload`} csrf={csrf} label="Retry now" small tone="secondary" />}
+      </>
+    );
+  };
+
   const refusal = (c: Context<UiEnv>, err: unknown) => {
     if (!(err instanceof DomainError)) throw err;
     const status = ([400, 404, 409, 422, 503] as const).find((s) => s === statusOf(err)) ?? 400;
@@ -119,6 +150,16 @@ export function backupPages(deps: UiDeps) {
     try {
       createBackup(ctx, 'ui');
       return done(c, '/backups', 'backup_created');
+    } catch (err) {
+      return refusal(c, err);
+    }
+  });
+
+  r.post('/backups/:id/upload', async (c) => {
+    await readForm(c, deps);
+    try {
+      uploadNow({ db, sealer: deps.sealer, log: deps.log, enqueue: deps.enqueue, config: deps.config }, backupOf(c).id, 'ui');
+      return done(c, '/backups', 'upload_queued');
     } catch (err) {
       return refusal(c, err);
     }

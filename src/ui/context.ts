@@ -76,6 +76,10 @@ export const MESSAGES: Record<string, string> = {
   backup_created: 'Backup created.',
   backup_deleted: 'Backup deleted.',
   backup_restored: 'Backup restored.',
+  target_created: 'Backup target added. Use "Test" to check that svc can write to it.',
+  target_deleted: 'Backup target deleted. The copies in its bucket stay there.',
+  copy_importing: 'The copy is being imported; it appears below as a backup with trigger "import" once checked.',
+  upload_queued: 'The backup is being copied to its targets.',
   token_deleted: 'Token deleted.',
   logged_out: 'You are logged out.',
 };

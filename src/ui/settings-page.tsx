@@ -39,6 +39,10 @@ export function settingsPage(deps: UiDeps) {
     return render(
       c,
       <Layout title="Settings" csrf={c.var.csrf} user={c.var.user} message={flash(c) ?? (c.req.query('codehost') === 'created' ? 'GitHub App created; its credentials are stored and in use.' : undefined)} error={o.error ?? (failed ? `Code-host setup failed: ${failed}` : undefined)}>
+        <p>
+          <a href="/settings/notifications">Notifications</a>: where svc tells you about failed deploys, crash loops, services in error, failed
+          backups and a full disk.
+        </p>
         <section aria-labelledby="h-codehost">
           <h2 id="h-codehost">Code host</h2>
           <p>

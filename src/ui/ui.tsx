@@ -22,6 +22,8 @@ import { deployPage } from './deploy-page.js';
 import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
 import { backupPages } from './backup-pages.js';
+import { notifyPage } from './notify-page.js';
+import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 
 const PUBLIC = new Set(['/setup', '/login']);
@@ -88,7 +90,9 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', deployPage(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
+  r.route('/', backupTargetPages(ui));
   r.route('/', backupPages(ui));
+  r.route('/', notifyPage(ui));
   return r;
 }
 

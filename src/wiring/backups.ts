@@ -21,6 +21,11 @@ import type { Bus } from '../events/bus.js';
 import type { Gate } from '../backup/quiesce.js';
 import { recoverInterruptedBackups } from '../backup/recover.js';
 import { recoverRestores, stepRestore } from '../backup/restore.js';
+import { keyOf } from '../controller/types.js';
+import { insertUploads } from '../store/offsite.js';
+import { objectKey } from '../offsite/s3.js';
+import type { AgeKey } from '../offsite/age.js';
+import { createOffsiteReconciler } from '../reconcilers/offsite/reconciler.js';
 
 export interface BackupWiring {
   reconciler: BackupReconciler;
@@ -46,6 +51,10 @@ export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Lo
     build: (row) => createArchive(archiveDeps, row.filename),
     dumps: { waiting: () => pendingDumps(config.dataDir).length > 0, load: () => loadPendingDumps(dumpDeps) },
     changed: progress.changed,
+    // Every completed backup (manual, scheduled, safety) gets one upload row per target, in its own key.
+    completed: (row) => {
+      for (const u of insertUploads(db, row.id, row.filename, objectKey)) manager.enqueue(keyOf('offsite', String(u.id)));
+    },
   });
   const restoreDeps = {
     db,
@@ -69,5 +78,24 @@ export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Lo
   manager.register(
     createImportReconciler({ db, check: (id) => checkImport({ db, backupDir: config.backupDir, log, now: () => new Date(), changed: progress.changed }, id) }),
   );
+  manager.register(
+    createOffsiteReconciler({
+      db,
+      sealer,
+      log,
+      bus: d.bus,
+      now: Date.now,
+      backupDir: config.backupDir,
+      settings: { age: ageKeyOf(config), retainCount: config.offsite.retainCount, retrySeconds: config.offsite.retrySeconds },
+      changed: progress.changed,
+    }),
+  );
   return { reconciler, control: { progress } };
+}
+
+/** What off-host copies are encrypted for: the age recipient when set, else the passphrase, else nothing (uploads fail). */
+export function ageKeyOf(config: Config): AgeKey | undefined {
+  if (config.offsite.ageRecipient) return { recipient: config.offsite.ageRecipient };
+  if (config.offsite.passphrase) return { passphrase: config.offsite.passphrase, logN: config.offsite.scryptWorkFactor };
+  return undefined;
 }

@@ -11,6 +11,7 @@ import type { AppView } from '../../store/app-view.js';
 import { observeApp, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
+import { crashing } from './notices.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
 export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false): Promise<Result> {
@@ -56,6 +57,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
 function count(deps: AppReconcilerDeps, app: AppView, failures: number): number {
   const notBefore = failures > 0 ? new Date(deps.now() + restartBackoffMs(failures)).toISOString() : null;
   observeApp(deps.db, app.id, { healFailures: failures, healNotBefore: notBefore });
+  crashing(deps.db, app.id, app.liveContainerName!, failures, restartBackoffMs(failures), deps.now());
   return failures;
 }
 

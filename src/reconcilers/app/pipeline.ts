@@ -1,6 +1,7 @@
 // The blue/green deploy pipeline, one persisted step per reconcile pass (DESIGN.md "Core contracts"):
 // validate -> pull -> create (staging) -> health_check -> route_update -> stop_old -> finalize.
 // Every step is safe to run again after a crash: it checks what exists before it creates anything.
+import { deployEnded } from './notices.js';
 import { TerminalError, type Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { addDeployEvent, getDeploy, lastSuccessful, updateDeploy } from '../../store/deploys.js';
@@ -298,7 +299,10 @@ async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<
 /** Ends the deploy; the next pass (right away) brings the app status up to date and picks the next deploy. */
 function fail(deps: AppReconcilerDeps, deploy: DeployRow, step: string, status: 'failed' | 'auto_rollback', message: string): Result {
   event(deps, deploy, step, message, 'error');
-  updateDeploy(deps.db, deps.bus, deploy.id, { status, step: null, deadline: null, error: message, completedAt: nowIso() });
+  deps.db.transaction(() => {
+    updateDeploy(deps.db, deps.bus, deploy.id, { status, step: null, deadline: null, error: message, completedAt: nowIso() });
+    deployEnded(deps.db, deploy, status, step, message);
+  });
   return { requeueAfterMs: 0 };
 }
 

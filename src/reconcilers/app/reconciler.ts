@@ -1,6 +1,7 @@
 // The app reconciler: observes one app (its row, its open deploy, the containers labelled with it), asks
 // plan.ts what to do next, does exactly that one thing, and says when to look again. Deploy steps live
 // in pipeline.ts, healing in heal.ts; this file only observes, dispatches and keeps status true.
+import { recovered } from './notices.js';
 import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
@@ -145,7 +146,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     let requeueAfterMs: number | undefined;
     if (live?.running && row.healFailures > 0) {
       const upMs = deps.now() - (live.startedAtMs ?? deps.now());
-      if (upMs >= HEAL_RESET_AFTER_MS) observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
+      if (upMs >= HEAL_RESET_AFTER_MS) {
+        observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
+        recovered(db, row.id, deps.now());
+      }
       else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
     }
     if (live?.running) {

@@ -3,6 +3,7 @@
 // container, probe it healthy, switch the route back, stop and remove the failed one), ending the deploy
 // `auto_rollback`. Every wait is a requeue and every state is on the deploy row (`step`, `watch_until`,
 // `deadline`), so a restarted daemon picks the watch up where it was.
+import { flippedBack } from './notices.js';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
@@ -106,6 +107,7 @@ async function probeKept(deps: AppReconcilerDeps, app: AppView, d: DeployRow): P
   deps.enqueue(keyOf('proxy', 'main'));
   event(deps, d, 'route_update', `traffic for ${app.name} goes back to ${kept}`);
   addAppEvent(deps.db, app.id, 'flip_back', `flipped back from ${d.stagingContainer} to ${kept}: ${d.error}`, 'warn');
+  flippedBack(deps.db, d, d.stagingContainer!, kept, d.error);
   const failed = await deps.runtime.inspect(d.stagingContainer!);
   const waitMs = failed?.running || hadReplicas ? drainMinWaitMs(deps.settings.dnsRefreshMs) : 0;
   updateDeploy(deps.db, deps.bus, d.id, { step: 'flip_stop', deadline: iso(deps.now() + waitMs) });

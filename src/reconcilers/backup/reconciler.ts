@@ -4,6 +4,7 @@
 // slot; `backup:files` removes what no record owns (deleted records, retention, leftovers of an
 // interrupted write); `backup:dumps` loads the dumps a restore left waiting (pending-dumps.ts). Restores
 // and imports are kinds of their own (operations.ts).
+import { backupFailed } from '../../backup/notices.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { desc, eq } from 'drizzle-orm';
@@ -32,6 +33,8 @@ export interface BackupReconcilerDeps {
   dumps?: { waiting(): boolean; load(): Promise<Result> };
   /** A backup record was settled (wakes requests that wait for it). */
   changed?: () => void;
+  /** A backup completed: its off-host copies are queued (src/wiring/backups.ts). */
+  completed?: (row: BackupRow) => void;
 }
 
 export interface BackupReconciler extends Reconciler {
@@ -60,12 +63,16 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
     try {
       const size = await d.build(row);
       const done = completeBackup(d.db, row.id, size)!;
+      d.completed?.(done);
       d.changed?.();
       d.log.info('backup created', { id: row.id, filename: row.filename, size, trigger: row.trigger, duration_ms: d.clock.now() - started });
       return done;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      failBackup(d.db, row.id, reason);
+      d.db.transaction(() => {
+        failBackup(d.db, row.id, reason);
+        backupFailed(d.db, row, reason);
+      });
       d.changed?.();
       const msg = row.trigger === 'scheduled' ? 'scheduled backup failed' : 'backup failed';
       d.log.error(msg, { id: row.id, filename: row.filename, trigger: row.trigger, error: reason });

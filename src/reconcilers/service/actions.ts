@@ -13,6 +13,7 @@ import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { prepareDataDir, serviceSpec } from './container.js';
 import type { ServiceReconcilerDeps } from './deps.js';
+import { serviceStatusChanged } from './notices.js';
 
 export function createActions(deps: ServiceReconcilerDeps) {
   const { db, runtime, settings } = deps;
@@ -23,7 +24,10 @@ export function createActions(deps: ServiceReconcilerDeps) {
     if (status === row.status && !errorChanged) return;
     const set: Partial<typeof services.$inferInsert> = { status, updatedAt: nowIso() };
     if (error !== undefined) set.error = error;
-    db.update(services).set(set).where(eq(services.id, row.id)).run();
+    db.transaction(() => {
+      db.update(services).set(set).where(eq(services.id, row.id)).run();
+      if (status !== row.status) serviceStatusChanged(db, row, status, error, deps.now());
+    });
     row.status = status;
     if (error !== undefined) row.error = error;
   }

@@ -10,3 +10,5 @@ export * from './services.js';
 export * from './misc.js';
 export * from './backup-ops.js';
 export * from './previews.js';
+export * from './notify.js';
+export * from './offsite.js';

@@ -13,6 +13,9 @@ import { createFakeClock } from '../../support/fake-clock.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { memoryDb } from '../../support/db.js';
 import { waitFor } from '../../support/wait.js';
+import { commandCtx } from '../../support/commands.js';
+import { createChannel } from '../../../src/desired/notify.js';
+import { getOutbox, listOutbox } from '../../../src/store/notify.js';
 
 const MIN = 60_000;
 let dirs: string[] = [];
@@ -82,6 +85,17 @@ describe('backup reconciler', () => {
     await waitFor(async () => (await readdir(backupDir)).length === 2);
     expect((await readdir(backupDir)).sort()).toEqual(rows.filter((r) => r.status === 'completed').map((r) => r.filename).sort());
     await manager.stop();
+  });
+
+  it('a failed backup is announced once, with its reason (notifications)', async () => {
+    const { db, manager, clock } = await setup({ fail: () => 'pg_dump: connection refused' });
+    createChannel(commandCtx(db), { name: 'ops', type: 'slack', events: ['backup_failed'], config: { url: 'http://127.0.0.1:9/x' } }, 'api');
+    const row = createBackup(db, manager.enqueue, { trigger: 'manual', now: new Date(clock.now()) });
+    await clock.advance(10);
+    await waitFor(() => listBackups(db)[0].status === 'failed');
+    await manager.stop();
+    expect(listOutbox(db).map((m) => [m.event, m.subject])).toEqual([['backup_failed', `backup ${row.filename} failed`]]);
+    expect(getOutbox(db, listOutbox(db)[0].id)!.message).toMatch(/^pg_dump: connection refused\. The previous backups are kept/);
   });
 
   it('is steady: reconciling every name again after a backup writes no row, file or log line (rule 2)', async () => {

@@ -12,7 +12,9 @@ import { createServiceReconciler } from '../../../src/reconcilers/service/reconc
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
-import { createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
+import { commandCtx, createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
+import { createChannel } from '../../../src/desired/notify.js';
+import { listOutbox } from '../../../src/store/notify.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 const settings = { network: 'svc-unit', instance: 'svc' };
@@ -156,6 +158,26 @@ describe('service reconciler', () => {
     now += 10_000;
     await until('bad', 'active');
     expect(row('bad').error).toBeNull();
+  });
+
+  it('a service in error is announced once and its return to active once (notifications)', async () => {
+    createChannel(commandCtx(db, { sealer }), { name: 'ops', type: 'slack', events: ['service_error', 'service_recovered'], config: { url: 'http://127.0.0.1:9/x' } }, 'api');
+    rt.images.delete('pg:16');
+    rt.pullFailures.set('pg:16', 'pull access denied for pg');
+    make('bad');
+    await rec.reconcile('bad');
+    now += 10_000;
+    await rec.reconcile('bad'); // retries, still failing: no second alert
+    now += 20_000;
+    await rec.reconcile('bad');
+    rt.pullFailures.clear();
+    now += 40_000;
+    await until('bad', 'active');
+    const out = listOutbox(db).reverse();
+    expect(out.map((m) => [m.event, m.subject])).toEqual([
+      ['service_error', 'service bad (postgres) is in error'],
+      ['service_recovered', 'service bad (postgres) is active again'],
+    ]);
   });
 
   it('a container that exits while provisioning is an error', async () => {

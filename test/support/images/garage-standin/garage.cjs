@@ -16,10 +16,12 @@
 //   - S3 API on the S3 port, AWS Signature V4 (header or presigned query) checked against keys
 //     created through the admin API, with per-bucket read/write grants: ListBuckets, HeadBucket,
 //     ListObjectsV2 (prefix, delimiter, max-keys, continuation-token, start-after), PutObject,
-//     GetObject (with Range), HeadObject, DeleteObject; aws-chunked bodies are decoded.
+//     GetObject (with Range), HeadObject, DeleteObject, multipart upload (create, upload part, complete,
+//     abort, list uploads); aws-chunked bodies are decoded.
+//   - test faults (not Garage): POST /v1/svc-test/faults {"corruptNextGet": true} on the admin API;
 //   - state persists in metadata_dir (JSON, atomic rename), object bytes in data_dir.
 // Not Garage: GET /health is also answered on the S3 port (svc's readiness check); no RPC (3901),
-// no web endpoint (3902), no multipart upload, no K2V, single node only.
+// no web endpoint (3902), no copy, no K2V, single node only.
 'use strict';
 
 const http = require('node:http');
@@ -507,6 +509,11 @@ function createAdminHandler(cfg, store) {
     },
     'POST /v1/bucket/allow': (q, body) => permChange(json(body), true),
     'POST /v1/bucket/deny': (q, body) => permChange(json(body), false),
+    // Not Garage: test faults. `{"corruptNextGet": true}` flips one byte of the next whole-object GET.
+    'POST /v1/svc-test/faults': (q, body) => {
+      store.faults = { ...(store.faults || {}), ...json(body) };
+      return store.faults;
+    },
     'PUT /v1/bucket/alias/global': (q) => {
       const id = q.get('id');
       const alias = q.get('alias');
@@ -766,6 +773,92 @@ function createS3Handler(cfg, store) {
     return !!(p && p[perm]);
   }
 
+  // Multipart upload (CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload,
+  // ListMultipartUploads): parts live in data_dir/.multipart/<bucket>/<uploadId>/ until completed, so
+  // nothing is visible under the key before the complete call, as in S3.
+  const mpDir = (bucketId, id) => path.join(cfg.dataDir, '.multipart', bucketId, id);
+  const md5 = (b) => crypto.createHash('md5').update(b).digest();
+  function listUploads(res, bucketId, bucketName) {
+    const dir = path.join(cfg.dataDir, '.multipart', bucketId);
+    const ids = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+    const items = ids
+      .map((id) => {
+        try {
+          const u = JSON.parse(fs.readFileSync(path.join(dir, id, 'upload.json'), 'utf8'));
+          return `<Upload><Key>${xmlEscape(u.key)}</Key><UploadId>${id}</UploadId><Initiated>${u.initiated}</Initiated></Upload>`;
+        } catch {
+          return '';
+        }
+      })
+      .join('');
+    return sendXml(res, 200, `<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><IsTruncated>false</IsTruncated>${items}</ListMultipartUploadsResult>`);
+  }
+  async function multipart(req, res, url, bucketId, bucketName, objectKey, body, paths) {
+    if (req.method === 'POST' && url.searchParams.has('uploads')) {
+      const id = crypto.randomBytes(16).toString('hex');
+      const meta = { key: objectKey, contentType: req.headers['content-type'] || 'binary/octet-stream', initiated: new Date().toISOString() };
+      writeAtomic(path.join(mpDir(bucketId, id), 'upload.json'), JSON.stringify(meta));
+      sendXml(res, 200, `<InitiateMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><Key>${xmlEscape(objectKey)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`);
+      return true;
+    }
+    const uploadId = url.searchParams.get('uploadId');
+    if (uploadId === null) return false;
+    const dir = /^[0-9a-f]{32}$/.test(uploadId) ? mpDir(bucketId, uploadId) : '';
+    if (!dir || !fs.existsSync(path.join(dir, 'upload.json'))) throw new S3Error(404, 'NoSuchUpload', 'The specified multipart upload does not exist.');
+    if (req.method === 'PUT') {
+      const n = Number(url.searchParams.get('partNumber'));
+      if (!Number.isInteger(n) || n < 1 || n > 10000) throw new S3Error(400, 'InvalidArgument', 'Part number must be an integer between 1 and 10000');
+      const etag = md5(body).toString('hex');
+      writeAtomic(path.join(dir, `part-${n}`), body);
+      res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0 });
+      res.end();
+      return true;
+    }
+    if (req.method === 'DELETE') {
+      fs.rmSync(dir, { recursive: true, force: true });
+      res.writeHead(204);
+      res.end();
+      return true;
+    }
+    if (req.method !== 'POST') throw new S3Error(405, 'MethodNotAllowed', 'Method not allowed');
+    const xml = body.toString('utf8').replace(/&quot;/g, '"');
+    const parts = [...xml.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map((m) => ({
+      n: Number((/<PartNumber>(\d+)<\/PartNumber>/.exec(m[1]) || [])[1]),
+      etag: ((/<ETag>"?([^<"]*)"?<\/ETag>/.exec(m[1]) || [])[1] || '').toLowerCase(),
+    }));
+    if (parts.length === 0) throw new S3Error(400, 'MalformedXML', 'The XML you provided was not well-formed');
+    const digests = [];
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i];
+      if (i > 0 && p.n <= parts[i - 1].n) throw new S3Error(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
+      const file = path.join(dir, `part-${p.n}`);
+      if (!fs.existsSync(file)) throw new S3Error(400, 'InvalidPart', `Part ${p.n} was not uploaded`);
+      const d = md5(fs.readFileSync(file));
+      if (d.toString('hex') !== p.etag) throw new S3Error(400, 'InvalidPart', `Part ${p.n}: ETag does not match`);
+      digests.push(d);
+    }
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'upload.json'), 'utf8'));
+    const tmp = `${paths.data}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+    fs.mkdirSync(path.dirname(paths.data), { recursive: true });
+    let size = 0;
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      for (const p of parts) {
+        const b = fs.readFileSync(path.join(dir, `part-${p.n}`));
+        fs.writeSync(fd, b);
+        size += b.length;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, paths.data);
+    const etag = `${md5(Buffer.concat(digests)).toString('hex')}-${parts.length}`;
+    writeAtomic(paths.meta, JSON.stringify({ key: objectKey, size, etag, contentType: meta.contentType, lastModified: new Date().toISOString(), userMeta: {} }));
+    fs.rmSync(dir, { recursive: true, force: true });
+    sendXml(res, 200, `<CompleteMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><Key>${xmlEscape(objectKey)}</Key><ETag>"${etag}"</ETag></CompleteMultipartUploadResult>`);
+    return true;
+  }
+
   return async function s3(req, res) {
     const [rawPath, rawQuery = ''] = req.url.split(/\?(.*)/s);
     const url = new URL(req.url, 'http://s3');
@@ -814,11 +907,14 @@ function createS3Handler(cfg, store) {
         }
         if (req.method === 'GET' && url.searchParams.has('location'))
           return sendXml(res, 200, `<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${xmlEscape(cfg.region)}</LocationConstraint>`);
+        if (req.method === 'GET' && url.searchParams.has('uploads')) return listUploads(res, bucketId, bucketName);
         if (req.method === 'GET') return listObjectsV2(res, store, bucketId, bucketName, url.searchParams);
         throw new S3Error(501, 'NotImplemented', `Not implemented in the svc-test stand-in: ${req.method} bucket`);
       }
 
       const paths = store.objectPaths(bucketId, objectKey);
+      const mp = await multipart(req, res, url, bucketId, bucketName, objectKey, body, paths);
+      if (mp) return;
       if (req.method === 'PUT') {
         if (url.searchParams.has('uploadId') || url.searchParams.has('partNumber') || req.headers['x-amz-copy-source'])
           throw new S3Error(501, 'NotImplemented', 'Multipart upload and copy are not implemented in the svc-test stand-in');
@@ -873,6 +969,12 @@ function createS3Handler(cfg, store) {
         headers['content-length'] = meta.size === 0 ? 0 : end - start + 1;
         res.writeHead(status, headers);
         if (head || meta.size === 0) return res.end();
+        if (store.faults && store.faults.corruptNextGet && status === 200) {
+          store.faults.corruptNextGet = false;
+          const bytes = fs.readFileSync(paths.data);
+          bytes[bytes.length >> 1] ^= 0xff;
+          return res.end(bytes);
+        }
         return fs.createReadStream(paths.data, { start, end }).pipe(res);
       }
       throw new S3Error(405, 'MethodNotAllowed', 'Method not allowed');

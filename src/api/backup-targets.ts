@@ -1,0 +1,62 @@
+// Backup targets (docs/api.md "Off-host backup copies"), thin adapters over src/desired/backup-targets.ts:
+// CRUD, the "test" action (200 with `ok: true`, or 502 `target_test_failed` with the store's own error),
+// the copies a bucket holds, and their import into this install.
+import { Hono, type Context } from 'hono';
+import { targetJson, uploadJson, listTargets as listTargetRows } from '../store/offsite.js';
+import { importJson, getImport } from '../store/backup-ops.js';
+import { backupJson, getBackup } from '../store/backups.js';
+import {
+  createTarget, deleteTarget, importRemote, remoteCopies, requireTarget, testTarget, updateTarget, uploadNow,
+} from '../desired/backup-targets.js';
+import { settledImport } from '../desired/backups.js';
+import { backupContext, failureStatus } from './backups.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+import { idParam, jsonBody, restOrigin } from '../http/request.js';
+
+export function backupTargetRoutes(deps: ApiDeps) {
+  const r = new Hono<ApiEnv>();
+  const { db, sealer } = deps;
+  const ctx = { db, sealer, log: deps.log, enqueue: deps.enqueue, config: deps.config };
+  const idOf = (c: Context) => idParam(c, 'id', 'backup target');
+
+  r.get('/backup-targets', (c) => c.json(listTargetRows(db).map((t) => targetJson(t, sealer))));
+  r.post('/backup-targets', async (c) => c.json(targetJson(createTarget(ctx, await jsonBody(c), restOrigin(c)), sealer), 201));
+  r.get('/backup-targets/:id', (c) => c.json(targetJson(requireTarget(ctx, idOf(c)), sealer)));
+  r.put('/backup-targets/:id', async (c) => c.json(targetJson(updateTarget(ctx, idOf(c), await jsonBody(c), restOrigin(c)), sealer)));
+  r.delete('/backup-targets/:id', (c) => {
+    deleteTarget(ctx, idOf(c), restOrigin(c));
+    return c.body(null, 204);
+  });
+
+  r.post('/backup-targets/:id/test', async (c) => {
+    const res = await testTarget(ctx, idOf(c), c.req.raw.signal);
+    if (res.ok) return c.json(res);
+    return c.json({ ok: false, error: `${res.step} failed: ${res.error}`, code: 'target_test_failed', details: { step: res.step, store_error: res.error } }, 502);
+  });
+
+  r.get('/backup-targets/:id/remote', async (c) => {
+    const list = await remoteCopies(ctx, idOf(c), c.req.raw.signal);
+    return c.json(list.map((x) => ({ key: x.key, filename: x.filename, size_bytes: x.size, last_modified: x.lastModified })));
+  });
+
+  r.post('/backup-targets/:id/remote/import', async (c) => {
+    const wait = c.req.query('wait') !== 'false';
+    const bctx = backupContext(deps);
+    const row = await importRemote({ ...ctx, backups: bctx }, idOf(c), await jsonBody(c), restOrigin(c));
+    if (!wait || !deps.backups) return c.json(importJson(row), 202, { location: `/api/backups/imports/${row.id}` });
+    const done = (await settledImport(bctx, row.id, c.req.raw.signal)) ?? getImport(db, row.id) ?? row;
+    const backup = done.backupId ? getBackup(db, done.backupId) : undefined;
+    if (done.status === 'completed' && backup) return c.json(backupJson(backup), 201);
+    if (done.status !== 'failed') return c.json(importJson(done), 202, { location: `/api/backups/imports/${row.id}` });
+    return c.json({ error: done.error ?? 'the import failed', code: done.code ?? 'import_failed', import: importJson(done) }, failureStatus(done.code));
+  });
+
+  r.post('/backups/:id/upload', (c) => {
+    const rows = uploadNow(ctx, idParam(c, 'id', 'backup'), restOrigin(c));
+    const names = new Map(listTargetRows(db).map((t) => [t.id, t.name]));
+    return c.json({ remotes: rows.map((u) => uploadJson(u, names.get(u.targetId))) }, 202);
+  });
+
+  return r;
+}
+

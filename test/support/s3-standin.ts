@@ -1,0 +1,124 @@
+// The svc-test Garage stand-in (test/support/images/garage-standin/garage.cjs) run as a host process on
+// loopback, for off-host backup tests: no image to build, a store that a test can kill mid-upload and
+// start again on the same data, and whose object files a test can corrupt on disk. One bucket and one
+// read/write key are made through its admin API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from './wait.js';
+
+const SCRIPT = join(import.meta.dirname, 'images/garage-standin/garage.cjs');
+
+export interface S3Standin {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  accessKey: string;
+  secretKey: string;
+  dataDir: string;
+  /** SIGKILLs the store (the "store went away" fault); `start()` brings it back on the same data. */
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  /** The next whole-object GET answers one byte flipped (a store that corrupted the copy). */
+  corruptNextGet(): Promise<void>;
+  /** Object files (data_dir/<bucketId>/<sha256(key)>) and unfinished multipart uploads, for assertions. */
+  objectFiles(): string[];
+  pendingUploads(): string[];
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startS3Standin(bucket = 'svc-offsite'): Promise<S3Standin> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-s3-'));
+  const [s3Port, adminPort] = [await freePort(), await freePort()];
+  const token = 'standin-admin-token';
+  const config = join(dir, 'garage.toml');
+  writeFileSync(
+    config,
+    [
+      `metadata_dir = "${dir}/meta"`,
+      `data_dir = "${dir}/data"`,
+      '[s3_api]',
+      's3_region = "garage"',
+      `api_bind_addr = "127.0.0.1:${s3Port}"`,
+      '[admin]',
+      `api_bind_addr = "127.0.0.1:${adminPort}"`,
+      `admin_token = "${token}"`,
+      '',
+    ].join('\n'),
+  );
+  let child: ChildProcess | undefined;
+  const endpoint = `http://127.0.0.1:${s3Port}`;
+  const start = async () => {
+    child = spawn(process.execPath, [SCRIPT, '-c', config, 'server'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr?.resume();
+    await waitFor(async () => (await fetch(`${endpoint}/health`).then((r) => r.ok).catch(() => false)) || undefined, { timeoutMs: 10_000 });
+  };
+  const kill = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGKILL');
+    });
+  };
+  await start();
+  const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`http://127.0.0.1:${adminPort}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`stand-in admin ${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const key = await admin<{ accessKeyId: string; secretAccessKey: string }>('POST', '/v1/key', { name: 'offsite' });
+  const b = await admin<{ id: string }>('POST', '/v1/bucket', { globalAlias: bucket });
+  await admin('POST', '/v1/bucket/allow', { bucketId: b.id, accessKeyId: key.accessKeyId, permissions: { read: true, write: true, owner: true } });
+  const walk = (root: string): string[] => {
+    let out: string[] = [];
+    let names: string[] = [];
+    try {
+      names = readdirSync(root);
+    } catch {
+      return [];
+    }
+    for (const n of names) {
+      const p = join(root, n);
+      if (statSync(p).isDirectory()) out = out.concat(walk(p));
+      else out.push(p);
+    }
+    return out;
+  };
+  return {
+    endpoint,
+    region: 'garage',
+    bucket,
+    accessKey: key.accessKeyId,
+    secretKey: key.secretAccessKey,
+    dataDir: join(dir, 'data'),
+    kill,
+    start,
+    corruptNextGet: async () => {
+      await admin('POST', '/v1/svc-test/faults', { corruptNextGet: true });
+    },
+    objectFiles: () => walk(join(dir, 'data', b.id)).filter((f) => !f.includes('.tmp-')),
+    pendingUploads: () => walk(join(dir, 'data', '.multipart')).filter((f) => f.endsWith('upload.json')),
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
