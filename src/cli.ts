@@ -1,24 +1,26 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | backup | restore | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | backup | restore | nodes | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
 import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
+import { nodesCommand } from './cli/nodes.js';
 import { notifyCommand } from './cli/notify.js';
 import { CliError, clientSettings, createClient } from './cli/client.js';
 import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
 
 const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   serve: {},
-  apply: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' } },
+  apply: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' }, 'no-wait': { type: 'boolean' } },
   diff: { file: { type: 'string', short: 'f' }, prune: { type: 'boolean' } },
   apps: {},
   deploy: { image: { type: 'string' }, follow: { type: 'boolean' } },
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
   backup: { output: { type: 'string', short: 'o' } },
   restore: { target: { type: 'string' }, latest: { type: 'boolean' }, identity: { type: 'string', short: 'i' } },
+  nodes: { manager: { type: 'boolean' } },
   notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
   target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -66,7 +68,7 @@ async function run(argv: string[]): Promise<number> {
       expect(0);
       if (typeof v.file !== 'string') usageError(command, '-f PATH is required');
       return command === 'apply'
-        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'] })
+        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'], noWait: !!v['no-wait'] })
         : diffCommand(client, { path: v.file, prune: !!v.prune });
     }
     case 'apps':
@@ -88,6 +90,8 @@ async function run(argv: string[]): Promise<number> {
       if (pos.length > 1) usageError(command, `unexpected argument "${pos[1]}"`);
       if (pos.length === 0 && typeof v.target !== 'string') usageError(command, 'missing argument');
       return restoreCommand(client, { file: pos[0], target: v.target as string | undefined, latest: !!v.latest, identity: v.identity as string | undefined });
+    case 'nodes':
+      return nodesCommand(client, { action: pos[0], args: pos.slice(1), manager: !!v.manager });
     case 'notify':
       if (pos.length < 1 || pos.length > 2) usageError(command, 'expected list, add NAME, test NAME, rm NAME or log');
       return notifyCommand(client, { action: pos[0], name: pos[1], ...(v as Record<string, string | undefined>) });

@@ -39,7 +39,11 @@ export const unprocessable = (code: string, message: string, details?: Record<st
 export const unavailable = (code: string, message: string) => new DomainError('unavailable', code, message);
 
 /** One issue list shape for every rule refusal: `details.issues` names API fields. */
-export type Issue = { path: string; message: string };
+/**
+ * One field's refusal. `code`, `minimum`, `maximum` and `expected` (zod's, when there are) let the UI say it
+ * in words under the field's label ("Port must be between 1 and 65535").
+ */
+export type Issue = { path: string; message: string; code?: string; minimum?: number; maximum?: number; expected?: string };
 export const invalidIssues = (issues: Issue[], extra: Record<string, unknown> = {}) => {
   const first = issues[0];
   return invalid(first.path ? `${first.path}: ${first.message}` : first.message, { issues, ...extra });

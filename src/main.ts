@@ -9,7 +9,7 @@ import { resolveInstance } from './store/instance.js';
 import { sweepCheckouts } from './build/sweep.js';
 import { createServer } from './server.js';
 import { createManager, type Manager } from './controller/manager.js';
-import { createDockerRuntime } from './runtime/docker.js';
+import { wireRuntime, type RuntimeWiring } from './wiring/runtime.js';
 import type { Runtime } from './runtime/runtime.js';
 import { Bus } from './events/bus.js';
 import { verifyEncryptionKey } from './store/encryption-check.js';
@@ -27,7 +27,6 @@ import { writeHostsDir } from './dns/hosts.js';
 import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
-import { httpProbe } from './reconcilers/app/probe.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
@@ -69,7 +68,9 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   }
   const rebased = rebaseServices(db, config);
   if (rebased) log.info('service rows moved to this data directory and instance', { services: rebased, data_dir: config.dataDir, instance: config.instance });
-  const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
+  const wired = wireRuntime(config, log);
+  const runtime = wired.runtime;
+  log.info('runtime', { SVC_RUNTIME: config.runtime.kind });
   const manager = createManager({
     runtime,
     instance: config.instance,
@@ -89,7 +90,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const held = createHeldPorts();
   const local = proxyIsLocal(config.proxy.adminUrl);
   const portInUse = local ? createPortInUse(held) : undefined;
-  registerReconcilers({ config, db, sealer, log, runtime, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined });
+  registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse });
@@ -145,7 +146,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
@@ -188,7 +189,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         resolve: (appId) => deployEnv(db, sealer, appId),
         missingRequired: (appId) => missingRequired(db, appId),
       },
-      probe: httpProbe,
+      probe: d.probes.probe,
       now: Date.now,
       build: {
         workDir: join(config.dataDir, 'builds'),
@@ -207,6 +208,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
     }),
   );
   manager.register(
-    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
+    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
   );
 }

@@ -21,6 +21,7 @@ import { webhookRoutes } from './webhooks.js';
 import { codehostRoutes } from './codehost.js';
 import { manifestRoutes } from './manifests.js';
 import { backupRoutes } from './backups.js';
+import { nodeRoutes } from './nodes.js';
 import { notificationRoutes } from './notifications.js';
 import { backupTargetRoutes } from './backup-targets.js';
 
@@ -56,6 +57,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));
   app.route('/api', backupRoutes(deps));
+  app.route('/api', nodeRoutes(deps));
   app.route('/api', notificationRoutes(deps));
   app.route('/api', backupTargetRoutes(deps));
   return app;

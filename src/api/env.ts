@@ -16,6 +16,8 @@ export const envJson = (v: EnvVarRow) => ({
   value: v.isSecret ? null : v.value,
   is_secret: v.isSecret,
   required: v.required,
+  /** No value (a secret's too, without revealing it): a required empty variable blocks deploys. */
+  empty: v.isSecret ? v.secretSealed === null : !v.value,
   updated_at: v.updatedAt,
 });
 

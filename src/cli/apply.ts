@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import { readManifestDir } from '../manifests/dir.js';
 import type { ApplyResult } from '../manifests/apply.js';
 import { CliError, type Client } from './client.js';
+import { waitForDeploys } from './apply-wait.js';
 
 /** The files under PATH, named as the errors will name them. */
 export function readPath(path: string): { name: string; content: string }[] {
@@ -28,7 +29,8 @@ export function formatPlan(r: ApplyResult): string {
   const lines: string[] = [];
   for (const res of r.resources) {
     if (res.action === 'unchanged' && !res.note) continue;
-    const changes = res.action === 'update' && res.changes.length > 0 ? `: ${res.changes.join(', ')}` : '';
+    const said = [...(res.action === 'update' ? res.changes : []), ...(res.deploy ? [`deploy ${res.deploy}`] : [])];
+    const changes = said.length > 0 ? `: ${said.join(', ')}` : '';
     lines.push(`${SIGN[res.action]} ${res.kind}/${res.name} ${res.action === 'unchanged' ? 'unchanged' : res.action}${changes}`);
     if (res.note) lines.push(`    note: ${res.note}`);
   }
@@ -43,11 +45,16 @@ export function formatPlan(r: ApplyResult): string {
   return lines.join('\n') + '\n';
 }
 
-export async function applyCommand(client: Client, o: { path: string; dryRun: boolean; prune: boolean; pruneServices: boolean }): Promise<number> {
+/**
+ * Applies PATH and, unless `noWait`, waits for the deploys the apply queued: exit 1 when the answer has
+ * errors or any of those deploys failed, so `svc apply` in a script or CI tells an app that did not come up.
+ */
+export async function applyCommand(client: Client, o: { path: string; dryRun: boolean; prune: boolean; pruneServices: boolean; noWait?: boolean }): Promise<number> {
   const files = readPath(o.path);
   const result = await client.json<ApplyResult>('POST', '/api/manifests/apply', { files, dry_run: o.dryRun, prune: o.prune, prune_services: o.pruneServices });
   process.stdout.write(formatPlan(result));
-  return result.errors.length > 0 ? 1 : 0;
+  const failed = o.dryRun || o.noWait ? 0 : await waitForDeploys(client, result.resources, (line) => process.stdout.write(`${line}\n`));
+  return result.errors.length > 0 || failed > 0 ? 1 : 0;
 }
 
 export async function diffCommand(client: Client, o: { path: string; prune: boolean }): Promise<number> {

@@ -3,12 +3,13 @@
 export const COMMANDS: Record<string, { usage: string; about: string; options?: string }> = {
   serve: { usage: 'svc serve', about: 'run the svc daemon (API, UI and reconcilers) in the foreground' },
   apply: {
-    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services]',
-    about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API',
+    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services] [--no-wait]',
+    about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API, then wait for the deploys it started; exit 1 if one fails',
     options: `  -f, --file PATH     a manifest file or a directory of them
       --dry-run       show the plan, change nothing
       --prune         delete apps an earlier \`svc apply\` created that PATH no longer declares
-      --prune-services  with --prune, delete such services too`,
+      --prune-services  with --prune, delete such services too
+      --no-wait       do not wait for the deploys the apply started`,
   },
   diff: {
     usage: 'svc diff -f PATH [--prune]',
@@ -33,6 +34,11 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     usage: 'svc backup create | list | download ID [-o FILE]',
     about: 'create a backup (and wait for it), list backups, or download an archive',
     options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
+  },
+  nodes: {
+    usage: 'svc nodes [list | join [--manager] | drain NODE | activate NODE | label NODE KEY=VALUE...]',
+    about: 'the machines apps run on and the replicas on each; the `docker swarm join` command for a new one; drain, activate or label a node (SVC_RUNTIME=swarm)',
+    options: '      --manager       with join: the command that joins a manager, not a worker',
   },
   restore: {
     usage: 'svc restore ID | FILE | s3://BUCKET/KEY | s3://BUCKET/PREFIX/ --latest | --target NAME --latest',

@@ -128,6 +128,10 @@ export function createManager(o: ManagerOptions): Manager {
         minDelayMs: o.eventsRetry?.minDelayMs,
         maxDelayMs: o.eventsRetry?.maxDelayMs,
         onEvent: (ev) => {
+          // A Swarm node that went down or came back (SVC_RUNTIME=swarm): no app's own event; its replicas'
+          // tasks get `die` events of their own, which enqueue their apps.
+          if (ev.action === 'node_down') log.warn('node down', { node: ev.name, id: ev.id });
+          else if (ev.action === 'node_up') log.info('node up again', { node: ev.name, id: ev.id });
           const keys = keysForEvent(ev, o.instance);
           if (keys.length) log.debug('engine event', { action: ev.action, container: ev.name, targets: keys });
           for (const k of keys) enqueue(k);

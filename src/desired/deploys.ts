@@ -7,7 +7,7 @@ import { conflict, invalid, notFound, unprocessable } from '../errors.js';
 import { isImageRef } from '../runtime/references.js';
 import { getApp } from '../store/apps.js';
 import { shownImageRef, type AppView } from '../store/app-view.js';
-import { createDeploy, getDeploy, lastSuccessful } from '../store/deploys.js';
+import { createDeploy, rollbackTarget } from '../store/deploys.js';
 import { missingRequired } from '../store/env.js';
 import type { DeployRow, DeployTrigger } from '../store/schema/index.js';
 import type { CommandCtx, Origin } from './context.js';
@@ -70,8 +70,7 @@ export function deployApp(ctx: CommandCtx, appId: number, raw: unknown, origin: 
 /** Queues a rollback: the image of the newest successful deploy whose image differs from the live one; 409 without one. */
 export function rollbackApp(ctx: CommandCtx, appId: number, origin: Origin): DeployRow {
   const app = appOf(ctx, appId);
-  const live = app.currentDeployId ? getDeploy(ctx.db, app.currentDeployId)?.imageRef : undefined;
-  const target = lastSuccessful(ctx.db, app.id, live ?? null);
+  const target = rollbackTarget(ctx.db, app.id, app.currentDeployId);
   if (!target?.imageRef) throw conflict('no earlier successful deploy with a different image to roll back to');
   return requestDeploy(ctx, app, { imageRef: target.imageRef, commitSha: target.commitSha, trigger: 'rollback' }, origin);
 }

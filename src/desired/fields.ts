@@ -22,8 +22,10 @@ export const resourcesSchema = z
     cpus: z.number().min(0.01).max(1024).nullable().optional(),
   })
   .strict();
-export const envKeySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,255}$');
-export const aliasSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must match ^[A-Z][A-Z0-9_]{0,31}$');
+export const envKeySchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must start with a letter or _ and contain only letters, digits and _, at most 256 characters');
+export const aliasSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must start with an uppercase letter and contain only A-Z, 0-9 and _, at most 32 characters');
 /** An env value: at most 64 KiB of UTF-8 (a 400 like any field rule; 413 is only for whole bodies). */
 export const envValueSchema = z
   .string()

@@ -77,7 +77,9 @@ export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult 
   const changed = plan.resources.some((r) => r.action !== 'unchanged');
   const drift = previous?.revision === revision;
   try {
-    tx(db, () => perform(deps, req.source, plan, drift ? 'drift' : 'manifest', revision));
+    const deployIds = tx(db, () => perform(deps, req.source, plan, drift ? 'drift' : 'manifest', revision));
+    // The deploys it queued, so a client (`svc apply`) can wait for their outcome.
+    result.resources = plan.resources.map((r) => (r.kind === 'App' && deployIds.has(r.name) ? { ...r, deploy_id: deployIds.get(r.name) } : r));
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     errors.push({ file: '', document: -1, path: '', message: `nothing applied: ${err.message}` });
@@ -98,8 +100,9 @@ function recorded(plan: Plan, previous: RecordedResource[], errors: ManifestErro
 }
 
 /** Performs a plan; must run inside a transaction. Throws a DomainError when a command refuses a write. */
-function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'manifest' | 'drift', revision: string) {
+function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'manifest' | 'drift', revision: string): Map<string, number> {
   const { db } = deps;
+  const deployIds = new Map<string, number>();
   const by = `manifest:${source}`;
   for (const name of plan.deleteApps) {
     const id = appIdByName(db, name);
@@ -129,10 +132,11 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
       // A manifest's rollout is SPEC.md's `manual` trigger; `origin` says it came from a manifest.
       const d = requestDeploy(deps, getApp(db, id)!, { imageRef: diff.deployImage, trigger: 'manual' }, 'manifest');
       deployed = `; deploy ${d.id} of ${diff.deployImage} queued`;
+      deployIds.set(a.name, d.id);
     }
     if (a.create) addAppEvent(db, id, 'manifest', `created from the ${source} manifests (revision ${rev})${deployed}`);
     else if (diff.changes.length > 0 || deployed) {
-      const what = diff.changes.join(', ');
+      const what = diff.changes.join(', ') || 'no field changed';
       if (step === 'drift') addAppEvent(db, id, 'drift', `drift corrected: ${what} set back to the ${source} manifests (revision ${rev})${deployed}`, 'warn');
       else addAppEvent(db, id, 'manifest', `updated from the ${source} manifests (revision ${rev}): ${what}${deployed}`);
     }
@@ -142,4 +146,5 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
     const row = getServiceByName(db, name);
     if (row && !row.deletedAt) deleteService(deps, row.id, { purge: false, force: false }, 'manifest');
   }
+  return deployIds;
 }

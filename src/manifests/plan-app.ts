@@ -96,10 +96,9 @@ export function diffApp(spec: AppSpec, current: CurrentApp | undefined): AppDiff
         delete fields.imageRef;
       }
     } else if (missing.length > 0) note = `the deploy of ${image} waits for required environment variables: ${missing.join(', ')}`;
-    else {
-      deployImage = image;
-      if (current && !changes.includes('image_ref')) changes.push('image_ref');
-    }
+    // The image is deployed, but `image_ref` is a change only when the field differs (a deploy that waited
+    // for a variable, or one that was never live, is not an image change: `deploy` on the resource says it).
+    else deployImage = image;
   }
   for (const op of env.ops) changes.push(`env.${op.key}`);
   for (const op of links) if (!changes.includes(`services.${op.service}`)) changes.push(`services.${op.service}`);

@@ -23,6 +23,10 @@ export interface PlannedResource {
   /** The file that declares it (none for deletions). */
   file?: string;
   note?: string;
+  /** The image this apply deploys (an App whose image is not live yet), also when `image_ref` did not change. */
+  deploy?: string;
+  /** Set in an apply's answer (not a dry run): the id of the deploy it queued for this App. */
+  deploy_id?: number;
 }
 
 export interface PlanInput {
@@ -181,6 +185,7 @@ function buildPlan(docs: SourcedDoc[], input: PlanInput): Omit<Plan, 'errors'> {
       changes: diff.changes,
       file: d.file,
       ...(diff.note ? { note: diff.note } : {}),
+      ...(diff.deployImage ? { deploy: diff.deployImage } : {}),
     });
   }
   const deleteApps = pruneApps(docs, input);

@@ -10,7 +10,7 @@ import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { notOurs, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type Runtime } from './runtime.js';
+import { LABELS, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type NodeView, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents, pastContainerActions } from './docker-events.js';
 import { ensureNetworkOnce } from './docker-network.js';
@@ -85,8 +85,46 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     return state?.ExitCode ?? -1;
   };
 
+  /** The one engine as a node (a single-host svc has exactly one). */
+  const self = async (): Promise<NodeView> => {
+    const info = (await call('info', () => docker.info())) as { ID?: string; Name?: string; ServerVersion?: string; NCPU?: number; MemTotal?: number };
+    return {
+      id: info.ID ?? 'local',
+      hostname: info.Name ?? '',
+      address: '',
+      role: 'manager',
+      leader: true,
+      availability: 'active',
+      state: 'ready',
+      labels: {},
+      engineVersion: info.ServerVersion ?? '',
+      cpus: info.NCPU ?? 0,
+      memoryMb: Math.round((info.MemTotal ?? 0) / (1024 * 1024)),
+    };
+  };
+
   const runtime: Runtime & { docker: Docker } = {
     docker,
+
+    async nodes() {
+      return [await self()];
+    },
+
+    async placements() {
+      const { id } = await self();
+      const label = [`${LABELS.managed}=true`, ...(opts.instance ? [`${LABELS.instance}=${opts.instance}`] : [])];
+      const running = (await call('ps', () => docker.listContainers({ filters: { label, status: ['running'] } }))) ?? [];
+      const ours = running.filter((c) => c.Labels?.[LABELS.role] === 'app' || c.Labels?.[LABELS.role] === 'service');
+      return new Map([[id, ours.map((c) => ({ name: (c.Names?.[0] ?? c.Id).replace(/^\//, ''), labels: c.Labels ?? {} }))]]);
+    },
+
+    async updateNode() {
+      throw new NotASwarmError('changing a node');
+    },
+
+    async joinInfo() {
+      throw new NotASwarmError('joining a node');
+    },
 
     async ping() {
       try {

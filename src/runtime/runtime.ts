@@ -38,7 +38,7 @@ export function notOurs(nameOrId: string, labels: Record<string, string>, instan
   return labels[LABELS.instance] === instance ? undefined : new NotOursError(nameOrId, instance, labels[LABELS.instance]);
 }
 
-export type Role = 'app' | 'service' | 'proxy' | 'build';
+export type Role = 'app' | 'service' | 'proxy' | 'build' | 'probe';
 
 export interface Mount {
   source: string;
@@ -136,7 +136,51 @@ export interface PullProgress {
   progress?: string;
 }
 
+/** A machine containers run on (docs/api.md "Nodes"): the one engine, or a Swarm node. */
+export interface NodeView {
+  id: string;
+  hostname: string;
+  address: string;
+  role: 'manager' | 'worker';
+  leader: boolean;
+  availability: 'active' | 'pause' | 'drain';
+  /** ready, down, unknown, disconnected. */
+  state: string;
+  labels: Record<string, string>;
+  engineVersion: string;
+  cpus: number;
+  memoryMb: number;
+}
+
+export interface NodeChange {
+  availability?: 'active' | 'pause' | 'drain';
+  /** Replaces the node's labels. */
+  labels?: Record<string, string>;
+}
+
+/** A node operation of Swarm asked of a single engine (SVC_RUNTIME=docker). */
+export class NotASwarmError extends Error {
+  constructor(what: string) {
+    super(`${what} needs SVC_RUNTIME=swarm on a Swarm manager; this svc drives a single Docker engine`);
+  }
+}
+
+/** A node id the cluster does not know. */
+export class NoSuchNodeError extends Error {
+  constructor(id: string) {
+    super(`node ${id} not found`);
+  }
+}
+
 export interface Runtime {
+  /** The machines containers run on: one for a single engine, every node of a Swarm. */
+  nodes(): Promise<NodeView[]>;
+  /** Node id -> this instance's app and service containers running there (name and labels). */
+  placements(): Promise<Map<string, { name: string; labels: Record<string, string> }[]>>;
+  /** Availability and labels of a Swarm node; a single engine throws NotASwarmError, an unknown id NoSuchNodeError. */
+  updateNode(id: string, change: NodeChange): Promise<NodeView>;
+  /** The join token and the manager's `host:port`, for `docker swarm join`; a single engine throws NotASwarmError. */
+  joinInfo(role: 'worker' | 'manager'): Promise<{ token: string; address: string }>;
   /** True when the engine answers. */
   ping(): Promise<boolean>;
   /** Creates the bridge network when missing (idempotent). */

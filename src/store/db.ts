@@ -18,13 +18,27 @@ export function openDb(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path);
   if (path !== ':memory:') sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema }) as Db;
-  migrate(db, { migrationsFolder });
+  migrateKeepingRows(db, migrationsFolder);
   return db;
+}
+
+/**
+ * Runs the migrations with foreign keys off, on again after. drizzle runs them inside one transaction, where
+ * the `PRAGMA foreign_keys=OFF` a generated table rebuild starts with is a no-op; its `DROP TABLE apps` would
+ * then cascade and empty every child table (deploys, env, links, events). Off outside the transaction, the
+ * rebuild copies the rows and the children keep pointing at the same ids.
+ */
+export function migrateKeepingRows(db: Db, folder: string): void {
+  db.$client.pragma('foreign_keys = OFF');
+  try {
+    migrate(db, { migrationsFolder: folder });
+  } finally {
+    db.$client.pragma('foreign_keys = ON');
+  }
 }
 
 /** Runs `fn` in one SQLite transaction (better-sqlite3 transactions are synchronous). */

@@ -85,6 +85,16 @@ export function lastSuccessful(db: Db, appId: number, notImage?: string | null):
   return rows.find((d) => notImage === undefined || d.imageRef !== notImage);
 }
 
+/**
+ * What a rollback would deploy: the newest successful deploy whose image differs from the live one's. The
+ * rollback command and the app page (which offers Rollback only when there is one) both ask this.
+ */
+export function rollbackTarget(db: Db, appId: number, currentDeployId: number | null): DeployRow | undefined {
+  const live = currentDeployId ? getDeploy(db, currentDeployId)?.imageRef : undefined;
+  const target = lastSuccessful(db, appId, live ?? null);
+  return target?.imageRef ? target : undefined;
+}
+
 /** Status of the newest deploy that finished (cancelled ones do not count), for the app status rules. */
 export function newestFinishedStatus(db: Db, appId: number): string | undefined {
   return db

@@ -7,6 +7,18 @@ import { Field, Select } from './layout.js';
 
 const opts = (values: readonly string[]) => values.map((v) => [v, v] as const);
 
+/** What each choice means, in the option's text (the value sent stays the API's). */
+const MEANING: Record<string, string> = {
+  external_ci: 'external_ci: your CI builds and pushes the image; svc deploys it',
+  svc_build: 'svc_build: svc clones the repository and builds the image',
+  managed: 'managed: svc runs the app from its image',
+  adopted_container: 'adopted_container: take over a running container (Source: its name)',
+  external_service: 'external_service: only route to an upstream URL (Source)',
+  port: 'port: served on a port of this host',
+  domain: 'domain: served on a domain over HTTPS',
+};
+const explained = (values: readonly string[]) => values.map((v) => [v, MEANING[v] ?? v] as const);
+
 /** Values to show: the row being edited, or what the user typed before an error. */
 export type AppFormValues = Partial<Record<keyof typeof FIELD_NAMES, string | number | null>>;
 
@@ -29,14 +41,14 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
     <Field label={create ? 'Image' : 'Default image'} name="image_ref" value={v.image_ref} placeholder="registry/name:tag" autocomplete="off" />
     <div class="row">
       <Field label="Internal port" name="internal_port" value={v.internal_port ?? 3000} inputmode="numeric" />
-      <Select label="Access mode" name="access_mode" value={String(v.access_mode ?? 'port')} options={opts(ACCESS_MODES)} />
+      <Select label="Access mode" name="access_mode" value={String(v.access_mode ?? 'port')} options={explained(ACCESS_MODES)} />
     </div>
     <div class="row">
       <Field label="Domain" name="domain" value={v.domain} hint="domain mode" placeholder="app.example.com" />
       <Field label="Port" name="fallback_port" value={v.fallback_port} hint="port mode: the host port" inputmode="numeric" />
     </div>
     <div class="row">
-      <Select label="Build mode" name="build_mode" value={String(v.build_mode ?? 'external_ci')} options={opts(BUILD_MODES)} />
+      <Select label="Build mode" name="build_mode" value={String(v.build_mode ?? 'external_ci')} options={explained(BUILD_MODES)} />
       <Select label="Project type" name="project_type" value={String(v.project_type ?? 'auto')} options={opts(PROJECT_TYPES)} />
     </div>
     <div class="row">
@@ -50,7 +62,7 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
       <Field label="CPUs" name="cpus" value={v.cpus} hint="per replica, e.g. 0.5; blank: unlimited" inputmode="text" />
     </div>
     <div class="row">
-      <Select label="App type" name="app_type" value={String(v.app_type ?? 'managed')} options={opts(APP_TYPES)} />
+      <Select label="App type" name="app_type" value={String(v.app_type ?? 'managed')} options={explained(APP_TYPES)} />
       <Field label="Source" name="source" value={v.source} hint="container name or upstream URL for adopted and external apps" />
     </div>
   </>

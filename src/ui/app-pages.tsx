@@ -14,10 +14,11 @@ import { statusOf as httpStatus } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
 import { getApp, getAppWithDeployVersion } from '../store/apps.js';
-import { activeDeploy, listDeployEvents, listDeploys } from '../store/deploys.js';
-import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
+import { activeDeploy, listDeployEvents, listDeploys, rollbackTarget } from '../store/deploys.js';
+import { envKeyHistory, listEnv, missingRequired, revealEnv } from '../store/env.js';
 import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
+import { formError } from './field-errors.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
 import { deployNotice } from './outcome.js';
 import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
@@ -47,14 +48,18 @@ export function appPages(deps: UiDeps) {
     if (!found) throw notFound('app');
     const deploys = listDeploys(db, id);
     const shown = activeDeploy(db, id) ?? deploys[0];
+    const links = listLinks(db, id);
+    const linked = new Set(links.map((l) => l.service.id));
     return {
       app: found.app,
       json: appJson(found.app, found.deployedConfigVersion, publicHostname(c, deps.config)),
       deploys,
       progress: shown && { deploy: shown, events: listDeployEvents(db, shown.id) },
       env: listEnv(db, id),
-      links: listLinks(db, id),
-      services: listServices(db),
+      links,
+      services: listServices(db).filter((sv) => !linked.has(sv.id)),
+      missingRequired: missingRequired(db, id),
+      rollbackTo: rollbackTarget(db, id, found.app.currentDeployId),
       ...extra,
     };
   }
@@ -80,7 +85,7 @@ export function appPages(deps: UiDeps) {
     } catch (err) {
       if (!(err instanceof DomainError) || statusOf(err) === 500) throw err;
       if (err.kind === 'not_found' && !getApp(db, id)) throw err;
-      return page(c, id, { error: err.message, status: statusOf(err) });
+      return page(c, id, { error: formError(err), status: statusOf(err) });
     }
   };
 
@@ -107,7 +112,7 @@ export function appPages(deps: UiDeps) {
       return done(c, `/apps/${row.id}`, 'app_created');
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      return newPage(c, valuesOfForm(form), err.message, statusOf(err));
+      return newPage(c, valuesOfForm(form), formError(err), statusOf(err));
     }
   });
 
@@ -131,7 +136,7 @@ export function appPages(deps: UiDeps) {
       return done(c, `/apps/${id}`, 'app_saved');
     } catch (err) {
       if (!(err instanceof DomainError) || !getApp(db, id)) throw err;
-      return page(c, id, { error: err.message, status: statusOf(err), extra: { settings: valuesOfForm(form) } });
+      return page(c, id, { error: formError(err), status: statusOf(err), extra: { settings: valuesOfForm(form) } });
     }
   });
 
@@ -173,7 +178,7 @@ export function appPages(deps: UiDeps) {
       c,
       <Layout title={`Logs of ${app.name}`} csrf={c.var.csrf} user={c.var.user}>
         <p>
-          <a href={`/apps/${id}`}>Back to {app.name}</a> · <a href={`/apps/${id}/logs`}>Refresh</a>
+          <a href={`/apps/${id}`}>Back to {app.name}</a> · <a href={`/apps/${id}/logs#newest`}>Refresh</a> · <a href="#newest">Newest line</a>
         </p>
         {note ? (
           <p role="status">{note}</p>
@@ -182,8 +187,10 @@ export function appPages(deps: UiDeps) {
             The last {RECENT_LOG_LINES} lines of {app.liveContainerName}.
           </p>
         )}
-        <pre class="logs" role="log" aria-label="Logs">
+        {/* The whole log in the page (no inner scroll box), the newest line last with an anchor the links open at. */}
+        <pre class="logs whole" role="log" aria-label="Logs">
           {lines.join('\n')}
+          <span id="newest" />
         </pre>
       </Layout>,
     );

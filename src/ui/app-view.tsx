@@ -23,7 +23,12 @@ export interface AppView {
   progress?: { deploy: DeployRow; events: EventRow[] };
   env: EnvVarRow[];
   links: LinkView[];
+  /** Services not linked to this app yet (what "Link a service" offers). */
   services: ServiceRow[];
+  /** Required variables without a value: a deploy is refused until they are set. */
+  missingRequired: string[];
+  /** What Rollback would deploy; Rollback is offered only when there is one. */
+  rollbackTo?: DeployRow;
   /** A secret revealed by the no-script "Reveal" form. */
   revealed?: { key: string; value: string };
   /** What the user typed in the settings form before an error. */
@@ -32,6 +37,8 @@ export interface AppView {
 
 export const MASK = '••••••••';
 const envId = (key: string) => `env-value-${key}`;
+/** A variable with no value: an empty secret is stored with no sealed value at all (src/desired/env.ts). */
+export const isEmpty = (e: EnvVarRow) => (e.isSecret ? e.secretSealed === null : !e.value);
 
 const Facts = ({ v }: { v: AppView }) => (
   <section id="app-facts" data-live aria-label="Status">
@@ -81,9 +88,26 @@ const DeployControls = ({ v, csrf }: { v: AppView; csrf: string }) => (
       <Field label="Image" name="image_ref" hint="optional: the app's image when blank" placeholder={v.json.image_ref ?? 'registry/name:tag'} autocomplete="off" />
       <button type="submit">Deploy</button>
     </form>
-    <PostButton action={`/apps/${v.app.id}/rollback`} csrf={csrf} label="Rollback" tone="secondary" />
+    {v.rollbackTo && (
+      <PostButton action={`/apps/${v.app.id}/rollback`} csrf={csrf} label="Rollback" context={`to ${v.rollbackTo.imageRef}`} tone="secondary" />
+    )}
   </div>
 );
+
+/** Said before anyone presses Deploy: which required variables would make it refuse. */
+const BlockedBy = ({ v }: { v: AppView }) =>
+  v.missingRequired.length > 0 ? (
+    <p id="deploy-blocked" class="notice info">
+      A deploy is refused until these required variables have a value:{' '}
+      {v.missingRequired.map((k, i) => (
+        <>
+          {i > 0 && ', '}
+          <code>{k}</code>
+        </>
+      ))}
+      . Set them under <a href="#h-env">Environment</a>.
+    </p>
+  ) : null;
 
 const Progress = ({ v }: { v: AppView }) => (
   <div id="deploy-progress" data-live>
@@ -129,7 +153,11 @@ const EnvEditor = ({ v, csrf }: { v: AppView; csrf: string }) => (
               <tr>
                 <td class="mono">{e.key}</td>
                 <td class="mono">
-                  {e.isSecret ? (
+                  {isEmpty(e) ? (
+                    <span id={envId(e.key)} class={e.required ? 'empty required-empty' : 'empty muted'}>
+                      empty{e.required && ' · required, blocks deploys'}
+                    </span>
+                  ) : e.isSecret ? (
                     <span id={envId(e.key)} class={shown ? undefined : 'secret'} data-mask={MASK}>
                       {shown ? v.revealed!.value : MASK}
                     </span>
@@ -139,7 +167,7 @@ const EnvEditor = ({ v, csrf }: { v: AppView; csrf: string }) => (
                 </td>
                 <td>{[e.isSecret && 'secret', e.required && 'required'].filter(Boolean).join(', ') || <span class="muted">-</span>}</td>
                 <td class="actions">
-                  {e.isSecret && (
+                  {e.isSecret && !isEmpty(e) && (
                     <form method="post" action={`/apps/${v.app.id}/env/${e.key}/reveal`} data-reveal={`/api/apps/${v.app.id}/env/${e.key}/reveal`} data-target={envId(e.key)}>
                       <Csrf token={csrf} />
                       <button type="submit" class="secondary small">
@@ -214,7 +242,7 @@ const Links = ({ v, csrf }: { v: AppView; csrf: string }) => (
     <h3>Link a service</h3>
     {v.services.length === 0 ? (
       <p class="muted">
-        No services yet. <a href="/services">Create one</a>.
+        {v.links.length > 0 ? 'Every service is linked already.' : 'No services yet.'} <a href="/services">Create one</a>.
       </p>
     ) : (
       <form method="post" action={`/apps/${v.app.id}/links`} class="row">
@@ -231,6 +259,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
   <Layout title={`App ${v.app.name}`} csrf={csrf} user={user} message={message} error={error} refresh={5}>
     <Facts v={v} />
     <Section title="Deploy" id="h-deploy">
+      <BlockedBy v={v} />
       <DeployControls v={v} csrf={csrf} />
       <Progress v={v} />
     </Section>
@@ -243,7 +272,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
       </p>
       <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
       <p>
-        <a href={`/apps/${v.app.id}/logs`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
+        <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
       </p>
     </Section>
     <Section title="Environment" id="h-env">

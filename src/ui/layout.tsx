@@ -24,6 +24,7 @@ const NAV = [
   ['/', 'Apps'],
   ['/services', 'Services'],
   ['/backups', 'Backups'],
+  ['/nodes', 'Nodes'],
   ['/settings', 'Settings'],
 ] as const;
 

@@ -12,6 +12,7 @@ import { getService, linkedAppNames, listServices, serviceCredentials } from '..
 import { checked, done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { serviceNotice } from './outcome.js';
 import { ServicesTable } from './dashboard.js';
+import { formError } from './field-errors.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
 
 type Status = 200 | 400 | 404 | 409 | 413;
@@ -53,7 +54,7 @@ export function servicePages(deps: UiDeps) {
       return done(c, `/services/${row.id}`, 'service_created');
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      return listPage(c, { error: err.message, name: form.name, type: form.type, status: statusOf(err) });
+      return listPage(c, { error: formError(err), name: form.name, type: form.type, status: statusOf(err) });
     }
   });
 
@@ -117,14 +118,11 @@ export function servicePages(deps: UiDeps) {
           )}
         </div>
         <h2 id="h-delete">Delete</h2>
-        <form method="post" action={`/services/${s.id}/delete`} class="row">
-          <Csrf token={c.var.csrf} />
-          <Check label="Also delete data" name="purge" />
+        <form method="get" action={`/services/${s.id}/delete`}>
           <button type="submit" class="danger">
-            Delete
+            Delete service
           </button>
         </form>
-        <p class="muted">Without "Also delete data" the data directory is kept. A service linked to apps must be unlinked first.</p>
       </Layout>,
       o.status ?? 200,
     );
@@ -145,9 +143,38 @@ export function servicePages(deps: UiDeps) {
     return detail(c, { credentials: serviceCredentials(deps.sealer, serviceOf(c)) });
   });
 
+  /** Deleting a service can delete its data: it is asked first, as deleting an app is. */
+  const confirmPage = (c: Context<UiEnv>, purge: boolean) => {
+    const s = serviceOf(c);
+    const linked = linkedAppNames(db, s.id);
+    return render(
+      c,
+      <Layout title={`Delete service ${s.name}?`} csrf={c.var.csrf} user={c.var.user}>
+        <p>
+          This stops and removes its container <span class="mono">{s.containerName}</span>. Its data directory{' '}
+          <span class="mono">{s.dataDir}</span> is kept unless you tick "Also delete data", which cannot be undone.
+        </p>
+        {linked.length > 0 && <p>It is linked to {linked.map((a) => a.name).join(', ')}: unlink it from those apps first.</p>}
+        <form method="post" action={`/services/${s.id}/delete`} class="actions">
+          <Csrf token={c.var.csrf} />
+          <input type="hidden" name="confirm" value="yes" />
+          <Check label="Also delete data" name="purge" checked={purge} />
+          <button type="submit" class="danger">
+            Delete service
+          </button>
+          <a href={`/services/${s.id}`}>Cancel</a>
+        </form>
+      </Layout>,
+    );
+  };
+
+  r.get('/services/:id/delete', (c) => confirmPage(c, false));
+
   r.post('/services/:id/delete', async (c) => {
     const form = await readForm(c, deps);
     const row = serviceOf(c);
+    // A post that did not come from the confirmation page (an old form, a replayed request) only asks.
+    if (form.confirm !== 'yes') return confirmPage(c, checked(form, 'purge'));
     try {
       deleteService(deps, row.id, { purge: checked(form, 'purge'), force: false }, 'ui');
       return done(c, '/services', 'service_deleted');

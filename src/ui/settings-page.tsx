@@ -10,13 +10,18 @@ import { DomainError } from '../errors.js';
 import { idParam } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
 import { listApiTokens } from '../store/tokens.js';
+import { statusOf as httpStatus } from '../http/errors.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { formError } from './field-errors.js';
+import { createShowOnce } from './show-once.js';
 import { MASK } from './app-view.js';
 import { Csrf, Field, Layout, PostButton, Time } from './layout.js';
 
 interface SettingsExtra {
   error?: string;
-  status?: 200 | 400;
+  status?: 200 | 400 | 409;
+  /** The page of a token already shown (a reload, or a handle that expired). */
+  gone?: boolean;
   /** A token just created: shown this once. */
   created?: { name: string; token: string };
   /** The webhook secret, after a no-script "Reveal". */
@@ -114,6 +119,11 @@ export function settingsPage(deps: UiDeps) {
               </code>
             </div>
           )}
+          {o.gone && (
+            <p class="notice info" role="status">
+              That token was shown once and is not shown again. If you did not copy it, delete it below and create another.
+            </p>
+          )}
           <form method="post" action="/settings/tokens" class="row">
             <Csrf token={c.var.csrf} />
             <Field label="Token name" name="name" required autocomplete="off" hint="e.g. ci or laptop" />
@@ -161,16 +171,26 @@ export function settingsPage(deps: UiDeps) {
     );
   };
 
-  r.get('/settings', (c) => page(c));
+  // A new token is shown by the GET the create redirects to, once: a reload neither repeats the POST
+  // (another token) nor shows the secret again.
+  const fresh = createShowOnce<{ name: string; token: string }>();
+
+  r.get('/settings', (c) => {
+    const handle = c.req.query('token');
+    if (handle === undefined) return page(c);
+    const created = fresh.take(c.var.user.id, handle);
+    return created ? page(c, { created }) : page(c, { gone: true });
+  });
 
   r.post('/settings/tokens', async (c) => {
     const form = await readForm(c, deps);
     try {
       const created = createToken(deps, c.var.user.id, { name: form.name ?? '' }, 'ui');
-      return page(c, { created });
+      return c.redirect(`/settings?token=${fresh.put(c.var.user.id, { name: created.name, token: created.token })}#h-tokens`, 303);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      return page(c, { error: err.message, status: 400 });
+      const s = httpStatus(err);
+      return page(c, { error: formError(err, { name: 'Token name' }), status: s === 409 ? 409 : 400 });
     }
   });
 

@@ -21,6 +21,7 @@ import { appPages } from './app-pages.js';
 import { deployPage } from './deploy-page.js';
 import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
+import { nodesPage } from './nodes-page.js';
 import { backupPages } from './backup-pages.js';
 import { notifyPage } from './notify-page.js';
 import { backupTargetPages } from './backup-target-pages.js';
@@ -92,6 +93,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', settingsPage(ui));
   r.route('/', backupTargetPages(ui));
   r.route('/', backupPages(ui));
+  r.route('/', nodesPage(ui));
   r.route('/', notifyPage(ui));
   return r;
 }

@@ -68,6 +68,8 @@ describe('svc CLI', () => {
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('+ Service/cli-cache create');
     expect(applied.stdout).toContain('+ App/cli-web create');
+    // svc apply waited for the deploy it started and said how it ended.
+    expect(applied.stdout).toMatch(/App\/cli-web: deploy \d+ of svc-test\/web:v1 succeeded/);
     await waitFor(async () => {
       const app = (await t.api('GET', '/api/apps')).body[0];
       if (app?.status === 'active') return true;
@@ -141,6 +143,20 @@ describe('svc CLI', () => {
     const usage = await svc(['apply', '--bogus']);
     expect(usage.code).toBe(2);
     for (const r of [missing, token, down, usage]) noStack(r.stderr);
+  });
+
+  it('apply tells when an app it applied then fails (exit 1); --no-wait does not wait', async () => {
+    const crashPort = await freePort();
+    const file = join(work, 'crash.yaml');
+    writeFileSync(file, `apiVersion: svc/v1\nkind: App\nmetadata: {name: cli-crash}\nspec: {image_ref: "${WEB_CRASH}", fallback_port: ${crashPort}}\n`);
+    const r = await svc(['apply', '-f', file]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/App\/cli-crash: deploy \d+ of \S+ (failed|failed its health check \(auto_rollback\)): /);
+    writeFileSync(file, `apiVersion: svc/v1\nkind: App\nmetadata: {name: cli-crash}\nspec: {image_ref: "${WEB_V1}", fallback_port: ${crashPort}}\n`);
+    const quick = await svc(['apply', '-f', file, '--no-wait']);
+    expect(quick.code, quick.stderr).toBe(0);
+    expect(quick.stdout).not.toContain('waiting for');
+    rmSync(file);
   });
 
   it('apply --prune deletes what an earlier apply created and the directory no longer declares', async () => {

@@ -207,7 +207,7 @@ describe('web UI in a browser', () => {
       const bad = p.getByRole('button', { name: 'Save', exact: true });
       await byLabel(p, 'Key').fill('1nvalid');
       await bad.click();
-      await p.getByRole('alert').getByText(/^key: /).waitFor();
+      await p.getByRole('alert').getByText(/^Key must start with a letter/).waitFor();
       await byLabel(p, 'Key').fill('PLAIN_SECRET');
       await byLabel(p, 'Value').fill('no-script-secret');
       await byLabel(p, 'Secret').check();

@@ -8,11 +8,13 @@ import type {
   ContainerSpec,
   ExecResult,
   LogLine,
+  NodeChange,
+  NodeView,
   PullProgress,
   Runtime,
   RuntimeEvent,
 } from '../../src/runtime/runtime.js';
-import { notOurs } from '../../src/runtime/runtime.js';
+import { NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
 
 /** How a container of an image behaves after start: keeps running, exits at once with 1, or is unhealthy. */
 export type ImageBehaviour = 'runs' | 'exits' | 'unhealthy' | 'healthy';
@@ -80,6 +82,48 @@ export class FakeRuntime implements Runtime {
     for (const i of opts.images ?? []) this.images.add(i);
     this.strictImages = opts.strictImages ?? true;
     this.now = opts.now ?? Date.now;
+  }
+
+  /** The machines: one engine by default; a test of Swarm behaviour sets several and `swarm = true`. */
+  nodeList: NodeView[] = [
+    { id: 'local', hostname: 'host', address: '', role: 'manager', leader: true, availability: 'active', state: 'ready', labels: {}, engineVersion: '20.10.24', cpus: 2, memoryMb: 4096 },
+  ];
+  /** Whether node operations are a Swarm's (else they throw NotASwarmError, as the docker runtime does). */
+  swarm = false;
+  /** Container name -> node id; a running container not listed runs on the first node. */
+  readonly placedOn = new Map<string, string>();
+
+  async nodes(): Promise<NodeView[]> {
+    this.record('nodes', []);
+    return structuredClone(this.nodeList);
+  }
+
+  async placements(): Promise<Map<string, { name: string; labels: Record<string, string> }[]>> {
+    this.record('placements', []);
+    const out = new Map<string, { name: string; labels: Record<string, string> }[]>();
+    for (const c of this.containers.values()) {
+      const role = c.spec.labels['svc.role'];
+      if (c.state !== 'running' || (role !== 'app' && role !== 'service')) continue;
+      const node = this.placedOn.get(c.spec.name) ?? this.nodeList[0]!.id;
+      out.set(node, [...(out.get(node) ?? []), { name: c.spec.name, labels: c.spec.labels }]);
+    }
+    return out;
+  }
+
+  async updateNode(id: string, change: NodeChange): Promise<NodeView> {
+    this.record('updateNode', [id, change]);
+    if (!this.swarm) throw new NotASwarmError('changing a node');
+    const n = this.nodeList.find((x) => x.id === id || x.hostname === id);
+    if (!n) throw new NoSuchNodeError(id);
+    if (change.availability) n.availability = change.availability;
+    if (change.labels) n.labels = { ...change.labels };
+    return structuredClone(n);
+  }
+
+  async joinInfo(role: 'worker' | 'manager'): Promise<{ token: string; address: string }> {
+    this.record('joinInfo', [role]);
+    if (!this.swarm) throw new NotASwarmError('joining a node');
+    return { token: `SWMTKN-1-fake-${role}`, address: '10.1.0.11:2377' };
   }
 
   // ---- test controls -------------------------------------------------------------------------------

@@ -15,6 +15,9 @@ import { prepareDataDir, serviceSpec } from './container.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 import { serviceStatusChanged } from './notices.js';
 
+/** The environment variable that sets the image of a service type (`SVC_IMAGE_POSTGRES`, ...). */
+export const imageVariable = (type: string) => `SVC_IMAGE_${type.toUpperCase()}`;
+
 export function createActions(deps: ServiceReconcilerDeps) {
   const { db, runtime, settings } = deps;
 
@@ -56,9 +59,10 @@ export function createActions(deps: ServiceReconcilerDeps) {
   async function startContainer(row: ServiceRow, kind: ServiceKind, creds: Credentials, how: 'create' | 'start', counts: boolean): Promise<Result> {
     try {
       if (how === 'create') {
+        takeConfiguredImage(row, kind);
         prepareDataDir(row, kind, creds);
         await runtime.ensureNetwork(settings.network);
-        if (!(await runtime.hasImage(row.imageRef))) await runtime.pull(row.imageRef);
+        if (!(await runtime.hasImage(row.imageRef))) await pullNamingVariable(row);
         const info = await runtime.run(serviceSpec(row, kind, creds, settings));
         db.update(services).set({ containerId: info.id }).where(eq(services.id, row.id)).run();
       } else {
@@ -72,6 +76,35 @@ export function createActions(deps: ServiceReconcilerDeps) {
     writeStatus(row, 'provisioning');
     if (counts) deps.log.warn('service container was not running; brought back', { service: row.name, how, attempt: row.healFailures + 1 });
     return { requeueAfterMs: READY_POLL_MIN_MS };
+  }
+
+  /**
+   * A service that never became active has no data its image must keep reading: it is created from the
+   * image configured now, so changing `SVC_IMAGE_<TYPE>` (and restarting) fixes an image that could not be
+   * pulled. An active one keeps the image it was created with.
+   */
+  function takeConfiguredImage(row: ServiceRow, kind: ServiceKind): void {
+    if (!deps.images || row.activatedAt !== null || row.status === 'active' || row.status === 'stopped') return;
+    const configured = kind.image(deps.images);
+    if (configured === row.imageRef) return;
+    deps.log.info('service takes the configured image', { service: row.name, from: row.imageRef, to: configured, variable: imageVariable(row.type) });
+    db.update(services).set({ imageRef: configured, updatedAt: nowIso() }).where(eq(services.id, row.id)).run();
+    row.imageRef = configured;
+  }
+
+  /** A pull failure names the variable that chooses the image, the one thing the user can change. */
+  async function pullNamingVariable(row: ServiceRow): Promise<void> {
+    try {
+      await runtime.pull(row.imageRef);
+    } catch (err) {
+      if (!(await runtime.ping())) throw err;
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `could not pull image ${row.imageRef} of ${row.type} service ${row.name}: ${why}. ` +
+          `${imageVariable(row.type)} sets the image of ${row.type} services: set it to an image this host has or can pull and restart svc; ` +
+          `a service that never became active takes it at its next attempt`,
+      );
+    }
   }
 
   /** Layout, bucket and key through the admin API; the real key goes into the sealed credentials. */
@@ -103,5 +136,12 @@ export function createActions(deps: ServiceReconcilerDeps) {
     deps.log.info('service data purged', { service: row.name });
   }
 
-  return { writeStatus, recordFailure, startContainer, provisionGarage: provision, purge };
+  /** Records the first time the service was active (once; its image is settled from then on). */
+  function noteActivated(row: ServiceRow): void {
+    if (row.activatedAt !== null) return;
+    row.activatedAt = nowIso();
+    db.update(services).set({ activatedAt: row.activatedAt }).where(eq(services.id, row.id)).run();
+  }
+
+  return { writeStatus, recordFailure, startContainer, provisionGarage: provision, purge, noteActivated };
 }

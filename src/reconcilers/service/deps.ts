@@ -1,3 +1,4 @@
+import type { Config } from '../../config.js';
 import type { Sealer } from '../../crypto.js';
 import type { Logger } from '../../log.js';
 import type { Runtime } from '../../runtime/runtime.js';
@@ -11,6 +12,11 @@ export interface ServiceReconcilerDeps {
   sealer: Sealer;
   log: Logger;
   now: () => number;
+  /**
+   * The configured image per type (`SVC_IMAGE_<TYPE>`). A service that never became active is created
+   * from it, so a corrected variable helps a service whose image could not be pulled. Absent: the row's image.
+   */
+  images?: Config['images'];
   settings: {
     network: string;
     instance: string;

@@ -76,11 +76,13 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
         return act.provisionGarage(row, creds);
       case 'mark-active':
         act.writeStatus(row, 'active', null);
+        act.noteActivated(row);
         deps.log.info('service active', { service: name, type: row.type });
         return row.healFailures > 0 ? { requeueAfterMs: 60_000 } : {};
       case 'none':
         if (a.resetHeal) db.update(services).set({ healFailures: 0, healNotBefore: null }).where(eq(services.id, row.id)).run();
         act.writeStatus(row, plan.status);
+        if (plan.status === 'active') act.noteActivated(row); // rows active before the column existed
         return a.afterMs === undefined ? {} : { requeueAfterMs: a.afterMs };
     }
   }

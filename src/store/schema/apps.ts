@@ -14,7 +14,7 @@ export const APP_STATUSES = ['active', 'inactive', 'error'] as const;
  * so `config_changed` is derived, never stored twice.
  */
 export const apps = sqliteTable('apps', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
   appType: text('app_type', { enum: ['managed', 'adopted_container', 'external_service'] }).notNull().default('managed'),
   buildMode: text('build_mode', { enum: ['external_ci', 'svc_build'] }).notNull().default('external_ci'),

@@ -8,7 +8,7 @@ export const RESTORE_PHASES = ['pending', 'unpacking', 'safety_backup', 'swappin
 
 /** One restore of a backup into the running daemon (`restore:<id>`). */
 export const restores = sqliteTable('restores', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   backupId: integer('backup_id').notNull(),
   phase: text('phase', { enum: RESTORE_PHASES }).notNull().default('pending'),
   safetyBackupId: integer('safety_backup_id'),
@@ -25,7 +25,7 @@ export const IMPORT_STATUSES = ['uploading', 'checking', 'completed', 'failed'] 
 
 /** One uploaded archive waiting for (or done with) its checks (`import:<id>`). */
 export const imports = sqliteTable('imports', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   status: text('status', { enum: IMPORT_STATUSES }).notNull().default('uploading'),
   sizeBytes: integer('size_bytes').notNull().default(0),
   /** The backup record the checked archive became. */

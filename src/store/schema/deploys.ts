@@ -17,7 +17,7 @@ export type Origin = (typeof ORIGINS)[number];
 export const deploys = sqliteTable(
   'deploys',
   {
-    id: integer('id').primaryKey(),
+    id: integer('id').primaryKey({ autoIncrement: true }),
     appId: integer('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
     imageRef: text('image_ref'),
     commitSha: text('commit_sha'),

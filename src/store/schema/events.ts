@@ -9,7 +9,7 @@ export type EventLevel = (typeof EVENT_LEVELS)[number];
 export const deployEvents = sqliteTable(
   'deploy_events',
   {
-    id: integer('id').primaryKey(),
+    id: integer('id').primaryKey({ autoIncrement: true }),
     deployId: integer('deploy_id').notNull().references(() => deploys.id, { onDelete: 'cascade' }),
     timestamp: text('timestamp').notNull(),
     level: text('level', { enum: ['info', 'warn', 'error'] }).notNull().default('info'),
@@ -23,7 +23,7 @@ export const deployEvents = sqliteTable(
 export const appEvents = sqliteTable(
   'app_events',
   {
-    id: integer('id').primaryKey(),
+    id: integer('id').primaryKey({ autoIncrement: true }),
     appId: integer('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
     timestamp: text('timestamp').notNull(),
     level: text('level', { enum: ['info', 'warn', 'error'] }).notNull().default('info'),

@@ -3,7 +3,7 @@ import { createdAt } from './common.js';
 
 /** Full-state backup archives (SPEC.md 2.7). */
 export const backups = sqliteTable('backups', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   filename: text('filename').notNull().unique(),
   sizeBytes: integer('size_bytes').notNull().default(0),
   type: text('type').notNull().default('full'),

@@ -11,7 +11,7 @@ export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
  * reconciler observed. Credentials are sealed JSON (AES-256-GCM).
  */
 export const services = sqliteTable('services', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
   type: text('type', { enum: ['postgres', 'mysql', 'redis', 'garage'] }).notNull(),
   imageRef: text('image_ref').notNull(),
@@ -25,6 +25,12 @@ export const services = sqliteTable('services', {
   error: text('error'),
   healFailures: integer('heal_failures').notNull().default(0),
   healNotBefore: text('heal_not_before'),
+  /**
+   * When it first became `active` (written by the reconciler). Until then its image is not settled: a
+   * service that never ran takes the configured `SVC_IMAGE_<TYPE>` at its next attempt; once active, a
+   * data directory exists that only its image is known to read, so the image stays.
+   */
+  activatedAt: text('activated_at'),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   deletedAt: text('deleted_at'),
   purgeOnDelete: integer('purge_on_delete', { mode: 'boolean' }).notNull().default(false),

@@ -2,7 +2,7 @@ import { sqliteTable, integer, text, index } from 'drizzle-orm/sqlite-core';
 import { createdAt } from './common.js';
 
 export const users = sqliteTable('users', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   username: text('username').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   createdAt: createdAt(),
@@ -23,7 +23,7 @@ export const sessions = sqliteTable(
 
 /** Bearer tokens for the CLI and CI; shown once, stored hashed. */
 export const apiTokens = sqliteTable('api_tokens', {
-  id: integer('id').primaryKey(),
+  id: integer('id').primaryKey({ autoIncrement: true }),
   userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   tokenHash: text('token_hash').notNull().unique(),

@@ -66,7 +66,8 @@ export const CLIENT = `(function () {
       if (stick) pre.scrollTop = pre.scrollHeight;
     }
     es.addEventListener('stdout', function (m) { line(m.data, ''); });
-    es.addEventListener('stderr', function (m) { line(m.data, 'err'); });
+    // stderr is where many programs write their ordinary log: marked, not painted as an error.
+    es.addEventListener('stderr', function (m) { line(m.data, 'stderr'); });
     es.addEventListener('status', function (m) {
       if (m.data === 'switched') line('--- now following the new live container ---', 'muted');
       if (state) state.textContent = 'Following live logs.';
@@ -135,6 +136,11 @@ export const CLIENT = `(function () {
 
   document.addEventListener('submit', onReveal);
   connect(document);
+  // The log page opens at its newest line even when reached without the #newest anchor.
+  // (once laid out: the log is the end of the page, so the page's end is its newest line).
+  if (document.getElementById('newest') && !location.hash) {
+    window.addEventListener('load', function () { window.scrollTo(0, document.documentElement.scrollHeight); });
+  }
   var every = Number(document.body.getAttribute('data-refresh') || 0);
   if (every > 0) setInterval(function () { if (!document.hidden) refresh(); }, every * 1000);
 })();

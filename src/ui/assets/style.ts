@@ -58,6 +58,7 @@ button.small{padding:.2rem .6rem;min-height:2rem;font-size:.85rem}
 .notice.error{color:var(--bad);background:var(--badbg)}
 .notice.ok{color:var(--ok);background:var(--okbg)}
 .notice.info{color:var(--warn);background:var(--warnbg)}
+.required-empty{color:var(--bad)}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:.75rem 1rem;margin:.5rem 0}
 .grid2{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,22rem),1fr))}
 ol.events{list-style:none;margin:0;padding:0;font-size:.9rem}
@@ -66,7 +67,8 @@ ol.events li.l-error{color:var(--bad)}
 ol.events li.l-warn{color:var(--warn)}
 @media (max-width:40rem){ol.events li{grid-template-columns:auto 1fr}ol.events li>span:last-child{grid-column:1/-1}}
 pre.logs{background:#0d1117;color:#d1d7e0;border-radius:8px;padding:.6rem .8rem;min-height:8rem;max-height:24rem;overflow:auto;white-space:pre-wrap;margin:0}
-pre.logs .err{color:#ff9a9a}
+pre.logs .stderr{color:inherit}
+pre.logs.whole{max-height:none}
 .secret{letter-spacing:.1em}
 .token{display:block;padding:.5rem;background:var(--panel);border:1px dashed var(--line);border-radius:6px;user-select:all}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

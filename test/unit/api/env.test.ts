@@ -17,7 +17,7 @@ describe('env vars', () => {
   it('POST 201 for a new key, 200 for an update; list by key; each change bumps the config version and enqueues', async () => {
     const created = await t.request('POST', env(), { key: 'PORT', value: '8000' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ key: 'PORT', value: '8000', is_secret: false, required: false, updated_at: expect.any(String) });
+    expect(created.body).toEqual({ key: 'PORT', value: '8000', is_secret: false, required: false, empty: false, updated_at: expect.any(String) });
     expect(configVersion()).toBe(1);
     expect(t.enqueue.keys).toEqual(['app:web']);
     const updated = await t.request('POST', env(), { key: 'PORT', value: '9000', required: true });
@@ -50,7 +50,7 @@ describe('env vars', () => {
     expect(JSON.stringify(raw)).not.toContain(secret);
 
     const list = await t.request('GET', env());
-    expect(list.body).toEqual([{ key: 'DB_PASSWORD', value: null, is_secret: true, required: false, updated_at: expect.any(String) }]);
+    expect(list.body).toEqual([{ key: 'DB_PASSWORD', value: null, is_secret: true, required: false, empty: false, updated_at: expect.any(String) }]);
     const history = await t.request('GET', env('/DB_PASSWORD/history'));
     expect(JSON.stringify(history.body)).not.toContain(secret);
     expect(history.body[0].value).toBeNull();
@@ -142,7 +142,7 @@ describe('env vars', () => {
   it('a required variable may be created empty', async () => {
     const res = await t.request('POST', env(), { key: 'API_KEY', required: true, is_secret: true });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ key: 'API_KEY', value: null, required: true, is_secret: true });
+    expect(res.body).toMatchObject({ key: 'API_KEY', value: null, required: true, is_secret: true, empty: true });
     expect((await t.request('GET', env('/API_KEY/reveal'))).body).toEqual({ key: 'API_KEY', value: '' });
   });
 });

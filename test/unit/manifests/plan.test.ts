@@ -84,7 +84,9 @@ describe('planManifests', () => {
     expect(p.resources[0].note).toContain('TOKEN');
     const set = current('web', { env: [{ key: 'TOKEN', value: 't', isSecret: true, required: true }] }, { imageRef: 'img:1', fallbackPort: 8080 });
     const later = plan([appDoc('web', { image_ref: 'img:1', fallback_port: 8080, env: [{ key: 'TOKEN', is_secret: true, required: true }] })], { apps: [set] });
-    expect(actions(later)).toEqual([['App', 'web', 'update', ['image_ref']]]);
+    // The image did not change: the deploy that waited starts, and the plan does not call it `image_ref`.
+    expect(actions(later)).toEqual([['App', 'web', 'update', []]]);
+    expect(later.resources[0].deploy).toBe('img:1');
     expect(later.apps[0].diff.deployImage).toBe('img:1');
   });
 

@@ -23,7 +23,7 @@ import { dbState } from '../../support/db-snapshot.js';
 import { setEnv } from '../../support/commands.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../../examples/manifests');
-const IMAGES = ['ghcr.io/example/shop-web:1.4.2', 'ghcr.io/example/shop-worker:1.4.2', 'postgres:16-alpine', 'redis:7-alpine'];
+const IMAGES = ['nginx:1.27-alpine', 'traefik/whoami:v1.11.0'];
 let root: string;
 let h: AppHarness;
 let manifests: Reconciler;
@@ -64,7 +64,7 @@ describe('manifests reconciler steady state', () => {
     setEnv(h.db, h.sealer, h.enqueue, getAppByName(h.db, 'shop-web')!.id, { key: 'SESSION_SECRET', value: 's3cret', isSecret: true }, 'rest');
     await manifests.reconcile('dir');
     await converge();
-    expect(getAppByName(h.db, 'shop-web')).toMatchObject({ status: 'active', imageRef: 'ghcr.io/example/shop-web:1.4.2' });
+    expect(getAppByName(h.db, 'shop-web')).toMatchObject({ status: 'active', imageRef: 'nginx:1.27-alpine' });
     expect(getAppByName(h.db, 'shop-worker')).toMatchObject({ status: 'active' });
     expect(h.db.select().from(services).all().map((s) => s.status)).toEqual(['active', 'active']);
 

@@ -32,7 +32,7 @@ function setup(outcomes: (string | undefined)[]) {
   const enqueue = recordingEnqueue();
   const target = createTarget({ db, sealer, log, enqueue, config }, { name: 'bucket-a', endpoint: 'http://127.0.0.1:9', region: 'garage', bucket: 'svc-a', prefix: 'svc/', access_key: 'AK', secret_key: 'SECRET-XYZ' }, 'api');
   // A channel that chose the upload events: the alerts reach its outbox.
-  createChannel({ db, sealer, log, enqueue, config }, { name: 'ops', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' }, events: ['backup_upload_failed', 'backup_upload_recovered'] }, 'api');
+  createChannel({ db, sealer, log, enqueue, config, bus, now: () => new Date(now) }, { name: 'ops', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' }, events: ['backup_upload_failed', 'backup_upload_recovered'] }, 'api');
   const backup = completeBackup(db, createBackup(db, undefined, { trigger: 'manual', now: new Date(now) }).id, 10)!;
   const [upload] = insertUploads(db, backup.id, backup.filename, objectKey);
   const r = createOffsiteReconciler({

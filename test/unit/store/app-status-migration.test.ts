@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appDetailJson } from '../../../src/store/app-json.js';
-import type { Db } from '../../../src/store/db.js';
+import { migrateKeepingRows, type Db } from '../../../src/store/db.js';
 
 const FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const dirs: string[] = [];
@@ -41,7 +41,7 @@ describe('0004_app_status', () => {
     sqlite.exec(`INSERT INTO deploys (id, app_id, image_ref, trigger, status) VALUES (2, 1, 'svc-build/web:abc', 'webhook', 'success')`);
     sqlite.exec(`UPDATE apps SET current_deploy_id = 2 WHERE id = 1`);
 
-    migrate(db, { migrationsFolder: FOLDER });
+    migrateKeepingRows(db, FOLDER); // as openDb does: a later rebuild (0007) must not cascade
     expect(sqlite.prepare('SELECT * FROM app_status ORDER BY app_id').all()).toMatchObject([
       { app_id: 1, status: 'active', live_deploy_id: 2, live_image: 'svc-build/web:abc', image_basis: null, port: 80, port_basis: 80, live_container_name: 'svc-web-2', live_container_id: 'abc', live_address: '172.18.0.5', heal_failures: 2, heal_not_before: '2026-11-22T10:00:00Z' },
       { app_id: 2, status: 'inactive', live_deploy_id: null, live_image: 'img:1', image_basis: 'img:1', port: null, port_basis: 3000, live_container_name: null },

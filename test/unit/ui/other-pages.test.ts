@@ -31,8 +31,8 @@ describe('services pages', () => {
     expect(made.location).toBe(`/services/${svc.id}?m=service_created`);
     const page = await b.follow(made);
     expect(roleText(page.html, 'status')).toMatch(/being provisioned/);
-    for (const label of ['Stop', 'Start', 'Show credentials', 'Delete']) expect(page.html).toContain(`>${label}</button>`);
-    expect(page.html).toContain('Also delete data');
+    for (const label of ['Stop', 'Start', 'Show credentials', 'Delete service']) expect(page.html).toContain(`>${label}</button>`);
+    expect(page.html).toContain(`action="/services/${svc.id}/delete"`);
     const creds = (await t.request('GET', `/api/services/${svc.id}/credentials`)).body;
     expect(page.html).not.toContain(creds.password);
     const shown = await b.post(`/services/${svc.id}/credentials`);
@@ -46,11 +46,20 @@ describe('services pages', () => {
 
     const app = (await t.request('POST', '/api/apps', { name: 'ui-web', fallback_port: 18100 })).body;
     await t.request('POST', `/api/apps/${app.id}/services`, { service_id: svc.id });
-    const refused = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    const asked = await b.get(`/services/${svc.id}/delete`);
+    expect(asked.html).toContain('Also delete data');
+    expect(asked.html).toContain('cannot be undone');
+    expect(asked.html).toContain('unlink it from those apps first');
+    const refused = await b.post(`/services/${svc.id}/delete`, { purge: 'on', confirm: 'yes' });
     expect(refused.status).toBe(409);
     expect(roleText(refused.html, 'alert')).toMatch(/linked to ui-web; unlink it from those apps first/);
     await t.request('DELETE', `/api/apps/${app.id}/services/${svc.id}`);
-    const gone = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    // A post that did not come from the confirmation page deletes nothing: it asks.
+    const unconfirmed = await b.post(`/services/${svc.id}/delete`, { purge: 'on' });
+    expect(unconfirmed.status).toBe(200);
+    expect(unconfirmed.html).toContain('>Delete service</button>');
+    expect(getService(t.db, svc.id)).toBeDefined();
+    const gone = await b.post(`/services/${svc.id}/delete`, { purge: 'on', confirm: 'yes' });
     expect(gone.location).toBe('/services?m=service_deleted');
     expect(getService(t.db, svc.id)).toBeUndefined();
   });
@@ -134,13 +143,28 @@ describe('settings page', () => {
     const bad = await b.post('/settings/tokens', { name: '  ' });
     expect(bad.status).toBe(400);
     expect(roleText(bad.html, 'alert')).toBeTruthy();
+    // Post, redirect, show once: the POST answers a redirect (a reload cannot re-POST), the GET shows it.
     const made = await b.post('/settings/tokens', { name: 'ci' });
-    expect(made.status).toBe(200);
-    const token = /id="new-token">(svc_[A-Za-z0-9_-]+)</.exec(made.html)?.[1];
+    expect(made.status).toBe(303);
+    expect(made.location).toMatch(/^\/settings\?token=[0-9a-f]{32}#h-tokens$/);
+    expect(made.html ?? '').not.toMatch(/svc_/);
+    const shown = await b.follow(made);
+    expect(shown.headers.get('cache-control')).toBe('no-store');
+    const token = /id="new-token">(svc_[A-Za-z0-9_-]+)</.exec(shown.html)?.[1];
     expect(token).toBeTruthy();
     expect((await t.request('GET', '/api/apps', undefined, { token, cookie: 'none' })).status).toBe(200);
+    const reloaded = await b.follow(made);
+    expect(reloaded.html).not.toContain(token!);
+    expect(roleText(reloaded.html, 'status')).toContain('shown once');
+    expect(listApiTokens(t.db, 1)).toHaveLength(1);
     const again = await b.get('/settings');
     expect(again.html).not.toContain(token!);
+    // Names are unique per user: 409 with the reason, nothing created.
+    const dup = await b.post('/settings/tokens', { name: 'ci' });
+    expect(dup.status).toBe(409);
+    expect(roleText(dup.html, 'alert')).toContain('a token named ci already exists');
+    expect((await t.request('POST', '/api/tokens', { name: 'ci' })).status).toBe(409);
+    expect(listApiTokens(t.db, 1)).toHaveLength(1);
     const [row] = listApiTokens(t.db, 1);
     expect((await b.post(`/settings/tokens/${row.id}/delete`)).location).toBe('/settings?m=token_deleted');
     expect((await t.request('GET', '/api/apps', undefined, { token, cookie: 'none' })).status).toBe(401);

@@ -1,0 +1,1 @@
+ALTER TABLE `services` ADD `activated_at` text;

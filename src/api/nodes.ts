@@ -1,0 +1,21 @@
+// Node endpoints (API.md "Nodes", issue 19): the machines of a Swarm, the join command, a node's
+// availability and labels. Thin adapters over src/cluster/nodes.ts; Swarm itself holds this state.
+import { Hono } from 'hono';
+import { unavailable } from '../errors.js';
+import { joinCommand, listNodes, updateNode } from '../cluster/nodes.js';
+import { jsonBody } from '../http/request.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+
+export function nodeRoutes(deps: ApiDeps) {
+  const r = new Hono<ApiEnv>();
+  const runtime = () => {
+    if (!deps.runtime) throw unavailable('engine_unavailable', 'the container engine is not available');
+    return deps.runtime;
+  };
+  r.get('/nodes', async (c) => c.json(await listNodes(runtime())));
+  r.post('/nodes/join', async (c) => {
+    return c.json(await joinCommand(runtime(), await jsonBody(c)));
+  });
+  r.put('/nodes/:id', async (c) => c.json(await updateNode(runtime(), c.req.param('id'), await jsonBody(c))));
+  return r;
+}

@@ -1,0 +1,102 @@
+// The machines svc runs apps on (issue 19 "Many hosts on Docker Swarm"): the nodes as the API, the UI and
+// the CLI show them, with the apps' replicas on each, the `docker swarm join` command for a new machine,
+// and a node's availability and labels. Swarm holds this state, not svc's database: these functions
+// validate, ask the Runtime port, and turn its refusals into domain errors. With SVC_RUNTIME=docker
+// there is one node (the engine) and nothing to change or join (409 `not_a_swarm`).
+import { z } from 'zod';
+import { conflict, DomainError, notFound } from '../errors.js';
+import { parseInput } from '../desired/parse.js';
+import { LABELS, NoSuchNodeError, NotASwarmError, type NodeView, type Runtime } from '../runtime/runtime.js';
+
+/** A node as GET /api/nodes answers it. */
+export interface NodeJson {
+  id: string;
+  hostname: string;
+  address: string;
+  role: 'manager' | 'worker';
+  leader: boolean;
+  availability: string;
+  state: string;
+  labels: Record<string, string>;
+  engine_version: string;
+  cpus: number;
+  memory_mb: number;
+  /** This instance's app replicas and services running there. */
+  replicas: { app?: string; service?: string; container: string }[];
+}
+
+/** Pure: the node views joined with what runs where, managers first, then by host name. */
+export function nodeList(nodes: NodeView[], placements: Map<string, { name: string; labels: Record<string, string> }[]>): NodeJson[] {
+  return [...nodes]
+    .sort((a, b) => (a.role === b.role ? a.hostname.localeCompare(b.hostname) : a.role === 'manager' ? -1 : 1))
+    .map((n) => ({
+      id: n.id,
+      hostname: n.hostname,
+      address: n.address,
+      role: n.role,
+      leader: n.leader,
+      availability: n.availability,
+      state: n.state,
+      labels: n.labels,
+      engine_version: n.engineVersion,
+      cpus: n.cpus,
+      memory_mb: n.memoryMb,
+      replicas: (placements.get(n.id) ?? [])
+        .map((p) => ({ app: p.labels[LABELS.app], service: p.labels[LABELS.service], container: p.name }))
+        .sort((a, b) => a.container.localeCompare(b.container)),
+    }));
+}
+
+export async function listNodes(runtime: Runtime): Promise<NodeJson[]> {
+  const [nodes, placements] = await Promise.all([runtime.nodes(), runtime.placements()]);
+  return nodeList(nodes, placements);
+}
+
+/** Swarm's label grammar is loose; svc keeps keys and values to what a constraint can name safely. */
+const labelKey = z.string().regex(/^[a-z0-9]([a-z0-9._-]{0,126}[a-z0-9])?$/i, 'a label key is letters, digits, dots, dashes and underscores (at most 128)');
+const labelValue = z.string().max(256).regex(/^[^\u0000-\u001f]*$/, 'no control characters');
+
+export const nodeChangeSchema = z
+  .object({
+    availability: z.enum(['active', 'drain', 'pause']).optional(),
+    labels: z.record(labelKey, labelValue).refine((l) => Object.keys(l).length <= 64, 'at most 64 labels').optional(),
+  })
+  .strict()
+  .refine((v) => v.availability !== undefined || v.labels !== undefined, 'give availability, labels or both');
+
+/** A node id or host name as Swarm accepts it in a path. */
+const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** PUT /api/nodes/{id}: availability (drain moves the node's replicas off it) and labels. */
+export async function updateNode(runtime: Runtime, id: string, raw: unknown): Promise<NodeJson> {
+  if (!NODE_ID.test(id)) throw notFound('node');
+  const change = parseInput(nodeChangeSchema, raw);
+  try {
+    await runtime.updateNode(id, change);
+  } catch (err) {
+    throw domainOf(err);
+  }
+  const found = (await listNodes(runtime)).find((n) => n.id === id || n.hostname === id);
+  if (!found) throw notFound('node');
+  return found;
+}
+
+/** POST /api/nodes/join: the exact command to run on the new machine. */
+export async function joinCommand(runtime: Runtime, raw: unknown): Promise<{ role: 'worker' | 'manager'; command: string[]; command_line: string }> {
+  const { role } = parseInput(z.object({ role: z.enum(['worker', 'manager']).default('worker') }).strict(), raw ?? {});
+  let info: { token: string; address: string };
+  try {
+    info = await runtime.joinInfo(role);
+  } catch (err) {
+    throw domainOf(err);
+  }
+  const command = ['docker', 'swarm', 'join', '--token', info.token, info.address];
+  return { role, command, command_line: command.join(' ') };
+}
+
+function domainOf(err: unknown): unknown {
+  if (err instanceof NotASwarmError) return new DomainError('conflict', 'not_a_swarm', err.message);
+  if (err instanceof NoSuchNodeError) return notFound('node');
+  if (err instanceof Error && /update out of sequence/i.test(err.message)) return conflict('the node changed meanwhile; try again');
+  return err;
+}

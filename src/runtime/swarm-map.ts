@@ -1,0 +1,102 @@
+// Pure: what the Swarm API says about a service, its tasks and the nodes, in the Runtime port's shapes. A
+// service stands for one container of the port (swarm-spec.ts); its newest task is that container's run.
+import type { ContainerInfo, ContainerState, NodeView } from './runtime.js';
+
+/** The subset of GET /tasks svc reads. */
+export interface TaskDoc {
+  ID: string;
+  ServiceID: string;
+  NodeID?: string;
+  Slot?: number;
+  CreatedAt?: string;
+  UpdatedAt?: string;
+  Version?: { Index?: number };
+  DesiredState?: string;
+  Status?: { State?: string; Timestamp?: string; Err?: string; ContainerStatus?: { ContainerID?: string; ExitCode?: number } };
+  NetworksAttachments?: { Network?: { Spec?: { Name?: string } }; Addresses?: string[] }[];
+}
+
+export interface ServiceDoc {
+  ID: string;
+  Spec: { Name: string; Labels?: Record<string, string>; TaskTemplate?: { ContainerSpec?: { Image?: string } }; Mode?: { Replicated?: { Replicas?: number } } };
+}
+
+/** The subset of GET /nodes svc reads. */
+export interface NodeDoc {
+  ID: string;
+  Description?: { Hostname?: string; Engine?: { EngineVersion?: string }; Resources?: { NanoCPUs?: number; MemoryBytes?: number } };
+  Spec?: { Role?: string; Availability?: string; Labels?: Record<string, string> };
+  Status?: { State?: string; Addr?: string };
+  ManagerStatus?: { Leader?: boolean; Addr?: string; Reachability?: string };
+}
+
+export function toNodeView(n: NodeDoc): NodeView {
+  const availability = n.Spec?.Availability === 'drain' || n.Spec?.Availability === 'pause' ? n.Spec.Availability : 'active';
+  return {
+    id: n.ID,
+    hostname: n.Description?.Hostname ?? '',
+    // A manager's own Status.Addr can be 0.0.0.0; its advertised address is in ManagerStatus.
+    address: (n.ManagerStatus?.Addr?.replace(/:\d+$/, '') || n.Status?.Addr) ?? '',
+    role: n.Spec?.Role === 'manager' ? 'manager' : 'worker',
+    leader: n.ManagerStatus?.Leader === true,
+    availability,
+    state: n.Status?.State ?? 'unknown',
+    labels: n.Spec?.Labels ?? {},
+    engineVersion: n.Description?.Engine?.EngineVersion ?? '',
+    cpus: (n.Description?.Resources?.NanoCPUs ?? 0) / 1e9,
+    memoryMb: Math.round((n.Description?.Resources?.MemoryBytes ?? 0) / (1024 * 1024)),
+  };
+}
+
+/**
+ * The task that stands for the service's container now: the newest one by creation, if any. Not the
+ * highest version: an old task's status updates (its shutdown after a drain) raise its version above the
+ * task that replaced it.
+ */
+export function currentTask(tasks: TaskDoc[]): TaskDoc | undefined {
+  const created = (t: TaskDoc) => Date.parse(t.CreatedAt ?? '') || 0;
+  return [...tasks].sort((a, b) => created(b) - created(a) || (b.Version?.Index ?? 0) - (a.Version?.Index ?? 0))[0];
+}
+
+const STARTING = new Set(['new', 'allocated', 'pending', 'assigned', 'accepted', 'preparing', 'ready', 'starting']);
+
+/**
+ * The container the port reports for a service. A task on a node that is down is not running, whatever its
+ * last report said (a lost node cannot report its tasks' end), so svc heals it elsewhere.
+ */
+export function toContainerInfoFromTask(svc: ServiceDoc, task: TaskDoc | undefined, o: { network?: string; downNodes: Set<string> }): ContainerInfo {
+  const base = {
+    id: svc.ID,
+    name: svc.Spec.Name,
+    image: (svc.Spec.TaskTemplate?.ContainerSpec?.Image ?? '').replace(/@sha256:[0-9a-f]+$/, ''),
+    labels: svc.Spec.Labels ?? {},
+    health: 'none' as const,
+  };
+  if (!task) return { ...base, state: 'exited', running: false };
+  const s = task.Status?.State ?? 'new';
+  const nodeDown = task.NodeID !== undefined && o.downNodes.has(task.NodeID);
+  const running = s === 'running' && task.DesiredState === 'running' && !nodeDown;
+  let state: ContainerState;
+  if (running) state = 'running';
+  else if (s === 'remove') state = 'removing';
+  else if (STARTING.has(s) && task.DesiredState === 'running' && !nodeDown) state = 'created';
+  else state = 'exited';
+  const exited = state === 'exited';
+  return {
+    ...base,
+    state,
+    running,
+    exitCode: exited ? task.Status?.ContainerStatus?.ExitCode : undefined,
+    address: running ? addressOn(task, o.network) : undefined,
+    startedAt: running ? task.Status?.Timestamp : undefined,
+    finishedAt: exited ? task.Status?.Timestamp : undefined,
+    error: nodeDown ? `node ${task.NodeID} is down` : task.Status?.Err || undefined,
+  };
+}
+
+/** The task's address on `network` (or the first one), without the prefix length. */
+export function addressOn(task: TaskDoc, network?: string): string | undefined {
+  const atts = task.NetworksAttachments ?? [];
+  const att = network ? atts.find((a) => a.Network?.Spec?.Name === network) : atts.find((a) => a.Network?.Spec?.Name !== 'ingress');
+  return att?.Addresses?.[0]?.replace(/\/\d+$/, '') || undefined;
+}

@@ -1,0 +1,91 @@
+// Pure: a ContainerSpec of the Runtime port as a Swarm service spec (SVC_RUNTIME=swarm), and where its task
+// may run. One service per replica, not one per deploy: svc heals each replica on its own (issue 19 section
+// 1: backoff, flip-back, OOM events are svc's decisions), and Swarm cannot restart or stop one slot of a
+// multi-replica service. The replicas of one deploy are kept on different nodes by placement constraints
+// computed here from where their siblings run (at most one per node while there are enough nodes).
+import type { ContainerSpec } from './runtime.js';
+import { limits } from './docker-map.js';
+
+/** The subset of a Swarm ServiceSpec svc writes (Engine API 1.41). */
+export interface ServiceSpec {
+  Name: string;
+  Labels: Record<string, string>;
+  TaskTemplate: {
+    ContainerSpec: {
+      Image: string;
+      Env?: string[];
+      Labels: Record<string, string>;
+      Command?: string[];
+      Args?: string[];
+      User?: string;
+      Dir?: string;
+      Init?: boolean;
+      StopGracePeriod?: number;
+      Mounts?: { Type: 'bind'; Source: string; Target: string; ReadOnly?: boolean }[];
+    };
+    Resources?: { Limits?: { MemoryBytes?: number; NanoCPUs?: number } };
+    RestartPolicy: { Condition: 'none' };
+    Placement: { Constraints?: string[] };
+    Networks?: { Target: string; Aliases?: string[] }[];
+    ForceUpdate?: number;
+  };
+  Mode: { Replicated: { Replicas: number } };
+  EndpointSpec: { Mode: 'dnsrr' };
+}
+
+/** A node as placement sees it. */
+export interface PlacementNode {
+  id: string;
+  /** Ready and availability active: Swarm may start a task there. */
+  schedulable: boolean;
+}
+
+/**
+ * Constraints for one replica: `node.id!=` every node where a sibling replica (same app, same deploy) runs,
+ * as long as some schedulable node is left; when every schedulable node already has one, no spread
+ * constraint (more replicas than nodes share them). `pinnedNode` (a managed service's data lives on one
+ * node's disk, and bind mounts name the manager's paths) wins over spreading.
+ */
+export function placementConstraints(input: { nodes: PlacementNode[]; siblingNodes: string[]; pinnedNode?: string }): string[] {
+  if (input.pinnedNode) return [`node.id==${input.pinnedNode}`];
+  const taken = new Set(input.siblingNodes);
+  const free = input.nodes.filter((n) => n.schedulable && !taken.has(n.id));
+  if (free.length === 0) return [];
+  return [...taken].sort().map((id) => `node.id!=${id}`);
+}
+
+/**
+ * The service for `spec`: one replica, restart policy none (svc heals), limits as Swarm resources, the
+ * overlay network with the spec's aliases, no virtual IP (endpoint mode dnsrr: the VIP needs IPVS, absent
+ * on some kernels, and it would hide which replica failed; svc routes to task addresses itself).
+ */
+export function toServiceSpec(spec: ContainerSpec, o: { constraints: string[]; stopGraceSeconds?: number; replicas?: number; forceUpdate?: number }): ServiceSpec {
+  if (spec.hostNetwork) throw new Error(`${spec.name}: a Swarm service cannot use the host network`);
+  const l = limits(spec.resources);
+  const resources = l.Memory !== undefined || l.NanoCpus !== undefined ? { Limits: { MemoryBytes: l.Memory, NanoCPUs: l.NanoCpus } } : undefined;
+  return {
+    Name: spec.name,
+    Labels: spec.labels,
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: spec.image,
+        Env: spec.env ? Object.entries(spec.env).map(([k, v]) => `${k}=${v}`) : undefined,
+        Labels: spec.labels,
+        Command: spec.entrypoint,
+        Args: spec.cmd,
+        User: spec.user,
+        Dir: spec.workingDir,
+        Init: spec.init || undefined,
+        StopGracePeriod: o.stopGraceSeconds !== undefined ? o.stopGraceSeconds * 1e9 : undefined,
+        Mounts: spec.mounts?.map((m) => ({ Type: 'bind' as const, Source: m.source, Target: m.target, ReadOnly: m.readOnly || undefined })),
+      },
+      Resources: resources,
+      RestartPolicy: { Condition: 'none' },
+      Placement: { Constraints: o.constraints.length ? o.constraints : undefined },
+      Networks: spec.network ? [{ Target: spec.network, Aliases: spec.networkAliases?.length ? spec.networkAliases : undefined }] : undefined,
+      ForceUpdate: o.forceUpdate,
+    },
+    Mode: { Replicated: { Replicas: o.replicas ?? 1 } },
+    EndpointSpec: { Mode: 'dnsrr' },
+  };
+}

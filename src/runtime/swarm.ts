@@ -1,0 +1,326 @@
+// SVC_RUNTIME=swarm: the Runtime port over a Docker Swarm, driven through the manager's Engine API (the
+// engine svc runs beside). Apps' and managed services' containers become Swarm services of one replica
+// (swarm-spec.ts says why), so Swarm picks the node and svc keeps every decision it makes on one host:
+// health checks, the switch, healing with backoff, flip-back. Everything else (the proxy container, build
+// helpers, images, exec into a service pinned to this node) is the manager's local engine, through the
+// docker runtime. Nothing outside src/runtime knows which of the two it has.
+import type Docker from 'dockerode';
+import type { Readable } from 'node:stream';
+import type { Logger } from '../log.js';
+import { createDockerRuntime } from './docker.js';
+import { call, engineError, statusOf } from './docker-errors.js';
+import { LABELS, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type Runtime, type RuntimeEvent } from './runtime.js';
+import { checkContainerRef as ref, checkImageRef } from './references.js';
+import { placementConstraints, toServiceSpec } from './swarm-spec.js';
+import { currentTask, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
+import { watchSwarm } from './swarm-watch.js';
+import { followProgress } from './docker-streams.js';
+
+/** Roles that run as Swarm services; the rest (proxy, build, probe helper) are local containers. */
+const SERVICE_ROLES = new Set(['app', 'service']);
+/** Label Swarm puts on a task's container: such a container is a service's, never listed as one of ours. */
+const SWARM_SERVICE_LABEL = 'com.docker.swarm.service.id';
+/** How long `run` and `start` wait for the task to run (an image pull on a worker included). */
+const TASK_WAIT_MS = 60_000;
+
+export interface SwarmRuntimeOptions {
+  dockerHost?: string;
+  log: Logger;
+  instance: string;
+  /** How often the task watcher compares the services' tasks (events for tasks on other nodes). */
+  watchIntervalMs?: number;
+  /**
+   * SVC_REGISTRY (`host[:port][/path]`): svc_build images are pushed there after the build and services
+   * run them from there, so every node can pull them. Without it a built image exists on the manager only.
+   */
+  registry?: string;
+}
+
+export interface SwarmRuntime extends Runtime {
+  docker: Docker;
+  /** This engine's node id (the manager svc runs on). */
+  selfNodeId(): Promise<string>;
+}
+
+export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
+  const local = createDockerRuntime({ dockerHost: opts.dockerHost, log: opts.log, instance: opts.instance });
+  const docker = local.docker;
+  let selfId: string | undefined;
+
+  const selfNodeId = async () => {
+    if (selfId) return selfId;
+    const info = (await call('info', () => docker.info())) as { Swarm?: { NodeID?: string; LocalNodeState?: string } };
+    if (!info.Swarm?.NodeID) throw new Error('SVC_RUNTIME=swarm: this engine is not part of a Swarm (run `docker swarm init` on it first)');
+    selfId = info.Swarm.NodeID;
+    return selfId;
+  };
+
+  const nodeDocs = async () => ((await call('node ls', () => docker.listNodes())) ?? []) as NodeDoc[];
+  const downNodes = (nodes: NodeDoc[]) => new Set(nodes.filter((n) => n.Status?.State !== 'ready').map((n) => n.ID));
+
+  const serviceDoc = async (nameOrId: string): Promise<(ServiceDoc & { Version: { Index: number }; Spec: Record<string, unknown> & ServiceDoc['Spec'] }) | undefined> =>
+    (await call(`service inspect ${nameOrId}`, () => docker.getService(ref(nameOrId)).inspect(), [404])) as never;
+
+  const tasksOf = async (serviceId: string) => ((await call('task ls', () => docker.listTasks({ filters: { service: [serviceId] } }))) ?? []) as TaskDoc[];
+
+  const infoOf = async (svc: ServiceDoc, network: string | undefined, nodes?: NodeDoc[]) =>
+    toContainerInfoFromTask(svc, currentTask(await tasksOf(svc.ID)), { network, downNodes: downNodes(nodes ?? (await nodeDocs())) });
+
+  /** Where the running replicas of the same app and deploy are (spread: at most one per node). */
+  const constraintsFor = async (spec: ContainerSpec, nodes: NodeDoc[]): Promise<string[]> => {
+    const role = spec.labels[LABELS.role];
+    if (role === 'service' || spec.mounts?.length) return placementConstraints({ nodes: [], siblingNodes: [], pinnedNode: await selfNodeId() });
+    const app = spec.labels[LABELS.app];
+    const deploy = spec.labels[LABELS.deploy];
+    const siblings: string[] = [];
+    if (app && deploy) {
+      const filters = { label: [`${LABELS.instance}=${opts.instance}`, `${LABELS.app}=${app}`, `${LABELS.deploy}=${deploy}`] };
+      const services = ((await call('service ls', () => docker.listServices({ filters }))) ?? []) as unknown as ServiceDoc[];
+      for (const s of services) {
+        if (s.Spec.Name === spec.name) continue;
+        const t = currentTask(await tasksOf(s.ID));
+        if (t?.NodeID && t.DesiredState === 'running') siblings.push(t.NodeID);
+      }
+    }
+    const view = nodes.map((n) => ({ id: n.ID, schedulable: n.Status?.State === 'ready' && (n.Spec?.Availability ?? 'active') === 'active' }));
+    return placementConstraints({ nodes: view, siblingNodes: siblings });
+  };
+
+  /** Waits until the service's newest task runs or has ended; returns what it is then. */
+  const settle = async (svc: ServiceDoc, network: string | undefined, replacing?: string): Promise<ContainerInfo> => {
+    const end = Date.now() + TASK_WAIT_MS;
+    for (;;) {
+      const nodes = await nodeDocs();
+      const task = currentTask(await tasksOf(svc.ID));
+      const info = toContainerInfoFromTask(svc, task, { network, downNodes: downNodes(nodes) });
+      const fresh = task !== undefined && task.ID !== replacing;
+      if (fresh && (info.running || info.state === 'exited')) return info;
+      if (Date.now() > end) return info;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  const owned = async (nameOrId: string, adopted = false) => {
+    const svc = await serviceDoc(nameOrId);
+    if (!svc) return undefined;
+    const err = adopted ? undefined : notOurs(nameOrId, svc.Spec.Labels ?? {}, opts.instance);
+    if (err) throw err;
+    return svc;
+  };
+
+  /** A service update: the spec as it is with `change` applied, at the version read (optimistic). */
+  const update = async (svc: NonNullable<Awaited<ReturnType<typeof serviceDoc>>>, change: (spec: Record<string, any>) => void) => {
+    const spec = structuredClone(svc.Spec) as Record<string, any>;
+    change(spec);
+    await call(`service update ${svc.Spec.Name}`, () => docker.getService(svc.ID).update({ ...spec, version: svc.Version.Index } as never));
+  };
+
+  /** The local container of a service's task, for exec and logs (only tasks on this node can be reached). */
+  const localContainer = async (nameOrId: string): Promise<string> => {
+    const svc = await serviceDoc(nameOrId);
+    if (!svc) return nameOrId;
+    const task = currentTask(await tasksOf(svc.ID));
+    const id = task?.Status?.ContainerStatus?.ContainerID;
+    if (!task || !id) throw new Error(`${svc.Spec.Name} has no running task`);
+    if (task.NodeID !== (await selfNodeId())) throw new Error(`${svc.Spec.Name} runs on node ${task.NodeID}; only tasks on the manager svc runs on can be reached for exec and logs`);
+    return id;
+  };
+
+  const runtime: SwarmRuntime = {
+    ...local,
+    docker,
+    selfNodeId,
+
+    async ensureNetwork(name) {
+      const existing = ((await call(`network ls ${name}`, () => docker.listNetworks({ filters: { name: [name] } }))) ?? []).filter((n) => n.Name === name);
+      if (existing.length > 0) {
+        if (existing[0]!.Driver !== 'overlay') throw new Error(`network ${name} exists with driver ${existing[0]!.Driver}; SVC_RUNTIME=swarm needs an overlay network of that name: remove it or set SVC_NETWORK`);
+        return;
+      }
+      try {
+        await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: { [LABELS.managed]: 'true', [LABELS.instance]: opts.instance } });
+        opts.log.info('created overlay network', { network: name });
+      } catch (err) {
+        if (statusOf(err) === 409) return;
+        throw engineError(`network create ${name}`, err);
+      }
+    },
+
+    async list(labels, network) {
+      const label = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
+      const services = ((await call('service ls', () => docker.listServices({ filters: { label } }))) ?? []) as unknown as ServiceDoc[];
+      const nodes = await nodeDocs();
+      const fromServices = await Promise.all(services.map((s) => infoOf(s, network, nodes)));
+      const containers = (await local.list(labels, network)).filter((c) => !c.labels[SWARM_SERVICE_LABEL]);
+      return [...fromServices, ...containers];
+    },
+
+    async inspect(nameOrId, network) {
+      const svc = await serviceDoc(nameOrId);
+      return svc ? infoOf(svc, network) : local.inspect(nameOrId, network);
+    },
+
+    async run(spec) {
+      if (!SERVICE_ROLES.has(spec.labels[LABELS.role] ?? '')) return local.run(spec);
+      ref(spec.name);
+      checkImageRef(spec.image);
+      if (await serviceDoc(spec.name)) throw new Error(`docker service create ${spec.name}: a service of that name exists`);
+      const constraints = await constraintsFor(spec, await nodeDocs());
+      const image = clusterImage(spec.image, opts.registry);
+      const created = await call(`service create ${spec.name}`, () => docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never));
+      const svc = (await serviceDoc(created!.id))!;
+      return settle(svc, spec.network);
+    },
+
+    async start(nameOrId) {
+      const svc = await serviceDoc(nameOrId);
+      if (!svc) return local.start(nameOrId);
+      const before = currentTask(await tasksOf(svc.ID));
+      const labels = svc.Spec.Labels ?? {};
+      const spec = { name: svc.Spec.Name, labels, mounts: (svc.Spec as any).TaskTemplate?.ContainerSpec?.Mounts } as ContainerSpec;
+      const constraints = await constraintsFor(spec, await nodeDocs());
+      // A new task for the one slot: Swarm never restarts it by itself (restart policy none).
+      await update(svc, (s) => {
+        s.Mode = { Replicated: { Replicas: 1 } };
+        s.TaskTemplate.ForceUpdate = (s.TaskTemplate.ForceUpdate ?? 0) + 1;
+        s.TaskTemplate.Placement = { ...(s.TaskTemplate.Placement ?? {}), Constraints: constraints.length ? constraints : undefined };
+      });
+      const networks = (svc.Spec as any).TaskTemplate?.Networks as { Target: string }[] | undefined;
+      const net = networks?.[0]?.Target;
+      const netName = net ? (((await call('network inspect', () => docker.getNetwork(net).inspect(), [404])) as { Name?: string } | undefined)?.Name ?? net) : undefined;
+      await settle(svc, netName, before?.ID);
+    },
+
+    async stop(nameOrId, graceSeconds, o) {
+      const svc = await owned(nameOrId, o?.adopted);
+      if (!svc) return local.stop(nameOrId, graceSeconds, o);
+      if ((svc.Spec.Mode?.Replicated?.Replicas ?? 1) > 0) {
+        await update(svc, (s) => {
+          s.Mode = { Replicated: { Replicas: 0 } };
+          s.TaskTemplate.ContainerSpec.StopGracePeriod = graceSeconds * 1e9;
+        });
+      }
+      const end = Date.now() + (graceSeconds + 10) * 1000;
+      while (Date.now() < end) {
+        const t = currentTask(await tasksOf(svc.ID));
+        if (!t || (t.Status?.State !== 'running' && t.Status?.State !== 'starting')) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+
+    async remove(nameOrId) {
+      const svc = await owned(nameOrId);
+      if (!svc) return local.remove(nameOrId);
+      await call(`service rm ${svc.Spec.Name}`, () => docker.getService(svc.ID).remove(), [404]);
+    },
+
+    async exec(nameOrId, cmd, o) {
+      return local.exec(await localContainer(nameOrId), cmd, o);
+    },
+
+    async execToFile(nameOrId, cmd, path, o) {
+      return local.execToFile(await localContainer(nameOrId), cmd, path, o);
+    },
+
+    async *logs(nameOrId, o) {
+      yield* local.logs(await localContainer(nameOrId), o);
+    },
+
+    events(signal, o) {
+      return mergeEvents(local.events(signal, o), watchSwarm({ docker, instance: opts.instance, intervalMs: opts.watchIntervalMs ?? 1_000, signal, log: opts.log }));
+    },
+
+    async build(contextDir, tag, onLog, signal) {
+      await local.build(contextDir, tag, onLog, signal);
+      const target = clusterImage(tag, opts.registry);
+      if (target === tag) return;
+      // Pushed under the registry's name, so a task on any node pulls what the manager built.
+      const [repo, version] = splitTag(target);
+      await call(`tag ${tag}`, () => docker.getImage(checkImageRef(tag)).tag({ repo, tag: version }));
+      const stream = (await call(`push ${target}`, () => docker.getImage(target).push({ authconfig: {} } as never) as unknown as Promise<Readable>))!;
+      try {
+        await followProgress(stream, (m) => {
+          if (m.status && /Pushed|digest/.test(m.status)) onLog?.(`push: ${m.status}`);
+        });
+      } catch (err) {
+        throw engineError(`push ${target}`, err);
+      }
+      onLog?.(`pushed ${target}`);
+    },
+
+    async pastActions(containerId, sinceMs) {
+      // A service's task may have run on another node, whose events this engine never sees: none known.
+      return (await serviceDoc(containerId)) ? [] : local.pastActions(containerId, sinceMs);
+    },
+
+    async nodes() {
+      return (await nodeDocs()).map(toNodeView);
+    },
+
+    async placements() {
+      const filters = { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${opts.instance}`] };
+      const services = ((await call('service ls', () => docker.listServices({ filters }))) ?? []) as unknown as ServiceDoc[];
+      const out = new Map<string, { name: string; labels: Record<string, string> }[]>();
+      const down = downNodes(await nodeDocs());
+      for (const s of services) {
+        const t = currentTask(await tasksOf(s.ID));
+        // A task on a node that is down runs nowhere svc can reach: not listed (svc heals it elsewhere).
+        if (!t?.NodeID || t.DesiredState !== 'running' || down.has(t.NodeID)) continue;
+        const list = out.get(t.NodeID) ?? [];
+        list.push({ name: s.Spec.Name, labels: s.Spec.Labels ?? {} });
+        out.set(t.NodeID, list);
+      }
+      return out;
+    },
+
+    async updateNode(id, change) {
+      const node = (await call(`node inspect ${id}`, () => docker.getNode(ref(id)).inspect(), [404])) as (NodeDoc & { Version: { Index: number } }) | undefined;
+      if (!node) throw new NoSuchNodeError(id);
+      const spec = { ...(node.Spec ?? {}) } as Record<string, unknown>;
+      if (change.availability) spec.Availability = change.availability;
+      if (change.labels) spec.Labels = change.labels;
+      await call(`node update ${id}`, () => docker.getNode(node.ID).update({ ...spec, version: node.Version.Index } as never) as unknown as Promise<unknown>);
+      const after = (await call(`node inspect ${id}`, () => docker.getNode(node.ID).inspect())) as NodeDoc;
+      return toNodeView(after);
+    },
+
+    async joinInfo(role) {
+      const swarm = (await call('swarm inspect', () => docker.swarmInspect())) as { JoinTokens?: { Worker?: string; Manager?: string } };
+      const self = (await call('node inspect self', async () => docker.getNode(await selfNodeId()).inspect())) as NodeDoc;
+      const token = role === 'manager' ? swarm.JoinTokens?.Manager : swarm.JoinTokens?.Worker;
+      if (!token) throw new Error('the engine did not return a join token (is this node a manager?)');
+      const address = self.ManagerStatus?.Addr ?? `${self.Status?.Addr}:2377`;
+      return { token, address };
+    },
+  };
+  return runtime;
+}
+
+/** Pure: where the nodes find an image svc built (`svc-build/...`): in the registry, when there is one. */
+export function clusterImage(ref: string, registry: string | undefined): string {
+  return registry && ref.startsWith('svc-build/') ? `${registry.replace(/\/+$/, '')}/${ref}` : ref;
+}
+
+/** Pure: `repo:tag` into its two parts (the tag after the last colon that follows the last slash). */
+export function splitTag(ref: string): [string, string] {
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return colon > slash ? [ref.slice(0, colon), ref.slice(colon + 1)] : [ref, 'latest'];
+}
+
+/** Both event sources into one stream, ended when either ends (the watcher reconnects both). */
+async function* mergeEvents(a: AsyncIterable<RuntimeEvent>, b: AsyncIterable<RuntimeEvent>): AsyncGenerator<RuntimeEvent> {
+  const its = [a[Symbol.asyncIterator](), b[Symbol.asyncIterator]()];
+  const next = its.map((it, i) => it.next().then((r) => ({ r, i })));
+  try {
+    for (;;) {
+      const { r, i } = await Promise.race(next);
+      if (r.done) return;
+      yield r.value;
+      next[i] = its[i]!.next().then((r2) => ({ r: r2, i }));
+    }
+  } finally {
+    // Not awaited: a generator waiting on the engine ends by itself when the signal aborts.
+    for (const it of its) void it.return?.(undefined)?.catch(() => {});
+  }
+}

@@ -1,0 +1,100 @@
+// The whole daemon with SVC_RUNTIME=swarm on a real three-node Swarm (test/support/swarm-cluster.ts): the
+// same reconcilers as on one host, none knowing the runtime. A 3-replica app deploys with one replica per
+// node (health checks through the overlay helper), a second deploy switches all three, GET /api/nodes shows
+// where they run, a drained node's replica is healed onto the others by svc, and scaling adds and removes
+// replicas (0 stops the app); a worker's engine killed, svc starts its replicas on the nodes left.
+// Not covered here: requests through Caddy (see docs/design.md "Many hosts on Docker Swarm": the edge).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
+import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
+import { waitFor } from '../support/wait.js';
+
+let cluster: Cluster;
+let t: TestDaemon;
+let v1: string;
+let v2: string;
+let appId: number;
+
+interface NodeJson {
+  id: string;
+  hostname: string;
+  role: string;
+  availability: string;
+  state: string;
+  replicas: { app?: string; container: string }[];
+}
+
+beforeAll(async () => {
+  await ensureTestImages();
+  cluster = await createCluster(3);
+  v1 = cluster.pushImage(WEB_V1);
+  v2 = cluster.pushImage(WEB_V2);
+  t = await startTestDaemon('swarm', { DOCKER_HOST: cluster.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: v1, SVC_REGISTRY: cluster.registry });
+  const res = await t.api('POST', '/api/apps', { name: 'sw-web', internal_port: 3000, access_mode: 'port', fallback_port: 18999, replicas: 3, health_check_path: '/health' });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  appId = res.body.id;
+});
+
+afterAll(async () => {
+  await t?.close();
+  destroyCluster(cluster);
+});
+
+const nodes = async () => (await t.api<NodeJson[]>('GET', '/api/nodes')).body;
+/** Replica containers per node, of the app. */
+const spread = async () => (await nodes()).map((n) => n.replicas.filter((r) => r.app === 'sw-web').length);
+
+describe('svc on a Swarm', () => {
+  it('deploys a 3-replica app with one replica on each node, then switches it to a new version', async () => {
+    const first = await requestImageDeploy(t, appId, v1);
+    await deployReaching(t, first, (d) => d.status === 'success', 'to succeed', 90_000);
+    await waitFor(async () => (await spread()).join() === '1,1,1', { timeoutMs: 20_000, what: 'one replica per node' });
+    const second = await requestImageDeploy(t, appId, v2);
+    await deployReaching(t, second, (d) => d.status === 'success', 'to succeed', 90_000);
+    await waitFor(async () => {
+      const all = (await nodes()).flatMap((n) => n.replicas.filter((r) => r.app === 'sw-web').map((r) => r.container));
+      return all.length === 3 && all.every((c) => c.includes(`-${second}`));
+    }, { timeoutMs: 30_000, what: 'three replicas of the second deploy, the first one gone' });
+    expect((await spread()).join()).toBe('1,1,1');
+  });
+
+  it('a drained node: svc starts its replica on another node', async () => {
+    const worker = (await nodes()).find((n) => n.role === 'worker' && n.replicas.length > 0)!;
+    const put = await t.api('PUT', `/api/nodes/${worker.id}`, { availability: 'drain' });
+    expect(put.status).toBe(200);
+    await waitFor(async () => {
+      const now = await nodes();
+      const total = now.reduce((s, n) => s + n.replicas.filter((r) => r.app === 'sw-web').length, 0);
+      return total === 3 && now.find((n) => n.id === worker.id)!.replicas.length === 0;
+    }, { timeoutMs: 45_000, what: 'three replicas again, none on the drained node' });
+    const app = (await t.api('GET', `/api/apps/${appId}`)).body;
+    expect(app.status).toBe('active');
+    await t.api('PUT', `/api/nodes/${worker.id}`, { availability: 'active' });
+  });
+
+  it('scales down, to 0 (inactive, no task left) and up again', async () => {
+    const total = async () => (await spread()).reduce((a, b) => a + b, 0);
+    const scale = async (replicas: number) => expect((await t.api('PUT', `/api/apps/${appId}`, { replicas })).status).toBe(200);
+    await scale(2);
+    await waitFor(async () => (await total()) === 2, { timeoutMs: 30_000, what: 'two replicas' });
+    await scale(0);
+    await waitFor(async () => (await total()) === 0 && (await t.api('GET', `/api/apps/${appId}`)).body.status === 'inactive', { timeoutMs: 30_000, what: 'no replica, app inactive' });
+    await scale(3);
+    await waitFor(async () => (await spread()).filter((n) => n === 1).length === 3, { timeoutMs: 45_000, what: 'three replicas, one per node' });
+  });
+
+  it("a worker's engine killed: svc starts its replicas on the nodes left, the app stays active", async () => {
+    const worker = (await nodes()).find((n) => n.role === 'worker' && n.replicas.length > 0)!;
+    const t0 = Date.now();
+    await cluster.killNode(cluster.nodes.find((n) => n.hostname === worker.hostname)!);
+    await waitFor(async () => {
+      const now = await nodes();
+      const total = now.reduce((s, n) => s + n.replicas.filter((r) => r.app === 'sw-web').length, 0);
+      const lost = now.find((n) => n.id === worker.id)!;
+      return total === 3 && lost.state === 'down' && lost.replicas.length === 0;
+    }, { timeoutMs: 45_000, what: 'three replicas on the two nodes left' });
+    console.log(`worker lost: the app back at 3 replicas after ${Date.now() - t0} ms`);
+    expect((await t.api('GET', `/api/apps/${appId}`)).body.status).toBe('active');
+  });
+});

@@ -1,0 +1,298 @@
+// A three-node Docker Swarm on this one machine for the integration tests (../shared/notes/multi-node-swarm.md):
+// each node is a dockerd of its own in a network namespace of its own (its own UTS namespace too, so the
+// nodes' host names differ), the namespaces joined by a Linux bridge; node 1 is the manager and runs
+// Debian's docker-registry for the cluster. The machine's own dockerd and docker0 are never touched.
+// Everything carries one prefix plus a run id (`svsw<id>`): `destroyCluster` removes what one run made, and
+// `sweepClusters` (called first by `createCluster`) removes what an earlier run left behind when its test
+// process died, judged by the owner pid recorded in the run's state directory, so a live run is never
+// swept. Needs root (network namespaces, iptables) and Debian's docker.io and docker-registry.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { waitFor } from './wait.js';
+
+const PREFIX = 'svsw';
+const STATE_ROOT = '/tmp';
+const REGISTRY_PORT = 5000;
+
+export interface ClusterNode {
+  /** 1-based; node 1 is the manager. */
+  index: number;
+  /** The node's host name (as Swarm reports it), e.g. `svsw1a2b-n2`. */
+  hostname: string;
+  netns: string;
+  /** The node's address on the cluster bridge (reachable from the host). */
+  address: string;
+  /** `unix:///tmp/svsw<id>/n<i>/docker.sock`: DOCKER_HOST of this node's engine. */
+  dockerHost: string;
+  socket: string;
+  dir: string;
+}
+
+export interface Cluster {
+  id: string;
+  nodes: ClusterNode[];
+  manager: ClusterNode;
+  /** `host:port` of the cluster's registry (on the manager; every node trusts it over plain HTTP). */
+  registry: string;
+  /** `docker` CLI against one node's engine (argument array, never a shell string). */
+  docker(node: ClusterNode, args: string[], input?: Buffer): string;
+  /** Kills a node's engine (SIGKILL, as a machine that is lost) and its containers with it. */
+  killNode(node: ClusterNode): Promise<void>;
+  /** Copies an image of the machine's engine into the manager and pushes it to the registry; returns its cluster reference. */
+  pushImage(localRef: string): string;
+}
+
+const sh = (cmd: string, args: string[], opts: { input?: Buffer; ignore?: boolean } = {}): string => {
+  try {
+    return execFileSync(cmd, args, { input: opts.input, stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30, timeout: 120_000 }).toString();
+  } catch (err) {
+    if (opts.ignore) return '';
+    const e = err as { stderr?: Buffer; message: string };
+    throw new Error(`${cmd} ${args.join(' ')}: ${e.stderr?.toString().trim() || e.message}`);
+  }
+};
+
+const succeeds = (cmd: string, args: string[]) => {
+  try {
+    execFileSync(cmd, args, { stdio: 'ignore', timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const readPid = (file: string) => {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Names of one run's objects (interface names stay within Linux's 15 characters). */
+const names = (id: string) => ({
+  dir: join(STATE_ROOT, `${PREFIX}${id}`),
+  bridge: `${PREFIX}${id}br`,
+  netns: (i: number) => `${PREFIX}${id}-n${i}`,
+  hostVeth: (i: number) => `${PREFIX}${id}h${i}`,
+  nodeVeth: (i: number) => `${PREFIX}${id}c${i}`,
+});
+
+/** A /24 for the bridge that no route of the host uses yet. */
+function freeSubnet(): string {
+  const routes = sh('ip', ['-4', 'route', 'show']);
+  for (let n = 0; n < 64; n++) {
+    const third = (randomBytes(1)[0]! % 200) + 20;
+    const base = `10.234.${third}`;
+    if (!routes.includes(`${base}.`)) return base;
+  }
+  throw new Error('no free 10.234.x.0/24 subnet for the test cluster');
+}
+
+/** Removes one run's objects; each step tolerates what is already gone. */
+export function destroyRun(id: string, nodeCount = 3): void {
+  const n = names(id);
+  const pids: number[] = [];
+  for (let i = 1; i <= nodeCount; i++) {
+    const pid = readPid(join(n.dir, `n${i}`, 'docker.pid'));
+    if (pid && alive(pid)) pids.push(pid);
+  }
+  const reg = readPid(join(n.dir, 'registry.pid'));
+  if (reg && alive(reg)) pids.push(reg);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  // dockerd's own containerd and shims live in the node's namespace: kill what still runs from its exec root.
+  for (let i = 1; i <= nodeCount; i++) {
+    const exec = join(n.dir, `n${i}`, 'exec');
+    for (const p of sh('pgrep', ['-f', exec], { ignore: true }).split('\n').filter(Boolean)) {
+      try {
+        process.kill(Number(p), 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  const deadline = Date.now() + 10_000;
+  while (pids.some(alive) && Date.now() < deadline) execFileSync('sleep', ['0.1']);
+  for (let i = 1; i <= nodeCount; i++) {
+    sh('ip', ['netns', 'del', n.netns(i)], { ignore: true });
+    sh('ip', ['link', 'del', n.hostVeth(i)], { ignore: true });
+  }
+  sh('ip', ['link', 'del', n.bridge], { ignore: true });
+  // The rule is inserted once per run; delete until none is left.
+  for (let k = 0; k < 5 && succeeds('iptables', ['-D', 'FORWARD', '-i', n.bridge, '-o', n.bridge, '-j', 'ACCEPT']); k++);
+  // Mounts dockerd left under its data root (overlay layers, netns bind mounts) before the files go.
+  const mounts = readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1] ?? '')
+    .filter((m) => m.startsWith(n.dir + '/'))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) sh('umount', ['-l', m], { ignore: true });
+  rmSync(n.dir, { recursive: true, force: true });
+}
+
+/** Removes leftovers of earlier runs whose test process is gone (never a live run's). */
+export function sweepClusters(): void {
+  for (const entry of readdirSync(STATE_ROOT)) {
+    const m = /^svsw([0-9a-f]{4})$/.exec(entry);
+    if (!m) continue;
+    const owner = readPid(join(STATE_ROOT, entry, 'owner.pid'));
+    if (owner && alive(owner)) continue;
+    destroyRun(m[1]!);
+  }
+  // Namespaces or links of a run whose directory is already gone.
+  for (const line of sh('ip', ['netns', 'list'], { ignore: true }).split('\n')) {
+    const m = /^svsw([0-9a-f]{4})-n\d/.exec(line);
+    if (m && !existsSync(join(STATE_ROOT, `svsw${m[1]}`))) destroyRun(m[1]!);
+  }
+}
+
+function startEngine(node: ClusterNode, registry: string): void {
+  mkdirSync(join(node.dir, 'data'), { recursive: true });
+  mkdirSync(join(node.dir, 'exec'), { recursive: true });
+  const log = openSync(join(node.dir, 'dockerd.log'), 'a');
+  // nsenter --net, not `ip netns exec` (it remounts /sys and dockerd then finds no devices cgroup);
+  // unshare --uts gives the node a host name of its own.
+  const child = spawn(
+    'nsenter',
+    [
+      `--net=/var/run/netns/${node.netns}`,
+      'unshare', '--uts', '--',
+      'sh', '-c', 'hostname "$0" && exec "$@"', node.hostname,
+      'dockerd',
+      '--data-root', join(node.dir, 'data'),
+      '--exec-root', join(node.dir, 'exec'),
+      '--pidfile', join(node.dir, 'docker.pid'),
+      '-H', node.dockerHost,
+      '--iptables=false', '--ip-masq=false',
+      '--insecure-registry', registry,
+    ],
+    { stdio: ['ignore', log, log], detached: true },
+  );
+  child.unref();
+}
+
+const engineAnswers = (node: ClusterNode) => {
+  try {
+    execFileSync('docker', ['-H', node.dockerHost, 'version', '--format', '{{.Server.Version}}'], { stdio: 'ignore', timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Builds the cluster: bridge, three namespaced engines, the registry on the manager, swarm init and joins. */
+export async function createCluster(nodeCount = 3): Promise<Cluster> {
+  sweepClusters();
+  if (!existsSync('/usr/bin/docker-registry')) throw new Error('docker-registry is missing: run scripts/install-host-packages.sh');
+  const id = randomBytes(2).toString('hex');
+  const n = names(id);
+  mkdirSync(n.dir, { recursive: true });
+  writeFileSync(join(n.dir, 'owner.pid'), String(process.pid));
+  const base = freeSubnet();
+  const registry = `${base}.11:${REGISTRY_PORT}`;
+  const nodes: ClusterNode[] = [];
+  try {
+    sh('ip', ['link', 'add', n.bridge, 'type', 'bridge']);
+    sh('ip', ['addr', 'add', `${base}.1/24`, 'dev', n.bridge]);
+    sh('ip', ['link', 'set', n.bridge, 'up']);
+    // Docker sets the host's FORWARD policy to DROP and bridged frames pass iptables: let the nodes talk.
+    sh('iptables', ['-I', 'FORWARD', '1', '-i', n.bridge, '-o', n.bridge, '-j', 'ACCEPT']);
+    for (let i = 1; i <= nodeCount; i++) {
+      const node: ClusterNode = {
+        index: i,
+        hostname: n.netns(i),
+        netns: n.netns(i),
+        address: `${base}.${10 + i}`,
+        dir: join(n.dir, `n${i}`),
+        socket: join(n.dir, `n${i}`, 'docker.sock'),
+        dockerHost: `unix://${join(n.dir, `n${i}`, 'docker.sock')}`,
+      };
+      sh('ip', ['netns', 'add', node.netns]);
+      sh('ip', ['link', 'add', n.hostVeth(i), 'type', 'veth', 'peer', 'name', n.nodeVeth(i)]);
+      sh('ip', ['link', 'set', n.hostVeth(i), 'master', n.bridge, 'up']);
+      sh('ip', ['link', 'set', n.nodeVeth(i), 'netns', node.netns]);
+      const inNs = (args: string[]) => sh('ip', ['netns', 'exec', node.netns, ...args]);
+      inNs(['ip', 'addr', 'add', `${node.address}/24`, 'dev', n.nodeVeth(i)]);
+      inNs(['ip', 'link', 'set', n.nodeVeth(i), 'up']);
+      inNs(['ip', 'link', 'set', 'lo', 'up']);
+      inNs(['ip', 'route', 'add', 'default', 'via', `${base}.1`]);
+      nodes.push(node);
+    }
+    startRegistry(n.dir, nodes[0]!, registry);
+    for (const node of nodes) startEngine(node, registry);
+    await waitFor(() => nodes.every(engineAnswers), { timeoutMs: 60_000, what: 'the cluster engines to answer' });
+    const manager = nodes[0]!;
+    const d = (node: ClusterNode, args: string[], input?: Buffer) => sh('docker', ['-H', node.dockerHost, ...args], { input });
+    d(manager, ['swarm', 'init', '--advertise-addr', manager.address, '--dispatcher-heartbeat', '1s']);
+    const token = d(manager, ['swarm', 'join-token', '-q', 'worker']).trim();
+    for (const w of nodes.slice(1)) d(w, ['swarm', 'join', '--token', token, `${manager.address}:2377`]);
+    await waitFor(() => d(manager, ['node', 'ls', '--format', '{{.Status}}']).trim().split('\n').filter((s) => s === 'Ready').length === nodeCount, {
+      timeoutMs: 30_000,
+      what: 'every node Ready',
+    });
+    return {
+      id,
+      nodes,
+      manager,
+      registry,
+      docker: d,
+      async killNode(node) {
+        const pid = readPid(join(node.dir, 'docker.pid'));
+        if (pid) process.kill(pid, 'SIGKILL');
+        for (const p of sh('pgrep', ['-f', join(node.dir, 'exec')], { ignore: true }).split('\n').filter(Boolean)) {
+          try {
+            process.kill(Number(p), 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+        }
+        await waitFor(() => !engineAnswers(node), { timeoutMs: 15_000, what: `${node.hostname}'s engine to stop` });
+      },
+      pushImage(localRef) {
+        const target = `${registry}/${localRef}`;
+        d(manager, ['load'], execFileSync('docker', ['save', localRef], { maxBuffer: 1 << 30 }));
+        d(manager, ['tag', localRef, target]);
+        d(manager, ['push', target]);
+        return target;
+      },
+    };
+  } catch (err) {
+    destroyRun(id, nodeCount);
+    throw err;
+  }
+}
+
+function startRegistry(dir: string, manager: ClusterNode, registry: string): void {
+  const config = join(dir, 'registry.yml');
+  writeFileSync(
+    config,
+    ['version: 0.1', 'log:', '  level: warn', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, 'registry')}`, '  delete:', '    enabled: true', 'http:', `  addr: ${registry}`, ''].join('\n'),
+  );
+  const log = openSync(join(dir, 'registry.log'), 'a');
+  const child = spawn('nsenter', [`--net=/var/run/netns/${manager.netns}`, 'docker-registry', 'serve', config], { stdio: ['ignore', log, log], detached: true });
+  writeFileSync(join(dir, 'registry.pid'), String(child.pid));
+  child.unref();
+}
+
+/** Tears the cluster down (idempotent). */
+export function destroyCluster(c: Cluster | undefined): void {
+  if (c) destroyRun(c.id, c.nodes.length);
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { placementConstraints, toServiceSpec } from '../../../src/runtime/swarm-spec.js';
+import type { ContainerSpec } from '../../../src/runtime/runtime.js';
+
+const nodes = (...ids: [string, boolean][]) => ids.map(([id, schedulable]) => ({ id, schedulable }));
+
+describe('placementConstraints', () => {
+  it.each([
+    ['no sibling yet: anywhere', nodes(['a', true], ['b', true]), [], []],
+    ['away from the siblings while a node is free', nodes(['a', true], ['b', true], ['c', true]), ['b', 'a'], ['node.id!=a', 'node.id!=b']],
+    ['every schedulable node taken: no spread constraint', nodes(['a', true], ['b', true]), ['a', 'b'], []],
+    ['a drained or down node does not count as free', nodes(['a', true], ['b', true], ['c', false]), ['a', 'b'], []],
+    ['a sibling on a down node still leaves the others', nodes(['a', true], ['b', true], ['c', false]), ['c'], ['node.id!=c']],
+  ] as const)('%s', (_, n, siblings, want) => {
+    expect(placementConstraints({ nodes: [...n], siblingNodes: [...siblings] })).toEqual(want);
+  });
+
+  it('a pinned service runs on its node only', () => {
+    expect(placementConstraints({ nodes: nodes(['a', true]), siblingNodes: ['a'], pinnedNode: 'm' })).toEqual(['node.id==m']);
+  });
+});
+
+describe('toServiceSpec', () => {
+  const spec: ContainerSpec = {
+    name: 'svc-web-3-r1',
+    image: '10.0.0.1:5000/web:v1',
+    env: { A: '1' },
+    labels: { 'svc.app': 'web' },
+    network: 'svc',
+    networkAliases: ['web'],
+    entrypoint: ['/start'],
+    cmd: ['--x'],
+    init: true,
+    resources: { memoryMb: 64, cpus: 0.5 },
+    mounts: [{ source: '/data/pg', target: '/var/lib/postgresql/data' }],
+  };
+
+  it('one replica, restart none, dnsrr, limits as resources, container labels too', () => {
+    const s = toServiceSpec(spec, { constraints: ['node.id!=a'], stopGraceSeconds: 10 });
+    expect(s).toEqual({
+      Name: 'svc-web-3-r1',
+      Labels: { 'svc.app': 'web' },
+      TaskTemplate: {
+        ContainerSpec: {
+          Image: '10.0.0.1:5000/web:v1',
+          Env: ['A=1'],
+          Labels: { 'svc.app': 'web' },
+          Command: ['/start'],
+          Args: ['--x'],
+          User: undefined,
+          Dir: undefined,
+          Init: true,
+          StopGracePeriod: 10e9,
+          Mounts: [{ Type: 'bind', Source: '/data/pg', Target: '/var/lib/postgresql/data', ReadOnly: undefined }],
+        },
+        Resources: { Limits: { MemoryBytes: 64 * 1024 * 1024, NanoCPUs: 5e8 } },
+        RestartPolicy: { Condition: 'none' },
+        Placement: { Constraints: ['node.id!=a'] },
+        Networks: [{ Target: 'svc', Aliases: ['web'] }],
+        ForceUpdate: undefined,
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+      EndpointSpec: { Mode: 'dnsrr' },
+    });
+  });
+
+  it('no limits, no constraints: no keys for them', () => {
+    const s = toServiceSpec({ ...spec, resources: undefined }, { constraints: [] });
+    expect(s.TaskTemplate.Resources).toBeUndefined();
+    expect(s.TaskTemplate.Placement).toEqual({ Constraints: undefined });
+  });
+
+  it('refuses the host network', () => {
+    expect(() => toServiceSpec({ ...spec, hostNetwork: true }, { constraints: [] })).toThrow(/host network/);
+  });
+});
+
+describe('clusterImage and splitTag', () => {
+  it('a built image is named in the registry; any other stays as the user wrote it', async () => {
+    const { clusterImage, splitTag } = await import('../../../src/runtime/swarm.js');
+    expect(clusterImage('svc-build/web:abc', '10.0.0.1:5000')).toBe('10.0.0.1:5000/svc-build/web:abc');
+    expect(clusterImage('svc-build/web:abc', 'reg.example/team/')).toBe('reg.example/team/svc-build/web:abc');
+    expect(clusterImage('svc-build/web:abc', undefined)).toBe('svc-build/web:abc');
+    expect(clusterImage('nginx:1', '10.0.0.1:5000')).toBe('nginx:1');
+    expect(splitTag('10.0.0.1:5000/svc-build/web:abc')).toEqual(['10.0.0.1:5000/svc-build/web', 'abc']);
+    expect(splitTag('10.0.0.1:5000/web')).toEqual(['10.0.0.1:5000/web', 'latest']);
+  });
+});
