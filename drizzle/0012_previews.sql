@@ -1,5 +1,5 @@
 CREATE TABLE `previews` (
-	`id` integer PRIMARY KEY NOT NULL,
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`app_id` integer NOT NULL,
 	`parent_id` integer NOT NULL,
 	`pr_number` integer NOT NULL,

@@ -10,7 +10,7 @@ import { createdAt } from './common.js';
 export const previews = sqliteTable(
   'previews',
   {
-    id: integer('id').primaryKey(),
+    id: integer('id').primaryKey({ autoIncrement: true }),
     appId: integer('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
     parentId: integer('parent_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
     prNumber: integer('pr_number').notNull(),
