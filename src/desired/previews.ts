@@ -20,10 +20,6 @@ import type { AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { requestDeploy } from './deploys.js';
 
-/** Default limits of a preview (issue 20): it must never starve production. A parent's lower limit wins. */
-export const PREVIEW_MEMORY_MB = 256;
-export const PREVIEW_CPUS = 0.5;
-
 export interface UpsertResult {
   app: string;
   deploy: DeployRow;
@@ -35,6 +31,7 @@ const lower = (a: number | null, b: number) => (a === null ? b : Math.min(a, b))
 
 /** The fields of the preview app: the parent's build, the head's branch, a smaller footprint, its own address. */
 function previewFields(ctx: CommandCtx, parent: AppView, pr: PullRequest, address: Pick<AppFields, 'domain' | 'fallbackPort'>): AppFields {
+  const limits = settingsOf(parent.previews).resources;
   return {
     appType: 'managed',
     buildMode: 'svc_build',
@@ -50,8 +47,8 @@ function previewFields(ctx: CommandCtx, parent: AppView, pr: PullRequest, addres
     healthCheckPath: parent.healthCheckPath,
     ciWorkflow: null,
     replicas: 1,
-    memoryMb: lower(parent.memoryMb, PREVIEW_MEMORY_MB),
-    cpus: lower(parent.cpus, PREVIEW_CPUS),
+    memoryMb: lower(parent.memoryMb, limits.memory_mb),
+    cpus: lower(parent.cpus, limits.cpus),
     previews: null,
   };
 }

@@ -19,6 +19,11 @@ export const previewSettingsSchema = z
     // `fresh` (an empty instance of each linked service) is part of the contract but not built yet: refused
     // rather than accepted and silently treated as `none`.
     services: z.enum(PREVIEW_SERVICES).default('none').refine((v) => v === 'none', 'fresh is not supported by this version of svc yet; use none'),
+    /** Limits of each preview (it must never starve production); the parent's own limit wins when lower. */
+    resources: z
+      .object({ memory_mb: z.number().int().min(6).max(1_048_576).default(256), cpus: z.number().min(0.01).max(1024).default(0.5) })
+      .strict()
+      .default({ memory_mb: 256, cpus: 0.5 }),
     /** Pull requests whose head is in a fork get a preview too (never with the parent's secrets). */
     forks: z.boolean().default(false),
   })
@@ -32,7 +37,8 @@ export const DEFAULT_PREVIEW_SETTINGS: PreviewSettings = previewSettingsSchema.p
 export function settingsToStore(s: PreviewSettings | null): string | null {
   if (s === null) return null;
   const env = Object.fromEntries(Object.entries(s.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return JSON.stringify({ enabled: s.enabled, env, forks: s.forks, max: s.max, services: s.services, ttl_days: s.ttl_days });
+  const resources = { cpus: s.resources.cpus, memory_mb: s.resources.memory_mb };
+  return JSON.stringify({ enabled: s.enabled, env, forks: s.forks, max: s.max, resources, services: s.services, ttl_days: s.ttl_days });
 }
 
 /** The settings a stored value means (null or unreadable: the defaults, previews off). */

@@ -89,7 +89,7 @@ describe('TTL and max', () => {
 
 describe('settings', () => {
   it('fills defaults and stores one canonical string for equal settings', () => {
-    expect(settingsOf(null)).toEqual({ enabled: false, max: 5, ttl_days: 7, env: {}, services: 'none', forks: false });
+    expect(settingsOf(null)).toEqual({ enabled: false, max: 5, ttl_days: 7, env: {}, services: 'none', forks: false, resources: { memory_mb: 256, cpus: 0.5 } });
     const a = settingsToStore(previewSettingsSchema.parse({ env: { B: '2', A: '1' }, enabled: true }));
     const b = settingsToStore(previewSettingsSchema.parse({ enabled: true, env: { A: '1', B: '2' } }));
     expect(a).toBe(b);

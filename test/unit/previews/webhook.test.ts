@@ -43,7 +43,7 @@ async function parent(previews: Record<string, unknown> = { enabled: true }) {
 describe('pull_request previews', () => {
   it('opened creates web-pr-7 on a preview port with the parent variables and env overrides; synchronize moves it; closed removes it', async () => {
     const id = await parent({ enabled: true, env: { PLAIN: 'overridden', EXTRA: 'x' } });
-    expect((await t.request('GET', `/api/apps/${id}`)).body.previews).toEqual({ enabled: true, env: { EXTRA: 'x', PLAIN: 'overridden' }, forks: false, max: 5, services: 'none', ttl_days: 7 });
+    expect((await t.request('GET', `/api/apps/${id}`)).body.previews).toEqual({ enabled: true, env: { EXTRA: 'x', PLAIN: 'overridden' }, forks: false, max: 5, resources: { cpus: 0.5, memory_mb: 256 }, services: 'none', ttl_days: 7 });
     const open = await deliver('opened', 7, sha('a'));
     expect(open.status, JSON.stringify(open.body)).toBe(202);
     expect(open.body.previews).toMatchObject([{ app: 'web', preview: 'web-pr-7' }]);
@@ -66,6 +66,13 @@ describe('pull_request previews', () => {
     expect(getAppByName(t.db, 'web-pr-7')).toBeUndefined();
     expect(allPreviews(t.db)).toEqual([]);
     expect((await deliver('closed', 7, sha('b'))).body.previews).toEqual([{ app: 'web', ignored: 'no preview of pull request 7' }]);
+  });
+
+  it('preview limits are settable; the parent\'s lower limit wins', async () => {
+    const id = await parent({ enabled: true, resources: { memory_mb: 128, cpus: 2 } });
+    await t.request('PUT', `/api/apps/${id}`, { resources: { memory_mb: 512, cpus: 1 } });
+    await deliver('opened', 11, sha('a'));
+    expect(getAppByName(t.db, 'web-pr-11')).toMatchObject({ memoryMb: 128, cpus: 1 });
   });
 
   it('a fork is ignored unless allowed, and then gets no secret', async () => {
