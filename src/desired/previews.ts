@@ -5,6 +5,7 @@
 // (app reconciler) the images built for it follow.
 import { eq } from 'drizzle-orm';
 import { keyOf } from '../controller/types.js';
+import { BRANCH_RE } from '../build/repo-url.js';
 import { conflict, invalid } from '../errors.js';
 import { getApp } from '../store/apps.js';
 import type { AppView } from '../store/app-view.js';
@@ -38,7 +39,8 @@ function previewFields(ctx: CommandCtx, parent: AppView, pr: PullRequest, addres
     projectType: parent.projectType,
     source: null,
     repoUrl: parent.repoUrl,
-    branch: pr.headRef,
+    // Only a name the branch rule accepts is stored (it may reach `git fetch`); the deploy names the commit anyway.
+    branch: BRANCH_RE.test(pr.headRef) ? pr.headRef : parent.branch,
     internalPort: parent.internalPort,
     imageRef: null,
     domain: address.domain,

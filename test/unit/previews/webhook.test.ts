@@ -75,6 +75,17 @@ describe('pull_request previews', () => {
     expect(getAppByName(t.db, 'web-pr-11')).toMatchObject({ memoryMb: 128, cpus: 1 });
   });
 
+  it('a head branch name outside the branch rule is not stored as the preview branch', async () => {
+    await parent();
+    const body = JSON.stringify({ action: 'opened', number: 12, repository: { full_name: 'acme/web' }, pull_request: { head: { sha: sha('a'), ref: '--upload-pack=x', repo: { full_name: 'acme/web' } }, base: { ref: 'main' } } });
+    const res = await t.request('POST', '/api/webhooks/github', undefined, {
+      raw: body, contentType: 'application/json', cookie: 'none',
+      headers: { 'x-github-event': 'pull_request', 'x-github-delivery': `pr-${++n}`, 'x-hub-signature-256': signBody(SECRET, body) },
+    });
+    expect(res.status).toBe(202);
+    expect(getAppByName(t.db, 'web-pr-12')!.branch).toBe('main');
+  });
+
   it('a fork is ignored unless allowed, and then gets no secret', async () => {
     const id = await parent();
     expect((await deliver('opened', 8, sha('c'), { fork: 'mallory/web' })).body.ignored).toMatch(/fork mallory\/web/);
