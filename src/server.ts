@@ -7,14 +7,19 @@ import { createApi } from './api/app.js';
 import { credentialsHolder } from './codehost/credentials.js';
 import type { EdgeDeps } from './http/deps.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
-import { createUi, uiNotFound } from './ui/ui.js';
+import { authorize } from './http/authorize.js';
+import { createUi, errorPage, uiNotFound } from './ui/ui.js';
 
 export function createServer(input: EdgeDeps): Hono {
   const deps = { ...input, codehost: input.codehost ?? credentialsHolder(input.config.codehost) };
   const flows = createAuthFlows(deps);
   const root = new Hono();
-  root.onError(errorHandler(deps.log));
+  const apiError = errorHandler(deps.log);
+  const isApi = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/healthz';
+  root.onError((err, c) => (isApi(c.req.path) ? apiError(err, c) : errorPage(c as never, err, deps.log)));
   root.notFound((c) => (c.req.path.startsWith('/api/') ? notFoundHandler(c) : uiNotFound(c)));
+  // Every request, REST or UI, passes the one permission middleware first (src/auth/permissions.ts).
+  root.use('*', authorize(deps));
   root.route('/', createApi(deps, flows));
   // The web UI: pages and their form posts, outside /api (its own session redirect and CSRF token).
   root.route('/', createUi(deps, flows));

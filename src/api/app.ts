@@ -1,6 +1,5 @@
 // Joins the per-resource REST sub-apps into the API (the composition root, src/server.ts, mounts it beside
-// the UI). Order matters: limits and error handling first, public routes, then the auth wall, then
-// everything that needs a user.
+// the UI). Order matters: limits and error handling first, then the routes.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { tooLarge as tooLargeError } from '../errors.js';
@@ -10,7 +9,9 @@ import type { AuthFlows } from '../auth/flows.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { serviceRoutes } from './services.js';
 import { linkRoutes } from './links.js';
-import { authGuard } from './auth-guard.js';
+import { teamRoutes } from './teams.js';
+import { accountRoutes } from './account.js';
+import { auditRoutes } from './audit.js';
 import { authRoutes } from './auth.js';
 import { tokenRoutes } from './tokens.js';
 import { appRoutes } from './apps.js';
@@ -43,11 +44,14 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
-  // The wall: every /api/* route below needs a session or token, except the public ones it lists.
-  app.use('/api/*', authGuard(deps));
+  // Authentication and permissions are not here: src/http/authorize.ts runs before every route of the
+  // server (src/server.ts), REST and UI alike, from the one permission table.
   app.route('/api', webhookRoutes(deps));
   app.route('/api', authRoutes(deps, flows));
   app.route('/api', tokenRoutes(deps));
+  app.route('/api', accountRoutes(deps, flows));
+  app.route('/api', teamRoutes(deps));
+  app.route('/api', auditRoutes(deps));
   app.route('/api', appRoutes(deps));
   app.route('/api', envRoutes(deps));
   app.route('/api', deployRoutes(deps));

@@ -1,7 +1,9 @@
 // App endpoints (API.md "Apps"): thin adapters over the apps command (src/desired/apps.ts), which owns the
 // field schemas, the record rules, the write and the enqueue. Reads come from the store.
 import { Hono, type Context } from 'hono';
-import { notFound } from '../errors.js';
+import { eq } from 'drizzle-orm';
+import { DomainError, notFound } from '../errors.js';
+import { apps } from '../store/schema/index.js';
 import { createApp, deleteApp, updateApp } from '../desired/apps.js';
 import { getAppWithDeployVersion } from '../store/apps.js';
 import { appDetailJson, appsListJson } from '../store/app-json.js';
@@ -29,6 +31,13 @@ export function appRoutes(deps: ApiDeps) {
   r.post('/apps', async (c) => {
     const row = createApp(deps, await jsonBody(c), restOrigin(c));
     return c.json(one(c, row.id), 201);
+  });
+
+  // An app's id from its name: what the CLI asks first; a `deploy:<app>` token may ask it for its own app.
+  r.get('/app-names/:name', (c) => {
+    const row = db.select({ id: apps.id, name: apps.name }).from(apps).where(eq(apps.name, c.req.param('name'))).get();
+    if (!row) throw new DomainError('not_found', 'not_found', `no app named ${c.req.param('name')}`);
+    return c.json(row);
   });
 
   r.get('/apps/:appID', (c) => {

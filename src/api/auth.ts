@@ -39,7 +39,7 @@ export function authRoutes(deps: ApiDeps, flows: AuthFlows) {
   r.post('/auth/login', async (c) => {
     requireSameSite(c, deps);
     try {
-      const { user, session } = await flows.login(await body(c, z.unknown()), clientAddress(c));
+      const { user, session } = await flows.login(await body(c, z.unknown()), clientAddress(c), c.req.header('user-agent'));
       c.header('Set-Cookie', sessionCookie(c, deps, session));
       return c.json({ user });
     } catch (err) {

@@ -6,14 +6,26 @@ import { createLoginLimiter } from './login-limiter.js';
 import { hashPassword, verifyNothing, verifyPassword } from './password.js';
 import { conflict, DomainError, unauthenticated } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Sealer } from '../crypto.js';
+import { createSecondFactorCheck } from './totp.js';
 import type { Db } from '../store/db.js';
 import { createSession } from '../store/sessions.js';
-import { createFirstUser, findUserByName, setupRequired, userJson, type PublicUser } from '../store/users.js';
+import { createFirstUser, findUserByName, setupRequired, userJson, type PublicUser, type UserRow } from '../store/users.js';
 import { parseInput as parse } from '../desired/parse.js';
 
-const usernameSchema = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'must be 1-64 characters of letters, digits, _ . @ -');
-export const setupSchema = z.object({ username: usernameSchema, password: z.string().min(10, 'must be at least 10 characters').max(1024) }).strict();
-export const loginSchema = z.object({ username: z.string().max(256), password: z.string().max(1024) }).strict();
+export const usernameSchema = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'must be 1-64 characters of letters, digits, _ . @ -');
+export const passwordSchema = z.string().min(10, 'must be at least 10 characters').max(1024);
+export const setupSchema = z.object({ username: usernameSchema, password: passwordSchema }).strict();
+export const loginSchema = z
+  .object({
+    username: z.string().max(256),
+    password: z.string().max(1024),
+    /** The 6-digit code of the user's authenticator app, when they have a second factor. */
+    totp: z.string().max(16).optional(),
+    /** Or one of their recovery codes (each works once). */
+    recovery_code: z.string().max(64).optional(),
+  })
+  .strict();
 
 /** A 429 of the login limiter; carries how long the address must wait (the API sends it as Retry-After). */
 export class LoginLimited extends DomainError {
@@ -25,12 +37,18 @@ export class LoginLimited extends DomainError {
 export interface AuthFlows {
   /** Creates the first user and a session for it; 409 once a user exists, 400 for a bad name or password. */
   setup(raw: unknown): Promise<{ user: PublicUser; session: string }>;
-  /** Checks credentials under the per-address limit; 401 wrong, 429 limited (LoginLimited). */
-  login(raw: unknown, address: string): Promise<{ user: PublicUser; session: string }>;
+  /**
+   * Checks credentials and, for a user with one, the second factor, under the per-address limit: 401
+   * wrong (`totp_required` when only the code is missing or wrong), 429 limited (LoginLimited).
+   */
+  login(raw: unknown, address: string, userAgent?: string): Promise<{ user: PublicUser; session: string }>;
+  /** Checks a second factor of a user who has one (single use: a TOTP code once per window, a recovery code once). */
+  secondFactor(user: UserRow, input: { totp?: string; recovery_code?: string }): boolean;
 }
 
-export function createAuthFlows(deps: { db: Db; log: Logger; now: () => Date }): AuthFlows {
+export function createAuthFlows(deps: { db: Db; log: Logger; now: () => Date; sealer: Sealer }): AuthFlows {
   const { db } = deps;
+  const secondFactorOk = createSecondFactorCheck(deps);
   const limiter = createLoginLimiter(() => deps.now().getTime());
   const refuseIfLimited = (address: string) => {
     const waitMs = limiter.blockedFor(address);
@@ -38,6 +56,7 @@ export function createAuthFlows(deps: { db: Db; log: Logger; now: () => Date }):
   };
 
   return {
+    secondFactor: secondFactorOk,
     async setup(raw) {
       if (!setupRequired(db)) throw conflict('setup is already done; log in instead');
       const input = parse(setupSchema, raw);
@@ -46,7 +65,7 @@ export function createAuthFlows(deps: { db: Db; log: Logger; now: () => Date }):
       return { user, session: createSession(db, user.id, deps.now()) };
     },
 
-    async login(raw, address) {
+    async login(raw, address, userAgent) {
       refuseIfLimited(address);
       const input = parse(loginSchema, raw);
       // Checked again and counted as a failure in the same synchronous step, before the (slow) password
@@ -59,8 +78,14 @@ export function createAuthFlows(deps: { db: Db; log: Logger; now: () => Date }):
         deps.log.warn('login failed', { address });
         throw unauthenticated('wrong username or password');
       }
+      // The failure counted above stays counted until the second factor is right too: a missing or wrong
+      // code is a failed login for the limiter, so the answer cannot be used to test passwords unthrottled.
+      if (!secondFactorOk(user, input)) {
+        deps.log.warn('login second factor missing or wrong', { address });
+        throw new DomainError('unauthenticated', 'totp_required', input.totp || input.recovery_code ? 'wrong authentication code' : 'enter the code of your authenticator app (or a recovery code)');
+      }
       limiter.forgive(address);
-      return { user: userJson(user), session: createSession(db, user.id, deps.now()) };
+      return { user: userJson(user), session: createSession(db, user.id, deps.now(), { address, userAgent }) };
     },
   };
 }

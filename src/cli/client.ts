@@ -71,8 +71,6 @@ export function createClient(s: ClientSettings, fetchImpl: typeof fetch = fetch)
 
 /** The app with this name (the API addresses apps by id). */
 export async function appByName(client: Client, name: string): Promise<{ id: number; name: string; [k: string]: unknown }> {
-  const apps = await client.json<{ id: number; name: string }[]>('GET', '/api/apps');
-  const app = apps.find((a) => a.name === name);
-  if (!app) throw new CliError(`no app named ${name}`);
-  return app;
+  // By name, not from the list: a CI token scoped `deploy:<app>` may not list apps, but may find its own.
+  return client.json('GET', `/api/app-names/${encodeURIComponent(name)}`);
 }

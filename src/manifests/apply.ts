@@ -18,6 +18,7 @@ import { parseManifestFile, type ManifestError, type ParsedFile, type SourcedDoc
 import { planManifests, type ManifestSource, type Plan, type PlannedResource } from './plan.js';
 import { contentRevision, getSourceRecord, writeSourceRecord, type RecordedResource } from './record.js';
 import { appIdByName, readState, serviceIdByName } from './state.js';
+import { recordAudit } from '../store/audit.js';
 
 /** What an apply needs: the commands' context. */
 export type ApplyDeps = CommandCtx;
@@ -87,8 +88,18 @@ export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult 
     return { ...result, resources: plan.resources.map((r) => ({ ...r, action: 'unchanged', changes: [] })) };
   }
   if (changed) deps.log.info('manifests applied', { source: req.source, revision, changed: plan.resources.filter((r) => r.action !== 'unchanged').length });
+  // A directory or git apply has no request for the HTTP middleware to audit: record each change here
+  // (field names only). An API apply is audited by the middleware with its user.
+  if (req.source !== 'api') auditManifestChanges(db, req.source, revision, plan.resources, deps.now());
   writeSourceRecord(db, { source: req.source, location: req.location, revision, resources: recorded(plan, previous?.resources ?? [], errors), errors }, changed);
   return result;
+}
+
+function auditManifestChanges(db: ApplyDeps['db'], source: ManifestSource, revision: string, resources: PlannedResource[], now: Date) {
+  for (const r of resources) {
+    if (r.action === 'unchanged') continue;
+    recordAudit(db, { user_id: null, username: null, origin: 'manifest', address: null, action: `manifest ${source} ${r.action} ${r.kind}`, target: `${r.name}@${revision.slice(0, 12)}`, fields: r.changes, status: 200 }, now);
+  }
 }
 
 /** What the source now declares: the applied documents plus what bad files keep from last time. */

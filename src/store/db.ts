@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema/index.js';
 import { cacheStatements } from './statement-cache.js';
+import { teamsFixup } from './teams-fixup.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -23,6 +24,7 @@ export function openDb(path: string): Db {
   cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema }) as Db;
   migrateKeepingRows(db, migrationsFolder);
+  teamsFixup(db);
   return db;
 }
 

@@ -1,7 +1,8 @@
 // Server-side login sessions. The cookie carries a random token; the table keeps only its SHA-256, so a
 // copy of the database does not let anyone log in. A session dies after 7 days without use; use refreshes
 // `last_seen_at` at most once a minute, so authenticated reads do not each cost a write.
-import { eq, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
+import { notFound } from '../errors.js';
 import { randomToken, sha256Hex } from '../crypto.js';
 import type { Db } from './db.js';
 import { perDb } from './prepared.js';
@@ -15,11 +16,11 @@ export const SESSION_TOUCH_MS = 60 * 1000;
 export const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Starts a session for `userId` and returns the token for the cookie (shown to nobody else). */
-export function createSession(db: Db, userId: number, now: Date): string {
+export function createSession(db: Db, userId: number, now: Date, from: { address?: string; userAgent?: string } = {}): string {
   const token = randomToken(32);
   // Expired sessions are swept here: logins are rare, so this costs nothing on the hot path.
   db.delete(sessions).where(lt(sessions.lastSeenAt, iso(new Date(now.getTime() - SESSION_IDLE_MS)))).run();
-  db.insert(sessions).values({ userId, tokenHash: sha256Hex(token), lastSeenAt: iso(now), createdAt: iso(now) }).run();
+  db.insert(sessions).values({ userId, tokenHash: sha256Hex(token), lastSeenAt: iso(now), createdAt: iso(now), address: from.address, userAgent: from.userAgent?.slice(0, 200) }).run();
   return token;
 }
 
@@ -34,6 +35,11 @@ const bySessionHash = perDb((db) =>
 
 /** The user a session token belongs to, or undefined when unknown or idle for too long (then it is removed). */
 export function sessionUser(db: Db, token: string, now: Date): PublicUser | undefined {
+  return sessionOf(db, token, now)?.user;
+}
+
+/** The session of a token and its user (a deleted user's sessions are gone with it: the join finds nothing). */
+export function sessionOf(db: Db, token: string, now: Date): { id: number; user: PublicUser } | undefined {
   const row = bySessionHash(db).get({ hash: sha256Hex(token) });
   if (!row) return undefined;
   const idle = now.getTime() - Date.parse(row.lastSeenAt);
@@ -42,7 +48,37 @@ export function sessionUser(db: Db, token: string, now: Date): PublicUser | unde
     return undefined;
   }
   if (idle >= SESSION_TOUCH_MS) db.update(sessions).set({ lastSeenAt: iso(now) }).where(eq(sessions.id, row.id)).run();
-  return userJson(row.user);
+  return { id: row.id, user: userJson(row.user) };
+}
+
+export interface SessionJson {
+  id: number;
+  created_at: string;
+  last_seen_at: string;
+  address: string | null;
+  user_agent: string | null;
+  current: boolean;
+}
+
+/** A user's sessions, most recently used first; `current` marks the one asking. */
+export const listSessions = (db: Db, userId: number, currentId?: number): SessionJson[] =>
+  db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.userId, userId))
+    .orderBy(desc(sessions.lastSeenAt), desc(sessions.id))
+    .all()
+    .map((s) => ({ id: s.id, created_at: s.createdAt, last_seen_at: s.lastSeenAt, address: s.address, user_agent: s.userAgent, current: s.id === currentId }));
+
+/** Ends one of the user's sessions; 404 for another user's or an unknown id. */
+export function deleteSession(db: Db, userId: number, id: number): void {
+  const r = db.delete(sessions).where(and(eq(sessions.id, id), eq(sessions.userId, userId))).run();
+  if (r.changes === 0) throw notFound('session');
+}
+
+/** Ends every session of the user but `keepId` (after a password change). */
+export function deleteOtherSessions(db: Db, userId: number, keepId: number | undefined): void {
+  db.delete(sessions).where(keepId === undefined ? eq(sessions.userId, userId) : and(eq(sessions.userId, userId), ne(sessions.id, keepId))).run();
 }
 
 /** Revokes the session of `token` (logout); unknown tokens are ignored. */

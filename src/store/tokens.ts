@@ -14,6 +14,8 @@ const TOUCH_MS = 60 * 1000;
 export interface TokenJson {
   id: number;
   name: string;
+  scopes: string[];
+  expires_at: string | null;
   created_at: string;
   last_used_at: string | null;
 }
@@ -21,15 +23,26 @@ export interface TokenJson {
 const tokenJson = (t: typeof apiTokens.$inferSelect): TokenJson => ({
   id: t.id,
   name: t.name,
+  scopes: t.scopes ?? ['admin'],
+  expires_at: t.expiresAt,
   created_at: t.createdAt,
   last_used_at: t.lastUsedAt,
 });
 
 /** Creates a token for `userId`; the result is the only place the token itself ever appears. */
-export function createApiToken(db: Db, userId: number, name: string, now: Date): TokenJson & { token: string } {
+export function createApiToken(
+  db: Db,
+  userId: number,
+  input: { name: string; scopes: string[]; expiresAt: string | null },
+  now: Date,
+): TokenJson & { token: string } {
   const token = `svc_${randomToken(32)}`;
-  const row = db.insert(apiTokens).values({ userId, name, tokenHash: sha256Hex(token), createdAt: iso(now) }).returning().get();
-  return { id: row.id, name: row.name, token, created_at: row.createdAt, last_used_at: row.lastUsedAt };
+  const row = db
+    .insert(apiTokens)
+    .values({ userId, name: input.name, scopes: input.scopes, expiresAt: input.expiresAt, tokenHash: sha256Hex(token), createdAt: iso(now) })
+    .returning()
+    .get();
+  return { ...tokenJson(row), token };
 }
 
 /** The tokens of a user, newest first, without their secret part. */
@@ -44,7 +57,7 @@ export function deleteApiToken(db: Db, userId: number, id: number): void {
 
 const byTokenHash = perDb((db) =>
   db
-    .select({ id: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt, user: users })
+    .select({ id: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt, scopes: apiTokens.scopes, expiresAt: apiTokens.expiresAt, user: users })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
     .where(eq(apiTokens.tokenHash, sql.placeholder('hash')))
@@ -53,10 +66,16 @@ const byTokenHash = perDb((db) =>
 
 /** The user a bearer token belongs to, or undefined. Records use at most once a minute. */
 export function tokenUser(db: Db, token: string, now: Date): PublicUser | undefined {
+  return tokenOf(db, token, now)?.user;
+}
+
+/** The token's user and scopes; undefined when unknown, expired, or its user is gone. Records use at most once a minute. */
+export function tokenOf(db: Db, token: string, now: Date): { id: number; user: PublicUser; scopes: string[] } | undefined {
   const row = byTokenHash(db).get({ hash: sha256Hex(token) });
   if (!row) return undefined;
+  if (row.expiresAt !== null && Date.parse(row.expiresAt) <= now.getTime()) return undefined;
   if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= TOUCH_MS) {
     db.update(apiTokens).set({ lastUsedAt: iso(now) }).where(eq(apiTokens.id, row.id)).run();
   }
-  return userJson(row.user);
+  return { id: row.id, user: userJson(row.user), scopes: row.scopes ?? ['admin'] };
 }

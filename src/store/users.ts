@@ -1,20 +1,30 @@
-// The administrator account(s). Only the first user is created through the API (setup); the hash is
-// computed by the caller (src/auth/password.ts) so this module stays synchronous and transactional.
-import { eq, sql } from 'drizzle-orm';
+// User accounts (docs/api.md "Teams"). The first user is created by setup and is an owner; the others come
+// through invitations (src/teams/). Hashes are computed by the caller (src/auth/password.ts) so this module
+// stays synchronous and transactional.
+import { asc, eq, sql } from 'drizzle-orm';
 import { conflict } from '../errors.js';
 import { tx, type Db } from './db.js';
-import { users } from './schema/index.js';
+import { users, type Role } from './schema/index.js';
+
+export type UserRow = typeof users.$inferSelect;
 
 export interface PublicUser {
   id: number;
   username: string;
+  role: Role;
+  /** App names the user is limited to; null: every app. */
+  apps: string[] | null;
+  totp_enabled: boolean;
   created_at: string;
 }
 
-/** The API shape of a user: never the hash. */
-export const userJson = (u: { id: number; username: string; createdAt: string }): PublicUser => ({
+/** The API shape of a user: never the hash or the second factor's secret. */
+export const userJson = (u: UserRow): PublicUser => ({
   id: u.id,
   username: u.username,
+  role: u.role,
+  apps: u.apps ?? null,
+  totp_enabled: u.totpEnabledAt !== null,
   created_at: u.createdAt,
 });
 
@@ -23,15 +33,22 @@ export const setupRequired = (db: Db): boolean =>
   db.select({ n: sql<number>`count(*)` }).from(users).get()!.n === 0;
 
 /**
- * Creates the first user. The emptiness check and the insert share one transaction, so two racing setup
- * requests cannot both succeed: the second gets 409.
+ * Creates the first user, an owner. The emptiness check and the insert share one transaction, so two
+ * racing setup requests cannot both succeed: the second gets 409.
  */
 export function createFirstUser(db: Db, username: string, passwordHash: string): PublicUser {
   return tx(db, () => {
     if (!setupRequired(db)) throw conflict('setup is already done; log in instead');
-    return userJson(db.insert(users).values({ username, passwordHash }).returning().get());
+    return userJson(db.insert(users).values({ username, passwordHash, role: 'owner' }).returning().get());
   });
 }
 
 export const findUserByName = (db: Db, username: string) =>
   db.select().from(users).where(eq(users.username, username)).get();
+
+export const findUser = (db: Db, id: number) => db.select().from(users).where(eq(users.id, id)).get();
+
+export const listUsers = (db: Db): PublicUser[] => db.select().from(users).orderBy(asc(users.id)).all().map(userJson);
+
+export const countOwners = (db: Db): number =>
+  db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.role, 'owner')).get()!.n;

@@ -13,7 +13,7 @@ import { setupRequired } from '../store/users.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Csrf, Field, Layout } from './layout.js';
 
-const CredentialsForm = (p: { action: string; csrf: string; button: string; username?: string; newPassword?: boolean; next?: string }) => (
+const CredentialsForm = (p: { action: string; csrf: string; button: string; username?: string; newPassword?: boolean; next?: string; code?: boolean }) => (
   <form method="post" action={p.action} class="stack narrow">
     <Csrf token={p.csrf} />
     {p.next && <input type="hidden" name="next" value={p.next} />}
@@ -26,6 +26,7 @@ const CredentialsForm = (p: { action: string; csrf: string; button: string; user
       autocomplete={p.newPassword ? 'new-password' : 'current-password'}
       hint={p.newPassword ? 'at least 10 characters' : undefined}
     />
+    {p.code && <Field label="Authentication code" name="code" autocomplete="one-time-code" hint="only if you set up two-factor authentication: 6 digits, or a recovery code" />}
     <div>
       <button type="submit">{p.button}</button>
     </div>
@@ -56,7 +57,7 @@ export function authPages(deps: UiDeps) {
     render(
       c,
       <Layout title="Log in" csrf={c.var.csrf} error={o.error} message={flash(c)}>
-        <CredentialsForm action="/login" csrf={c.var.csrf} button="Log in" username={o.username} next={o.next} />
+        <CredentialsForm action="/login" csrf={c.var.csrf} button="Log in" username={o.username} next={o.next} code />
       </Layout>,
       code,
     );
@@ -78,7 +79,9 @@ export function authPages(deps: UiDeps) {
   r.post('/login', async (c) => {
     const form = await readForm(c, deps);
     try {
-      const { session } = await deps.flows.login({ username: form.username ?? '', password: form.password ?? '' }, clientAddress(c));
+      const code = (form.code ?? '').trim();
+      const factor = code === '' ? {} : /^\d{6}$/.test(code) ? { totp: code } : { recovery_code: code };
+      const { session } = await deps.flows.login({ username: form.username ?? '', password: form.password ?? '', ...factor }, clientAddress(c), c.req.header('user-agent'));
       c.header('Set-Cookie', sessionCookie(c, deps, session), { append: true });
       return c.redirect(safeNext(form.next), 303);
     } catch (err) {

@@ -10,6 +10,8 @@ import { CSRF_FIELD, type Csrf } from './csrf.js';
 export type UiEnv = {
   Variables: {
     user: PublicUser;
+    authVia: 'session' | 'token';
+    sessionId?: number;
     /** The CSRF token to put in this response's forms. */
     csrf: string;
   };
@@ -82,6 +84,15 @@ export const MESSAGES: Record<string, string> = {
   upload_queued: 'The backup is being copied to its targets.',
   token_deleted: 'Token deleted.',
   logged_out: 'You are logged out.',
+  totp_required: 'An owner requires a second factor for your role: set it up below before anything else.',
+  password_changed: 'Password changed. Your other sessions have ended.',
+  session_ended: 'Session ended.',
+  totp_off: 'Two-factor authentication is off.',
+  user_saved: 'User saved.',
+  user_removed: 'User removed. Their sessions and tokens have ended.',
+  invitation_deleted: 'Invitation deleted.',
+  team_saved: 'Team settings saved.',
+  totp_reset: 'Their second factor is removed; they can set up a new one.',
 };
 
 /** The confirmation a redirect asked for, if it names a known one. */

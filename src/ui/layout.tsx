@@ -25,7 +25,10 @@ const NAV = [
   ['/services', 'Services'],
   ['/backups', 'Backups'],
   ['/nodes', 'Nodes'],
+  ['/users', 'Users'],
+  ['/audit', 'Audit'],
   ['/settings', 'Settings'],
+  ['/account', 'Account'],
 ] as const;
 
 export const Layout: FC<PageProps> = (p) => (

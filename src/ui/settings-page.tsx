@@ -5,13 +5,13 @@
 // "Create token", the token shown once, "Delete" per token).
 import { Hono, type Context } from 'hono';
 import { CALLBACK_PATH, WEBHOOK_PATH, startManifestFlow } from '../codehost/manifest.js';
-import { createToken, deleteToken } from '../desired/tokens.js';
+import { createToken, deleteToken } from '../teams/tokens.js';
 import { DomainError } from '../errors.js';
 import { idParam } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
 import { listApiTokens } from '../store/tokens.js';
 import { statusOf as httpStatus } from '../http/errors.js';
-import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { defined, done, flash, int, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { formError } from './field-errors.js';
 import { createShowOnce } from './show-once.js';
 import { MASK } from './app-view.js';
@@ -127,6 +127,8 @@ export function settingsPage(deps: UiDeps) {
           <form method="post" action="/settings/tokens" class="row">
             <Csrf token={c.var.csrf} />
             <Field label="Token name" name="name" required autocomplete="off" hint="e.g. ci or laptop" />
+            <Field label="Scopes" name="scopes" value="admin" autocomplete="off" hint="read, admin (all your role allows) or deploy:<app>, space-separated" />
+            <Field label="Expires in days" name="expires_in_days" inputmode="numeric" autocomplete="off" hint="blank: never" />
             <button type="submit">Create token</button>
           </form>
           <div class="scroll">
@@ -135,6 +137,8 @@ export function settingsPage(deps: UiDeps) {
               <thead>
                 <tr>
                   <th scope="col">Name</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Expires</th>
                   <th scope="col">Created</th>
                   <th scope="col">Last used</th>
                   <th scope="col">Actions</th>
@@ -143,7 +147,7 @@ export function settingsPage(deps: UiDeps) {
               <tbody>
                 {tokens.length === 0 && (
                   <tr>
-                    <td colspan={4} class="muted">
+                    <td colspan={6} class="muted">
                       No tokens.
                     </td>
                   </tr>
@@ -151,6 +155,10 @@ export function settingsPage(deps: UiDeps) {
                 {tokens.map((t) => (
                   <tr>
                     <td>{t.name}</td>
+                    <td class="mono">{t.scopes.join(' ')}</td>
+                    <td>
+                      <Time at={t.expires_at} />
+                    </td>
                     <td>
                       <Time at={t.created_at} />
                     </td>
@@ -185,7 +193,9 @@ export function settingsPage(deps: UiDeps) {
   r.post('/settings/tokens', async (c) => {
     const form = await readForm(c, deps);
     try {
-      const created = createToken(deps, c.var.user.id, { name: form.name ?? '' }, 'ui');
+      const days = int(form, 'expires_in_days');
+      const scopes = (form.scopes ?? '').split(/[\s,]+/).filter(Boolean);
+      const created = createToken(deps, c.var.user, defined({ name: form.name ?? '', scopes: scopes.length ? scopes : undefined, expires_in_days: days }));
       return c.redirect(`/settings?token=${fresh.put(c.var.user.id, { name: created.name, token: created.token })}#h-tokens`, 303);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
@@ -196,7 +206,7 @@ export function settingsPage(deps: UiDeps) {
 
   r.post('/settings/tokens/:id/delete', async (c) => {
     await readForm(c, deps);
-    deleteToken(deps, c.var.user.id, idParam(c, 'id', 'token'), 'ui');
+    deleteToken(deps, c.var.user.id, idParam(c, 'id', 'token'));
     return done(c, '/settings', 'token_deleted');
   });
 

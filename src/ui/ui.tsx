@@ -4,14 +4,10 @@
 // every page redirects to /login, or to /setup while no user exists; every form POST needs its CSRF token.
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { getCookie } from 'hono/cookie';
 import type { AuthFlows } from '../auth/flows.js';
 import { DomainError, tooLarge } from '../errors.js';
 import type { EdgeDeps } from '../http/deps.js';
 import { statusOf } from '../http/errors.js';
-import { SESSION_COOKIE } from '../http/session.js';
-import { sessionUser } from '../store/sessions.js';
-import { setupRequired } from '../store/users.js';
 import { assetRoutes } from './assets.js';
 import { authPages } from './auth-pages.js';
 import { render, type UiDeps, type UiEnv } from './context.js';
@@ -23,11 +19,14 @@ import { servicePages } from './service-pages.js';
 import { settingsPage } from './settings-page.js';
 import { nodesPage } from './nodes-page.js';
 import { backupPages } from './backup-pages.js';
+import { accountPage } from './account-page.js';
+import { usersPage } from './users-page.js';
+import { auditPage } from './audit-page.js';
+import { invitePage } from './invite-page.js';
 import { notifyPage } from './notify-page.js';
 import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 
-const PUBLIC = new Set(['/setup', '/login']);
 /** Paths the UI never answers: the API (its own JSON 404s and auth) and the health check. */
 const notUi = (path: string) => path.startsWith('/api/') || path === '/api' || path === '/healthz' || path.startsWith('/assets/');
 
@@ -73,15 +72,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
     if (c.req.method === 'POST') {
       await bodyLimit({ maxSize: 1024 * 1024, onError: () => { throw tooLarge('the form is too large'); } })(c, async () => {});
     }
-    if (PUBLIC.has(c.req.path)) return next();
-    const token = getCookie(c, SESSION_COOKIE);
-    const user = token ? sessionUser(deps.db, token, deps.now()) : undefined;
-    if (!user) {
-      if (setupRequired(deps.db)) return c.redirect('/setup', 303);
-      const back = c.req.method === 'GET' && c.req.path !== '/' ? `?next=${encodeURIComponent(c.req.path)}` : '';
-      return c.redirect(`/login${back}`, 303);
-    }
-    c.set('user', user);
+    // Login, the permission check and the audit trail happened before this, in src/http/authorize.ts.
     return next();
   });
 
@@ -94,6 +85,10 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', backupTargetPages(ui));
   r.route('/', backupPages(ui));
   r.route('/', nodesPage(ui));
+  r.route('/', accountPage(ui));
+  r.route('/', usersPage(ui));
+  r.route('/', auditPage(ui));
+  r.route('/', invitePage(ui));
   r.route('/', notifyPage(ui));
   return r;
 }

@@ -136,7 +136,7 @@ describe('svc CLI', () => {
     const missing = await svc(['deploy', 'nope']);
     expect(missing).toMatchObject({ code: 1, stderr: 'svc: no app named nope\n' });
     const token = await svc(['apps'], { SVC_TOKEN: 'wrong' });
-    expect(token).toMatchObject({ code: 1, stderr: 'svc: invalid or revoked API token\n' });
+    expect(token).toMatchObject({ code: 1, stderr: 'svc: invalid, expired or revoked API token\n' });
     const down = await svc(['apps'], { SVC_URL: 'http://127.0.0.1:1' });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/^svc: cannot reach svc at http:\/\/127\.0\.0\.1:1: /);

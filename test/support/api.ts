@@ -13,7 +13,7 @@ import { Bus } from '../../src/events/bus.js';
 import type { BackupControl } from '../../src/backup/control.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Db } from '../../src/store/db.js';
-import { users } from '../../src/store/schema/index.js';
+import { users, type Role } from '../../src/store/schema/index.js';
 import { createSession } from '../../src/store/sessions.js';
 import { userJson, type PublicUser } from '../../src/store/users.js';
 import { memoryDb, recordingEnqueue, testKey, testSealer } from './db.js';
@@ -81,10 +81,10 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
     return { status: res.status, body: text === '' ? null : parsed, headers: res.headers };
   }
 
-  /** Seeds a user (password SEEDED_PASSWORD) and a session that `request()` then uses by default. */
-  async function login(username = 'admin'): Promise<{ user: PublicUser; cookie: string }> {
+  /** Seeds a user (password SEEDED_PASSWORD, an owner unless `role` says otherwise) and a session that `request()` then uses by default. */
+  async function login(username = 'admin', role: Role = 'owner', apps: string[] | null = null): Promise<{ user: PublicUser; cookie: string }> {
     seededHash ??= hashPassword(SEEDED_PASSWORD, { ln: 10, r: 8, p: 1 });
-    const row = db.insert(users).values({ username, passwordHash: await seededHash }).returning().get();
+    const row = db.insert(users).values({ username, passwordHash: await seededHash, role, apps }).returning().get();
     session = createSession(db, row.id, clock.now());
     return { user: userJson(row), cookie: session };
   }

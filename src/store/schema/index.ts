@@ -9,6 +9,7 @@ export * from './env.js';
 export * from './services.js';
 export * from './misc.js';
 export * from './backup-ops.js';
+export * from './teams.js';
 export * from './previews.js';
 export * from './notify.js';
 export * from './offsite.js';

@@ -15,7 +15,8 @@ describe('setup and login', () => {
     expect((await t.request('GET', '/api/auth/status')).body).toEqual({ setup_required: true });
     const res = await t.request('POST', '/api/auth/setup', { username: 'admin', password: 'long enough pw' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ user: { id: 1, username: 'admin', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) } });
+    // The first user is an owner (docs/api.md "Teams").
+    expect(res.body).toEqual({ user: { id: 1, username: 'admin', role: 'owner', apps: null, totp_enabled: false, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) } });
     expect(res.headers.get('set-cookie')).toMatch(/^session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Lax; Path=\/$/);
     expect((await t.request('GET', '/api/auth/status')).body).toEqual({ setup_required: false });
 
@@ -163,12 +164,12 @@ describe('API tokens', () => {
     const { user } = await t.login();
     const created = await t.request('POST', '/api/tokens', { name: 'ci' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: 1, name: 'ci', token: expect.stringMatching(/^svc_[A-Za-z0-9_-]{43}$/), created_at: expect.any(String), last_used_at: null });
+    expect(created.body).toEqual({ id: 1, name: 'ci', scopes: ['admin'], expires_at: null, token: expect.stringMatching(/^svc_[A-Za-z0-9_-]{43}$/), created_at: expect.any(String), last_used_at: null });
     const token = created.body.token as string;
     expect(t.db.select().from(apiTokens).get()!.tokenHash).toBe(sha256Hex(token));
 
     const list = await t.request('GET', '/api/tokens');
-    expect(list.body).toEqual([{ id: 1, name: 'ci', created_at: created.body.created_at, last_used_at: null }]);
+    expect(list.body).toEqual([{ id: 1, name: 'ci', scopes: ['admin'], expires_at: null, created_at: created.body.created_at, last_used_at: null }]);
     expect(JSON.stringify(list.body)).not.toContain(token);
 
     const me = await t.request('GET', '/api/auth/me', undefined, { token, cookie: 'none' });

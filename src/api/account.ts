@@ -1,0 +1,57 @@
+// One's own account (docs/api.md "Teams"): password, second factor, sessions. Every route here is `self`
+// in the permission table: any logged-in user, for themselves only.
+import { Hono } from 'hono';
+import { unauthenticated } from '../errors.js';
+import type { AuthFlows } from '../auth/flows.js';
+import { beginTotp, clearTotp, codeSchema, confirmTotp } from '../auth/totp.js';
+import { parseInput } from '../desired/parse.js';
+import { changePassword } from '../teams/users.js';
+import { deleteSession, listSessions } from '../store/sessions.js';
+import { findUser } from '../store/users.js';
+import { idParam, jsonBody } from '../http/request.js';
+import type { ApiDeps, ApiEnv } from './deps.js';
+import type { Context } from 'hono';
+
+export function accountRoutes(deps: ApiDeps, flows: AuthFlows) {
+  const r = new Hono<ApiEnv>();
+  const me = (c: Context<ApiEnv>) => {
+    const row = findUser(deps.db, c.var.user.id);
+    if (!row) throw unauthenticated('your account no longer exists');
+    return row;
+  };
+
+  r.post('/account/password', async (c) => {
+    await changePassword(deps, c.var.user.id, c.var.sessionId, await jsonBody(c));
+    return c.body(null, 204);
+  });
+
+  r.get('/account/sessions', (c) => c.json(listSessions(deps.db, c.var.user.id, c.var.sessionId)));
+
+  r.delete('/account/sessions/:id', (c) => {
+    deleteSession(deps.db, c.var.user.id, idParam(c, 'id', 'session'));
+    return c.body(null, 204);
+  });
+
+  r.post('/account/totp', async (c) => {
+    c.header('cache-control', 'no-store');
+    return c.json(await beginTotp(deps, me(c)), 201);
+  });
+
+  r.post('/account/totp/confirm', async (c) => {
+    c.header('cache-control', 'no-store');
+    return c.json(confirmTotp(deps, me(c), await jsonBody(c)));
+  });
+
+  // Turning it off needs a current code (or a recovery code): a stolen session alone cannot remove it.
+  r.delete('/account/totp', async (c) => {
+    const { code } = parseInput(codeSchema, await jsonBody(c));
+    const user = me(c);
+    if (user.totpEnabledAt && !flows.secondFactor(user, /^\d{6}$/.test(code) ? { totp: code } : { recovery_code: code })) {
+      throw unauthenticated('wrong authentication code');
+    }
+    clearTotp(deps.db, user.id);
+    return c.body(null, 204);
+  });
+
+  return r;
+}

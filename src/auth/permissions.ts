@@ -1,0 +1,296 @@
+// THE permission table (docs/api.md "Teams"): what each role and each token scope may do, and which action
+// every REST endpoint and every UI route is. One middleware (src/http/authorize.ts) applies it to every
+// request; no handler checks a role. A route missing from RULES is refused (403 `no_rule`), and the
+// table-driven test (test/unit/teams/permissions.test.ts) fails for it: add its line here.
+
+import type { Role } from '../store/schema/users.js';
+export { ROLES, type Role } from '../store/schema/users.js';
+
+/**
+ * public: no login. self: one's own account (password, second factor, sessions, tokens).
+ * read: everything but secret values and credentials. deploy_status: a deploy's status and events.
+ * logs, reveal (an app's secret values), deploy (deploy, roll back), configure (variables, links): per app.
+ * manage: apps, services and their credentials, backups, manifests, settings. users: accounts, invitations.
+ * owner: what only an owner does (require a second factor).
+ */
+export const ACTIONS = ['public', 'self', 'read', 'deploy_status', 'logs', 'reveal', 'deploy', 'configure', 'manage', 'users', 'owner'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** Actions that name one app: a developer limited to some apps, or a `deploy:<app>` token, gets them there only. */
+export const APP_ACTIONS: ReadonlySet<Action> = new Set(['logs', 'reveal', 'deploy', 'configure']);
+
+const VIEWER: Action[] = ['self', 'read', 'deploy_status'];
+const DEVELOPER: Action[] = [...VIEWER, 'logs', 'reveal', 'deploy', 'configure'];
+const ADMIN: Action[] = [...DEVELOPER, 'manage', 'users'];
+export const ROLE_ACTIONS: Record<Role, ReadonlySet<Action>> = {
+  viewer: new Set(VIEWER),
+  developer: new Set(DEVELOPER),
+  admin: new Set(ADMIN),
+  owner: new Set([...ADMIN, 'owner']),
+};
+
+/** How a rule finds the app it concerns: a path parameter holding an app id, a deploy id, or the app's name. */
+export type AppRef = { param: string; via: 'app' | 'deploy' | 'name' };
+
+export interface Rule {
+  action: Action;
+  app?: AppRef;
+  /** Record successful calls in the audit log even though they are reads (reveals, archive downloads). */
+  auditRead?: boolean;
+}
+
+const app = (param: string): AppRef => ({ param, via: 'app' });
+const deploy = (param: string): AppRef => ({ param, via: 'deploy' });
+const named = (param: string): AppRef => ({ param, via: 'name' });
+const r = (action: Action, extra: Omit<Rule, 'action'> = {}): Rule => ({ action, ...extra });
+
+/** `METHOD /path` exactly as the route is registered (hono pattern), to its rule. */
+export const RULES: Record<string, Rule> = {
+  // Public: first run, login, invitations, signed webhooks, the code-host callback, health, static assets.
+  'GET /healthz': r('public'),
+  'GET /api/auth/status': r('public'),
+  'POST /api/auth/setup': r('public'),
+  'POST /api/auth/login': r('public'),
+  'POST /api/invitations/accept': r('public'),
+  'GET /api/codehost/setup-callback': r('public'),
+  'POST /api/webhooks/codehost': r('public'),
+  'POST /api/webhooks/github': r('public'),
+
+  // One's own account.
+  'POST /api/auth/logout': r('self'),
+  'GET /api/auth/me': r('self'),
+  'GET /api/tokens': r('self'),
+  'POST /api/tokens': r('self'),
+  'DELETE /api/tokens/:id': r('self'),
+  'POST /api/account/password': r('self'),
+  'GET /api/account/sessions': r('self'),
+  'DELETE /api/account/sessions/:id': r('self'),
+  'POST /api/account/totp': r('self'),
+  'POST /api/account/totp/confirm': r('self'),
+  'DELETE /api/account/totp': r('self'),
+
+  // Apps.
+  'GET /api/apps': r('read'),
+  'POST /api/apps': r('manage'),
+  'GET /api/app-names/:name': r('deploy_status', { app: named('name') }),
+  'GET /api/apps/:appID': r('read'),
+  'PUT /api/apps/:appID': r('manage'),
+  'DELETE /api/apps/:appID': r('manage'),
+  'GET /api/apps/:appID/events': r('read'),
+  'GET /api/apps/:appID/env': r('read'),
+  'POST /api/apps/:appID/env': r('configure', { app: app('appID') }),
+  'DELETE /api/apps/:appID/env/:key': r('configure', { app: app('appID') }),
+  'GET /api/apps/:appID/env/:key/history': r('read'),
+  'GET /api/apps/:appID/env/:key/reveal': r('reveal', { app: app('appID'), auditRead: true }),
+  'POST /api/apps/:appID/deploys': r('deploy', { app: app('appID') }),
+  'POST /api/apps/:appID/deploys/rollback': r('deploy', { app: app('appID') }),
+  'GET /api/apps/:appID/deploys': r('deploy_status', { app: app('appID') }),
+  'GET /api/deploys/:deployID': r('deploy_status', { app: deploy('deployID') }),
+  'GET /api/deploys/:deployID/events': r('deploy_status', { app: deploy('deployID') }),
+  'GET /api/deploys/:deployID/events/stream': r('deploy_status', { app: deploy('deployID') }),
+  'GET /api/apps/:appID/logs/stream': r('logs', { app: app('appID') }),
+  'POST /api/apps/:appID/services': r('configure', { app: app('appID') }),
+  'GET /api/apps/:appID/services': r('read'),
+  'DELETE /api/apps/:appID/services/:serviceID': r('configure', { app: app('appID') }),
+
+  // Services, backups, manifests, code host.
+  'GET /api/services': r('read'),
+  'POST /api/services': r('manage'),
+  'GET /api/services/:id': r('read'),
+  'DELETE /api/services/:id': r('manage'),
+  'POST /api/services/:id/stop': r('manage'),
+  'POST /api/services/:id/start': r('manage'),
+  'GET /api/services/:id/credentials': r('manage', { auditRead: true }),
+  'GET /api/backups': r('read'),
+  'POST /api/backups': r('manage'),
+  'POST /api/backups/import': r('manage'),
+  'GET /api/backups/imports/:id': r('manage'),
+  'POST /api/backups/:id/restore': r('manage'),
+  'GET /api/restores': r('read'),
+  'GET /api/restores/:id': r('read'),
+  'GET /api/backups/:id': r('read'),
+  // An archive holds every secret in clear.
+  'GET /api/backups/:id/download': r('manage', { auditRead: true }),
+  'DELETE /api/backups/:id': r('manage'),
+  'POST /api/manifests/apply': r('manage'),
+  'GET /api/manifests': r('read'),
+  'GET /api/codehost/manifest': r('manage'),
+  'GET /api/codehost/debug': r('manage'),
+
+  // Off-host backup targets (issue 21 section 1): targets are settings with credentials (never shown: a
+  // read sees the access key's tail only); listing the copies in a bucket, uploads and imports are admin work.
+  'GET /api/backup-targets': r('read'),
+  'POST /api/backup-targets': r('manage'),
+  'GET /api/backup-targets/:id': r('read'),
+  'PUT /api/backup-targets/:id': r('manage'),
+  'DELETE /api/backup-targets/:id': r('manage'),
+  'POST /api/backup-targets/:id/test': r('manage'),
+  'GET /api/backup-targets/:id/remote': r('manage'),
+  'POST /api/backup-targets/:id/remote/import': r('manage'),
+  'POST /api/backups/:id/upload': r('manage'),
+
+  // Notifications (issue 21): channels are settings, an admin's; reads show no secret (`target` is redacted).
+  'GET /api/notifications/events': r('read'),
+  'GET /api/notifications/channels': r('read'),
+  'POST /api/notifications/channels': r('manage'),
+  'GET /api/notifications/channels/:id': r('read'),
+  'PUT /api/notifications/channels/:id': r('manage'),
+  'DELETE /api/notifications/channels/:id': r('manage'),
+  'POST /api/notifications/channels/:id/test': r('manage'),
+  'GET /api/notifications/deliveries': r('read'),
+  'GET /api/notifications/outbox': r('read'),
+
+  // Nodes (issue 19 section 2): the list is a read; the join command carries the Swarm's join token, a
+  // credential, so it is admin work like a node's availability and labels.
+  'GET /api/nodes': r('read'),
+  'POST /api/nodes/join': r('manage'),
+  'PUT /api/nodes/:id': r('manage'),
+
+  // Users, invitations, audit, team settings.
+  'GET /api/users': r('read'),
+  'PATCH /api/users/:id': r('users'),
+  'DELETE /api/users/:id': r('users'),
+  'DELETE /api/users/:id/totp': r('users'),
+  'GET /api/invitations': r('users'),
+  'POST /api/invitations': r('users'),
+  'DELETE /api/invitations/:id': r('users'),
+  'GET /api/audit': r('read'),
+  'GET /api/team/settings': r('read'),
+  'PUT /api/team/settings': r('owner'),
+
+  // Web UI: pages are reads, each form is the action of its REST twin.
+  'GET /assets/:file': r('public'),
+  'GET /setup': r('public'),
+  'POST /setup': r('public'),
+  'GET /login': r('public'),
+  'POST /login': r('public'),
+  'GET /invite/:token': r('public'),
+  'POST /invite/:token': r('public'),
+  'POST /logout': r('self'),
+  'GET /': r('read'),
+  'GET /apps/new': r('manage'),
+  'POST /apps/new': r('manage'),
+  'GET /apps/:id': r('read'),
+  'POST /apps/:id/deploy': r('deploy', { app: app('id') }),
+  'POST /apps/:id/rollback': r('deploy', { app: app('id') }),
+  'POST /apps/:id/settings': r('manage'),
+  'POST /apps/:id/env': r('configure', { app: app('id') }),
+  'POST /apps/:id/env/:key/delete': r('configure', { app: app('id') }),
+  'POST /apps/:id/env/:key/reveal': r('reveal', { app: app('id'), auditRead: true }),
+  'GET /apps/:id/logs': r('logs', { app: app('id') }),
+  'GET /apps/:id/env/:key/history': r('read'),
+  'POST /apps/:id/links': r('configure', { app: app('id') }),
+  'POST /apps/:id/links/:sid/delete': r('configure', { app: app('id') }),
+  'GET /apps/:id/delete': r('manage'),
+  'POST /apps/:id/delete': r('manage'),
+  'GET /deploys/:id': r('deploy_status', { app: deploy('id') }),
+  'GET /services': r('read'),
+  'POST /services': r('manage'),
+  'GET /services/:id': r('read'),
+  'POST /services/:id/stop': r('manage'),
+  'POST /services/:id/start': r('manage'),
+  'POST /services/:id/credentials': r('manage', { auditRead: true }),
+  'GET /services/:id/delete': r('read'),
+  'POST /services/:id/delete': r('manage'),
+  'GET /nodes': r('read'),
+  'POST /nodes/join': r('manage'),
+  'POST /nodes/:id/drain': r('manage'),
+  'POST /nodes/:id/activate': r('manage'),
+  'GET /backups': r('read'),
+  'POST /backups': r('manage'),
+  'POST /backups/:id/delete': r('manage'),
+  'GET /backups/:id/restore': r('manage'),
+  'POST /backups/:id/restore': r('manage'),
+  'GET /restores/:id': r('read'),
+  'GET /settings': r('self'),
+  'POST /settings/tokens': r('self'),
+  'POST /settings/tokens/:id/delete': r('self'),
+  'GET /settings/webhook-secret': r('manage', { auditRead: true }),
+  'POST /settings/webhook-secret': r('manage', { auditRead: true }),
+  'GET /backups/targets': r('read'),
+  'POST /backups/targets': r('manage'),
+  'POST /backups/targets/:id/test': r('manage'),
+  'POST /backups/targets/:id/delete': r('manage'),
+  'GET /backups/targets/:id/copies': r('manage'),
+  'POST /backups/targets/:id/import': r('manage'),
+  'POST /backups/:id/upload': r('manage'),
+  'GET /settings/notifications': r('read'),
+  'POST /settings/notifications': r('manage'),
+  'POST /settings/notifications/:id/test': r('manage'),
+  'POST /settings/notifications/:id/enable': r('manage'),
+  'POST /settings/notifications/:id/disable': r('manage'),
+  'POST /settings/notifications/:id/delete': r('manage'),
+  'GET /account': r('self'),
+  'POST /account/password': r('self'),
+  'POST /account/totp': r('self'),
+  'POST /account/totp/confirm': r('self'),
+  'POST /account/totp/disable': r('self'),
+  'POST /account/sessions/:id/delete': r('self'),
+  'GET /users': r('read'),
+  'POST /users/invite': r('users'),
+  'POST /users/:id': r('users'),
+  'POST /users/:id/delete': r('users'),
+  'POST /users/:id/totp/delete': r('users'),
+  'POST /users/invitations/:id/delete': r('users'),
+  'POST /users/require-totp': r('owner'),
+  'GET /audit': r('read'),
+};
+
+/** The rule of a registered route, or undefined (then the request is refused: fail closed). */
+export const ruleFor = (method: string, path: string): Rule | undefined => RULES[`${method} ${path}`];
+
+/** A token scope: `read`, `admin`, or `deploy:<app>`. */
+export type Scope = { kind: 'read' } | { kind: 'admin' } | { kind: 'deploy'; app: string };
+
+export const SCOPE_FORMAT = /^(read|admin|deploy:[a-z0-9][a-z0-9-]{0,62})$/;
+
+export function parseScope(s: string): Scope | undefined {
+  if (!SCOPE_FORMAT.test(s)) return undefined;
+  if (s === 'read' || s === 'admin') return { kind: s };
+  return { kind: 'deploy', app: s.slice('deploy:'.length) };
+}
+
+/** What a scope lets a token do, before its user's role is applied (a token never exceeds its user). */
+function scopeAllows(scope: Scope, action: Action, appName: string | undefined): boolean {
+  if (scope.kind === 'admin') return true;
+  if (scope.kind === 'read') return action === 'read' || action === 'deploy_status';
+  return (action === 'deploy' || action === 'deploy_status') && appName === scope.app;
+}
+
+export interface Principal {
+  role: Role;
+  /** App names the user is limited to; null: every app. */
+  apps: string[] | null;
+  /** The token's scopes; undefined for a browser session (the role alone applies). */
+  scopes?: string[];
+}
+
+export type Verdict = { ok: true } | { ok: false; reason: string };
+
+/**
+ * May `who` do `action` (on the app named `appName`, when the rule names one)? The role must allow it;
+ * an app-limited user only on their apps; a token also needs a scope that allows it.
+ */
+export function decide(who: Principal, action: Action, appName: string | undefined): Verdict {
+  if (action === 'public') return { ok: true };
+  if (!ROLE_ACTIONS[who.role].has(action)) return { ok: false, reason: `the ${who.role} role may not do this (${action})` };
+  if (APP_ACTIONS.has(action) && who.apps !== null && (appName === undefined || !who.apps.includes(appName))) {
+    return { ok: false, reason: `your account is limited to the apps ${who.apps.join(', ') || '(none)'}` };
+  }
+  if (who.scopes !== undefined) {
+    const scopes = who.scopes.map(parseScope).filter((s): s is Scope => s !== undefined);
+    if (!scopes.some((s) => scopeAllows(s, action, appName))) return { ok: false, reason: `this token's scopes (${who.scopes.join(' ')}) do not allow this (${action})` };
+  }
+  return { ok: true };
+}
+
+/** True when a user of `role` limited to `apps` may hold a token with `scope` (checked at creation). */
+export function roleCovers(who: { role: Role; apps: string[] | null }, scope: Scope): boolean {
+  if (scope.kind === 'read') return true;
+  if (scope.kind === 'deploy') return decide(who, 'deploy', scope.app).ok;
+  // `admin` means "all of my rights": any role may hold it, it never exceeds the role.
+  return true;
+}
+
+/** Roles an actor may hand out or take away: only an owner touches owners. */
+export const mayAssign = (actor: Role, role: Role): boolean => actor === 'owner' || role !== 'owner';
