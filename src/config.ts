@@ -62,6 +62,8 @@ const schema = z.object({
   SVC_MANIFESTS_GIT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
   SVC_MANIFESTS_PRUNE_SERVICES: bool.default(false),
   SVC_CODEHOST_WEBHOOK_SECRET: optional,
+  /** Ports of port-mode pull-request previews (issue 20): `20000-20999`; unset: port-mode apps get no previews. */
+  SVC_PREVIEW_PORTS: optional.pipe(z.string().regex(/^\s*\d{1,5}\s*(-\s*\d{1,5}\s*)?$/, 'must be a port or a range like 20000-20999').optional()),
   SVC_CODEHOST_APP_ID: optional,
   SVC_CODEHOST_APP_SLUG: optional,
   SVC_CODEHOST_APP_PRIVATE_KEY: optional,
@@ -147,6 +149,8 @@ export interface Config {
     apiUrl: string;
     webUrl: string;
   };
+  /** Inclusive port range of port-mode previews; undefined: none. */
+  previewPorts: { from: number; to: number } | undefined;
   debugEndpoints: boolean;
   /** Seconds a successful deploy is watched after its switch (flip-back); 0 turns the watch off. */
   deployWatchSeconds: number;
@@ -239,6 +243,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       apiUrl: e.SVC_CODEHOST_API_URL.replace(/\/+$/, ''),
       webUrl: e.SVC_CODEHOST_WEB_URL.replace(/\/+$/, ''),
     },
+    previewPorts: parsePortRange(e.SVC_PREVIEW_PORTS),
     debugEndpoints: e.SVC_DEBUG_ENDPOINTS,
     deployWatchSeconds: e.SVC_DEPLOY_WATCH_SECONDS,
     buildImages: {
@@ -274,4 +279,13 @@ export function loadConfig(opts: { envFile?: string; env?: NodeJS.ProcessEnv; lo
     opts.log?.(`generated SVC_ENCRYPTION_KEY and wrote it to ${envFile}; keep it: without it the secrets in the database cannot be decrypted (backups are not encrypted: they carry a copy of it)`);
   }
   return parseConfig(vars, envFile);
+}
+
+/** `SVC_PREVIEW_PORTS`, `20000-20999` (or one port): the inclusive range, or undefined when unset or backwards. */
+export function parsePortRange(text: string | undefined): { from: number; to: number } | undefined {
+  const m = /^\s*(\d{1,5})\s*(?:-\s*(\d{1,5}))?\s*$/.exec(text ?? '');
+  if (!m) return undefined;
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from : Number(m[2]);
+  return from >= 1 && to <= 65535 && from <= to ? { from, to } : undefined;
 }

@@ -32,6 +32,7 @@ import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
+import { wirePreviews } from './wiring/previews.js';
 import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
@@ -137,6 +138,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
   collector.start();
+  const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
@@ -160,6 +162,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
       await collector.stop();
+      previews.stop();
       await manifests.stop();
       await manager.stop();
       disk.stop();

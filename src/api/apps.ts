@@ -8,7 +8,8 @@ import { createApp, deleteApp, updateApp } from '../desired/apps.js';
 import { getAppWithDeployVersion } from '../store/apps.js';
 import { appDetailJson, appsListJson } from '../store/app-json.js';
 import { appEventJson, listAppEvents } from '../store/deploys.js';
-import { appJson } from '../http/app-json.js';
+import { accessUrl, appJson } from '../http/app-json.js';
+import { previewsWithApps } from '../store/previews.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
@@ -61,6 +62,22 @@ export function appRoutes(deps: ApiDeps) {
     const id = idParam(c, 'appID', 'app');
     one(c, id);
     return c.json(listAppEvents(db, id).map(appEventJson));
+  });
+
+  // Issue 20: the app's pull-request previews, newest pull request first.
+  r.get('/apps/:appID/previews', (c) => {
+    const id = idParam(c, 'appID', 'app');
+    one(c, id);
+    const host = publicHostname(c, deps.config);
+    return c.json(
+      previewsWithApps(db, id)
+        .sort((a, b) => b.preview.prNumber - a.preview.prNumber)
+        .map((p) => ({
+          pr_number: p.preview.prNumber, app_id: p.preview.appId, app: p.name, head_sha: p.preview.headSha, head_ref: p.preview.headRef,
+          fork: p.preview.fork, last_commit_at: p.preview.lastCommitAt, created_at: p.preview.createdAt,
+          access_url: accessUrl(p, host),
+        })),
+    );
   });
 
   return r;

@@ -6,13 +6,17 @@ import { createHash } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { badRequest, unauthenticated, unavailable } from '../errors.js';
 import { decidePush, decideWorkflowRun, type Decision } from '../codehost/decide.js';
-import { installationPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
+import { installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
+import { decidePullRequest, type PreviewDecision } from '../previews/decide.js';
+import { teardownPreview, upsertPreview } from '../desired/previews.js';
+import { DomainError } from '../errors.js';
 import { verifySignature } from '../codehost/signature.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
 import { tx } from '../store/db.js';
 import { deleteInstallation, recordDelivery, recordInstallation, setDeliveryResult } from '../store/codehost.js';
 import { nowIso } from '../store/schema/index.js';
 import { listAppViews } from '../store/apps.js';
+import { allPreviews } from '../store/previews.js';
 import { shownImageRef, type AppView } from '../store/app-view.js';
 import { requestDeploy } from '../desired/deploys.js';
 import { parseInput as parse } from '../desired/parse.js';
@@ -76,7 +80,12 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
 /** Validates the payload now (400 before anything is recorded) and returns the write to run in the transaction. */
 function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
   // A CI run's image is the app's image (the live one, unless the spec changed since) at the run's commit.
-  const allApps = () => listAppViews(deps.db).map((a) => ({ ...a, imageRef: shownImageRef(a) }));
+  // Preview apps are never parents, nor built by pushes to their branch: their pull request's synchronize does it.
+  const notPreviews = () => {
+    const previewIds = new Set(allPreviews(deps.db).map((p) => p.appId));
+    return listAppViews(deps.db).filter((a) => !previewIds.has(a.id));
+  };
+  const allApps = () => notPreviews().map((a) => ({ ...a, imageRef: shownImageRef(a) }));
   switch (event) {
     case 'ping':
       return () => ({ status: 200, body: { pong: true } });
@@ -87,6 +96,10 @@ function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
     case 'push': {
       const p = parse(pushPayload, doc);
       return () => apply(deps, decidePush(p, allApps()));
+    }
+    case 'pull_request': {
+      const p = parse(pullRequestPayload, doc);
+      return () => applyPreviews(deps, decidePullRequest(p, notPreviews()));
     }
     case 'installation': {
       const p = parse(installationPayload, doc);
@@ -107,4 +120,27 @@ function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const ids = d.deploys.map((p) => requestDeploy(deps, p.app, { imageRef: p.imageRef, commitSha: p.commitSha, trigger: 'webhook' }, 'webhook').id);
   return { status: 202, body: { deploys: ids } };
+}
+
+/**
+ * Runs each preview action on its own: one app's refusal (no free port, a name clash) is reported in the
+ * answer and does not undo another app's preview or the delivery record.
+ */
+function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer {
+  if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
+  const results = d.actions.map((a) => {
+    try {
+      if (a.kind === 'teardown') {
+        const removed = teardownPreview(deps, a.parent.id, a.pr, 'webhook');
+        return removed ? { app: a.parent.name, removed } : { app: a.parent.name, ignored: `no preview of pull request ${a.pr}` };
+      }
+      const r = tx(deps.db, () => upsertPreview(deps, a.parent, a.pr, 'webhook'));
+      return { app: a.parent.name, preview: r.app, deploy: r.deploy.id, ...(r.evicted.length ? { evicted: r.evicted } : {}) };
+    } catch (err) {
+      if (err instanceof DomainError) return { app: a.parent.name, error: err.message };
+      throw err;
+    }
+  });
+  const acted = results.some((r) => 'deploy' in r || 'removed' in r);
+  return { status: acted ? 202 : 200, body: { previews: results } };
 }

@@ -77,6 +77,7 @@ export const RULES: Record<string, Rule> = {
   'PUT /api/apps/:appID': r('manage'),
   'DELETE /api/apps/:appID': r('manage'),
   'GET /api/apps/:appID/events': r('read'),
+  'GET /api/apps/:appID/previews': r('read'),
   'GET /api/apps/:appID/env': r('read'),
   'POST /api/apps/:appID/env': r('configure', { app: app('appID') }),
   'DELETE /api/apps/:appID/env/:key': r('configure', { app: app('appID') }),

@@ -44,3 +44,21 @@ export type InstallationPayload = z.infer<typeof installationPayload>;
 
 /** A full commit id, as a push's `after` must be to be built. */
 export const isCommitSha = (s: string) => /^([0-9a-f]{40}|[0-9a-f]{64})$/i.test(s) && !/^0+$/.test(s);
+
+/** `pull_request` (issue 20): the PR's number, head (commit, branch, repository) and base branch. */
+export const pullRequestPayload = z.looseObject({
+  action: z.string(),
+  number: z.number().int().positive(),
+  repository,
+  pull_request: z.looseObject({
+    merged: z.boolean().nullish(),
+    head: z.looseObject({
+      sha: commit,
+      ref: z.string().min(1).max(255),
+      // null when the fork the pull request came from was deleted
+      repo: z.looseObject({ full_name: z.string().nullish() }).nullish(),
+    }),
+    base: z.looseObject({ ref: z.string().min(1).max(255) }),
+  }),
+});
+export type PullRequestPayload = z.infer<typeof pullRequestPayload>;

@@ -24,4 +24,7 @@ export function imageWithoutTag(ref: string): string {
 export const imageForCommit = (imageRef: string, sha: string) => `${imageWithoutTag(imageRef)}:${sha}`;
 
 /** The image svc builds for a commit of a `svc_build` app (API.md "Building from source"). */
-export const builtImage = (appName: string, sha: string) => `svc-build/${appName}:${sha}`;
+export const builtImage = (appName: string, sha: string) => `${builtImageRepository(appName)}:${sha}`;
+
+/** The repository of every image svc built for an app: removed with the app. */
+export const builtImageRepository = (appName: string) => `svc-build/${appName}`;

@@ -22,6 +22,8 @@ import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, r
 import { parseInput } from './parse.js';
 import { trashAppVolumes } from '../volumes/dirs.js';
 import { canonicalJobs, canonicalVolumes, jobsSchema, volumesSchema } from './workload-fields.js';
+import { previewSettingsSchema, settingsOf, settingsToStore } from '../previews/settings.js';
+import { deletePreviewApps } from '../store/previews.js';
 
 export type { AppFields } from './app-rules.js';
 export type AppInput = { name: string } & Partial<AppFields>;
@@ -55,6 +57,8 @@ export const appFieldShape = {
   deploy_strategy: z.enum(DEPLOY_STRATEGIES),
   /** Scheduled jobs (issue 22); the complete list. */
   jobs: jobsSchema,
+  /** Pull-request previews (issue 20); null: off. A member left out takes its default. */
+  previews: previewSettingsSchema.nullable(),
 };
 const fields = z.object(appFieldShape).partial();
 /** The create and update inputs (REST bodies, UI forms turned into the same shape). */
@@ -83,6 +87,7 @@ export const APP_DEFAULTS = {
   volumes: '[]',
   deployStrategy: 'blue_green',
   jobs: '[]',
+  previews: null,
 } as const satisfies AppFields;
 
 /** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */
@@ -108,6 +113,7 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     volumes: f.volumes === undefined ? undefined : canonicalVolumes(f.volumes),
     deployStrategy: f.deploy_strategy,
     jobs: f.jobs === undefined ? undefined : canonicalJobs(f.jobs),
+    previews: f.previews === undefined ? undefined : settingsToStore(f.previews),
   };
 }
 
@@ -153,6 +159,7 @@ export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, 
 export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, _origin: Origin): AppRow {
   const { db } = ctx;
   let routing = false;
+  let dropped: string[] = [];
   const row = guarded(() =>
     tx(db, () => {
       const current = getApp(db, id);
@@ -162,10 +169,13 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
       assertUnique(db, { name: current.name, domain: merged.domain, fallbackPort: merged.fallbackPort }, id);
       assertPortFree(ctx, merged, current);
       routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
+      // Previews turned off: every preview of the app goes with the change (issue 20).
+      if (!settingsOf(merged.previews).enabled) dropped = deletePreviewApps(db, id);
       return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
     }),
   );
-  announce(ctx.enqueue, row.name, routing);
+  for (const child of dropped) announce(ctx.enqueue, child);
+  announce(ctx.enqueue, row.name, routing || dropped.length > 0);
   return row;
 }
 
@@ -176,13 +186,16 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
  */
 export function deleteApp(ctx: CommandCtx, id: number, origin: Origin, opts: { purge?: boolean } = {}): void {
   const { db } = ctx;
-  const name = tx(db, () => {
+  const [name, children] = tx(db, () => {
     const row = getApp(db, id);
     if (!row) throw notFound('app');
+    // Its previews first: their rows would go by cascade, but their containers need their names announced.
+    const children = deletePreviewApps(db, id);
     db.delete(apps).where(eq(apps.id, id)).run();
-    return row.name;
+    return [row.name, children] as const;
   });
   const purged = opts.purge ? trashAppVolumes(ctx.config.dataDir, name, id, ctx.now().getTime()) : false;
+  for (const child of children) announce(ctx.enqueue, child);
   announce(ctx.enqueue, name);
   ctx.log.info('app deleted', { app: name, origin, volumes_purged: purged });
 }
@@ -241,8 +254,8 @@ function announce(enqueue: Enqueue, name: string, routing = true) {
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -1,6 +1,7 @@
 // The app record as the API and the UI show it (API.md "Apps"), with the two derived fields: `access_url` (where a
 // browser reaches the app) and `config_changed` (env or links changed since the live deploy).
 import { parseJobs, parseVolumes } from '../desired/workload-fields.js';
+import { settingsOf, settingsToStore, type PreviewSettings } from '../previews/settings.js';
 import type { AppRow } from '../store/schema/index.js';
 import { shownAppType, shownImageRef, shownInternalPort, type AppView } from '../store/app-view.js';
 
@@ -33,6 +34,7 @@ export function appJson(app: AppView, deployedConfigVersion: number | null, host
     volumes: parseVolumes(app.volumes),
     deploy_strategy: app.deployStrategy,
     jobs: parseJobs(app.jobs),
+    previews: app.previews === null ? null : (JSON.parse(settingsToStore(settingsOf(app.previews))!) as PreviewSettings),
     status: app.status,
     status_reason: app.statusReason,
     serving: app.serving,

@@ -256,6 +256,17 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       return pastContainerActions(docker, containerId, sinceMs);
     },
 
+    async listImageTags(repository) {
+      checkImageRef(repository);
+      const found = (await call(`image list ${repository}`, () => docker.listImages({ filters: { reference: [repository] } }))) ?? [];
+      return found.flatMap((i) => i.RepoTags ?? []).filter((t) => t.startsWith(`${repository}:`));
+    },
+
+    async removeImage(tag) {
+      checkImageRef(tag);
+      return (await call(`image remove ${tag}`, () => docker.getImage(tag).remove(), [404, 409])) !== undefined;
+    },
+
     async hasImage(image) {
       checkImageRef(image);
       return (await call(`image inspect ${image}`, () => docker.getImage(image).inspect(), [404])) !== undefined;

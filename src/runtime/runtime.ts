@@ -235,4 +235,8 @@ export interface Runtime {
   pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
   /** Builds an image from a directory with a Dockerfile at its root; `signal` cancels the build in the engine. */
   build(contextDir: string, tag: string, onLog?: (line: string) => void, signal?: AbortSignal): Promise<void>;
+  /** The tags of `repository` (`svc-build/<app>`: the images svc built for an app). */
+  listImageTags(repository: string): Promise<string[]>;
+  /** Removes one tag; false when it is absent or a container still uses it (never forced). */
+  removeImage(tag: string): Promise<boolean>;
 }

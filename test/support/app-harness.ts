@@ -27,7 +27,7 @@ export const APP_SETTINGS: AppReconcilerDeps['settings'] = {
   network: 'svc-unit', instance: 'svc', dataDir: join(tmpdir(), `svc-unit-${process.pid}`), healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0,
 };
 export const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
-const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events', 'pastActions']);
+const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'listImageTags', 'logs', 'events', 'pastActions']);
 
 export interface Pass {
   at: number;

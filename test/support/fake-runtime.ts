@@ -314,6 +314,16 @@ export class FakeRuntime implements Runtime {
     return this.history.filter((e) => e.id === containerId && e.at >= sinceMs).map((e) => e.action);
   }
 
+  async listImageTags(repository: string) {
+    this.record('listImageTags', [repository]);
+    return [...this.images].filter((i) => i.startsWith(`${repository}:`));
+  }
+
+  async removeImage(tag: string) {
+    this.record('removeImage', [tag]);
+    return this.images.delete(tag);
+  }
+
   async hasImage(ref: string) {
     this.record('hasImage', [ref]);
     return this.images.has(ref);

@@ -19,6 +19,7 @@ import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pip
 import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
 import { emptyTrash } from '../../volumes/dirs.js';
+import { builtImageRepository } from '../../codehost/repository.js';
 import type { AppReconcilerDeps } from './deps.js';
 
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
@@ -85,6 +86,11 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     if (!row) {
       // Volumes of a purged app (moved aside by the delete command) go once its containers are gone.
       if (await emptyTrash(settings.dataDir)) deps.log.info('purged volumes removed', { app: name });
+      // A deleted app's built images go too (a closed preview leaves nothing behind, issue 20). Its
+      // containers are gone by now, so the engine lets them go; an image still in use elsewhere stays.
+      const removed: string[] = [];
+      for (const tag of await runtime.listImageTags(builtImageRepository(name))) if (await runtime.removeImage(tag)) removed.push(tag);
+      if (removed.length > 0) deps.log.info('removed the images built for a deleted app', { app: name, images: removed });
       await deps.dns.sync();
       deps.enqueue(keyOf('proxy', 'main'));
       return {};

@@ -46,6 +46,8 @@ export const apps = sqliteTable('apps', {
   deployStrategy: text('deploy_strategy', { enum: ['blue_green', 'stop_first'] }).notNull().default('blue_green'),
   /** Scheduled jobs (issue 22): canonical JSON text of `[{name, schedule, command, timeout_seconds, concurrency}]`. */
   jobs: text('jobs').notNull().default('[]'),
+  /** Pull-request previews (issue 20): canonical JSON of PreviewSettings (src/previews/settings.ts); null: off. */
+  previews: text('previews'),
   configVersion: integer('config_version').notNull().default(0),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   createdAt: createdAt(),

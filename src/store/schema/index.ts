@@ -12,5 +12,6 @@ export * from './backup-ops.js';
 export * from './teams.js';
 export * from './metrics.js';
 export * from './jobs.js';
+export * from './previews.js';
 export * from './notify.js';
 export * from './offsite.js';

@@ -25,7 +25,7 @@ import { shownAppType, shownImageRef, shownInternalPort } from '../../../src/sto
 
 const settings = { network: 'svc-unit', instance: 'svc', dataDir: '/nonexistent-svc-unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
 const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
-const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'logs', 'events']);
+const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'listImageTags', 'logs', 'events']);
 const sealer = testSealer();
 
 let db: Db;
@@ -563,10 +563,14 @@ describe('app reconciler: self-healing and cleanup', () => {
       name: 'svc-web-9', image: 'web:1', network: 'svc-unit',
       labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.app': 'web', 'svc.deploy': '9', 'svc.role': 'app' },
     });
+    // Issue 20: the images built for it go too, not another app's whose name merely starts the same.
+    rt.images.add('svc-build/web:' + 'a'.repeat(40));
+    rt.images.add('svc-build/webx:' + 'a'.repeat(40));
     deleteApp(db, enqueue, app().id);
     await drive();
 
     expect(rt.containers.size).toBe(0);
+    expect([...rt.images].filter((i) => i.startsWith('svc-build/'))).toEqual(['svc-build/webx:' + 'a'.repeat(40)]);
     expect(dnsNow()).toEqual({});
     expect(db.select().from(deploys).all()).toEqual([]);
     await expectSteady('web', { dnsSyncs: true });

@@ -20,7 +20,7 @@ import { createService, markServiceDeleted, setDesiredRunning } from '../../supp
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 /** Runtime methods that only look. */
-const READS = new Set(['list', 'inspect', 'ping', 'hasImage']);
+const READS = new Set(['list', 'inspect', 'ping', 'hasImage', 'listImageTags']);
 let db: Db;
 let dir: string;
 let rt: FakeRuntime;

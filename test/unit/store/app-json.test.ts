@@ -18,7 +18,7 @@ function variedDb(): Db {
   const db = memoryDb();
   const enqueue = recordingEnqueue();
   createApp(db, enqueue, { name: 'plain', fallbackPort: 8080 }, 'rest');
-  const site = createApp(db, enqueue, { name: 'site', accessMode: 'domain', domain: 'shop.example.com', imageRef: 'ghcr.io/a/b:1', ciWorkflow: '.github/workflows/release.yml' }, 'rest');
+  const site = createApp(db, enqueue, { name: 'site', accessMode: 'domain', domain: 'shop.example.com', imageRef: 'ghcr.io/a/b:1', ciWorkflow: '.github/workflows/release.yml', previews: '{"enabled":true,"env":{"A":"x\\\"y"},"forks":false,"max":5,"resources":{"cpus":0.5,"memory_mb":256},"services":"none","ttl_days":7}' }, 'rest');
   const odd = createApp(db, enqueue, { name: 'odd', fallbackPort: 9000, appType: 'external_service', source: 'http://10.0.0.5:9000/"q"\\ü\n\u2028', healthCheckPath: '/health?x="1"', repoUrl: null }, 'dir');
   // A live deploy whose config is current (config_changed false), and one made before an env change (true).
   const live = db.insert(deploys).values({ appId: site.id, imageRef: 'ghcr.io/a/b:1', trigger: 'manual', status: 'success', configVersion: 3, envDiff: { added: ['A'], removed: [], changed: ['B"'] }, startedAt: '2026-11-22T10:00:00Z', completedAt: '2026-11-22T10:00:05Z' }).returning().get();
