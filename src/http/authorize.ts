@@ -34,7 +34,9 @@ interface Who {
   scopes?: string[];
 }
 
-const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
+// Machine endpoints: JSON errors (401, not a redirect to the login page), bearer tokens. The Prometheus
+// scrape lives at /metrics, outside /api, where scrapers look for it.
+const isApi = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/metrics';
 
 /** The bearer token of the request, undefined without an Authorization header; 401 for a malformed one. */
 function bearer(c: Context): string | undefined {

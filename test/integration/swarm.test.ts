@@ -89,8 +89,8 @@ describe('swarm runtime', () => {
     try {
       await waitFor(async () => !(await rt.inspect(victim, network))?.running, { timeoutMs: 20_000, what: 'the drained replica to stop' });
       await rt.start(victim);
-      const now = await nodeOf(victim);
-      expect(now).toBeDefined();
+      // Swarm schedules the new task after start() returns: wait for it to be placed.
+      const now = await waitFor(() => nodeOf(victim), { timeoutMs: 20_000, what: 'the replica placed on a node' });
       expect(now).not.toBe(node);
       expect(await serves(victim)).toBe(true);
     } finally {
