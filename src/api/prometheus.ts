@@ -2,14 +2,16 @@
 // (where scrapers look) but behind the permission table like every route (`read`): a scraper sends an API
 // token, `authorization: Bearer <token>` (Prometheus' `authorization.credentials`); no anonymous scrape.
 import { Hono } from 'hono';
+import type { Registry } from 'prom-client';
 import { subjectNames } from '../store/metrics.js';
-import { createPrometheus } from '../metrics/prometheus.js';
 import type { ApiDeps } from './deps.js';
 
 export function prometheusRoutes(deps: ApiDeps) {
   const r = new Hono();
-  const registry = createPrometheus(() => deps.metrics?.(), () => subjectNames(deps.db));
+  // Built at the first scrape: prom-client is ~12 MiB a daemon nobody scrapes never needs (bench:idle).
+  let registry: Registry | undefined;
   r.get('/metrics', async (c) => {
+    registry ??= (await import('../metrics/prometheus.js')).createPrometheus(() => deps.metrics?.(), () => subjectNames(deps.db));
     c.header('content-type', registry.contentType);
     c.header('cache-control', 'no-store');
     return c.body(await registry.metrics());

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import * as OTPAuth from 'otpauth';
-import QRCode from 'qrcode';
 import { z } from 'zod';
 import { sha256Hex, type Sealer } from '../crypto.js';
 import { conflict, invalid, notFound } from '../errors.js';
@@ -59,6 +58,8 @@ export async function beginTotp(ctx: Ctx, user: UserRow): Promise<TotpSetup> {
 
 async function setupOf(username: string, secret: string): Promise<TotpSetup> {
   const url = totpOf(username, secret).toString();
+  // Loaded at the first second-factor setup (~10 MiB otherwise never needed).
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
   return { secret, otpauth_url: url, qr_svg: svg };
 }

@@ -2,7 +2,6 @@
 // and follow no redirect (a redirect is an answer to show, not a place to send a signed body); email goes
 // through nodemailer. A 2xx (or an SMTP 2xx reply) is delivered; anything else is retried by the dispatcher.
 import { Webhook } from 'standardwebhooks';
-import { createTransport } from 'nodemailer';
 import { redactSecrets, secretsOf, type ChannelConfig, type EmailConfig } from './channel-config.js';
 import { discordRequest, emailMessage, ntfyRequest, slackRequest, webhookBody, type HttpRequest, type Message } from './payloads.js';
 
@@ -60,6 +59,8 @@ async function post(r: HttpRequest, signal: AbortSignal): Promise<Answer> {
 }
 
 async function mail(c: EmailConfig, m: Message, signal: AbortSignal): Promise<Answer> {
+  // Loaded at the first mail (~14 MiB a daemon without an email channel never needs).
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: c.host,
     port: c.port,

@@ -9,7 +9,10 @@
 import { chacha20poly1305Open, chacha20poly1305Seal } from './chacha.js';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
-import { Decrypter, Encrypter, Stanza, type Identity, type Recipient } from 'age-encryption';
+import type { Identity, Recipient } from 'age-encryption';
+
+// Loaded at first use (~16 MiB an install without off-host copies never needs); every use is async.
+const ageLib = () => import('age-encryption');
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, o: object) => Promise<Buffer>;
 const LABEL = 'age-encryption.org/v1/scrypt';
@@ -31,6 +34,7 @@ export function scryptRecipient(passphrase: string, logN = SCRYPT_LOG_N): Recipi
     async wrapFileKey(fileKey) {
       const salt = randomBytes(16);
       const key = await derive(passphrase, salt, logN);
+      const { Stanza } = await ageLib();
       return [new Stanza(['scrypt', b64(salt), String(logN)], chacha20poly1305Seal(key, fileKey))];
     },
   };
@@ -54,14 +58,14 @@ export function scryptIdentity(passphrase: string): Identity {
 
 /** The encrypted stream of `plain` (the age header first, then the payload as `plain` is read). */
 export async function encryptStream(plain: ReadableStream<Uint8Array>, key: AgeKey): Promise<ReadableStream<Uint8Array>> {
-  const e = new Encrypter();
+  const e = new (await ageLib()).Encrypter();
   e.addRecipient('recipient' in key ? key.recipient : scryptRecipient(key.passphrase, key.logN));
   return e.encrypt(plain);
 }
 
 /** The plaintext stream of an age file; rejects at once on a wrong key, errors mid-stream on tampering. */
 export async function decryptStream(sealed: ReadableStream<Uint8Array>, secret: AgeSecret): Promise<ReadableStream<Uint8Array>> {
-  const d = new Decrypter();
+  const d = new (await ageLib()).Decrypter();
   d.addIdentity('identity' in secret ? secret.identity : scryptIdentity(secret.passphrase));
   return d.decrypt(sealed);
 }

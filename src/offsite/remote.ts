@@ -1,6 +1,7 @@
 // What a bucket holds under a target's prefix: the copies svc made (listed for a fresh install to import,
 // and for remote retention), the retention decision (pure), and one copy fetched back as plaintext.
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3Sdk } from './sdk.js';
 import { Readable } from 'node:stream';
 import { decryptStream, type AgeSecret } from './age.js';
 import { REMOTE_NAME } from './s3.js';
@@ -18,7 +19,7 @@ export async function listRemote(client: S3Client, bucket: string, prefix: strin
   const out: RemoteCopy[] = [];
   let token: string | undefined;
   do {
-    const res = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal: signal });
+    const res = await client.send(new (s3Sdk().ListObjectsV2Command)({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal: signal });
     for (const o of res.Contents ?? []) {
       const rest = (o.Key ?? '').slice(prefix.length);
       if (!REMOTE_NAME.test(rest)) continue;
@@ -34,7 +35,7 @@ export const beyondRemoteRetention = (newestFirst: RemoteCopy[], keep: number): 
 
 /** The plaintext archive of a copy, streamed: rejects at once on a wrong passphrase or identity. */
 export async function openRemote(client: S3Client, bucket: string, key: string, secret: AgeSecret, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-  const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal });
+  const res = await client.send(new (s3Sdk().GetObjectCommand)({ Bucket: bucket, Key: key }), { abortSignal: signal });
   const body = Readable.toWeb(res.Body as Readable) as ReadableStream<Uint8Array>;
   return decryptStream(body, secret);
 }

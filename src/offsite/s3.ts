@@ -1,7 +1,8 @@
 // The S3 client of a backup target (AWS SDK v3: signing, retries and multipart are the SDK's, never ours)
 // and the one sentence of a store's failure that is recorded and shown: the store's own error code and
 // message, or the network error, never a credential.
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3Sdk } from './sdk.js';
 
 /** A target with its credentials opened: only src/offsite and the commands that build it see this. */
 export interface TargetConfig {
@@ -15,7 +16,7 @@ export interface TargetConfig {
 }
 
 export function s3ClientFor(t: TargetConfig): S3Client {
-  return new S3Client({
+  return new (s3Sdk().S3Client)({
     endpoint: t.endpoint ?? undefined,
     region: t.region,
     // Garage, MinIO and most stand-ins answer path-style only; AWS itself is addressed virtual-host style.

@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3Sdk, storageSdk } from './sdk.js';
 import { encryptStream, type AgeKey } from './age.js';
 
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -43,7 +43,7 @@ export async function sendEncrypted(o: { client: S3Client; bucket: string; key: 
   const hash = hashing();
   sealed.on('error', (e) => hash.destroy(e));
   sealed.pipe(hash);
-  const upload = new Upload({
+  const upload = new (storageSdk().Upload)({
     client: o.client,
     params: { Bucket: o.bucket, Key: o.key, Body: hash, ContentType: 'application/octet-stream' },
     partSize: PART_SIZE,
@@ -68,7 +68,7 @@ const abortOf = (signal: AbortSignal) => {
 
 /** SHA-256 and size of the object as the store holds it, read back in one stream. */
 export async function readBack(client: S3Client, bucket: string, key: string, signal?: AbortSignal): Promise<Sent> {
-  const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal });
+  const res = await client.send(new (s3Sdk().GetObjectCommand)({ Bucket: bucket, Key: key }), { abortSignal: signal });
   const hash = hashing();
   await pipeline(res.Body as Readable, hash, async function* (src) {
     for await (const _ of src) void _;
@@ -77,16 +77,16 @@ export async function readBack(client: S3Client, bucket: string, key: string, si
 }
 
 export async function deleteObject(client: S3Client, bucket: string, key: string): Promise<void> {
-  await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  await client.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: bucket, Key: key }));
 }
 
 /** Aborts unfinished multipart uploads of exactly `key` (left by a killed daemon or a vanished store). */
 export async function abortStale(client: S3Client, bucket: string, key: string): Promise<number> {
-  const res = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }));
+  const res = await client.send(new (s3Sdk().ListMultipartUploadsCommand)({ Bucket: bucket, Prefix: key }));
   let n = 0;
   for (const u of res.Uploads ?? []) {
     if (u.Key !== key || !u.UploadId) continue;
-    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: u.UploadId }));
+    await client.send(new (s3Sdk().AbortMultipartUploadCommand)({ Bucket: bucket, Key: key, UploadId: u.UploadId }));
     n++;
   }
   return n;
