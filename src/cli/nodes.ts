@@ -4,21 +4,7 @@
 // nodes endpoints (API.md "Nodes").
 import { CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
-
-interface NodeJson {
-  id: string;
-  hostname: string;
-  address: string;
-  role: string;
-  leader: boolean;
-  availability: string;
-  state: string;
-  labels: Record<string, string>;
-  engine_version: string;
-  cpus: number;
-  memory_mb: number;
-  replicas: { app?: string; service?: string; container: string }[];
-}
+import type { NodeJson } from '../cluster/nodes.js';
 
 /** Pure: the table `svc nodes` prints. */
 export function nodesTable(nodes: NodeJson[]): string {

@@ -4,12 +4,12 @@
 // scopes, and after the handler writes the audit log. No rule for a route: 403 `no_rule` (fail closed).
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { eq } from 'drizzle-orm';
 import { decide, ruleFor, type AppRef, type Rule } from '../auth/permissions.js';
 import { DomainError, forbidden, unauthenticated } from '../errors.js';
 import { recordAudit } from '../store/audit.js';
 import type { Db } from '../store/db.js';
-import { apps, deploys } from '../store/schema/index.js';
+import { getApp, getAppByName } from '../store/apps.js';
+import { getDeploy } from '../store/deploys.js';
 import { sessionOf } from '../store/sessions.js';
 import { tokenOf } from '../store/tokens.js';
 import { setupRequired, type PublicUser } from '../store/users.js';
@@ -59,14 +59,14 @@ function authenticate(c: Context, deps: EdgeDeps, api: boolean): Who | undefined
   return found ? { user: found.user, via: 'session', sessionId: found.id } : undefined;
 }
 
-/** The name of the app a rule concerns; undefined when the id names none. */
+/** The name of the app a rule concerns; undefined when the id names none. Through the store's own reads. */
 function appNameOf(db: Db, ref: AppRef, params: Record<string, string>): string | undefined {
   const raw = params[ref.param];
-  if (ref.via === 'name') return raw && db.select({ name: apps.name }).from(apps).where(eq(apps.name, raw)).get()?.name;
+  if (ref.via === 'name') return raw ? getAppByName(db, raw)?.name : undefined;
   if (!raw || !/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
   const id = Number(raw);
-  if (ref.via === 'app') return db.select({ name: apps.name }).from(apps).where(eq(apps.id, id)).get()?.name;
-  return db.select({ name: apps.name }).from(deploys).innerJoin(apps, eq(apps.id, deploys.appId)).where(eq(deploys.id, id)).get()?.name;
+  const appId = ref.via === 'app' ? id : getDeploy(db, id)?.appId;
+  return appId === undefined ? undefined : getApp(db, appId)?.name;
 }
 
 /** Not worth an audit line: logging in and out change no state anyone else sees. */
