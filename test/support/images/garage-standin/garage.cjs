@@ -789,9 +789,14 @@ function createS3Handler(cfg, store) {
   function checkedSha256(req, body) {
     const claimed = req.headers['x-amz-checksum-sha256'];
     if (!cfg.checksums || !claimed) return undefined;
-    const got = crypto.createHash('sha256').update(body).digest('base64');
+    const got = (req.bodySha256 || crypto.createHash('sha256').update(body).digest()).toString('base64');
     if (got !== claimed) throw new S3Error(400, 'BadDigest', 'The SHA256 you specified did not match the calculated checksum.');
     return got;
+  }
+  function partDigest(dir, n) {
+    const f = path.join(dir, `part-${n}.sha256`);
+    if (!fs.existsSync(f)) throw new S3Error(400, 'InvalidRequest', `The upload was created using a sha256 checksum. The complete request must include the checksum for each part. It was missing for part ${n} in the request.`);
+    return fs.readFileSync(f);
   }
   function maybeCorrupt(body) {
     if (!(store.faults && store.faults.corruptNextWrite) || body.length === 0) return body;
@@ -836,6 +841,8 @@ function createS3Handler(cfg, store) {
       const stored = maybeCorrupt(body);
       const etag = md5(stored).toString('hex');
       writeAtomic(path.join(dir, `part-${n}`), stored);
+      // The part's digest as stored, for the composite checksum at completion.
+      if (sum) writeAtomic(path.join(dir, `part-${n}.sha256`), stored === body ? Buffer.from(sum, 'base64') : crypto.createHash('sha256').update(stored).digest());
       res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0, ...(sum ? { 'x-amz-checksum-sha256': sum } : {}) });
       res.end();
       return true;
@@ -881,7 +888,7 @@ function createS3Handler(cfg, store) {
     const etag = `${md5(Buffer.concat(digests)).toString('hex')}-${parts.length}`;
     // COMPOSITE, from the parts as stored (what the store holds, not what the client claimed).
     const checksumSha256 = meta.checksum === 'SHA256'
-      ? `${crypto.createHash('sha256').update(Buffer.concat(parts.map((p) => crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, `part-${p.n}`))).digest()))).digest('base64')}-${parts.length}`
+      ? `${crypto.createHash('sha256').update(Buffer.concat(parts.map((p) => partDigest(dir, p.n)))).digest('base64')}-${parts.length}`
       : undefined;
     writeAtomic(paths.meta, JSON.stringify({ key: objectKey, size, etag, contentType: meta.contentType, lastModified: new Date().toISOString(), userMeta: {}, checksumSha256 }));
     fs.rmSync(dir, { recursive: true, force: true });
@@ -914,7 +921,10 @@ function createS3Handler(cfg, store) {
       const auth = verifySigV4(req, cfg, store, rawPath, rawQuery);
       let body = await readBody(req);
       if (auth.payloadHash.startsWith(STREAMING_PREFIX)) body = decodeAwsChunked(body, auth);
-      else if (auth.payloadHash !== UNSIGNED && sha256hex(body) !== auth.payloadHash)
+      // The body's SHA-256, computed once: the signed payload hash and an x-amz-checksum-sha256 are both it.
+      const digest = auth.payloadHash.startsWith(STREAMING_PREFIX) || auth.payloadHash === UNSIGNED ? undefined : crypto.createHash('sha256').update(body).digest();
+      req.bodySha256 = digest;
+      if (digest && digest.toString('hex') !== auth.payloadHash)
         throw new S3Error(400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
 
       if (!bucketName) {
@@ -964,7 +974,7 @@ function createS3Handler(cfg, store) {
             contentType: req.headers['content-type'] || 'binary/octet-stream',
             lastModified: new Date().toISOString(),
             userMeta,
-            checksumSha256: sent ? crypto.createHash('sha256').update(stored).digest('base64') : undefined,
+            checksumSha256: sent ? (stored === body ? sent : crypto.createHash('sha256').update(stored).digest('base64')) : undefined,
           }),
         );
         res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0, ...(sent ? { 'x-amz-checksum-sha256': sent } : {}) });
