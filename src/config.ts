@@ -40,6 +40,10 @@ const schema = z.object({
   SVC_HTTPS_PORT: port.default(443),
   SVC_ACME_EMAIL: optional,
   SVC_TLS_ISSUER: z.enum(['acme', 'internal']).default('acme'),
+  // The ACME directory (default: Caddy's, Let's Encrypt then ZeroSSL); e.g. Let's Encrypt staging.
+  SVC_ACME_CA: z.string().url().optional(),
+  // External mode only: a file both svc and that Caddy can use, where Caddy writes its TLS log.
+  SVC_PROXY_TLS_LOG: z.string().startsWith('/').optional(),
   SVC_DNS_PORT: port.default(15353),
   SVC_NETWORK: optional.pipe(z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).optional()),
   SVC_INSTANCE: optional.pipe(z.string().regex(/^[a-z][a-z0-9-]{0,30}$/).optional()),
@@ -112,6 +116,14 @@ export interface Config {
     httpsPort: number;
     acmeEmail: string | undefined;
     tlsIssuer: 'acme' | 'internal';
+    acmeCa: string | undefined;
+    /**
+     * Where Caddy writes its TLS log (certificate failures, src/certs/), as Caddy sees it and as svc
+     * reads it: `{env.XDG_DATA_HOME}/svc-tls.log` = <data>/proxy/data/svc-tls.log for a Caddy svc runs
+     * (host or container, both set XDG_DATA_HOME to that directory); SVC_PROXY_TLS_LOG in external mode,
+     * else none (a Caddy on another machine could not write svc's file).
+     */
+    tlsLog: { caddyPath: string; svcPath: string } | undefined;
     dnsPort: number;
   };
   /**
@@ -205,6 +217,13 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       httpsPort: e.SVC_HTTPS_PORT,
       acmeEmail: e.SVC_ACME_EMAIL,
       tlsIssuer: e.SVC_TLS_ISSUER,
+      acmeCa: e.SVC_ACME_CA,
+      tlsLog:
+        e.SVC_PROXY_MODE === 'external'
+          ? e.SVC_PROXY_TLS_LOG
+            ? { caddyPath: e.SVC_PROXY_TLS_LOG, svcPath: e.SVC_PROXY_TLS_LOG }
+            : undefined
+          : { caddyPath: '{env.XDG_DATA_HOME}/svc-tls.log', svcPath: resolve(dataDir, 'proxy', 'data', 'svc-tls.log') },
       dnsPort: e.SVC_DNS_PORT,
     },
     network: e.SVC_NETWORK ?? e.SVC_INSTANCE ?? 'svc',

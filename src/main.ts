@@ -46,6 +46,7 @@ import { systemClock } from './controller/clock.js';
 import { listServices } from './store/services.js';
 import { createDispatcher } from './notify/dispatcher.js';
 import { watchDisk } from './notify/disk.js';
+import { watchCertificates } from './certs/watch.js';
 import { messageBaseUrl } from './notify/base-url.js';
 
 export interface Daemon {
@@ -143,6 +144,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
   const disk = watchDisk({ db, dir: config.dataDir, log, onRaise: dispatcher.wake });
+  // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
+  const certs = config.proxy.tlsLog ? watchCertificates({ db, file: config.proxy.tlsLog.svcPath, log, onRaise: dispatcher.wake }) : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -166,6 +169,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       await manifests.stop();
       await manager.stop();
       disk.stop();
+      certs?.stop();
       await dispatcher.stop();
       db.$client.close();
       log.info('svc stopped');

@@ -40,6 +40,7 @@ export function appJson(app: AppView, deployedConfigVersion: number | null, host
     serving: app.serving,
     live_image: app.liveImage,
     route_error: app.routeError,
+    certificate_error: app.certError,
     access_url: accessUrl(app, hostname),
     live_container_name: app.liveContainerName,
     current_deploy_id: app.currentDeployId,

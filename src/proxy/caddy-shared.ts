@@ -4,7 +4,7 @@
 // `serves` asks Caddy for its config and checks svc's part, so a restarted or emptied Caddy is noticed.
 import type { Logger } from '../log.js';
 import { createAdmin, heldPorts, ProxyLoadError, rejection, upstreamRequests } from './admin.js';
-import { buildServers, type CaddyConfigOptions } from './config.js';
+import { buildServers, tlsLogConfig, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
 import { nextSharedWrite, sharedNames, sharedTlsPolicy, type SharedWanted } from './shared-plan.js';
@@ -28,7 +28,12 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
 
   const wantedFor = (routes: Route[]): SharedWanted => {
     const { servers, domains } = buildServers(routes, opts, names);
-    return { servers, tls: sharedTlsPolicy(domains, opts, names.tlsId), internalCa: opts.tlsIssuer === 'internal' };
+    return {
+      servers,
+      tls: sharedTlsPolicy(domains, opts, names.tlsId),
+      internalCa: opts.tlsIssuer === 'internal',
+      ...(opts.tlsLog ? { tlsLog: tlsLogConfig(opts.tlsLog.caddyPath) } : {}),
+    };
   };
 
   const current = async (): Promise<unknown> => {

@@ -12,6 +12,10 @@ export interface CaddyConfigOptions {
   httpsPort: number;
   acmeEmail?: string;
   tlsIssuer: 'acme' | 'internal';
+  /** SVC_ACME_CA: the ACME directory URL (default Caddy's). */
+  acmeCa?: string;
+  /** Where Caddy writes the TLS log svc reads for certificate failures (config.proxy.tlsLog). */
+  tlsLog?: { caddyPath: string };
   /** Port of svc's DNS responder on 127.0.0.1 (dynamic upstreams resolve through it). */
   dnsPort: number;
   /** Optional certificate storage directory (host Caddy in external mode, tests); default Caddy's own. */
@@ -174,8 +178,26 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
 }
 
 /** Pure: the TLS issuer of svc's certificate policy. */
-export function tlsIssuer(opts: Pick<CaddyConfigOptions, 'tlsIssuer' | 'acmeEmail'>): Json {
-  return opts.tlsIssuer === 'internal' ? { module: 'internal' } : { module: 'acme', ...(opts.acmeEmail ? { email: opts.acmeEmail } : {}) };
+export function tlsIssuer(opts: Pick<CaddyConfigOptions, 'tlsIssuer' | 'acmeEmail' | 'acmeCa'>): Json {
+  if (opts.tlsIssuer === 'internal') return { module: 'internal' };
+  return { module: 'acme', ...(opts.acmeCa ? { ca: opts.acmeCa } : {}), ...(opts.acmeEmail ? { email: opts.acmeEmail } : {}) };
+}
+
+/** The name of svc's log in Caddy's `logging.logs` (per instance in a shared Caddy). */
+export const tlsLogName = (instance = 'svc') => `${instance}_tls`;
+
+/**
+ * Pure: a Caddy log (its own logging config, JSON lines) of the certificate manager only (`tls.obtain`,
+ * `tls.renew`, info and up: failures and successes), into a file svc reads (src/certs/). Rolled by Caddy
+ * at 1 MiB, one old file kept. Caddy's default log is left as it is.
+ */
+export function tlsLogConfig(caddyPath: string): Json {
+  return {
+    writer: { output: 'file', filename: caddyPath, roll_size_mb: 1, roll_keep: 1 },
+    encoder: { format: 'json' },
+    level: 'INFO',
+    include: ['tls.obtain', 'tls.renew'],
+  };
 }
 
 /** Pure: the full Caddy config for these routes. Conflicting routes are left out (see partitionRoutes). */
@@ -194,6 +216,7 @@ export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Jso
     if (opts.tlsIssuer === 'internal') apps.pki = { certificate_authorities: { local: { install_trust: false } } };
   }
   const config: { [k: string]: Json } = { admin: { listen: adminListen(opts.adminUrl) }, apps };
+  if (opts.tlsLog) config.logging = { logs: { [tlsLogName()]: tlsLogConfig(opts.tlsLog.caddyPath) } };
   if (opts.storageDir) config.storage = { module: 'file_system', root: opts.storageDir };
   // The fingerprint: Caddy indexes `@id` values, so `GET /id/<id>/...` answers only while Caddy still has
   // exactly this config; a restarted or emptied Caddy answers 404 (see CaddyProxy.serves).

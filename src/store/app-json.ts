@@ -27,7 +27,7 @@ const APP_OBJECT = `json_object(
   'status', COALESCE(s.status, 'inactive'),
   'status_reason', s.status_reason,
   'serving', json(CASE WHEN s.serving THEN 'true' ELSE 'false' END),
-  'live_image', s.live_image, 'route_error', s.route_error,
+  'live_image', s.live_image, 'route_error', s.route_error, 'certificate_error', s.cert_error,
   'access_url', CASE WHEN a.access_mode = 'domain'
       THEN CASE WHEN a.domain <> '' THEN 'https://' || a.domain END
       ELSE CASE WHEN a.fallback_port <> 0 THEN 'http://' || :host || ':' || a.fallback_port END END,
