@@ -1,10 +1,10 @@
-// One backup file to one target: read, encrypted (age), hashed and sent in one stream, then read back and
-// hashed again. The archive is never copied: the file is read once, and memory holds at most the SDK's
-// parts in flight (QUEUE x PART_SIZE).
+// One backup file to one target: read, encrypted (age), hashed (whole and per part) and sent in one
+// stream; then the store's checksum or a read back verifies it (copy.ts). The archive is never copied: the
+// file is read once, and memory holds about the SDK's parts in flight (QUEUE x PART_SIZE).
 //
 // No partial object under the final key: a multipart upload (lib-storage) creates the object only at its
 // Complete call, and lib-storage aborts the upload when a part fails; a body under PART_SIZE is one
-// PutObject, which the store publishes whole or not at all. A copy that reads back wrong is deleted before
+// PutObject, which the store publishes whole or not at all. A copy that does not verify is deleted before
 // the failure is reported. Unfinished multipart uploads a dead daemon or a vanished store left under our
 // key are aborted before the next attempt (abortStale).
 import { createHash } from 'node:crypto';
