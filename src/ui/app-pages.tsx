@@ -72,6 +72,7 @@ export function appPages(deps: UiDeps) {
       rollbackTo: rollbackTarget(db, id, found.app.currentDeployId),
       metrics: chartsOf(c, `app:${id}`),
       runs: recentRuns(db, id),
+      nowMs: deps.now().getTime(),
       ...extra,
     };
   }
