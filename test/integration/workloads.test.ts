@@ -115,6 +115,14 @@ describe('volumes', () => {
     expect(await catInLive()).toBe('kept\n');
   }, 30_000);
 
+  it('survives a crash of the container (restarted by self-healing)', async () => {
+    const name = await liveContainer();
+    await runtime.stop(name, 0);
+    await waitFor(async () => (await runtime.inspect(name))?.running, { timeoutMs: 20_000, what: 'the stopped container restarted' });
+    expect(await liveContainer()).toBe(name);
+    expect(await catInLive()).toBe('kept\n');
+  }, 30_000);
+
   it('is in a backup and comes back with a restore', async () => {
     const backup = await t.api('POST', '/api/backups');
     expect(backup.status, JSON.stringify(backup.body)).toBe(201);
@@ -124,6 +132,23 @@ describe('volumes', () => {
     expect(readFileSync(volumeFile(), 'utf8')).toBe('kept\n');
     // The running container was recreated over the restored directory, so it sees the restored file too.
     await waitFor(async () => (await catInLive().catch(() => '')) === 'kept\n', { timeoutMs: 20_000, what: 'the app to serve the restored volume' });
+  }, 45_000);
+});
+
+describe('a change of volumes', () => {
+  it('rolls the app so the running container mounts the new list, with an event saying why', async () => {
+    const before = await liveContainer();
+    const res = await t.api('PUT', `/api/apps/${appId}`, { volumes: [{ name: 'data', mount_path: '/data' }, { name: 'extra', mount_path: '/extra' }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const roll = (await t.api('GET', `/api/apps/${appId}/deploys`)).body[0];
+    expect(roll).toMatchObject({ trigger: 'roll', image_ref: WEB_V2 });
+    await deployReaching(t, roll.id, (d) => d.status === 'success', 'to succeed');
+    const events = (await t.api('GET', `/api/deploys/${roll.id}/events`)).body as { step: string; message: string }[];
+    expect(events[0]).toMatchObject({ step: 'roll', message: expect.stringMatching(/^volume extra added at \/extra: .* deployed again \(stop_first\)$/) });
+    expect(await liveContainer()).not.toBe(before);
+    writeFileSync(join(t.dataDir, 'volumes', 'wl-app', 'extra', 'seen.txt'), 'mounted\n');
+    expect((await runtime.exec(await liveContainer(), ['cat', '/extra/seen.txt'])).stdout).toBe('mounted\n');
+    expect(await catInLive()).toBe('kept\n');
   }, 45_000);
 });
 
@@ -162,6 +187,8 @@ describe('scheduled jobs', () => {
       return l.length > 0 ? l : undefined;
     }, { timeoutMs: 15_000, what: 'the missed run' });
     expect(missed.map((r: any) => r.scheduled_for)).toEqual(['2026-01-01T01:00:00.000Z']);
+    // The volume outlived the daemon's restart too.
+    expect(await catInLive()).toBe('kept\n');
     const all = await runsOf();
     expect(all.filter((r) => r.status !== 'skipped')).toHaveLength(2);
   }, 50_000);
