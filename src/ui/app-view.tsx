@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The app page (`/apps/{id}`): facts, Deploy and Rollback, the current deploy's progress, history, live
 // logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
-import { MetricCharts, type ChartPoint } from './chart.js';
+import { MetricCharts, type ChartPoint, type ReplicaPoints } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
@@ -43,7 +43,7 @@ export interface AppView {
   /** Now, for the jobs' next run times. */
   nowMs?: number;
   /** The Resources charts: the range shown and its points (API.md "Metrics"). */
-  metrics?: { range: string; points: ChartPoint[] };
+  metrics?: { range: string; points: ChartPoint[]; replicas?: ReplicaPoints[] };
 }
 
 export const MASK = '••••••••';
@@ -350,7 +350,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
         <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
       </p>
     </Section>
-    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} />}
+    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} perReplica replicas={v.metrics.replicas} />}
     <Section title="Terminal" id="h-terminal">
       <p>
         <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed). From

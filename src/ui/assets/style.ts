@@ -84,5 +84,9 @@ footer{max-width:72rem;margin:2rem auto 1rem;padding:0 1rem;color:var(--muted);f
 .chart .line{stroke-width:2;vector-effect:non-scaling-stroke}
 .chart .s1{stroke:var(--accent)}
 .chart .s2{stroke:var(--ok)}
+.chart .s3{stroke:var(--warn)}
+.chart .s4{stroke:var(--bad)}
+.chart .s5{stroke:#8250df}
+.chart .s6{stroke:#bf8700}
 .terminal{height:28rem;padding:.25rem;background:#000;border-radius:6px}
 `;
