@@ -13,6 +13,7 @@ import { freePort } from '../support/caddy.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
+import { launchBrowser } from '../support/browser.js';
 
 const runtime = createDockerRuntime({ log: silentLogger });
 let t: TestDaemon;
@@ -202,6 +203,64 @@ describe('scheduled jobs', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^tick\s+\*\/5 \* \* \* \*\s+forbid\s+#\d+/m);
   }, 20_000);
+});
+
+describe('the job editor in a browser', () => {
+  it('adds a job with a preview of its next runs and errors under the fields, runs it now, shows its history and output, edits and removes it', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(t.url + '/login');
+      await page.getByLabel('Username', { exact: true }).fill('admin');
+      await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL((u) => u.pathname === '/');
+      await page.goto(`${t.url}/apps/${appId}`);
+      await page.getByRole('link', { name: 'Add a job' }).click();
+      await page.getByLabel('Job name', { exact: true }).fill('report');
+      await page.getByLabel('Schedule', { exact: true }).fill('30 2 * * *');
+      await page.getByLabel('Command', { exact: true }).fill('echo report-$((6*7))');
+      await page.getByLabel('Timeout (seconds)', { exact: true }).fill('0');
+      // The pages' clock is the wall clock (only the scheduler's is injected here): five days at 02:30.
+      await page.getByRole('button', { name: 'Show next runs' }).click();
+      await page.locator('#next-runs li').first().waitFor();
+      const next = await page.locator('#next-runs li').allTextContents();
+      expect(next).toHaveLength(5);
+      for (const line of next) expect(line).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}( \d{4})? 02:30 UTC, in \d/);
+      await page.getByRole('button', { name: 'Add job' }).click();
+      // Refused: said under the field, the input marked invalid, what was typed kept.
+      await page.locator('.field-error', { hasText: 'Timeout (seconds) must be between 1 and 86400' }).waitFor();
+      expect(await page.getByLabel('Timeout (seconds)', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+      expect(await page.getByLabel('Command', { exact: true }).inputValue()).toBe('echo report-$((6*7))');
+      await page.getByLabel('Timeout (seconds)', { exact: true }).fill('60');
+      await page.getByRole('button', { name: 'Add job' }).click();
+      await page.waitForURL((u) => u.pathname === `/apps/${appId}` && u.searchParams.get('m') === 'job_saved');
+      const jobs = page.getByRole('table', { name: 'Scheduled jobs' });
+      await jobs.getByRole('row').filter({ hasText: 'report' }).getByText(/02:30 UTC, in /).waitFor();
+      // The API sees what the editor wrote.
+      expect((await t.api('GET', `/api/apps/${appId}/jobs`)).body.find((j: { name: string }) => j.name === 'report')).toMatchObject({ schedule: '30 2 * * *', timeout_seconds: 60, concurrency: 'forbid' });
+
+      await jobs.getByRole('button', { name: 'Run now report' }).click();
+      await page.waitForURL((u) => u.pathname === `/apps/${appId}/jobs/report`);
+      // The history refreshes itself until the run ends.
+      const history = page.getByRole('table', { name: 'Runs of report' });
+      await history.getByText('succeeded').waitFor({ timeout: 20_000 });
+      await history.getByRole('link', { name: /output/ }).first().click();
+      await page.getByRole('log', { name: 'Output' }).getByText('report-42').waitFor();
+
+      await page.getByRole('link', { name: 'Job report' }).click();
+      await page.getByRole('link', { name: 'Edit report' }).click();
+      await page.getByLabel('Schedule', { exact: true }).fill('@hourly');
+      await page.getByRole('button', { name: 'Save job' }).click();
+      await page.waitForURL((u) => u.searchParams.get('m') === 'job_saved');
+      expect((await t.api('GET', `/api/apps/${appId}/jobs`)).body.find((j: { name: string }) => j.name === 'report').schedule).toBe('@hourly');
+      await jobs.getByRole('button', { name: 'Remove report' }).click();
+      await page.waitForURL((u) => u.searchParams.get('m') === 'job_removed');
+      expect((await t.api('GET', `/api/apps/${appId}/jobs`)).body.map((j: { name: string }) => j.name)).not.toContain('report');
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
 
 describe('delete', () => {
