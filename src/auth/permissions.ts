@@ -206,6 +206,7 @@ export const RULES: Record<string, Rule> = {
   // The job editor writes the app's `jobs` (PUT /api/apps/{id}: manage); a job's history and a run's output
   // are read like the app's logs; "Run now" is its API twin's deploy action on that app.
   'GET /apps/:id/add-job': r('manage'),
+  'GET /apps/:id/next-runs': r('read'),
   'POST /apps/:id/jobs': r('manage'),
   'GET /apps/:id/jobs/:job/edit': r('manage'),
   'POST /apps/:id/jobs/:job': r('manage'),

@@ -94,31 +94,35 @@ export function jobFieldErrors(err: DomainError, index: number): { fields: JobFi
   return { fields, other };
 }
 
-/** The next times, or why there are none. */
-export const NextRuns: FC<{ preview?: SchedulePreview }> = ({ preview }) => {
-  if (!preview) return null;
-  if (!preview.ok) return <p class="muted" id="next-runs">No next runs: the schedule {preview.problem}.</p>;
-  return (
-    <div id="next-runs">
-      <p class="hint">Next runs (UTC):</p>
-      <ol class="next-runs">
-        {preview.runs.map((r) => (
-          <li>
-            <time datetime={r.at}>{r.text}</time>
-          </li>
-        ))}
-      </ol>
-    </div>
-  );
-};
+/**
+ * The next times, or why there are none; always the element `#next-runs`, which the page's script replaces
+ * with `GET /apps/{id}/next-runs?schedule=` while the schedule is typed.
+ */
+export const NextRuns: FC<{ preview?: SchedulePreview }> = ({ preview }) => (
+  <div id="next-runs" aria-live="polite">
+    {preview && !preview.ok && <p class="muted">No next runs: the schedule {preview.problem}.</p>}
+    {preview?.ok && (
+      <>
+        <p class="hint">Next runs (UTC):</p>
+        <ol class="next-runs">
+          {preview.runs.map((r) => (
+            <li>
+              <time datetime={r.at}>{r.text}</time>
+            </li>
+          ))}
+        </ol>
+      </>
+    )}
+  </div>
+);
 
-export const JobFields: FC<{ v: JobFormValues; errors: JobFieldErrors; preview?: SchedulePreview }> = ({ v, errors, preview }) => {
+export const JobFields: FC<{ v: JobFormValues; errors: JobFieldErrors; preview?: SchedulePreview; previewUrl: string }> = ({ v, errors, preview, previewUrl }) => {
   const cmdId = 'f-command-job';
   const describedBy = [`${cmdId}-hint`, errors.command && `${cmdId}-error`].filter(Boolean).join(' ');
   return (
     <>
       <Field label={JOB_LABELS.name} name="name" value={v.name} required hint="lowercase letters, digits and -" autocomplete="off" error={errors.name} />
-      <Field label={JOB_LABELS.schedule} name="schedule" value={v.schedule} required hint="cron in UTC: minute hour day month weekday (0 3 * * *), or @hourly, @daily, @weekly, @monthly" placeholder="0 3 * * *" autocomplete="off" error={errors.schedule} />
+      <Field label={JOB_LABELS.schedule} name="schedule" value={v.schedule} required hint="cron in UTC: minute hour day month weekday (0 3 * * *), or @hourly, @daily, @weekly, @monthly" placeholder="0 3 * * *" autocomplete="off" error={errors.schedule} data-next-runs={previewUrl} />
       <NextRuns preview={preview} />
       <div class="field">
         <label for={cmdId}>{JOB_LABELS.command}</label>

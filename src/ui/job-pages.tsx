@@ -56,7 +56,7 @@ export function jobPages(deps: UiDeps) {
         </p>
         <form method="post" action={action} class="stack" novalidate>
           <Csrf token={c.var.csrf} />
-          <JobFields v={s.values} errors={s.errors ?? {}} preview={s.preview} />
+          <JobFields v={s.values} errors={s.errors ?? {}} preview={s.preview} previewUrl={`/apps/${app.id}/next-runs`} />
           <div class="actions">
             {/* First in the form: Enter in a field saves. */}
             <button type="submit">{s.original === null ? 'Add job' : 'Save job'}</button>
@@ -99,6 +99,13 @@ export function jobPages(deps: UiDeps) {
   // Not under /jobs/: any job name (`new` included) is a job's page there.
   r.get('/apps/:id/add-job', (c) => editor(c, appOf(idParam(c, 'id', 'app')), { original: null, values: {} }));
   r.post('/apps/:id/jobs', (c) => save(c, null));
+
+  // The script's live preview: the fragment `#next-runs` for `?schedule=` (computes; reads nothing of the app).
+  r.get('/apps/:id/next-runs', (c) => {
+    appOf(idParam(c, 'id', 'app'));
+    c.header('cache-control', 'no-store');
+    return c.html(String(<NextRuns preview={preview(c.req.query('schedule')) ?? { ok: false, problem: 'is empty' }} />));
+  });
 
   r.get('/apps/:id/jobs/:job/edit', (c) => {
     const app = appOf(idParam(c, 'id', 'app'));

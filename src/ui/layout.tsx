@@ -114,6 +114,8 @@ export const Field: FC<{
   inputmode?: 'numeric' | 'text' | 'url';
   /** A refusal of this field, said under it (and tied to the input for screen readers). */
   error?: string;
+  /** The job editor's schedule: where the page's script fetches the next runs from. */
+  'data-next-runs'?: string;
 }> = (p) => {
   // The label holds only the contract's name; a hint is the input's description, beside it.
   const id = fieldId(p.name, p.label);
@@ -136,6 +138,7 @@ export const Field: FC<{
         placeholder={p.placeholder}
         autocomplete={p.autocomplete}
         inputmode={p.inputmode}
+        data-next-runs={p['data-next-runs']}
       />
       <FieldError id={id} error={p.error} />
     </div>

@@ -221,8 +221,12 @@ describe('the job editor in a browser', () => {
       await page.getByLabel('Schedule', { exact: true }).fill('30 2 * * *');
       await page.getByLabel('Command', { exact: true }).fill('echo report-$((6*7))');
       await page.getByLabel('Timeout (seconds)', { exact: true }).fill('0');
-      // The pages' clock is the wall clock (only the scheduler's is injected here): five days at 02:30.
+      // Typed: the page's script shows the next runs at once. The pages' clock is the wall clock (only the
+      // scheduler's is injected here): five days at 02:30.
+      await page.locator('#next-runs li').nth(4).waitFor();
+      // Without a script: the same form posted with "Show next runs".
       await page.getByRole('button', { name: 'Show next runs' }).click();
+      await page.waitForURL((u) => u.pathname === `/apps/${appId}/jobs`);
       await page.locator('#next-runs li').first().waitFor();
       const next = await page.locator('#next-runs li').allTextContents();
       expect(next).toHaveLength(5);

@@ -75,6 +75,15 @@ describe('job editor', () => {
     const bad = await b.post(`/apps/${id}/jobs`, { ...nightly, schedule: '61 * * * *', preview: '1' });
     expect(bad.html).toMatch(/No next runs: the schedule is not a valid cron expression/);
     expect(storedJobs()).toEqual([]);
+    // The fragment the page's script fetches while the schedule is typed: the same element, the same words.
+    expect(p.html).toContain(`data-next-runs="/apps/${id}/next-runs"`);
+    const live = await b.get(`/apps/${id}/next-runs?schedule=${encodeURIComponent('@hourly')}`);
+    expect(live.status).toBe(200);
+    expect(live.html).toMatch(/^<div id="next-runs" aria-live="polite">/);
+    expect(live.html).toContain('<time datetime="2026-01-01T01:00:00.000Z">Thu 1 Jan 01:00 UTC, in 1 h</time>');
+    expect((await b.get(`/apps/${id}/next-runs?schedule=nope`)).html).toContain('No next runs: the schedule must be a cron expression');
+    expect((await b.get(`/apps/${id}/next-runs`)).html).toContain('No next runs: the schedule is empty');
+    expect((await b.get('/apps/999/next-runs?schedule=@daily')).status).toBe(404);
   });
 
   it('says each refusal under its field and in role="alert", keeps what was typed, changes nothing', async () => {
