@@ -116,7 +116,7 @@ const Workloads = ({ v, csrf }: { v: AppView; csrf: string }) => {
                 const next = v.nowMs === undefined ? undefined : previewSchedule(j.schedule, v.nowMs, 1);
                 return (
                   <tr>
-                    <td class="mono"><a href={jobUrl(j.name)}>{j.name}</a></td>
+                    <td><a href={jobUrl(j.name)}>{j.name}</a></td>
                     <td class="mono">{j.schedule}</td>
                     <td>{next?.ok && next.runs[0] ? <time datetime={next.runs[0].at}>{next.runs[0].text}</time> : <span class="muted">-</span>}</td>
                     <td class="mono">{commandText(j.command)}</td>
