@@ -21,6 +21,7 @@ import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
 import { parseInput } from './parse.js';
 import { trashAppVolumes } from '../volumes/dirs.js';
+import { rollForVolumes } from './volume-roll.js';
 import { canonicalJobs, canonicalVolumes, jobsSchema, volumesSchema } from './workload-fields.js';
 import { previewSettingsSchema, settingsOf, settingsToStore } from '../previews/settings.js';
 import { deletePreviewApps } from '../store/previews.js';
@@ -156,7 +157,7 @@ export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, 
 }
 
 /** Changes writable fields (store-shaped); the merged record must pass every rule. */
-export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, _origin: Origin): AppRow {
+export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, origin: Origin): AppRow {
   const { db } = ctx;
   let routing = false;
   let dropped: string[] = [];
@@ -171,7 +172,10 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
       routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
       // Previews turned off: every preview of the app goes with the change (issue 20).
       if (!settingsOf(merged.previews).enabled) dropped = deletePreviewApps(db, id);
-      return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
+      const updated = db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
+      // A bind mount is fixed when its container is made: changed volumes roll the app (issue 22).
+      rollForVolumes(ctx, current, merged, origin);
+      return updated;
     }),
   );
   for (const child of dropped) announce(ctx.enqueue, child);

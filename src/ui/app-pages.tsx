@@ -45,11 +45,12 @@ export function appPages(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   const { db } = deps;
 
-  /** The Resources charts of `?range=` (default 1h). */
+  /** The Resources charts of `?range=` (default 1h), per replica with `?by=replica`. */
   const chartsOf = (c: Context, subject: string) => {
     const q = c.req.query('range');
     const range = isRange(q) ? q : '1h';
-    return { range, points: metricsJson(db, subject, range, deps.now().getTime(), undefined).points };
+    const m = metricsJson(db, subject, range, deps.now().getTime(), undefined, { byReplica: c.req.query('by') === 'replica' });
+    return { range, points: m.points, replicas: m.replicas };
   };
 
   /** Everything the app page shows, read through the store. */
@@ -72,6 +73,7 @@ export function appPages(deps: UiDeps) {
       rollbackTo: rollbackTarget(db, id, found.app.currentDeployId),
       metrics: chartsOf(c, `app:${id}`),
       runs: recentRuns(db, id),
+      nowMs: deps.now().getTime(),
       ...extra,
     };
   }

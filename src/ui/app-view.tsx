@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The app page (`/apps/{id}`): facts, Deploy and Rollback, the current deploy's progress, history, live
 // logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
-import { MetricCharts, type ChartPoint } from './chart.js';
+import { MetricCharts, type ChartPoint, type ReplicaPoints } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
@@ -13,6 +13,9 @@ import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select } from './layout.js';
 import type { Notice } from './outcome.js';
 import { StatusLine } from './status-line.js';
+import { previewSchedule } from '../jobs/preview.js';
+import { commandText } from './job-form.js';
+import { RunHistory } from './run-history.js';
 
 /** How many lines the no-script log page (/apps/{id}/logs) shows. */
 export const RECENT_LOG_LINES = 200;
@@ -37,8 +40,10 @@ export interface AppView {
   revealed?: { key: string; value: string };
   /** What the user typed in the settings form before an error. */
   settings?: AppFormValues;
+  /** Now, for the jobs' next run times. */
+  nowMs?: number;
   /** The Resources charts: the range shown and its points (API.md "Metrics"). */
-  metrics?: { range: string; points: ChartPoint[] };
+  metrics?: { range: string; points: ChartPoint[]; replicas?: ReplicaPoints[] };
 }
 
 export const MASK = '••••••••';
@@ -80,11 +85,14 @@ const Facts = ({ v }: { v: AppView }) => (
   </section>
 );
 
-/** Volumes, scheduled jobs and the newest runs (issue 22); jobs are edited through the API, a manifest or the CLI. */
-const Workloads = ({ v }: { v: AppView }) => {
+/**
+ * Volumes, the scheduled jobs with their next time and actions (the job editor is job-pages.tsx), and the
+ * newest runs, each linking to its output.
+ */
+const Workloads = ({ v, csrf }: { v: AppView; csrf: string }) => {
   const volumes = parseVolumes(v.app.volumes);
   const jobs = parseJobs(v.app.jobs);
-  const cmd = (c: string | string[]) => (typeof c === 'string' ? c : JSON.stringify(c));
+  const jobUrl = (name: string) => `/apps/${v.app.id}/jobs/${name}`;
   return (
     <>
       <p>
@@ -94,30 +102,48 @@ const Workloads = ({ v }: { v: AppView }) => {
           <span class="mono">{i > 0 ? ', ' : ''}{vol.name} → {vol.mount_path}</span>
         ))}
       </p>
+      <h3>Scheduled jobs</h3>
       {jobs.length === 0 ? (
-        <p class="muted">No scheduled jobs (the app's <code>jobs</code> field). One-off command: <code>svc run {v.app.name} -- COMMAND</code></p>
+        <p class="muted">No scheduled jobs.</p>
       ) : (
-        <table aria-label="Scheduled jobs">
-          <thead><tr><th>Job</th><th>Schedule (UTC)</th><th>Command</th><th>Timeout</th><th>Overlap</th></tr></thead>
-          <tbody>
-            {jobs.map((j) => (
-              <tr><td class="mono">{j.name}</td><td class="mono">{j.schedule}</td><td class="mono">{cmd(j.command)}</td><td>{j.timeout_seconds} s</td><td>{j.concurrency}</td></tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="scroll">
+          <table aria-label="Scheduled jobs">
+            <thead>
+              <tr><th scope="col">Job</th><th scope="col">Schedule (UTC)</th><th scope="col">Next run</th><th scope="col">Command</th><th scope="col">Timeout</th><th scope="col">Overlap</th><th scope="col">Actions</th></tr>
+            </thead>
+            <tbody>
+              {jobs.map((j) => {
+                const next = v.nowMs === undefined ? undefined : previewSchedule(j.schedule, v.nowMs, 1);
+                return (
+                  <tr>
+                    <td><a href={jobUrl(j.name)}>{j.name}</a></td>
+                    <td class="mono">{j.schedule}</td>
+                    <td>{next?.ok && next.runs[0] ? <time datetime={next.runs[0].at}>{next.runs[0].text}</time> : <span class="muted">-</span>}</td>
+                    <td class="mono">{commandText(j.command)}</td>
+                    <td>{j.timeout_seconds} s</td>
+                    <td>{j.concurrency}</td>
+                    <td class="actions">
+                      <PostButton action={`${jobUrl(j.name)}/run`} csrf={csrf} label="Run now" context={j.name} tone="secondary" small />
+                      <a href={`${jobUrl(j.name)}/edit`}>Edit<span class="sr"> {j.name}</span></a>
+                      <a href={jobUrl(j.name)}>History<span class="sr"> of {j.name}</span></a>
+                      <PostButton action={`${jobUrl(j.name)}/delete`} csrf={csrf} label="Remove" context={j.name} tone="secondary" small />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
+      <p>
+        <a class="button secondary" href={`/apps/${v.app.id}/add-job`}>Add a job</a>{' '}
+        <span class="muted">One-off command: <code>svc run {v.app.name} -- COMMAND</code></span>
+      </p>
       {(v.runs?.length ?? 0) > 0 && (
-        <table aria-label="Recent runs">
-          <thead><tr><th>Run</th><th>Job</th><th>Trigger</th><th>Status</th><th>Exit</th><th>Started</th><th>Finished</th></tr></thead>
-          <tbody>
-            {v.runs!.map((r) => (
-              <tr>
-                <td>#{r.id}</td><td class="mono">{r.job ?? 'one-off'}</td><td>{r.trigger}</td><td>{r.status}{r.error ? <span class="muted"> ({r.error})</span> : ''}</td>
-                <td>{r.exitCode ?? '-'}</td><td>{r.startedAt ?? '-'}</td><td>{r.finishedAt ?? '-'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <>
+          <h3>Recent runs</h3>
+          <RunHistory appId={v.app.id} runs={v.runs!} label="Recent runs" showJob />
+        </>
       )}
     </>
   );
@@ -324,7 +350,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
         <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
       </p>
     </Section>
-    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} />}
+    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} perReplica replicas={v.metrics.replicas} />}
     <Section title="Terminal" id="h-terminal">
       <p>
         <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed). From
@@ -332,7 +358,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
       </p>
     </Section>
     <Section title="Volumes and jobs" id="h-jobs">
-      <Workloads v={v} />
+      <Workloads v={v} csrf={csrf} />
     </Section>
     <Section title="Environment" id="h-env">
       <EnvEditor v={v} csrf={csrf} />
