@@ -1,0 +1,44 @@
+// Which code host an app's repository is on (API.md "Code hosts beyond GitHub"): set per app (`code_host`),
+// or derived from the public hosts' names. A delivery to one host's webhook only concerns apps on that host
+// (or whose host is unknown), so `acme/site` on a GitLab instance is never built from a GitHub push.
+import type { CodeHost } from './events.js';
+
+/** The public hosts svc recognises by name; a self-hosted instance sets `code_host` on the app. */
+const KNOWN: Record<string, CodeHost> = {
+  'github.com': 'github',
+  'gitlab.com': 'gitlab',
+  'gitea.com': 'gitea',
+  'codeberg.org': 'forgejo',
+};
+
+/** The host named by an https/ssh/scp-like repository URL, or null for any other host (or no URL). */
+export function derivedHost(repoUrl: string | null): CodeHost | null {
+  if (!repoUrl) return null;
+  const scp = /^[^@/\s]+@([^:/\s]+):/.exec(repoUrl);
+  let host = scp?.[1];
+  if (!host) {
+    try {
+      host = new URL(repoUrl).hostname;
+    } catch {
+      return null;
+    }
+  }
+  return KNOWN[host.toLowerCase()] ?? null;
+}
+
+export const effectiveHost = (app: { codeHost: CodeHost | null; repoUrl: string | null }): CodeHost | null => app.codeHost ?? derivedHost(app.repoUrl);
+
+/** Gitea and Forgejo send the same payloads (a Forgejo instance may use its "Gitea" webhook type): one family. */
+const family = (h: CodeHost) => (h === 'forgejo' ? 'gitea' : h);
+
+/** True when a delivery to `delivery`'s webhook may concern the app: same host (family), or a host svc cannot tell. */
+export function deliveryConcerns(app: { codeHost: CodeHost | null; repoUrl: string | null }, delivery: CodeHost): boolean {
+  const host = effectiveHost(app);
+  return host === null || family(host) === family(delivery);
+}
+
+/**
+ * The HTTP Basic user name a clone sends with an access token as the password: GitLab documents `oauth2`
+ * for its tokens; GitHub, Gitea and Forgejo read the password as the token whatever the user name.
+ */
+export const tokenUser = (host: CodeHost | null) => (host === 'gitlab' ? 'oauth2' : 'x-access-token');
