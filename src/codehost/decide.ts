@@ -31,7 +31,7 @@ export function workflowSelected(ciWorkflow: string | null, run: Pick<CiRunEvent
 
 /** A completed, successful run on an `external_ci` app's branch deploys `<image>:<sha>`. */
 export function decideCiRun<A extends AppFacts>(run: CiRunEvent, apps: A[]): Decision<A> {
-  if (!run.completed) return { kind: 'ignored', reason: `${run.kind} is not completed` };
+  if (!run.completed) return { kind: 'ignored', reason: `${run.kind} ${run.state}` };
   if (run.conclusion !== 'success') return { kind: 'ignored', reason: `${run.kind} conclusion ${run.conclusion ?? 'none'}` };
   if (run.trigger && PR_TRIGGERS.includes(run.trigger)) return { kind: 'ignored', reason: `run triggered by ${run.trigger}` };
   if (run.fromFork) return { kind: 'ignored', reason: `run from fork ${run.fromFork}` };

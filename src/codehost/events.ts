@@ -22,6 +22,8 @@ export interface CiRunEvent {
   repo: string;
   /** False while queued or running: only a finished run deploys. */
   completed: boolean;
+  /** The host's word for where the run is (`action requested`, `status running`), for the answer. */
+  state: string;
   /** `success` deploys; anything else (failure, cancelled, skipped) does not. */
   conclusion: string | null;
   branch: string | null;

@@ -69,6 +69,7 @@ export function giteaWorkflowJob(p: GiteaWorkflowJobPayload): CiRunEvent {
     kind: 'workflow_job',
     repo: p.repository.full_name,
     completed: p.action === 'completed',
+    state: `action ${p.action}`,
     conclusion: job.conclusion ?? null,
     branch: job.head_branch ?? null,
     sha: job.head_sha,

@@ -13,6 +13,7 @@ export function githubWorkflowRun(p: WorkflowRunPayload): CiRunEvent {
     repo: p.repository.full_name,
     // GitHub sends `completed` once, with the conclusion; `requested` / `in_progress` before it.
     completed: p.action === 'completed',
+    state: `action ${p.action}`,
     conclusion: run.conclusion ?? null,
     branch: run.head_branch ?? null,
     sha: run.head_sha,

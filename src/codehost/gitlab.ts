@@ -98,6 +98,7 @@ export function gitlabPipeline(p: GitlabPipelinePayload): CiRunEvent {
     kind: 'pipeline',
     repo: p.project.path_with_namespace,
     completed: FINISHED.includes(a.status),
+    state: `status ${a.status}`,
     conclusion: a.status,
     // A tag pipeline builds no branch.
     branch: a.tag ? null : (a.ref ?? null),
