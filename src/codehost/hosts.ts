@@ -42,3 +42,20 @@ export function deliveryConcerns(app: { codeHost: CodeHost | null; repoUrl: stri
  * for its tokens; GitHub, Gitea and Forgejo read the password as the token whatever the user name.
  */
 export const tokenUser = (host: CodeHost | null) => (host === 'gitlab' ? 'oauth2' : 'x-access-token');
+
+/**
+ * Why `repo_token` may not travel to `repoUrl`, undefined when it may: only over https, or plain http to a
+ * loopback address (a code host on the same machine). Other transports (ssh, file) never carry it.
+ */
+export function tokenTransportProblem(repoUrl: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(repoUrl);
+  } catch {
+    return 'repo_token is sent only to an https:// repo_url';
+  }
+  if (u.protocol === 'https:') return undefined;
+  const loopback = u.hostname === 'localhost' || u.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(u.hostname);
+  if (u.protocol === 'http:' && loopback) return undefined;
+  return 'repo_token is sent only to an https:// repo_url (or http:// on a loopback address)';
+}
