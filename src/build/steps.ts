@@ -13,7 +13,7 @@ import type { Db } from '../store/db.js';
 import { updateDeploy } from '../store/deploys.js';
 import type { AppRow, DeployRow, EventLevel } from '../store/schema/index.js';
 import { builtImage } from '../codehost/repository.js';
-import { effectiveHost, tokenTransportProblem, tokenUser } from '../codehost/hosts.js';
+import { effectiveHost, tokenTransport, tokenUser } from '../codehost/hosts.js';
 import { checkout, execGit, type GitRunner } from './git.js';
 import { planBuild, type ProjectType } from './detect.js';
 import { displayUrl } from './repo-url.js';
@@ -66,9 +66,9 @@ export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, d
   r.event('clone', `cloning ${displayUrl(app.repoUrl)} at ${what}`);
   let sha: string;
   try {
-    const own = s.repoToken?.(app);
-    const refused = own ? tokenTransportProblem(app.repoUrl) : undefined;
-    if (refused) throw new Error(refused);
+    const transport = tokenTransport(app.repoUrl);
+    const own = transport === 'skip' ? undefined : s.repoToken?.(app);
+    if (own && transport === 'refuse') throw new Error('repo_token is sent only to an https:// repo_url (or http:// on a loopback address)');
     const token = own ?? (await s.tokenFor?.(app.repoUrl));
     const user = own ? tokenUser(effectiveHost(app)) : undefined;
     sha = await checkout({ url: app.repoUrl, branch: app.branch, commit: deploy.commitSha, dir, token, tokenUser: user, signal }, s.git ?? execGit);

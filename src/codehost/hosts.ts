@@ -44,18 +44,19 @@ export function deliveryConcerns(app: { codeHost: CodeHost | null; repoUrl: stri
 export const tokenUser = (host: CodeHost | null) => (host === 'gitlab' ? 'oauth2' : 'x-access-token');
 
 /**
- * Why `repo_token` may not travel to `repoUrl`, undefined when it may: only over https, or plain http to a
- * loopback address (a code host on the same machine). Other transports (ssh, file) never carry it.
+ * How `repo_token` travels to `repoUrl`: `send` over https, or plain http to a loopback address (a code host
+ * on the same machine); `refuse` over plain http elsewhere (it would cross the network in clear); `skip` for
+ * transports that carry no HTTP header (ssh, git, file, scp-like).
  */
-export function tokenTransportProblem(repoUrl: string): string | undefined {
+export function tokenTransport(repoUrl: string): 'send' | 'refuse' | 'skip' {
   let u: URL;
   try {
     u = new URL(repoUrl);
   } catch {
-    return 'repo_token is sent only to an https:// repo_url';
+    return 'skip';
   }
-  if (u.protocol === 'https:') return undefined;
+  if (u.protocol === 'https:') return 'send';
+  if (u.protocol !== 'http:') return 'skip';
   const loopback = u.hostname === 'localhost' || u.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(u.hostname);
-  if (u.protocol === 'http:' && loopback) return undefined;
-  return 'repo_token is sent only to an https:// repo_url (or http:// on a loopback address)';
+  return loopback ? 'send' : 'refuse';
 }
