@@ -24,7 +24,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function repoCommand(client: Client, o: RepoOptions): Promise<number> {
+export async function repoCommand(client: Client, o: RepoOptions, print: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
   if (o.tokenStdin && o.removeToken) throw new CliError('--token-stdin and --remove-token exclude each other', 2);
   const app = await appByName(client, o.app);
   const body: Record<string, unknown> = {};
@@ -33,7 +33,7 @@ export async function repoCommand(client: Client, o: RepoOptions): Promise<numbe
   if (o.tokenStdin) body.repo_token = tokenFromInput(await readStdin());
   if (o.removeToken) body.repo_token = null;
   const shown = Object.keys(body).length > 0 ? await client.json<Record<string, unknown>>('PUT', `/api/apps/${app.id}`, body) : app;
-  process.stdout.write(
+  print(
     `repository:   ${shown.repo_url ?? '-'}\ncode host:    ${shown.code_host ?? 'from the repository URL'}\naccess token: ${shown.repo_token_set ? 'set' : 'not set'}\n`,
   );
   return 0;
