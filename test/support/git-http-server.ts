@@ -2,7 +2,7 @@
 // through an argument array) that answers 401 unless a request carries `Authorization: Basic <user:token>`.
 // It records the user name and whether each request was authorized, so a test can prove a clone sent the
 // token as a header (and never in the URL). Loopback only.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,7 +13,8 @@ export interface GitHttpServer {
   close(): Promise<void>;
 }
 
-const BACKEND = '/usr/lib/git-core/git-http-backend';
+/** git-http-backend ships with git (Debian's `git` package), in git's exec path. */
+const BACKEND = `${execFileSync('git', ['--exec-path']).toString().trim()}/git-http-backend`;
 
 export async function startGitHttpServer(root: string, want: { user: string; token: string }): Promise<GitHttpServer> {
   const requests: GitHttpServer['requests'] = [];
