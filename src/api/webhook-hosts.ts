@@ -38,7 +38,7 @@ export interface HostSpec {
 export interface Actions {
   apply(deps: ApiDeps, d: Decision<AppView>): Answer;
   applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer;
-  candidates(deps: ApiDeps, host: CodeHost): AppView[];
+  candidates(deps: ApiDeps, host: CodeHost | null): AppView[];
 }
 
 type HookDeps = ApiDeps & { codehost: CredentialsHolder };

@@ -51,7 +51,9 @@ export function parseJson(text: string): unknown {
 export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
   const r = new Hono<ApiEnv>();
 
-  const github: HostSpec = {
+  // `/codehost` is the generic GitHub-compatible webhook (Gitea and Forgejo also sign with X-Hub-Signature-256):
+  // it concerns apps on any host, as before there were per-host webhooks; `/github` only GitHub's.
+  const github = (scope: CodeHost | null): HostSpec => ({
     host: 'github',
     secret: () => deps.codehost.get().webhookSecret,
     secretName: 'SVC_CODEHOST_WEBHOOK_SECRET',
@@ -64,8 +66,8 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
       return event;
     },
     deliveryHeaders: ['x-github-delivery'],
-    prepare: (event, doc) => prepare(deps, event, doc),
-  };
+    prepare: (event, doc) => prepare(deps, event, doc, scope),
+  });
   const handler = (spec: HostSpec) => async (c: Context<ApiEnv>) => {
     const secret = spec.secret();
     if (!secret) throw unavailable('not_configured', `${spec.host} webhooks are disabled: ${spec.secretName} is not set`);
@@ -92,27 +94,27 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
     return c.json(answer.body, answer.status);
   };
 
-  r.post('/webhooks/codehost', handler(github));
-  r.post('/webhooks/github', handler(github));
+  r.post('/webhooks/codehost', handler(github(null)));
+  r.post('/webhooks/github', handler(github('github')));
   for (const spec of hostSpecs(deps, { apply, applyPreviews, candidates })) r.post(`/webhooks/${spec.host}`, handler(spec));
   return r;
 }
 
 /**
- * The apps a delivery of `host` may concern: not previews (never parents, nor built by pushes to their
- * branch: their pull request's synchronize does it), and on that code host or one svc cannot tell.
- * `withImage`: with the shown image (the live one, unless the spec changed since) a CI run's image derives from.
+ * The apps a delivery of `host` (null: any host) may concern: not previews (never parents, nor built by
+ * pushes to their branch: their pull request's synchronize does it), and on that code host or one svc cannot
+ * tell. Each with its shown image (the live one, unless the spec changed since): a CI run's image derives from it.
  */
-export function candidates(deps: ApiDeps, host: CodeHost): AppView[] {
+export function candidates(deps: ApiDeps, host: CodeHost | null): AppView[] {
   const previewIds = new Set(allPreviews(deps.db).map((p) => p.appId));
   return listAppViews(deps.db)
-    .filter((a) => !previewIds.has(a.id) && deliveryConcerns(a, host))
+    .filter((a) => !previewIds.has(a.id) && (host === null || deliveryConcerns(a, host)))
     .map((a) => ({ ...a, imageRef: shownImageRef(a) }));
 }
 
 /** Validates the payload now (400 before anything is recorded) and returns the write to run in the transaction. */
-function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
-  const apps = () => candidates(deps, 'github');
+function prepare(deps: ApiDeps, event: string, doc: unknown, scope: CodeHost | null): () => Answer {
+  const apps = () => candidates(deps, scope);
   switch (event) {
     case 'ping':
       return () => ({ status: 200, body: { pong: true } });

@@ -9,6 +9,7 @@ import { createTestApi, type TestApi } from '../../support/api.js';
 import { listDeploys } from '../../../src/store/deploys.js';
 import { allPreviews } from '../../../src/store/previews.js';
 import { apps } from '../../../src/store/schema/index.js';
+import { signBody } from '../../../src/codehost/signature.js';
 
 const SECRET = 'hosts-secret-for-tests';
 const fixture = (path: string) => readFileSync(new URL(`../../fixtures/${path}`, import.meta.url));
@@ -191,6 +192,17 @@ describe('Gitea and Forgejo alike', () => {
     const body = JSON.stringify({ action: 'completed', repository: { full_name: 'acme/web' }, workflow: { path: '.gitea/workflows/build.yml' }, workflow_run: { conclusion: 'success', head_sha: sha, head_branch: 'main', event: 'push' } });
     expect((await gitea('gitea', 'workflow_run', body)).status).toBe(202);
     expect(listDeploys(t.db, id)[0].imageRef).toBe(`registry.example/acme/web:${sha}`);
+  });
+});
+
+describe('GitHub webhooks and code_host', () => {
+  it('/github concerns only GitHub (or unknown-host) apps; the generic /codehost every app', async () => {
+    const id = await makeApp({ name: 'gl-mirror', build_mode: 'svc_build', repo_url: 'https://gitlab.example.com/acme/site', code_host: 'gitlab' });
+    const body = JSON.stringify({ ref: 'refs/heads/main', after: 'a'.repeat(40), repository: { full_name: 'acme/site' } });
+    const headers = (path: string) => ({ 'x-github-event': 'push', 'x-github-delivery': `${path}-1`, 'x-hub-signature-256': signBody(SECRET, body) });
+    expect((await post('/api/webhooks/github', body, headers('github'))).body).toEqual({ ignored: 'no svc_build app for repository acme/site' });
+    expect((await post('/api/webhooks/codehost', body, headers('codehost'))).status).toBe(202);
+    expect(listDeploys(t.db, id)).toHaveLength(1);
   });
 });
 
