@@ -66,6 +66,10 @@ const schema = z.object({
   SVC_MANIFESTS_GIT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
   SVC_MANIFESTS_PRUNE_SERVICES: bool.default(false),
   SVC_CODEHOST_WEBHOOK_SECRET: optional,
+  /** Per-host webhook secrets (issue 20); each unset one falls back to SVC_CODEHOST_WEBHOOK_SECRET. */
+  SVC_GITLAB_WEBHOOK_TOKEN: optional,
+  SVC_GITEA_WEBHOOK_SECRET: optional,
+  SVC_FORGEJO_WEBHOOK_SECRET: optional,
   /** Ports of port-mode pull-request previews (issue 20): `20000-20999`; unset: port-mode apps get no previews. */
   SVC_PREVIEW_PORTS: optional.pipe(z.string().regex(/^\s*\d{1,5}\s*(-\s*\d{1,5}\s*)?$/, 'must be a port or a range like 20000-20999').optional()),
   SVC_CODEHOST_APP_ID: optional,
@@ -160,6 +164,8 @@ export interface Config {
     clientSecret: string | undefined;
     apiUrl: string;
     webUrl: string;
+    /** Secrets of the other hosts' webhooks; undefined: the webhook secret above. */
+    hostSecrets: { gitlab: string | undefined; gitea: string | undefined; forgejo: string | undefined };
   };
   /** Inclusive port range of port-mode previews; undefined: none. */
   previewPorts: { from: number; to: number } | undefined;
@@ -261,6 +267,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       clientSecret: e.SVC_CODEHOST_APP_CLIENT_SECRET,
       apiUrl: e.SVC_CODEHOST_API_URL.replace(/\/+$/, ''),
       webUrl: e.SVC_CODEHOST_WEB_URL.replace(/\/+$/, ''),
+      hostSecrets: { gitlab: e.SVC_GITLAB_WEBHOOK_TOKEN, gitea: e.SVC_GITEA_WEBHOOK_SECRET, forgejo: e.SVC_FORGEJO_WEBHOOK_SECRET },
     },
     previewPorts: parsePortRange(e.SVC_PREVIEW_PORTS),
     debugEndpoints: e.SVC_DEBUG_ENDPOINTS,

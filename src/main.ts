@@ -227,6 +227,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         workDir: join(config.dataDir, 'builds'),
         images: config.buildImages,
         tokenFor: installationTokenFor(createCodehostClient({ apiUrl: config.codehost.apiUrl, creds: d.codehost }), d.codehost, config.codehost.webUrl),
+        repoToken: (app) => (app.repoTokenSealed ? sealer.open(app.repoTokenSealed) : undefined),
       },
       settings: {
         network: config.network,

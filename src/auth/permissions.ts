@@ -55,6 +55,10 @@ export const RULES: Record<string, Rule> = {
   'GET /api/codehost/setup-callback': r('public'),
   'POST /api/webhooks/codehost': r('public'),
   'POST /api/webhooks/github': r('public'),
+  // Authenticated by their own proof (HMAC signature or token), checked by the route before anything is read.
+  'POST /api/webhooks/gitlab': r('public'),
+  'POST /api/webhooks/gitea': r('public'),
+  'POST /api/webhooks/forgejo': r('public'),
 
   // One's own account.
   'POST /api/auth/logout': r('self'),

@@ -42,6 +42,13 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     about: "list the app's scheduled jobs with their last run; --run JOB runs one now",
     options: '      --run JOB       ask for a run of JOB now (its overlap rule applies)',
   },
+  repo: {
+    usage: 'svc repo APP [--code-host HOST] [--token-stdin | --remove-token]',
+    about: "show or set the app's code host and repository access token (the token is never printed)",
+    options: `      --code-host HOST  github, gitlab, gitea, forgejo, or auto (derive it from the repository URL)
+      --token-stdin     read the access token for cloning a private repository from standard input
+      --remove-token    remove the access token`,
+  },
   volumes: { usage: 'svc volumes APP', about: "list the app's persistent volumes and its deploy strategy" },
   backup: {
     usage: 'svc backup create | list | download ID [-o FILE]',

@@ -15,7 +15,7 @@ import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 import { getApp } from '../store/apps.js';
 import { tx, type Db } from '../store/db.js';
-import { ACCESS_MODES, APP_TYPES, BUILD_MODES, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, CODE_HOSTS, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
 import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
@@ -27,7 +27,9 @@ import { previewSettingsSchema, settingsOf, settingsToStore } from '../previews/
 import { deletePreviewApps } from '../store/previews.js';
 
 export type { AppFields } from './app-rules.js';
-export type AppInput = { name: string } & Partial<AppFields>;
+/** A repository access token in clear (`repo_token`): sealed by the command, never stored or shown as is. */
+export type RepoTokenPatch = { repoToken?: string | null };
+export type AppInput = { name: string } & Partial<AppFields> & RepoTokenPatch;
 
 /** Writable fields, each optional; `null` clears a nullable one. Manifests validate App specs with it too. */
 export const appFieldShape = {
@@ -60,6 +62,10 @@ export const appFieldShape = {
   jobs: jobsSchema,
   /** Pull-request previews (issue 20); null: off. A member left out takes its default. */
   previews: previewSettingsSchema.nullable(),
+  /** Where `repo_url` is hosted (which webhook concerns the app, how a token is sent); null: derived from the URL. */
+  code_host: z.enum(CODE_HOSTS).nullable(),
+  /** Write-only: a token to clone a private repository over HTTPS (sent as a header); null removes it. */
+  repo_token: z.string().min(1).max(4096).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').nullable(),
 };
 const fields = z.object(appFieldShape).partial();
 /** The create and update inputs (REST bodies, UI forms turned into the same shape). */
@@ -89,6 +95,7 @@ export const APP_DEFAULTS = {
   deployStrategy: 'blue_green',
   jobs: '[]',
   previews: null,
+  codeHost: null,
 } as const satisfies AppFields;
 
 /** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */
@@ -115,7 +122,17 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     deployStrategy: f.deploy_strategy,
     jobs: f.jobs === undefined ? undefined : canonicalJobs(f.jobs),
     previews: f.previews === undefined ? undefined : settingsToStore(f.previews),
+    codeHost: f.code_host,
   };
+}
+
+/** The token of an API-shaped input (absent: unchanged), for createAppRecord / updateAppRecord to seal. */
+export const repoTokenOf = (f: AppApiFields): RepoTokenPatch => (f.repo_token === undefined ? {} : { repoToken: f.repo_token });
+
+/** The sealed column value of a token patch; undefined: leave the stored one. */
+function sealedToken(ctx: CommandCtx, p: RepoTokenPatch): string | null | undefined {
+  if (p.repoToken === undefined) return undefined;
+  return p.repoToken === null ? null : ctx.sealer.seal(p.repoToken);
 }
 
 /** Ports the host already listens on for svc (the daemon, the proxy, DNS): an app's listener there could never bind. */
@@ -126,14 +143,14 @@ export const reservedPorts = (config: Pick<Config, 'port' | 'proxy'>): number[] 
 /** Creates an app from an API-shaped input (REST body, UI form). 400 / 409 on bad input. */
 export function createApp(ctx: CommandCtx, raw: unknown, origin: Origin): AppRow {
   const input = parseInput(createAppSchema, raw);
-  return createAppRecord(ctx, { name: input.name, ...appFieldsToStore(input) }, 'rest', origin);
+  return createAppRecord(ctx, { name: input.name, ...appFieldsToStore(input), ...repoTokenOf(input) }, 'rest', origin);
 }
 
 /** Changes writable fields from an API-shaped input; the name is immutable. */
 export function updateApp(ctx: CommandCtx, id: number, raw: unknown, origin: Origin): AppRow {
   const input = parseInput(updateAppSchema, raw);
   if (input.name !== undefined) throw invalid('name is immutable; create a new app instead', { issues: [{ path: 'name', message: 'immutable' }] });
-  return updateAppRecord(ctx, id, appFieldsToStore(input), origin);
+  return updateAppRecord(ctx, id, { ...appFieldsToStore(input), ...repoTokenOf(input) }, origin);
 }
 
 /**
@@ -142,13 +159,15 @@ export function updateApp(ctx: CommandCtx, id: number, raw: unknown, origin: Ori
  */
 export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, origin: Origin): AppRow {
   const { db } = ctx;
-  const record: AppFields = { ...APP_DEFAULTS, ...stripUndefined(input) };
+  const { repoToken, name, ...fields } = input;
+  const record: AppFields = { ...APP_DEFAULTS, ...stripUndefined(fields) };
+  const repoTokenSealed = sealedToken(ctx, { repoToken }) ?? null;
   checkAppRules(record, reservedPorts(ctx.config));
   const row = guarded(() =>
     tx(db, () => {
       assertUnique(db, { name: input.name, domain: record.domain, fallbackPort: record.fallbackPort });
       assertPortFree(ctx, record, null);
-      return db.insert(apps).values({ ...record, name: input.name, owner }).returning().get();
+      return db.insert(apps).values({ ...record, name, owner, repoTokenSealed }).returning().get();
     }),
   );
   announce(ctx.enqueue, row.name);
@@ -157,8 +176,10 @@ export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, 
 }
 
 /** Changes writable fields (store-shaped); the merged record must pass every rule. */
-export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, origin: Origin): AppRow {
+export function updateAppRecord(ctx: CommandCtx, id: number, input: Partial<AppFields> & RepoTokenPatch, origin: Origin): AppRow {
   const { db } = ctx;
+  const { repoToken, ...patch } = input;
+  const repoTokenSealed = sealedToken(ctx, { repoToken });
   let routing = false;
   let dropped: string[] = [];
   const row = guarded(() =>
@@ -172,7 +193,12 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
       routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
       // Previews turned off: every preview of the app goes with the change (issue 20).
       if (!settingsOf(merged.previews).enabled) dropped = deletePreviewApps(db, id);
-      const updated = db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
+      const updated = db
+        .update(apps)
+        .set({ ...merged, ...(repoTokenSealed === undefined ? {} : { repoTokenSealed }), updatedAt: nowIso() })
+        .where(eq(apps.id, id))
+        .returning()
+        .get();
       // A bind mount is fixed when its container is made: changed volumes roll the app (issue 22).
       rollForVolumes(ctx, current, merged, origin);
       return updated;
@@ -258,8 +284,8 @@ function announce(enqueue: Enqueue, name: string, routing = true) {
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews, codeHost } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews, codeHost };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

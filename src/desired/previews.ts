@@ -57,6 +57,7 @@ function previewFields(ctx: CommandCtx, parent: AppView, pr: PullRequest, addres
     volumes: '[]',
     deployStrategy: 'blue_green',
     jobs: '[]',
+    codeHost: parent.codeHost,
   };
 }
 
@@ -112,7 +113,7 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
     if (existing) {
       const current = getApp(db, existing.appId)!;
       const fields = previewFields(ctx, parent, pr, { domain: current.domain, fallbackPort: current.fallbackPort });
-      db.update(apps).set({ ...fields, updatedAt: nowIso() }).where(eq(apps.id, existing.appId)).run();
+      db.update(apps).set({ ...fields, repoTokenSealed: parent.repoTokenSealed, updatedAt: nowIso() }).where(eq(apps.id, existing.appId)).run();
       db.update(previews).set({ headSha: pr.sha, headRef: pr.headRef, fork: pr.fork, lastCommitAt: ctx.now().toISOString() }).where(eq(previews.id, existing.id)).run();
       appId = existing.appId;
     } else {
@@ -124,7 +125,7 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
       }
       if (db.select({ id: apps.id }).from(apps).where(eq(apps.name, name)).get()) throw conflict(`an app named ${name} already exists and is not a preview`, { field: 'name' });
       const fields = previewFields(ctx, parent, pr, newAddress(ctx, parent, pr.number));
-      appId = db.insert(apps).values({ ...fields, name, owner: 'rest' }).returning().get().id;
+      appId = db.insert(apps).values({ ...fields, repoTokenSealed: parent.repoTokenSealed, name, owner: 'rest' }).returning().get().id;
       db.insert(previews).values({ appId, parentId: parent.id, prNumber: pr.number, headSha: pr.sha, headRef: pr.headRef, fork: pr.fork, lastCommitAt: ctx.now().toISOString() }).run();
     }
     copyEnv(ctx, parent, appId, pr.fork);

@@ -29,6 +29,8 @@ export function appJson(app: AppView, deployedConfigVersion: number | null, host
     access_mode: app.accessMode,
     health_check_path: app.healthCheckPath,
     ci_workflow: app.ciWorkflow,
+    code_host: app.codeHost,
+    repo_token_set: app.repoTokenSealed !== null,
     replicas: app.replicas,
     resources: resourcesJson(app),
     volumes: parseVolumes(app.volumes),

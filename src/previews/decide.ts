@@ -2,6 +2,8 @@
 // route parses, calls this, and runs what it says through the previews command (src/desired/previews.ts).
 import type { PullRequestPayload } from '../codehost/payloads.js';
 import { repoMatches } from '../codehost/repository.js';
+import type { PullRequestEvent } from '../codehost/events.js';
+import { githubPullRequest } from '../codehost/github.js';
 import type { AppFacts } from '../codehost/decide.js';
 import type { AppRow } from '../store/schema/index.js';
 import { settingsOf } from './settings.js';
@@ -24,28 +26,30 @@ export const UPSERT_ACTIONS = ['opened', 'reopened', 'synchronize'] as const;
 /**
  * opened / reopened / synchronize: a preview of each `svc_build` app of the repository whose branch is the
  * pull request's base and whose previews are on; closed (merged or not): teardown of the apps' previews of
- * that number, whatever the settings say now. A fork's head only when the app allows forks.
+ * that number, whatever the settings say now. A fork's head only when the app allows forks. Every code host's
+ * pull or merge request arrives here in the host-neutral form (src/codehost/events.ts).
  */
-export function decidePullRequest<A extends PreviewFacts>(p: PullRequestPayload, apps: A[]): PreviewDecision<A> {
-  const pr = p.pull_request;
-  const repo = apps.filter((a) => a.appType !== 'external_service' && repoMatches(a.repoUrl, p.repository.full_name));
-  if (repo.length === 0) return { kind: 'ignored', reason: `no app for repository ${p.repository.full_name}` };
+export function decidePreview<A extends PreviewFacts>(p: PullRequestEvent, apps: A[]): PreviewDecision<A> {
+  const repo = apps.filter((a) => a.appType !== 'external_service' && repoMatches(a.repoUrl, p.repo));
+  if (repo.length === 0) return { kind: 'ignored', reason: `no app for repository ${p.repo}` };
   // Closed: every preview of that number goes, even if the base branch was changed since it was opened.
   if (p.action === 'closed') return { kind: 'act', actions: repo.map((parent) => ({ kind: 'teardown', parent, pr: p.number })) };
-  const onBase = repo.filter((a) => a.branch === pr.base.ref);
-  if (onBase.length === 0) return { kind: 'ignored', reason: `base branch ${pr.base.ref} is not deployed` };
+  const onBase = repo.filter((a) => a.branch === p.baseRef);
+  if (onBase.length === 0) return { kind: 'ignored', reason: `base branch ${p.baseRef} is not deployed` };
   if (!(UPSERT_ACTIONS as readonly string[]).includes(p.action)) return { kind: 'ignored', reason: `pull_request action ${p.action}` };
   const enabled = onBase.filter((a) => settingsOf(a.previews).enabled);
   if (enabled.length === 0) return { kind: 'ignored', reason: 'previews are off for this app' };
   const built = enabled.filter((a) => a.buildMode === 'svc_build');
   if (built.length === 0) return { kind: 'ignored', reason: 'previews of external_ci apps are not supported yet' };
-  const head = pr.head.repo?.full_name;
-  const fork = !head || head.toLowerCase() !== p.repository.full_name.toLowerCase();
+  const fork = p.head.fork;
   const allowed = fork ? built.filter((a) => settingsOf(a.previews).forks) : built;
-  if (allowed.length === 0) return { kind: 'ignored', reason: `pull request from fork ${head ?? '(deleted)'}` };
-  const facts: PullRequest = { number: p.number, sha: pr.head.sha, headRef: pr.head.ref, fork };
+  if (allowed.length === 0) return { kind: 'ignored', reason: `pull request from fork ${p.head.repo ?? '(deleted)'}` };
+  const facts: PullRequest = { number: p.number, sha: p.head.sha, headRef: p.head.ref, fork };
   return { kind: 'act', actions: allowed.map((parent) => ({ kind: 'upsert', parent, pr: facts })) };
 }
+
+/** A GitHub `pull_request` delivery: decidePreview of its neutral form. */
+export const decidePullRequest = <A extends PreviewFacts>(p: PullRequestPayload, apps: A[]): PreviewDecision<A> => decidePreview(githubPullRequest(p), apps);
 
 /** True when a preview's last commit is older than `ttlDays`. */
 export function expired(lastCommitAt: string, ttlDays: number, now: Date): boolean {

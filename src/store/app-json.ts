@@ -19,6 +19,8 @@ const APP_OBJECT = `json_object(
   'image_ref', CASE WHEN s.live_image IS NOT NULL AND a.image_ref IS s.image_basis THEN s.live_image ELSE a.image_ref END,
   'domain', a.domain, 'fallback_port', a.fallback_port, 'access_mode', a.access_mode,
   'health_check_path', a.health_check_path, 'ci_workflow', a.ci_workflow,
+  'code_host', a.code_host,
+  'repo_token_set', json(CASE WHEN a.repo_token_sealed IS NOT NULL THEN 'true' ELSE 'false' END),
   'replicas', a.replicas,
   'resources', CASE WHEN a.memory_mb IS NULL AND a.cpus IS NULL THEN NULL
       ELSE json_object('memory_mb', a.memory_mb, 'cpus', a.cpus) END,

@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
 // The app fields form, shared by /apps/new ("Create app") and the app page's settings ("Save changes"),
 // and its translation into the JSON shape the API's own zod schemas check (src/api/apps.ts).
-import { ACCESS_MODES, APP_TYPES, BUILD_MODES, DEPLOY_STRATEGIES, PROJECT_TYPES, type AppRow } from '../store/schema/index.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, CODE_HOSTS, DEPLOY_STRATEGIES, PROJECT_TYPES, type AppRow } from '../store/schema/index.js';
 import { parseVolumes } from '../desired/workload-fields.js';
 import { defined, int, text, type Form } from './context.js';
-import { Field, Select } from './layout.js';
+import { Check, Field, Select } from './layout.js';
 
 const opts = (values: readonly string[]) => values.map((v) => [v, v] as const);
 
@@ -26,7 +26,9 @@ export type AppFormValues = Partial<Record<keyof typeof FIELD_NAMES, string | nu
 const FIELD_NAMES = {
   name: 1, image_ref: 1, internal_port: 1, access_mode: 1, domain: 1, fallback_port: 1, build_mode: 1,
   repo_url: 1, branch: 1, health_check_path: 1, app_type: 1, source: 1, project_type: 1,
-  replicas: 1, memory_mb: 1, cpus: 1, volumes: 1, deploy_strategy: 1,
+  replicas: 1, memory_mb: 1, cpus: 1, volumes: 1, deploy_strategy: 1, code_host: 1,
+  /** Shown as set / not set only: the token itself never goes back to a page. */
+  repo_token_set: 1,
 };
 
 export const valuesOfRow = (a: AppRow): AppFormValues => ({
@@ -35,6 +37,7 @@ export const valuesOfRow = (a: AppRow): AppFormValues => ({
   health_check_path: a.healthCheckPath, app_type: a.appType, source: a.source, project_type: a.projectType,
   replicas: a.replicas, memory_mb: a.memoryMb, cpus: a.cpus,
   volumes: parseVolumes(a.volumes).map((v) => `${v.name}:${v.mount_path}`).join(', '), deploy_strategy: a.deployStrategy,
+  code_host: a.codeHost ?? '', repo_token_set: a.repoTokenSealed ? 'set' : null,
 });
 
 export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) => (
@@ -56,6 +59,13 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
     <div class="row">
       <Field label="Repository" name="repo_url" value={v.repo_url} placeholder="https://github.com/owner/repo" />
       <Field label="Branch" name="branch" value={v.branch ?? 'main'} />
+    </div>
+    <div class="row">
+      <Select label="Code host" name="code_host" value={String(v.code_host ?? '')} options={[['', 'from the repository URL'], ...opts(CODE_HOSTS)]} />
+      {/* Write-only: never filled in; blank keeps the stored token. */}
+      <Field label="Access token" name="repo_token" type="password" autocomplete="new-password"
+        hint={v.repo_token_set ? 'set; blank keeps it' : 'not set; for a private repository over HTTPS'} />
+      {!create && v.repo_token_set && <Check label="Remove the access token" name="repo_token_remove" />}
     </div>
     <Field label="Health check path" name="health_check_path" value={v.health_check_path ?? '/'} />
     <div class="row">
@@ -102,6 +112,9 @@ export function appBody(f: Form, mode: 'create' | 'update'): Record<string, unkn
     resources: resources(f, mode),
     volumes: volumes(f, mode),
     deploy_strategy: text(f, 'deploy_strategy'),
+    // A form without the field (another page) changes nothing; blank: derived from the URL.
+    code_host: f.code_host === undefined ? undefined : (text(f, 'code_host') ?? (mode === 'update' ? null : undefined)),
+    repo_token: f.repo_token_remove === 'on' ? null : text(f, 'repo_token'),
   });
 }
 
