@@ -6,8 +6,10 @@ import { createHash } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { badRequest, unauthenticated, unavailable } from '../errors.js';
 import { decidePush, decideWorkflowRun, type Decision } from '../codehost/decide.js';
-import { installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
-import { decidePullRequest, type PreviewDecision } from '../previews/decide.js';
+import { deletePayload, installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
+import { githubDelete, githubPullRequest, githubPushDeletion } from '../codehost/github-previews.js';
+import { decideBranchDeleted, decidePullRequest, type PreviewDecision } from '../previews/decide.js';
+import type { BranchDeletedEvent } from '../previews/events.js';
 import { teardownPreview, upsertPreview } from '../desired/previews.js';
 import { DomainError } from '../errors.js';
 import { verifySignature } from '../codehost/signature.js';
@@ -95,11 +97,20 @@ function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
     }
     case 'push': {
       const p = parse(pushPayload, doc);
+      // A push that deletes a branch removes the previews of pull requests from it (issue 20).
+      const deleted = githubPushDeletion(p);
+      if (deleted) return () => branchDeleted(deps, deleted, notPreviews(), () => apply(deps, decidePush(p, allApps())));
       return () => apply(deps, decidePush(p, allApps()));
+    }
+    case 'delete': {
+      const p = parse(deletePayload, doc);
+      const deleted = githubDelete(p);
+      if (!deleted) return () => ({ status: 200, body: { ignored: `${p.ref_type} deleted` } });
+      return () => branchDeleted(deps, deleted, notPreviews(), () => ({ status: 200, body: { ignored: `no preview of branch ${deleted.branch}` } }));
     }
     case 'pull_request': {
       const p = parse(pullRequestPayload, doc);
-      return () => applyPreviews(deps, decidePullRequest(p, notPreviews()));
+      return () => applyPreviews(deps, decidePullRequest(githubPullRequest(p), notPreviews()));
     }
     case 'installation': {
       const p = parse(installationPayload, doc);
@@ -122,11 +133,17 @@ function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   return { status: 202, body: { deploys: ids } };
 }
 
+/** The previews of a deleted branch removed; `otherwise` answers when there were none. */
+export function branchDeleted(deps: ApiDeps, e: BranchDeletedEvent, apps: AppView[], otherwise: () => Answer): Answer {
+  const d = decideBranchDeleted(e, apps, allPreviews(deps.db));
+  return d.kind === 'ignored' ? otherwise() : applyPreviews(deps, d);
+}
+
 /**
  * Runs each preview action on its own: one app's refusal (no free port, a name clash) is reported in the
  * answer and does not undo another app's preview or the delivery record.
  */
-function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer {
+export function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const results = d.actions.map((a) => {
     try {

@@ -23,7 +23,7 @@ import { parseInput } from './parse.js';
 import { trashAppVolumes } from '../volumes/dirs.js';
 import { canonicalJobs, canonicalVolumes, jobsSchema, volumesSchema } from './workload-fields.js';
 import { previewSettingsSchema, settingsOf, settingsToStore } from '../previews/settings.js';
-import { deletePreviewApps } from '../store/previews.js';
+import { deletePreviewApps, releasePreviewServices } from '../store/previews.js';
 
 export type { AppFields } from './app-rules.js';
 export type AppInput = { name: string } & Partial<AppFields>;
@@ -159,7 +159,7 @@ export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, 
 export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, _origin: Origin): AppRow {
   const { db } = ctx;
   let routing = false;
-  let dropped: string[] = [];
+  let dropped: { apps: string[]; services: string[] } = { apps: [], services: [] };
   const row = guarded(() =>
     tx(db, () => {
       const current = getApp(db, id);
@@ -174,8 +174,9 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
       return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
     }),
   );
-  for (const child of dropped) announce(ctx.enqueue, child);
-  announce(ctx.enqueue, row.name, routing || dropped.length > 0);
+  for (const child of dropped.apps) announce(ctx.enqueue, child);
+  for (const s of dropped.services) ctx.enqueue(keyOf('service', s));
+  announce(ctx.enqueue, row.name, routing || dropped.apps.length > 0);
   return row;
 }
 
@@ -191,11 +192,14 @@ export function deleteApp(ctx: CommandCtx, id: number, origin: Origin, opts: { p
     if (!row) throw notFound('app');
     // Its previews first: their rows would go by cascade, but their containers need their names announced.
     const children = deletePreviewApps(db, id);
+    // A preview's own fresh services (issue 20) go with it, data included.
+    children.services.push(...releasePreviewServices(db, [id]));
     db.delete(apps).where(eq(apps.id, id)).run();
     return [row.name, children] as const;
   });
   const purged = opts.purge ? trashAppVolumes(ctx.config.dataDir, name, id, ctx.now().getTime()) : false;
-  for (const child of children) announce(ctx.enqueue, child);
+  for (const child of children.apps) announce(ctx.enqueue, child);
+  for (const s of children.services) ctx.enqueue(keyOf('service', s));
   announce(ctx.enqueue, name);
   ctx.log.info('app deleted', { app: name, origin, volumes_purged: purged });
 }

@@ -10,7 +10,7 @@ import { conflict, invalid } from '../errors.js';
 import { getApp } from '../store/apps.js';
 import type { AppView } from '../store/app-view.js';
 import { tx } from '../store/db.js';
-import { allPreviews, getPreview, previewsOf } from '../store/previews.js';
+import { allPreviews, getPreview, orphanPreviewServices, previewsOf, releasePreviewServices, releaseService } from '../store/previews.js';
 import { bumpConfigVersion } from '../store/services.js';
 import { apps, envVars, nowIso, previews, type DeployRow } from '../store/schema/index.js';
 import { evictions, expired, type PullRequest } from '../previews/decide.js';
@@ -20,12 +20,15 @@ import { deleteApp, reservedPorts } from './apps.js';
 import type { AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { requestDeploy } from './deploys.js';
+import { syncPreviewServices } from './preview-services.js';
 
 export interface UpsertResult {
   app: string;
   deploy: DeployRow;
   /** Previews removed to make room under `max`. */
   evicted: string[];
+  /** Fresh services created or released (`previews.services: "fresh"`). */
+  services: string[];
 }
 
 const lower = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
@@ -106,6 +109,8 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
   const name = previewName(parent.name, pr.number);
   if (!name) throw invalid(`the preview name ${parent.name}-pr-${pr.number} would be longer than 63 characters`);
   const evicted: string[] = [];
+  const touched: string[] = [];
+  const settings = settingsOf(parent.previews);
   const result = tx(db, () => {
     const existing = getPreview(db, parent.id, pr.number);
     let appId: number;
@@ -113,28 +118,36 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
       const current = getApp(db, existing.appId)!;
       const fields = previewFields(ctx, parent, pr, { domain: current.domain, fallbackPort: current.fallbackPort });
       db.update(apps).set({ ...fields, updatedAt: nowIso() }).where(eq(apps.id, existing.appId)).run();
-      db.update(previews).set({ headSha: pr.sha, headRef: pr.headRef, fork: pr.fork, lastCommitAt: ctx.now().toISOString() }).where(eq(previews.id, existing.id)).run();
+      db.update(previews)
+        .set({ headSha: pr.sha, headRef: pr.headRef, fork: pr.fork, lastCommitAt: ctx.now().toISOString(), host: pr.host, repository: pr.repository })
+        .where(eq(previews.id, existing.id))
+        .run();
       appId = existing.appId;
     } else {
-      for (const victim of evictions(previewsOf(db, parent.id), settingsOf(parent.previews).max)) {
+      for (const victim of evictions(previewsOf(db, parent.id), settings.max)) {
         const v = getApp(db, victim.appId);
         if (!v) continue;
+        touched.push(...releasePreviewServices(db, [v.id]));
         db.delete(apps).where(eq(apps.id, v.id)).run();
         evicted.push(v.name);
       }
       if (db.select({ id: apps.id }).from(apps).where(eq(apps.name, name)).get()) throw conflict(`an app named ${name} already exists and is not a preview`, { field: 'name' });
       const fields = previewFields(ctx, parent, pr, newAddress(ctx, parent, pr.number));
       appId = db.insert(apps).values({ ...fields, name, owner: 'rest' }).returning().get().id;
-      db.insert(previews).values({ appId, parentId: parent.id, prNumber: pr.number, headSha: pr.sha, headRef: pr.headRef, fork: pr.fork, lastCommitAt: ctx.now().toISOString() }).run();
+      db.insert(previews)
+        .values({ appId, parentId: parent.id, prNumber: pr.number, headSha: pr.sha, headRef: pr.headRef, fork: pr.fork, lastCommitAt: ctx.now().toISOString(), host: pr.host, repository: pr.repository })
+        .run();
     }
     copyEnv(ctx, parent, appId, pr.fork);
+    touched.push(...syncPreviewServices(ctx, parent.id, { id: appId, name }, settings.services));
     const deploy = requestDeploy(ctx, getApp(db, appId)!, { commitSha: pr.sha, trigger: 'webhook' }, origin);
     return { app: name, deploy };
   });
   for (const n of [...evicted, name]) ctx.enqueue(keyOf('app', n));
+  for (const n of touched) ctx.enqueue(keyOf('service', n));
   ctx.enqueue(keyOf('proxy', 'main'));
-  ctx.log.info('preview updated', { app: name, pr: pr.number, commit: pr.sha, evicted, origin });
-  return { ...result, evicted };
+  ctx.log.info('preview updated', { app: name, pr: pr.number, commit: pr.sha, evicted, services: touched, origin });
+  return { ...result, evicted, services: touched };
 }
 
 /** Removes the preview of pull request `number` of `parentId`; false when it has none. */
@@ -156,6 +169,12 @@ export function expirePreviews(ctx: CommandCtx, origin: Origin): string[] {
     const name = getApp(ctx.db, p.appId)?.name;
     deleteApp(ctx, p.appId, origin);
     if (name) gone.push(name);
+  }
+  // Fresh services whose preview app is gone by a path that missed them: removed with their data.
+  for (const s of orphanPreviewServices(ctx.db)) {
+    releaseService(ctx.db, s.id);
+    ctx.enqueue(keyOf('service', s.name));
+    gone.push(s.name);
   }
   return gone;
 }

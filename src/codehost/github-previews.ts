@@ -1,0 +1,30 @@
+// GitHub's deliveries that concern previews (issue 20), normalized into the host-neutral events of
+// src/previews/events.ts: `pull_request`, `delete` of a branch, a `push` that deletes a branch.
+import type { BranchDeletedEvent, PullRequestEvent } from '../previews/events.js';
+import type { DeletePayload, PullRequestPayload, PushPayload } from './payloads.js';
+
+const UPDATE = ['opened', 'reopened', 'synchronize'];
+
+export function githubPullRequest(p: PullRequestPayload): PullRequestEvent {
+  const pr = p.pull_request;
+  return {
+    host: 'github',
+    kind: UPDATE.includes(p.action) ? 'update' : p.action === 'closed' ? 'close' : 'other',
+    action: p.action,
+    number: p.number,
+    repository: p.repository.full_name,
+    baseRef: pr.base.ref,
+    head: { sha: pr.head.sha, ref: pr.head.ref, repository: pr.head.repo?.full_name ?? null },
+  };
+}
+
+/** `delete` of a branch; null for a tag. */
+export function githubDelete(p: DeletePayload): BranchDeletedEvent | null {
+  return p.ref_type === 'branch' ? { host: 'github', repository: p.repository.full_name, branch: p.ref.replace(/^refs\/heads\//, '') } : null;
+}
+
+/** A push with `deleted: true` to a branch; null for any other push. */
+export function githubPushDeletion(p: PushPayload): BranchDeletedEvent | null {
+  if (!p.deleted || !p.ref.startsWith('refs/heads/')) return null;
+  return { host: 'github', repository: p.repository.full_name, branch: p.ref.slice('refs/heads/'.length) };
+}

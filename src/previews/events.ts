@@ -1,0 +1,31 @@
+// The host-neutral inputs of previews (issue 20): each code host's webhook route (GitHub's today; GitLab,
+// Gitea and Forgejo map their merge/pull-request and branch events onto the same shapes) normalizes its
+// delivery into one of these, and src/previews/decide.ts decides on them without knowing the host.
+
+/** Code hosts a preview can come from; reporting back (src/previews/report.ts) depends on it. */
+export type CodeHost = 'github' | 'gitlab' | 'gitea' | 'forgejo';
+
+export interface PullRequestEvent {
+  host: CodeHost;
+  /** `update`: opened, reopened or new commits; `close`: closed or merged; `other`: anything else (ignored). */
+  kind: 'update' | 'close' | 'other';
+  /** The host's own word for what happened (named in an `ignored` answer). */
+  action: string;
+  number: number;
+  /** `owner/name` of the base repository (the one svc deploys). */
+  repository: string;
+  baseRef: string;
+  head: {
+    sha: string;
+    ref: string;
+    /** `owner/name` of the head's repository; null when the host no longer knows it (a deleted fork). */
+    repository: string | null;
+  };
+}
+
+/** A branch of `repository` was deleted (GitHub `delete`, or a push with `deleted: true`; the others alike). */
+export interface BranchDeletedEvent {
+  host: CodeHost;
+  repository: string;
+  branch: string;
+}
