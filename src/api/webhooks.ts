@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { badRequest, unauthenticated, unavailable } from '../errors.js';
 import { decidePush, decideWorkflowRun, type Decision } from '../codehost/decide.js';
 import { deletePayload, installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
-import { githubDelete, githubPullRequest, githubPushDeletion } from '../codehost/github-previews.js';
+import { githubDelete, githubPullRequest, githubPushDeletion } from '../previews/github.js';
 import { decideBranchDeleted, decidePullRequest, type PreviewDecision } from '../previews/decide.js';
 import type { BranchDeletedEvent } from '../previews/events.js';
 import { teardownPreview, upsertPreview } from '../desired/previews.js';
@@ -24,7 +24,7 @@ import { requestDeploy } from '../desired/deploys.js';
 import { parseInput as parse } from '../desired/parse.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 
-type Answer = { status: 200 | 202; body: Record<string, unknown> };
+export type Answer = { status: 200 | 202; body: Record<string, unknown> };
 
 /** The JSON document of a delivery: the body itself, or the form field `payload` of a form-encoded one. */
 export function payloadText(contentType: string | undefined, raw: Uint8Array): string {
@@ -136,19 +136,19 @@ function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
 /** The previews of a deleted branch removed; `otherwise` answers when there were none. */
 export function branchDeleted(deps: ApiDeps, e: BranchDeletedEvent, apps: AppView[], otherwise: () => Answer): Answer {
   const d = decideBranchDeleted(e, apps, allPreviews(deps.db));
-  return d.kind === 'ignored' ? otherwise() : applyPreviews(deps, d);
+  return d.kind === 'ignored' ? otherwise() : applyPreviews(deps, d, `its branch ${e.branch} was deleted`);
 }
 
 /**
  * Runs each preview action on its own: one app's refusal (no free port, a name clash) is reported in the
  * answer and does not undo another app's preview or the delivery record.
  */
-export function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer {
+export function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>, reason?: string): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const results = d.actions.map((a) => {
     try {
       if (a.kind === 'teardown') {
-        const removed = teardownPreview(deps, a.parent.id, a.pr, 'webhook');
+        const removed = teardownPreview(deps, a.parent.id, a.pr, 'webhook', reason);
         return removed ? { app: a.parent.name, removed } : { app: a.parent.name, ignored: `no preview of pull request ${a.pr}` };
       }
       const r = tx(deps.db, () => upsertPreview(deps, a.parent, a.pr, 'webhook'));

@@ -12,7 +12,7 @@ import type { AppView } from '../store/app-view.js';
 import { tx } from '../store/db.js';
 import { allPreviews, getPreview, orphanPreviewServices, previewsOf, releasePreviewServices, releaseService } from '../store/previews.js';
 import { bumpConfigVersion } from '../store/services.js';
-import { apps, envVars, nowIso, previews, type DeployRow } from '../store/schema/index.js';
+import { apps, envVars, nowIso, previews, type DeployRow, type PreviewRow } from '../store/schema/index.js';
 import { evictions, expired, type PullRequest } from '../previews/decide.js';
 import { pickPort, previewDomain, previewName } from '../previews/naming.js';
 import { settingsOf } from '../previews/settings.js';
@@ -109,6 +109,7 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
   const name = previewName(parent.name, pr.number);
   if (!name) throw invalid(`the preview name ${parent.name}-pr-${pr.number} would be longer than 63 characters`);
   const evicted: string[] = [];
+  const evictedRows: PreviewRow[] = [];
   const touched: string[] = [];
   const settings = settingsOf(parent.previews);
   const result = tx(db, () => {
@@ -130,6 +131,7 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
         touched.push(...releasePreviewServices(db, [v.id]));
         db.delete(apps).where(eq(apps.id, v.id)).run();
         evicted.push(v.name);
+        evictedRows.push(victim);
       }
       if (db.select({ id: apps.id }).from(apps).where(eq(apps.name, name)).get()) throw conflict(`an app named ${name} already exists and is not a preview`, { field: 'name' });
       const fields = previewFields(ctx, parent, pr, newAddress(ctx, parent, pr.number));
@@ -145,17 +147,28 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
   });
   for (const n of [...evicted, name]) ctx.enqueue(keyOf('app', n));
   for (const n of touched) ctx.enqueue(keyOf('service', n));
+  evictedRows.forEach((row, i) => announceGone(ctx, row, evicted[i], `the app keeps at most ${settings.max} previews and this one had the oldest commit`));
   ctx.enqueue(keyOf('proxy', 'main'));
   ctx.log.info('preview updated', { app: name, pr: pr.number, commit: pr.sha, evicted, services: touched, origin });
   return { ...result, evicted, services: touched };
 }
 
-/** Removes the preview of pull request `number` of `parentId`; false when it has none. */
-export function teardownPreview(ctx: CommandCtx, parentId: number, number: number, origin: Origin): string | null {
+/** Tells the pull-request reporter a preview went (after its rows are gone; it sends once the write is committed). */
+function announceGone(ctx: CommandCtx, row: PreviewRow, preview: string, reason: string) {
+  const parent = getApp(ctx.db, row.parentId)?.name ?? preview.replace(/-pr-\d+$/, '');
+  ctx.bus.emit('previewGone', {
+    previewId: row.id, parentId: row.parentId, prNumber: row.prNumber, host: row.host, repository: row.repository,
+    commentId: row.commentId, app: parent, preview, sha: row.headSha, reason,
+  });
+}
+
+/** Removes the preview of pull request `number` of `parentId`; null when it has none. `reason` goes on the pull request. */
+export function teardownPreview(ctx: CommandCtx, parentId: number, number: number, origin: Origin, reason = 'the pull request was closed'): string | null {
   const row = getPreview(ctx.db, parentId, number);
   if (!row) return null;
   const name = getApp(ctx.db, row.appId)?.name ?? null;
   deleteApp(ctx, row.appId, origin);
+  if (name) announceGone(ctx, row, name, reason);
   return name;
 }
 
@@ -169,6 +182,7 @@ export function expirePreviews(ctx: CommandCtx, origin: Origin): string[] {
     const name = getApp(ctx.db, p.appId)?.name;
     deleteApp(ctx, p.appId, origin);
     if (name) gone.push(name);
+    if (name) announceGone(ctx, p, name, s.enabled ? `no new commit for ${s.ttl_days} days` : 'previews were turned off for the app');
   }
   // Fresh services whose preview app is gone by a path that missed them: removed with their data.
   for (const s of orphanPreviewServices(ctx.db)) {

@@ -7,6 +7,19 @@ export function getPreview(db: Db, parentId: number, prNumber: number): PreviewR
   return db.select().from(previews).where(and(eq(previews.parentId, parentId), eq(previews.prNumber, prNumber))).get();
 }
 
+export function getPreviewByApp(db: Db, appId: number): PreviewRow | undefined {
+  return db.select().from(previews).where(eq(previews.appId, appId)).get();
+}
+
+export function getPreviewById(db: Db, id: number): PreviewRow | undefined {
+  return db.select().from(previews).where(eq(previews.id, id)).get();
+}
+
+/** What svc last said on the pull request (src/previews/reporter.ts). */
+export function setPreviewReport(db: Db, id: number, patch: { commentId?: string | null; reported?: string | null }): void {
+  db.update(previews).set(patch).where(eq(previews.id, id)).run();
+}
+
 export function previewsOf(db: Db, parentId: number): PreviewRow[] {
   return db.select().from(previews).where(eq(previews.parentId, parentId)).all();
 }

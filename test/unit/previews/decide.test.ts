@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePortRange } from '../../../src/config.js';
 import { envKeySchema } from '../../../src/desired/fields.js';
 import { pullRequestPayload } from '../../../src/codehost/payloads.js';
-import { githubPullRequest } from '../../../src/codehost/github-previews.js';
+import { githubPullRequest } from '../../../src/previews/github.js';
 import { decidePullRequest, evictions, expired, type PreviewFacts } from '../../../src/previews/decide.js';
 import { pickPort, previewDomain, previewName } from '../../../src/previews/naming.js';
 import { previewSettingsSchema, settingsOf, settingsToStore } from '../../../src/previews/settings.js';

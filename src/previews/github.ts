@@ -1,7 +1,7 @@
 // GitHub's deliveries that concern previews (issue 20), normalized into the host-neutral events of
 // src/previews/events.ts: `pull_request`, `delete` of a branch, a `push` that deletes a branch.
-import type { BranchDeletedEvent, PullRequestEvent } from '../previews/events.js';
-import type { DeletePayload, PullRequestPayload, PushPayload } from './payloads.js';
+import type { BranchDeletedEvent, PullRequestEvent } from './events.js';
+import type { DeletePayload, PullRequestPayload, PushPayload } from '../codehost/payloads.js';
 
 const UPDATE = ['opened', 'reopened', 'synchronize'];
 
