@@ -57,7 +57,7 @@ describe('pull_request previews', () => {
     expect(getAppByName(t.db, 'web-pr-7')!.id).toBe(preview.id);
     expect(listDeploys(t.db, preview.id).map((d) => d.commitSha)).toContain(sha('b'));
     const listed = await t.request('GET', `/api/apps/${id}/previews`);
-    expect(listed.body).toMatchObject([{ pr_number: 7, app: 'web-pr-7', head_sha: sha('b'), fork: false }]);
+    expect(listed.body).toMatchObject([{ pr_number: 7, app: 'web-pr-7', head_sha: sha('b'), fork: false, status: 'inactive' }]);
     expect(listed.body[0].access_url).toMatch(/:21000$/);
 
     const close = await deliver('closed', 7, sha('b'));
