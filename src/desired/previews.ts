@@ -167,8 +167,7 @@ export function teardownPreview(ctx: CommandCtx, parentId: number, number: numbe
   const row = getPreview(ctx.db, parentId, number);
   if (!row) return null;
   const name = getApp(ctx.db, row.appId)?.name ?? null;
-  deleteApp(ctx, row.appId, origin);
-  if (name) announceGone(ctx, row, name, reason);
+  deleteApp(ctx, row.appId, origin, { reason });
   return name;
 }
 
@@ -180,9 +179,8 @@ export function expirePreviews(ctx: CommandCtx, origin: Origin): string[] {
     const s = settingsOf(parent?.previews ?? null);
     if (s.enabled && !expired(p.lastCommitAt, s.ttl_days, ctx.now())) continue;
     const name = getApp(ctx.db, p.appId)?.name;
-    deleteApp(ctx, p.appId, origin);
+    deleteApp(ctx, p.appId, origin, { reason: s.enabled ? `no new commit for ${s.ttl_days} days` : 'previews were turned off for the app' });
     if (name) gone.push(name);
-    if (name) announceGone(ctx, p, name, s.enabled ? `no new commit for ${s.ttl_days} days` : 'previews were turned off for the app');
   }
   // Fresh services whose preview app is gone by a path that missed them: removed with their data.
   for (const s of orphanPreviewServices(ctx.db)) {

@@ -42,11 +42,11 @@ export function previewsWithApps(db: Db, parentId: number) {
  * The preview apps of `parentId` deleted (their preview rows go by cascade) and their fresh services
  * marked for removal; returns the names to announce.
  */
-export function deletePreviewApps(db: Db, parentId: number): { apps: string[]; services: string[] } {
-  const rows = db.select({ id: apps.id, name: apps.name }).from(previews).innerJoin(apps, eq(apps.id, previews.appId)).where(eq(previews.parentId, parentId)).all();
+export function deletePreviewApps(db: Db, parentId: number): { apps: string[]; services: string[]; removed: { row: PreviewRow; name: string }[] } {
+  const rows = db.select({ preview: previews, id: apps.id, name: apps.name }).from(previews).innerJoin(apps, eq(apps.id, previews.appId)).where(eq(previews.parentId, parentId)).all();
   const released = releasePreviewServices(db, rows.map((r) => r.id));
   for (const r of rows) db.delete(apps).where(eq(apps.id, r.id)).run();
-  return { apps: rows.map((r) => r.name), services: released };
+  return { apps: rows.map((r) => r.name), services: released, removed: rows.map((r) => ({ row: r.preview, name: r.name })) };
 }
 
 /** The live fresh services of preview app `appId` (`previews.services: "fresh"`). */

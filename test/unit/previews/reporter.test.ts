@@ -151,6 +151,33 @@ describe('preview reports on the pull request', () => {
     expect(fake.comments[0].bodies).toHaveLength(1);
   });
 
+  it('turning previews off, deleting the preview app and deleting the parent each edit the comment to say why', async () => {
+    await parent();
+    const id = getAppByName(t.db, 'site')!.id;
+    await deliver('opened', 4, sha('a'));
+    await pipeline('running');
+    expect((await t.request('PUT', `/api/apps/${id}`, { previews: { enabled: false } })).status).toBe(200);
+    await reporter.idle();
+    expect(fake.comments[0].body).toMatch(/Removed[\s\S]*previews were turned off/);
+
+    await t.request('PUT', `/api/apps/${id}`, { previews: { enabled: true } });
+    await deliver('opened', 5, sha('b'));
+    updateDeploy(t.db, bus, listDeploys(t.db, getAppByName(t.db, 'site-pr-5')!.id)[0].id, { status: 'running' });
+    await reporter.idle();
+    expect((await t.request('DELETE', `/api/apps/${getAppByName(t.db, 'site-pr-5')!.id}`)).status).toBe(204);
+    await reporter.idle();
+    expect(fake.comments[1]).toMatchObject({ number: 5 });
+    expect(fake.comments[1].body).toMatch(/Removed[\s\S]*the preview app was deleted/);
+
+    await deliver('opened', 6, sha('c'));
+    updateDeploy(t.db, bus, listDeploys(t.db, getAppByName(t.db, 'site-pr-6')!.id)[0].id, { status: 'running' });
+    await reporter.idle();
+    expect((await t.request('DELETE', `/api/apps/${id}`)).status).toBe(204);
+    await reporter.idle();
+    expect(fake.comments[2].body).toMatch(/Removed[\s\S]*the app was deleted/);
+    expect(fake.comments).toHaveLength(3);
+  });
+
   it('a repository the app is not installed on is an app event, not a crash', async () => {
     fake.installations[0].repositories = ['acme/api'];
     await parent();
