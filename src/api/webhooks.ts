@@ -7,10 +7,10 @@ import { Hono, type Context } from 'hono';
 import { badRequest, unauthenticated, unavailable } from '../errors.js';
 import { decidePush, decideWorkflowRun, type Decision } from '../codehost/decide.js';
 import { deletePayload, installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
-import { githubDelete, githubPullRequest, githubPushDeletion } from '../previews/github.js';
-import { decideBranchDeleted, decidePullRequest, type PreviewDecision } from '../previews/decide.js';
+import { githubDelete, githubPreviewImage, githubPullRequest, githubPushDeletion } from '../previews/github.js';
+import { decideBranchDeleted, decidePreviewImage, decidePullRequest, type PreviewDecision } from '../previews/decide.js';
 import type { BranchDeletedEvent } from '../previews/events.js';
-import { teardownPreview, upsertPreview } from '../desired/previews.js';
+import { deployPreviewImage, teardownPreview, upsertPreview } from '../desired/previews.js';
 import { DomainError } from '../errors.js';
 import { verifySignature } from '../codehost/signature.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
@@ -93,6 +93,9 @@ function prepare(deps: ApiDeps, event: string, doc: unknown): () => Answer {
       return () => ({ status: 200, body: { pong: true } });
     case 'workflow_run': {
       const p = parse(workflowRunPayload, doc);
+      // A pull request's run: the image of an external_ci app's preview (issue 20).
+      const image = githubPreviewImage(p);
+      if (image) return () => previewImage(deps, decidePreviewImage(image, allApps(), allPreviews(deps.db)));
       return () => apply(deps, decideWorkflowRun(p, allApps()));
     }
     case 'push': {
@@ -133,6 +136,13 @@ function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   return { status: 202, body: { deploys: ids } };
 }
 
+/** An external_ci preview's image deployed: 202 `{previews: [{app, preview, deploy}]}`. */
+function previewImage(deps: ApiDeps, d: ReturnType<typeof decidePreviewImage<AppView>>): Answer {
+  if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
+  const results = d.deploys.map((x) => ({ app: x.parent.name, pr: x.pr, deploy: deployPreviewImage(deps, x.previewAppId, x.imageRef, x.sha, 'webhook').id }));
+  return { status: 202, body: { previews: results } };
+}
+
 /** The previews of a deleted branch removed; `otherwise` answers when there were none. */
 export function branchDeleted(deps: ApiDeps, e: BranchDeletedEvent, apps: AppView[], otherwise: () => Answer): Answer {
   const d = decideBranchDeleted(e, apps, allPreviews(deps.db));
@@ -152,12 +162,12 @@ export function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>, reason
         return removed ? { app: a.parent.name, removed } : { app: a.parent.name, ignored: `no preview of pull request ${a.pr}` };
       }
       const r = tx(deps.db, () => upsertPreview(deps, a.parent, a.pr, 'webhook'));
-      return { app: a.parent.name, preview: r.app, deploy: r.deploy.id, ...(r.evicted.length ? { evicted: r.evicted } : {}) };
+      return { app: a.parent.name, preview: r.app, ...(r.deploy ? { deploy: r.deploy.id } : { waiting: 'the CI run of the head commit' }), ...(r.evicted.length ? { evicted: r.evicted } : {}) };
     } catch (err) {
       if (err instanceof DomainError) return { app: a.parent.name, error: err.message };
       throw err;
     }
   });
-  const acted = results.some((r) => 'deploy' in r || 'removed' in r);
+  const acted = results.some((r) => 'deploy' in r || 'removed' in r || 'waiting' in r);
   return { status: acted ? 202 : 200, body: { previews: results } };
 }

@@ -8,7 +8,7 @@ import { keyOf } from '../controller/types.js';
 import { BRANCH_RE } from '../build/repo-url.js';
 import { conflict, invalid } from '../errors.js';
 import { getApp } from '../store/apps.js';
-import type { AppView } from '../store/app-view.js';
+import { shownImageRef, type AppView } from '../store/app-view.js';
 import { tx } from '../store/db.js';
 import { allPreviews, getPreview, orphanPreviewServices, previewsOf, releasePreviewServices, releaseService } from '../store/previews.js';
 import { bumpConfigVersion } from '../store/services.js';
@@ -24,7 +24,8 @@ import { syncPreviewServices } from './preview-services.js';
 
 export interface UpsertResult {
   app: string;
-  deploy: DeployRow;
+  /** Null for an `external_ci` parent: the deploy comes with the CI run's image (deployPreviewImage). */
+  deploy: DeployRow | null;
   /** Previews removed to make room under `max`. */
   evicted: string[];
   /** Fresh services created or released (`previews.services: "fresh"`). */
@@ -38,19 +39,20 @@ function previewFields(ctx: CommandCtx, parent: AppView, pr: PullRequest, addres
   const limits = settingsOf(parent.previews).resources;
   return {
     appType: 'managed',
-    buildMode: 'svc_build',
+    buildMode: parent.buildMode === 'external_ci' ? 'external_ci' : 'svc_build',
     projectType: parent.projectType,
     source: null,
     repoUrl: parent.repoUrl,
     // Only a name the branch rule accepts is stored (it may reach `git fetch`); the deploy names the commit anyway.
     branch: BRANCH_RE.test(pr.headRef) ? pr.headRef : parent.branch,
     internalPort: parent.internalPort,
-    imageRef: null,
+    // external_ci: the parent's image name; each deploy names `<image>:<sha>` of the CI run.
+    imageRef: parent.buildMode === 'external_ci' ? shownImageRef(parent) : null,
     domain: address.domain,
     fallbackPort: address.fallbackPort,
     accessMode: parent.accessMode,
     healthCheckPath: parent.healthCheckPath,
-    ciWorkflow: null,
+    ciWorkflow: parent.buildMode === 'external_ci' ? parent.ciWorkflow : null,
     replicas: 1,
     memoryMb: lower(parent.memoryMb, limits.memory_mb),
     cpus: lower(parent.cpus, limits.cpus),
@@ -142,7 +144,7 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
     }
     copyEnv(ctx, parent, appId, pr.fork);
     touched.push(...syncPreviewServices(ctx, parent.id, { id: appId, name }, settings.services));
-    const deploy = requestDeploy(ctx, getApp(db, appId)!, { commitSha: pr.sha, trigger: 'webhook' }, origin);
+    const deploy = parent.buildMode === 'external_ci' ? null : requestDeploy(ctx, getApp(db, appId)!, { commitSha: pr.sha, trigger: 'webhook' }, origin);
     return { app: name, deploy };
   });
   for (const n of [...evicted, name]) ctx.enqueue(keyOf('app', n));
@@ -151,6 +153,13 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
   ctx.enqueue(keyOf('proxy', 'main'));
   ctx.log.info('preview updated', { app: name, pr: pr.number, commit: pr.sha, evicted, services: touched, origin });
   return { ...result, evicted, services: touched };
+}
+
+/** The image a CI run pushed for a preview's head (external_ci): its deploy queued. */
+export function deployPreviewImage(ctx: CommandCtx, previewAppId: number, imageRef: string, sha: string, origin: Origin): DeployRow {
+  const app = getApp(ctx.db, previewAppId);
+  if (!app) throw invalid('the preview is gone');
+  return requestDeploy(ctx, app, { imageRef, commitSha: sha, trigger: 'webhook' }, origin);
 }
 
 /** Tells the pull-request reporter a preview went (after its rows are gone; it sends once the write is committed). */

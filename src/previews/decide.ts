@@ -4,7 +4,8 @@
 import { repoMatches } from '../codehost/repository.js';
 import type { AppFacts } from '../codehost/decide.js';
 import type { AppRow, PreviewRow } from '../store/schema/index.js';
-import type { BranchDeletedEvent, CodeHost, PullRequestEvent } from './events.js';
+import type { BranchDeletedEvent, CodeHost, PreviewImageEvent, PullRequestEvent } from './events.js';
+import { imageForCommit } from '../codehost/repository.js';
 import { settingsOf } from './settings.js';
 
 export type PreviewFacts = AppFacts & Pick<AppRow, 'previews'>;
@@ -40,8 +41,9 @@ export function decidePullRequest<A extends PreviewFacts>(e: PullRequestEvent, a
   if (e.kind !== 'update') return { kind: 'ignored', reason: `pull_request action ${e.action}` };
   const enabled = onBase.filter((a) => settingsOf(a.previews).enabled);
   if (enabled.length === 0) return { kind: 'ignored', reason: 'previews are off for this app' };
-  const built = enabled.filter((a) => a.buildMode === 'svc_build');
-  if (built.length === 0) return { kind: 'ignored', reason: 'previews of external_ci apps are not supported yet' };
+  // external_ci: the preview app is made now; its image arrives with the CI run of the head (decidePreviewImage).
+  const built = enabled.filter((a) => a.buildMode === 'svc_build' || (a.buildMode === 'external_ci' && a.imageRef));
+  if (built.length === 0) return { kind: 'ignored', reason: 'an external_ci app needs an image_ref to derive its previews\' images from' };
   const head = e.head.repository;
   const fork = !head || !sameRepo(head, e.repository);
   const allowed = fork ? built.filter((a) => settingsOf(a.previews).forks) : built;
@@ -65,6 +67,27 @@ export function decideBranchDeleted<A extends PreviewFacts>(
     .flatMap((p) => repo.filter((a) => a.id === p.parentId).map((parent): PreviewAction<A> => ({ kind: 'teardown', parent, pr: p.prNumber })));
   if (actions.length === 0) return { kind: 'ignored', reason: `no preview of branch ${e.branch}` };
   return { kind: 'act', actions };
+}
+
+/**
+ * A successful CI run of a pull request's head deploys `<parent image>:<sha>` to the preview of each
+ * `external_ci` app of the repository whose pull request has that head branch and commit (a run of an
+ * older commit of the branch is ignored: the preview has moved on). A fork's run only for a fork preview.
+ */
+export function decidePreviewImage<A extends PreviewFacts>(
+  e: PreviewImageEvent,
+  apps: A[],
+  previews: Pick<PreviewRow, 'appId' | 'parentId' | 'prNumber' | 'headRef' | 'headSha' | 'fork'>[],
+): { kind: 'ignored'; reason: string } | { kind: 'deploy'; deploys: { parent: A; previewAppId: number; pr: number; imageRef: string; sha: string }[] } {
+  const repo = apps.filter((a) => a.buildMode === 'external_ci' && a.imageRef && repoMatches(a.repoUrl, e.repository));
+  if (repo.length === 0) return { kind: 'ignored', reason: `no external_ci app for repository ${e.repository}` };
+  const fromFork = !!e.headRepository && !sameRepo(e.headRepository, e.repository);
+  const deploys = previews.flatMap((p) => {
+    if (p.headRef !== e.branch || p.headSha !== e.sha.toLowerCase() || p.fork !== fromFork) return [];
+    return repo.filter((a) => a.id === p.parentId && e.selects(a.ciWorkflow)).map((parent) => ({ parent, previewAppId: p.appId, pr: p.prNumber, imageRef: imageForCommit(parent.imageRef!, e.sha), sha: e.sha }));
+  });
+  if (deploys.length === 0) return { kind: 'ignored', reason: `no preview at ${e.branch}@${e.sha.slice(0, 12)}` };
+  return { kind: 'deploy', deploys };
 }
 
 /** True when a preview's last commit is older than `ttlDays`. */

@@ -29,3 +29,20 @@ export interface BranchDeletedEvent {
   repository: string;
   branch: string;
 }
+
+/**
+ * A CI run that finished successfully for a pull request's head (GitHub `workflow_run` of event
+ * `pull_request`; a GitLab merge-request pipeline alike): the image it pushed for `sha` is there to preview
+ * an `external_ci` app.
+ */
+export interface PreviewImageEvent {
+  host: CodeHost;
+  repository: string;
+  /** The pull request's head branch and commit. */
+  branch: string;
+  sha: string;
+  /** `owner/name` of the head's repository; null when unknown. */
+  headRepository: string | null;
+  /** True when the run is the workflow an app names in `ci_workflow` (null: any workflow). */
+  selects(ciWorkflow: string | null): boolean;
+}

@@ -1,7 +1,8 @@
 // GitHub's deliveries that concern previews (issue 20), normalized into the host-neutral events of
 // src/previews/events.ts: `pull_request`, `delete` of a branch, a `push` that deletes a branch.
-import type { BranchDeletedEvent, PullRequestEvent } from './events.js';
-import type { DeletePayload, PullRequestPayload, PushPayload } from '../codehost/payloads.js';
+import type { BranchDeletedEvent, PreviewImageEvent, PullRequestEvent } from './events.js';
+import { workflowSelected } from '../codehost/decide.js';
+import type { DeletePayload, PullRequestPayload, PushPayload, WorkflowRunPayload } from '../codehost/payloads.js';
 
 const UPDATE = ['opened', 'reopened', 'synchronize'];
 
@@ -27,4 +28,18 @@ export function githubDelete(p: DeletePayload): BranchDeletedEvent | null {
 export function githubPushDeletion(p: PushPayload): BranchDeletedEvent | null {
   if (!p.deleted || !p.ref.startsWith('refs/heads/')) return null;
   return { host: 'github', repository: p.repository.full_name, branch: p.ref.slice('refs/heads/'.length) };
+}
+
+/** A `workflow_run` that completed with success for a pull request (`event: pull_request`); null for any other run. */
+export function githubPreviewImage(p: WorkflowRunPayload): PreviewImageEvent | null {
+  const run = p.workflow_run;
+  if (p.action !== 'completed' || run.conclusion !== 'success' || run.event !== 'pull_request' || !run.head_branch) return null;
+  return {
+    host: 'github',
+    repository: p.repository.full_name,
+    branch: run.head_branch,
+    sha: run.head_sha,
+    headRepository: run.head_repository?.full_name ?? null,
+    selects: (ciWorkflow) => workflowSelected(ciWorkflow, p),
+  };
 }
