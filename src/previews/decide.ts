@@ -80,13 +80,13 @@ export function decidePreviewImage<A extends PreviewFacts>(
   previews: Pick<PreviewRow, 'appId' | 'parentId' | 'prNumber' | 'headRef' | 'headSha' | 'fork'>[],
 ): { kind: 'ignored'; reason: string } | { kind: 'deploy'; deploys: { parent: A; previewAppId: number; pr: number; imageRef: string; sha: string }[] } {
   const repo = apps.filter((a) => a.buildMode === 'external_ci' && a.imageRef && repoMatches(a.repoUrl, e.repository));
-  if (repo.length === 0) return { kind: 'ignored', reason: `no external_ci app for repository ${e.repository}` };
+  if (repo.length === 0) return { kind: 'ignored', reason: `run triggered by pull_request: no external_ci app for repository ${e.repository}` };
   const fromFork = !!e.headRepository && !sameRepo(e.headRepository, e.repository);
   const deploys = previews.flatMap((p) => {
     if (p.headRef !== e.branch || p.headSha !== e.sha.toLowerCase() || p.fork !== fromFork) return [];
     return repo.filter((a) => a.id === p.parentId && e.selects(a.ciWorkflow)).map((parent) => ({ parent, previewAppId: p.appId, pr: p.prNumber, imageRef: imageForCommit(parent.imageRef!, e.sha), sha: e.sha }));
   });
-  if (deploys.length === 0) return { kind: 'ignored', reason: `no preview at ${e.branch}@${e.sha.slice(0, 12)}` };
+  if (deploys.length === 0) return { kind: 'ignored', reason: `run triggered by pull_request: no preview at ${e.branch}@${e.sha.slice(0, 12)}` };
   return { kind: 'deploy', deploys };
 }
 
