@@ -33,6 +33,7 @@ import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
 import { wirePreviews } from './wiring/previews.js';
+import { wirePreviewReports } from './wiring/preview-reports.js';
 import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
@@ -140,6 +141,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   manager.start();
   collector.start();
   const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
+  const previewReports = wirePreviewReports({ db, bus, log, config, codehost, port });
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
@@ -166,6 +168,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       });
       await collector.stop();
       previews.stop();
+      await previewReports.stop();
       await manifests.stop();
       await manager.stop();
       disk.stop();

@@ -5,14 +5,18 @@
 import type { Context } from 'hono';
 import { badRequest, unauthenticated } from '../errors.js';
 import { decideCiRun, decidePush, type Decision } from '../codehost/decide.js';
-import type { CodeHost } from '../codehost/events.js';
+import type { CodeHost, PushEvent } from '../codehost/events.js';
 import { githubWorkflowRun } from '../codehost/github.js';
-import { giteaPullRequest, giteaPullRequestPayload, giteaPush, giteaPushPayload, giteaWorkflowJob, giteaWorkflowJobPayload } from '../codehost/gitea.js';
-import { GITLAB_EVENTS, gitlabMergeRequest, gitlabMergeRequestPayload, gitlabPipeline, gitlabPipelinePayload, gitlabPush, gitlabPushPayload } from '../codehost/gitlab.js';
+import { giteaPullRequestPayload, giteaPush, giteaPushPayload, giteaWorkflowJob, giteaWorkflowJobPayload } from '../codehost/gitea.js';
+import { GITLAB_EVENTS, gitlabMergeRequestPayload, gitlabPipeline, gitlabPipelinePayload, gitlabPush, gitlabPushPayload } from '../codehost/gitlab.js';
 import { workflowRunPayload } from '../codehost/payloads.js';
 import { verifyHexSignature, verifyToken } from '../codehost/signature.js';
 import { parseInput as parse } from '../desired/parse.js';
-import { decidePreview, type PreviewDecision } from '../previews/decide.js';
+import { decidePullRequest, type PreviewDecision } from '../previews/decide.js';
+import type { BranchDeletedEvent } from '../previews/events.js';
+import { giteaPullRequest } from '../previews/gitea.js';
+import { gitlabMergeRequest } from '../previews/gitlab.js';
+import { pushDeletion } from '../previews/push-deletion.js';
 import type { AppView } from '../store/app-view.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
@@ -38,7 +42,16 @@ export interface HostSpec {
 export interface Actions {
   apply(deps: ApiDeps, d: Decision<AppView>): Answer;
   applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer;
+  branchDeleted(deps: ApiDeps, e: BranchDeletedEvent, apps: AppView[], otherwise: () => Answer): Answer;
   candidates(deps: ApiDeps, host: CodeHost | null): AppView[];
+  previewParents(deps: ApiDeps, host: CodeHost | null): AppView[];
+}
+
+/** A push: a deleted branch also removes the previews of pull requests from it (issue 20), then deploys as any push. */
+function push(deps: HookDeps, a: Actions, host: CodeHost, e: PushEvent): () => Answer {
+  const build = () => a.apply(deps, decidePush(e, a.candidates(deps, host)));
+  const deleted = pushDeletion(host, e);
+  return deleted ? () => a.branchDeleted(deps, deleted, a.previewParents(deps, host), build) : build;
 }
 
 type HookDeps = ApiDeps & { codehost: CredentialsHolder };
@@ -66,12 +79,11 @@ function giteaSpec(deps: HookDeps, a: Actions, host: 'gitea' | 'forgejo'): HostS
     prepare(event, doc) {
       switch (event) {
         case 'push': {
-          const p = parse(giteaPushPayload, doc);
-          return () => a.apply(deps, decidePush(giteaPush(p), apps()));
+          return push(deps, a, host, giteaPush(parse(giteaPushPayload, doc)));
         }
         case 'pull_request': {
           const p = parse(giteaPullRequestPayload, doc);
-          return () => a.applyPreviews(deps, decidePreview(giteaPullRequest(p), apps()));
+          return () => a.applyPreviews(deps, decidePullRequest(giteaPullRequest(p, host), a.previewParents(deps, host)));
         }
         // Gitea Actions' workflow_run has GitHub's fields.
         case 'workflow_run': {
@@ -108,14 +120,13 @@ function gitlabSpec(deps: HookDeps, a: Actions): HostSpec {
     prepare(event, doc) {
       switch (event) {
         case 'push': {
-          const p = parse(gitlabPushPayload, doc);
-          return () => a.apply(deps, decidePush(gitlabPush(p), apps()));
+          return push(deps, a, 'gitlab', gitlabPush(parse(gitlabPushPayload, doc)));
         }
         case 'tag_push':
           return ignored('tag push');
         case 'merge_request': {
           const p = parse(gitlabMergeRequestPayload, doc);
-          return () => a.applyPreviews(deps, decidePreview(gitlabMergeRequest(p), apps()));
+          return () => a.applyPreviews(deps, decidePullRequest(gitlabMergeRequest(p), a.previewParents(deps, 'gitlab')));
         }
         case 'pipeline': {
           const p = parse(gitlabPipelinePayload, doc);

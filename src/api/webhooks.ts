@@ -11,9 +11,11 @@ import { githubPush, githubWorkflowRun } from '../codehost/github.js';
 import type { CodeHost } from '../codehost/events.js';
 import { deliveryConcerns } from '../codehost/hosts.js';
 import { hostSpecs, type HostSpec } from './webhook-hosts.js';
-import { installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
-import { decidePullRequest, type PreviewDecision } from '../previews/decide.js';
-import { teardownPreview, upsertPreview } from '../desired/previews.js';
+import { deletePayload, installationPayload, pullRequestPayload, pushPayload, workflowRunPayload } from '../codehost/payloads.js';
+import { githubDelete, githubPreviewImage, githubPullRequest, githubPushDeletion } from '../previews/github.js';
+import { decideBranchDeleted, decidePreviewImage, decidePullRequest, type PreviewDecision } from '../previews/decide.js';
+import type { BranchDeletedEvent } from '../previews/events.js';
+import { deployPreviewImage, teardownPreview, upsertPreview } from '../desired/previews.js';
 import { DomainError } from '../errors.js';
 import { verifySignature } from '../codehost/signature.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
@@ -96,7 +98,7 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
 
   r.post('/webhooks/codehost', handler(github(null)));
   r.post('/webhooks/github', handler(github('github')));
-  for (const spec of hostSpecs(deps, { apply, applyPreviews, candidates })) r.post(`/webhooks/${spec.host}`, handler(spec));
+  for (const spec of hostSpecs(deps, { apply, applyPreviews, branchDeleted, candidates, previewParents })) r.post(`/webhooks/${spec.host}`, handler(spec));
   return r;
 }
 
@@ -106,29 +108,45 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
  * tell. Each with its shown image (the live one, unless the spec changed since): a CI run's image derives from it.
  */
 export function candidates(deps: ApiDeps, host: CodeHost | null): AppView[] {
+  return previewParents(deps, host).map((a) => ({ ...a, imageRef: shownImageRef(a) }));
+}
+
+/** The same apps as they are stored: a preview copies its parent's spec, not the shown image. */
+export function previewParents(deps: ApiDeps, host: CodeHost | null): AppView[] {
   const previewIds = new Set(allPreviews(deps.db).map((p) => p.appId));
-  return listAppViews(deps.db)
-    .filter((a) => !previewIds.has(a.id) && (host === null || deliveryConcerns(a, host)))
-    .map((a) => ({ ...a, imageRef: shownImageRef(a) }));
+  return listAppViews(deps.db).filter((a) => !previewIds.has(a.id) && (host === null || deliveryConcerns(a, host)));
 }
 
 /** Validates the payload now (400 before anything is recorded) and returns the write to run in the transaction. */
 function prepare(deps: ApiDeps, event: string, doc: unknown, scope: CodeHost | null): () => Answer {
   const apps = () => candidates(deps, scope);
+  const parents = () => previewParents(deps, scope);
   switch (event) {
     case 'ping':
       return () => ({ status: 200, body: { pong: true } });
     case 'workflow_run': {
       const p = parse(workflowRunPayload, doc);
+      // A pull request's run: the image of an external_ci app's preview (issue 20).
+      const image = githubPreviewImage(p);
+      if (image) return () => previewImage(deps, decidePreviewImage(image, apps(), allPreviews(deps.db)));
       return () => apply(deps, decideCiRun(githubWorkflowRun(p), apps()));
     }
     case 'push': {
       const p = parse(pushPayload, doc);
+      // A push that deletes a branch removes the previews of pull requests from it (issue 20).
+      const deleted = githubPushDeletion(p);
+      if (deleted) return () => branchDeleted(deps, deleted, parents(), () => apply(deps, decidePush(githubPush(p), apps())));
       return () => apply(deps, decidePush(githubPush(p), apps()));
+    }
+    case 'delete': {
+      const p = parse(deletePayload, doc);
+      const deleted = githubDelete(p);
+      if (!deleted) return () => ({ status: 200, body: { ignored: `${p.ref_type} deleted` } });
+      return () => branchDeleted(deps, deleted, parents(), () => ({ status: 200, body: { ignored: `no preview of branch ${deleted.branch}` } }));
     }
     case 'pull_request': {
       const p = parse(pullRequestPayload, doc);
-      return () => applyPreviews(deps, decidePullRequest(p, apps()));
+      return () => applyPreviews(deps, decidePullRequest(githubPullRequest(p), parents()));
     }
     case 'installation': {
       const p = parse(installationPayload, doc);
@@ -151,25 +169,38 @@ export function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   return { status: 202, body: { deploys: ids } };
 }
 
+/** An external_ci preview's image deployed: 202 `{previews: [{app, preview, deploy}]}`. */
+function previewImage(deps: ApiDeps, d: ReturnType<typeof decidePreviewImage<AppView>>): Answer {
+  if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
+  const results = d.deploys.map((x) => ({ app: x.parent.name, pr: x.pr, deploy: deployPreviewImage(deps, x.previewAppId, x.imageRef, x.sha, 'webhook').id }));
+  return { status: 202, body: { previews: results } };
+}
+
+/** The previews of a deleted branch removed; `otherwise` answers when there were none. */
+export function branchDeleted(deps: ApiDeps, e: BranchDeletedEvent, apps: AppView[], otherwise: () => Answer): Answer {
+  const d = decideBranchDeleted(e, apps, allPreviews(deps.db));
+  return d.kind === 'ignored' ? otherwise() : applyPreviews(deps, d, `its branch ${e.branch} was deleted`);
+}
+
 /**
  * Runs each preview action on its own: one app's refusal (no free port, a name clash) is reported in the
  * answer and does not undo another app's preview or the delivery record.
  */
-export function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>): Answer {
+export function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>, reason?: string): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const results = d.actions.map((a) => {
     try {
       if (a.kind === 'teardown') {
-        const removed = teardownPreview(deps, a.parent.id, a.pr, 'webhook');
+        const removed = teardownPreview(deps, a.parent.id, a.pr, 'webhook', reason);
         return removed ? { app: a.parent.name, removed } : { app: a.parent.name, ignored: `no preview of pull request ${a.pr}` };
       }
       const r = tx(deps.db, () => upsertPreview(deps, a.parent, a.pr, 'webhook'));
-      return { app: a.parent.name, preview: r.app, deploy: r.deploy.id, ...(r.evicted.length ? { evicted: r.evicted } : {}) };
+      return { app: a.parent.name, preview: r.app, ...(r.deploy ? { deploy: r.deploy.id } : { waiting: 'the CI run of the head commit' }), ...(r.evicted.length ? { evicted: r.evicted } : {}) };
     } catch (err) {
       if (err instanceof DomainError) return { app: a.parent.name, error: err.message };
       throw err;
     }
   });
-  const acted = results.some((r) => 'deploy' in r || 'removed' in r);
+  const acted = results.some((r) => 'deploy' in r || 'removed' in r || 'waiting' in r);
   return { status: acted ? 202 : 200, body: { previews: results } };
 }

@@ -1,6 +1,6 @@
 // The host-neutral form of the deliveries svc acts on (API.md "Code hosts beyond GitHub"). Each code host's
 // route parses its own payload (github.ts, gitlab.ts, gitea.ts) and normalizes it into one of these; the
-// decisions (decide.ts, previews/decide.ts) read only these, so a rule is written once for every host.
+// decisions (decide.ts) read only these (pull requests: src/previews/events.ts), so a rule is written once for every host.
 
 import { CODE_HOSTS } from '../store/schema/apps.js';
 
@@ -39,23 +39,4 @@ export interface CiRunEvent {
   kind: string;
   /** Deploys only apps whose `ci_workflow` names it (a single job), never an app that takes any workflow. */
   namedOnly?: boolean;
-}
-
-/**
- * A pull request (GitHub, Gitea, Forgejo) or merge request (GitLab). `action` is normalized to GitHub's
- * words for what previews act on: `opened`, `reopened`, `synchronize` (new commits), `closed` (merged or not);
- * any other action keeps the host's own word and is ignored.
- */
-export interface PullRequestEvent {
-  action: string;
-  number: number;
-  repo: string;
-  head: {
-    sha: string;
-    ref: string;
-    /** The head's repository when it is not `repo` (a fork), null when the fork is gone or unknown. */
-    repo: string | null;
-    fork: boolean;
-  };
-  baseRef: string;
 }

@@ -3,7 +3,7 @@
 // workflow_run follow GitHub's field names; a pull request's update is `synchronized`, and the head's
 // repository may be given only as `repo_id`.
 import { z } from 'zod';
-import type { CiRunEvent, PullRequestEvent, PushEvent } from './events.js';
+import type { CiRunEvent, PushEvent } from './events.js';
 
 const repository = z.looseObject({ full_name: z.string().min(1).max(300), id: z.number().int().nullish() });
 const commit = z
@@ -31,20 +31,6 @@ export const giteaPullRequestPayload = z.looseObject({
   pull_request: z.looseObject({ head: side, base: side.pick({ ref: true }).loose() }),
 });
 export type GiteaPullRequestPayload = z.infer<typeof giteaPullRequestPayload>;
-
-export function giteaPullRequest(p: GiteaPullRequestPayload): PullRequestEvent {
-  const head = p.pull_request.head;
-  const headName = head.repo?.full_name ?? null;
-  // The head repository by name when given, else by id; neither: unknown, treated as a fork.
-  const same = headName ? headName.toLowerCase() === p.repository.full_name.toLowerCase() : head.repo_id != null && head.repo_id === p.repository.id;
-  return {
-    action: p.action === 'synchronized' ? 'synchronize' : p.action,
-    number: p.number,
-    repo: p.repository.full_name,
-    head: { sha: head.sha, ref: head.ref, repo: headName, fork: !same },
-    baseRef: p.pull_request.base.ref,
-  };
-}
 
 /** Gitea Actions' `workflow_job`: one job of a run. */
 export const giteaWorkflowJobPayload = z.looseObject({

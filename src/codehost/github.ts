@@ -1,5 +1,5 @@
 // GitHub's payloads (payloads.ts) in the host-neutral form of events.ts.
-import type { CiRunEvent, PullRequestEvent, PushEvent } from './events.js';
+import type { CiRunEvent, PushEvent } from './events.js';
 import type { PullRequestPayload, PushPayload, WorkflowRunPayload } from './payloads.js';
 
 export const githubPush = (p: PushPayload): PushEvent => ({ repo: p.repository.full_name, ref: p.ref, after: p.after, deleted: !!p.deleted });
@@ -24,14 +24,3 @@ export function githubWorkflowRun(p: WorkflowRunPayload): CiRunEvent {
   };
 }
 
-export function githubPullRequest(p: PullRequestPayload): PullRequestEvent {
-  const pr = p.pull_request;
-  const head = pr.head.repo?.full_name ?? null;
-  return {
-    action: p.action,
-    number: p.number,
-    repo: p.repository.full_name,
-    head: { sha: pr.head.sha, ref: pr.head.ref, repo: head, fork: !head || head.toLowerCase() !== p.repository.full_name.toLowerCase() },
-    baseRef: pr.base.ref,
-  };
-}

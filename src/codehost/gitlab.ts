@@ -2,7 +2,7 @@
 // reads, loose like payloads.ts, and their host-neutral form (events.ts). GitLab names a repository by
 // `project.path_with_namespace` (`group/subgroup/name`), a merge request by its `iid`.
 import { z } from 'zod';
-import type { CiRunEvent, PullRequestEvent, PushEvent } from './events.js';
+import type { CiRunEvent, PushEvent } from './events.js';
 
 const project = z.looseObject({ path_with_namespace: z.string().min(1).max(300), id: z.number().int().nullish() });
 const commit = z
@@ -50,31 +50,6 @@ export const gitlabMergeRequestPayload = z.looseObject({
   }),
 });
 export type GitlabMergeRequestPayload = z.infer<typeof gitlabMergeRequestPayload>;
-
-/** GitLab's merge request actions in GitHub's words (events.ts); an `update` without new commits stays `update`. */
-function mergeRequestAction(a: GitlabMergeRequestPayload['object_attributes']): string {
-  switch (a.action) {
-    case 'open': return 'opened';
-    case 'reopen': return 'reopened';
-    case 'close':
-    case 'merge': return 'closed';
-    case 'update': return a.oldrev ? 'synchronize' : 'update';
-    default: return a.action ?? 'none';
-  }
-}
-
-export function gitlabMergeRequest(p: GitlabMergeRequestPayload): PullRequestEvent {
-  const a = p.object_attributes;
-  // Same project when both ids are given and equal; a missing id counts as a fork (never trusted by default).
-  const fork = a.source_project_id == null || a.target_project_id == null || a.source_project_id !== a.target_project_id;
-  return {
-    action: mergeRequestAction(a),
-    number: a.iid,
-    repo: p.project.path_with_namespace,
-    head: { sha: a.last_commit.id, ref: a.source_branch, repo: a.source?.path_with_namespace ?? null, fork },
-    baseRef: a.target_branch,
-  };
-}
 
 export const gitlabPipelinePayload = z.looseObject({
   project,

@@ -24,7 +24,7 @@ import { trashAppVolumes } from '../volumes/dirs.js';
 import { rollForVolumes } from './volume-roll.js';
 import { canonicalJobs, canonicalVolumes, jobsSchema, volumesSchema } from './workload-fields.js';
 import { previewSettingsSchema, settingsOf, settingsToStore } from '../previews/settings.js';
-import { deletePreviewApps } from '../store/previews.js';
+import { deletePreviewApps, getPreviewByApp, releasePreviewServices } from '../store/previews.js';
 
 export type { AppFields } from './app-rules.js';
 /** A repository access token in clear (`repo_token`): sealed by the command, never stored or shown as is. */
@@ -181,7 +181,7 @@ export function updateAppRecord(ctx: CommandCtx, id: number, input: Partial<AppF
   const { repoToken, ...patch } = input;
   const repoTokenSealed = sealedToken(ctx, { repoToken });
   let routing = false;
-  let dropped: string[] = [];
+  let dropped: ReturnType<typeof deletePreviewApps> = { apps: [], services: [], removed: [] };
   const row = guarded(() =>
     tx(db, () => {
       const current = getApp(db, id);
@@ -204,8 +204,10 @@ export function updateAppRecord(ctx: CommandCtx, id: number, input: Partial<AppF
       return updated;
     }),
   );
-  for (const child of dropped) announce(ctx.enqueue, child);
-  announce(ctx.enqueue, row.name, routing || dropped.length > 0);
+  for (const child of dropped.apps) announce(ctx.enqueue, child);
+  for (const s of dropped.services) ctx.enqueue(keyOf('service', s));
+  previewsGone(ctx, row.name, dropped.removed, 'previews were turned off for the app');
+  announce(ctx.enqueue, row.name, routing || dropped.apps.length > 0);
   return row;
 }
 
@@ -214,20 +216,39 @@ export function updateAppRecord(ctx: CommandCtx, id: number, input: Partial<AppF
  * volumes stay on disk (a re-created app of the same name finds them) unless `purge`: then the app's
  * volumes directory is moved to the trash at once and the app reconciler removes it.
  */
-export function deleteApp(ctx: CommandCtx, id: number, origin: Origin, opts: { purge?: boolean } = {}): void {
+export function deleteApp(ctx: CommandCtx, id: number, origin: Origin, opts: { purge?: boolean; reason?: string } = {}): void {
   const { db } = ctx;
+  let self: { row: NonNullable<ReturnType<typeof getPreviewByApp>>; name: string; parent: string } | undefined;
   const [name, children] = tx(db, () => {
     const row = getApp(db, id);
     if (!row) throw notFound('app');
+    const asPreview = getPreviewByApp(db, id);
+    if (asPreview) self = { row: asPreview, name: row.name, parent: getApp(db, asPreview.parentId)?.name ?? row.name };
     // Its previews first: their rows would go by cascade, but their containers need their names announced.
     const children = deletePreviewApps(db, id);
+    // A preview's own fresh services (issue 20) go with it, data included.
+    children.services.push(...releasePreviewServices(db, [id]));
     db.delete(apps).where(eq(apps.id, id)).run();
     return [row.name, children] as const;
   });
   const purged = opts.purge ? trashAppVolumes(ctx.config.dataDir, name, id, ctx.now().getTime()) : false;
-  for (const child of children) announce(ctx.enqueue, child);
+  for (const child of children.apps) announce(ctx.enqueue, child);
+  for (const s of children.services) ctx.enqueue(keyOf('service', s));
+  previewsGone(ctx, name, children.removed, 'the app was deleted');
+  // A preview itself (closed, branch deleted, expired, or deleted by hand): its comment says so.
+  if (self) previewsGone(ctx, self.parent, [self], opts.reason ?? 'the preview app was deleted');
   announce(ctx.enqueue, name);
   ctx.log.info('app deleted', { app: name, origin, volumes_purged: purged });
+}
+
+/** Tells the pull-request reporter (src/previews/reporter.ts) that these previews of `parent` went. */
+function previewsGone(ctx: CommandCtx, parent: string, removed: ReturnType<typeof deletePreviewApps>['removed'], reason: string) {
+  for (const { row, name } of removed) {
+    ctx.bus.emit('previewGone', {
+      previewId: row.id, parentId: row.parentId, prNumber: row.prNumber, host: row.host, repository: row.repository,
+      commentId: row.commentId, app: parent, preview: name, sha: row.headSha, reason,
+    });
+  }
 }
 
 function assertUnique(db: Db, f: Pick<AppRow, 'name' | 'domain' | 'fallbackPort'>, selfId?: number) {

@@ -5,7 +5,8 @@ import { MetricCharts, type ChartPoint, type ReplicaPoints } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
-import type { DeployRow, EnvVarRow, JobRunRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, EnvVarRow, JobRunRow, PreviewRow, ServiceRow } from '../store/schema/index.js';
+import { settingsOf } from '../previews/settings.js';
 import { parseJobs, parseVolumes } from '../desired/workload-fields.js';
 import type { AppView as AppRecord } from '../store/app-view.js';
 import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
@@ -44,7 +45,67 @@ export interface AppView {
   nowMs?: number;
   /** The Resources charts: the range shown and its points (API.md "Metrics"). */
   metrics?: { range: string; points: ChartPoint[]; replicas?: ReplicaPoints[] };
+  /** Its pull-request previews, newest pull request first (issue 20). */
+  previews?: (PreviewRow & { name: string; status: string; url: string | null })[];
+  /** This app is the preview of pull request `pr` of app `name`. */
+  previewOf?: { id: number; name: string; pr: number };
+  /** Now, for the previews' age. */
+  now?: Date;
 }
+
+/** `3 h`, `2 d`: how long ago, coarse (the exact time is the title). */
+export function age(at: string, now: Date): string {
+  const s = Math.max(0, Math.round((now.getTime() - Date.parse(at)) / 1000));
+  if (s < 90) return `${s} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 36 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}
+
+/** The app's previews (issue 20): where each one is, its state, its commit and how old that commit is. */
+const Previews = ({ v }: { v: AppView }) => {
+  const s = settingsOf(v.app.previews);
+  const now = v.now ?? new Date();
+  return (
+    <>
+      <p>
+        {s.enabled ? (
+          <>
+            On: one preview app <code>{v.app.name}-pr-N</code> per pull request to <code>{v.app.branch}</code> (at most {s.max}, removed after {s.ttl_days} days without a
+            commit; services: {s.services}{s.forks ? '; forks too, without secrets' : ''}).
+          </>
+        ) : (
+          <span class="muted">Off. Turn them on under Settings (a <code>svc_build</code> app and a code-host webhook are needed).</span>
+        )}
+        {' '}From a terminal: <code>svc previews {v.app.name}</code>
+      </p>
+      {(v.previews?.length ?? 0) > 0 && (
+        <div class="scroll">
+          <table aria-label="Previews">
+            <thead>
+              <tr><th scope="col">Pull request</th><th scope="col">Preview</th><th scope="col">State</th><th scope="col">Commit</th><th scope="col">Branch</th><th scope="col">Last commit</th></tr>
+            </thead>
+            <tbody>
+              {v.previews!.map((p) => (
+                <tr>
+                  <td>#{p.prNumber}{p.fork && <span class="muted"> (fork)</span>}</td>
+                  <td>
+                    <a href={`/apps/${p.appId}`}>{p.name}</a>
+                    {p.url && <> · <a href={p.url}>{p.url}</a></>}
+                  </td>
+                  <td><Badge status={p.status} /></td>
+                  <td class="mono">{p.headSha.slice(0, 12)}</td>
+                  <td class="mono">{p.headRef}</td>
+                  <td><span title={p.lastCommitAt}>{age(p.lastCommitAt, now)} ago</span></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+};
 
 export const MASK = '••••••••';
 const envId = (key: string) => `env-value-${key}`;
@@ -332,6 +393,11 @@ const Links = ({ v, csrf }: { v: AppView; csrf: string }) => (
 
 export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: string; user: { username: string }; message?: string | Notice; error?: string }) => (
   <Layout title={`App ${v.app.name}`} csrf={csrf} user={user} message={message} error={error} refresh={5}>
+    {v.previewOf && (
+      <p>
+        Preview of pull request #{v.previewOf.pr} of <a href={`/apps/${v.previewOf.id}`}>{v.previewOf.name}</a>: removed with the pull request.
+      </p>
+    )}
     <Facts v={v} />
     <Section title="Deploy" id="h-deploy">
       <BlockedBy v={v} />
@@ -366,6 +432,11 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
     <Section title="Linked services" id="h-links">
       <Links v={v} csrf={csrf} />
     </Section>
+    {!v.previewOf && (
+      <Section title="Pull-request previews" id="h-previews">
+        <Previews v={v} />
+      </Section>
+    )}
     <Section title="Settings" id="h-settings">
       <form method="post" action={`/apps/${v.app.id}/settings`} class="stack">
         <Csrf token={csrf} />

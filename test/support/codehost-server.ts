@@ -16,6 +16,10 @@ export interface FakeCodehost {
   calls: { method: string; path: string; ok: boolean }[];
   /** JWT problems seen (empty when every JWT was valid). */
   jwtErrors: string[];
+  /** Issue and pull-request comments posted with an installation token, each with every text it had. */
+  comments: { id: number; repo: string; number: number; body: string; bodies: string[] }[];
+  /** The next this many comment calls answer 500 (delivery failures). */
+  failComments: number;
   close(): Promise<void>;
 }
 
@@ -28,7 +32,10 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
     installations: [{ id: 7, account: { login: 'acme' }, repositories: ['acme/site', 'acme/api'] }],
     calls: [],
     jwtErrors: [],
+    comments: [],
+    failComments: 0,
   };
+  let commentIds = 1000;
   const tokens = new Map<string, number>();
 
   const checkJwt = (req: IncomingMessage): boolean => {
@@ -55,7 +62,8 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
       fake.calls.push({ method: req.method ?? '', path, ok: status < 400 });
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
         route();
@@ -83,6 +91,33 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
         if (!inst) return send(401, { message: 'bad token' });
         return send(200, { total_count: inst.repositories.length, repositories: inst.repositories.map((full_name) => ({ full_name })) });
       }
+      const tokenInstallation = () => fake.installations.find((i) => i.id === tokens.get((req.headers.authorization ?? '').replace(/^token /, '')));
+      const commentBody = () => {
+        const doc = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+        return typeof doc.body === 'string' ? doc.body : undefined;
+      };
+      if (req.method === 'POST' && (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(path))) {
+        const inst = tokenInstallation();
+        if (!inst || !inst.repositories.includes(m[1].toLowerCase())) return send(401, { message: 'bad token' });
+        if (fake.failComments > 0 && fake.failComments--) return send(500, { message: 'injected failure' });
+        const body = commentBody();
+        if (body === undefined) return send(422, { message: 'body is missing' });
+        const c = { id: ++commentIds, repo: m[1].toLowerCase(), number: Number(m[2]), body, bodies: [body] };
+        fake.comments.push(c);
+        return send(201, { id: c.id, body });
+      }
+      if (req.method === 'PATCH' && (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(path))) {
+        const inst = tokenInstallation();
+        if (!inst || !inst.repositories.includes(m[1].toLowerCase())) return send(401, { message: 'bad token' });
+        if (fake.failComments > 0 && fake.failComments--) return send(500, { message: 'injected failure' });
+        const c = fake.comments.find((x) => x.id === Number(m![2]) && x.repo === m![1].toLowerCase());
+        const body = commentBody();
+        if (!c) return send(404, { message: 'Not Found' });
+        if (body === undefined) return send(422, { message: 'body is missing' });
+        c.body = body;
+        c.bodies.push(body);
+        return send(200, { id: c.id, body });
+      }
       if (req.method === 'GET' && (m = /^\/repos\/([^/]+\/[^/]+)\/installation$/.exec(path))) {
         if (!checkJwt(req)) return send(401, { message: 'bad JWT' });
         const inst = fake.installations.find((i) => i.repositories.includes(m![1].toLowerCase()));
@@ -93,9 +128,9 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return {
-    ...fake,
+  // The object the server reads: a test that sets `failComments` changes what the server does.
+  return Object.assign(fake, {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((r) => server.close(() => r())),
-  } as FakeCodehost;
+  }) as FakeCodehost;
 }

@@ -2,8 +2,10 @@
 // host-neutral events, and the pure host rules (derived host, which deliveries concern an app, how a token travels).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { gitlabMergeRequest, gitlabMergeRequestPayload, gitlabPipeline, gitlabPipelinePayload, gitlabPush, gitlabPushPayload } from '../../../src/codehost/gitlab.js';
-import { giteaPullRequest, giteaPullRequestPayload, giteaPush, giteaPushPayload, giteaWorkflowJob, giteaWorkflowJobPayload } from '../../../src/codehost/gitea.js';
+import { gitlabMergeRequestPayload, gitlabPipeline, gitlabPipelinePayload, gitlabPush, gitlabPushPayload } from '../../../src/codehost/gitlab.js';
+import { giteaPullRequestPayload, giteaPush, giteaPushPayload, giteaWorkflowJob, giteaWorkflowJobPayload } from '../../../src/codehost/gitea.js';
+import { gitlabMergeRequest } from '../../../src/previews/gitlab.js';
+import { giteaPullRequest } from '../../../src/previews/gitea.js';
 import { decideCiRun, decidePush, type AppFacts } from '../../../src/codehost/decide.js';
 import { deliveryConcerns, derivedHost, tokenTransport, tokenUser } from '../../../src/codehost/hosts.js';
 import { verifyHexSignature, verifyToken } from '../../../src/codehost/signature.js';
@@ -27,8 +29,8 @@ describe('GitLab payloads', () => {
 
   it('merge request (published example): iid, source and target branches, last commit; same project is no fork', () => {
     expect(gitlabMergeRequest(gitlabMergeRequestPayload.parse(fixture('gitlab/merge_request.open.json')))).toEqual({
-      action: 'opened', number: 1, repo: 'gitlabhq/gitlab-test', baseRef: 'master',
-      head: { sha: 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7', ref: 'ms-viewport', repo: 'awesome_space/awesome_project', fork: false },
+      host: 'gitlab', kind: 'update', action: 'opened', number: 1, repository: 'gitlabhq/gitlab-test', baseRef: 'master',
+      head: { sha: 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7', ref: 'ms-viewport', repository: 'awesome_space/awesome_project', fork: false },
     });
   });
 
@@ -79,8 +81,8 @@ describe('Gitea and Forgejo payloads', () => {
 
   it('pull request (a recorded Gitea delivery): synchronized is synchronize; the head by repo_id is the same repository', () => {
     expect(giteaPullRequest(giteaPullRequestPayload.parse(fixture('gitea/pull_request.synchronized.json')))).toEqual({
-      action: 'synchronize', number: 2, repo: 'Test-CI/multi-line-secrets', baseRef: 'main',
-      head: { sha: '788ed8d02d3b7fcfcf6386dbcbca696aa1d4dc25', ref: 'test-patch-1', repo: null, fork: false },
+      host: 'gitea', kind: 'update', action: 'synchronize', number: 2, repository: 'Test-CI/multi-line-secrets', baseRef: 'main',
+      head: { sha: '788ed8d02d3b7fcfcf6386dbcbca696aa1d4dc25', ref: 'test-patch-1', repository: null, fork: false },
     });
   });
 
