@@ -110,6 +110,19 @@ describe('GitLab', () => {
     expect(allPreviews(t.db)).toHaveLength(0);
   });
 
+  it('a push deleting the merge request\'s source branch removes its preview', async () => {
+    await makeApp({ name: 'gl-del', build_mode: 'svc_build', repo_url: 'https://gitlab.example.com/gitlabhq/gitlab-test', branch: 'master', previews: { enabled: true } });
+    expect((await gitlab('Merge Request Hook', fixture('gitlab/merge_request.open.json'))).status).toBe(202);
+    expect(allPreviews(t.db)).toHaveLength(1);
+    const push = (ref: string) => JSON.stringify({ ref, after: '0'.repeat(40), checkout_sha: null, project: { path_with_namespace: 'gitlabhq/gitlab-test' } });
+    // Another branch's deletion leaves it.
+    expect((await gitlab('Push Hook', push('refs/heads/other'))).body).toEqual({ ignored: 'branch deleted' });
+    expect(allPreviews(t.db)).toHaveLength(1);
+    const res = await gitlab('Push Hook', push('refs/heads/ms-viewport'));
+    expect(res.body.previews).toEqual([{ app: 'gl-del', removed: expect.anything() }]);
+    expect(allPreviews(t.db)).toHaveLength(0);
+  });
+
   it('a pipeline (published example) of a merge request is ignored; other events are answered {ignored}', async () => {
     await makeApp({ name: 'gl-ci', image_ref: 'registry.example/gitlab-test:1', repo_url: 'https://gitlab.example.com/gitlab-org/gitlab-test', branch: 'master' });
     expect((await gitlab('Pipeline Hook', fixture('gitlab/pipeline.success.json'))).body).toEqual({ ignored: 'run triggered by merge_request_event' });
