@@ -123,7 +123,6 @@ export function edgeHandler(up: { socket: string; key: string }): Json {
     handler: 'reverse_proxy',
     headers: { request: { set: { [EDGE_ROUTE_HEADER]: [up.key] } } },
     upstreams: [{ dial: `unix/${up.socket}` }],
-    transport: { protocol: 'http', keep_alive: { enabled: false } },
     load_balancing: { try_duration: DNS_BALANCING.try_duration, try_interval: DNS_BALANCING.try_interval },
   };
 }

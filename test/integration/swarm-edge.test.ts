@@ -4,7 +4,7 @@
 // the nodes serves through Caddy's port listener; a deploy under a keep-alive GET/POST load fails no
 // request; a worker's engine killed while GETs run: none fails, and the replica comes back elsewhere.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
@@ -53,6 +53,17 @@ afterAll(async () => {
   destroyCluster(cluster);
 });
 
+/** The relay's and the shared Caddy's error lines, for a failure's message. */
+const relayErrors = () => {
+  const r = spawnSync('docker', ['-H', cluster.manager.dockerHost, 'logs', '--tail', '2000', `${t.instance}-edge`], { encoding: 'utf8' });
+  const errors = (text: string) => text.split('\n').filter((l) => l.includes('"error"'));
+  const relay = errors(`${r.stdout}${r.stderr}`);
+  const host = errors(t.caddy.output());
+  const summary = (lines: string[]) => [...new Set(lines.map((l) => /"msg":"([^"]*)".*?"method":"(\w+)".*?"status":(\d+)/.exec(l)?.slice(1).join(' ') ?? l.slice(0, 300)))].slice(0, 8).join('\n  ');
+  const loads = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.includes('"uri":"/load"')).length;
+  return `relay: ${loads} config loads so far, ${relay.length} error lines\n  ${summary(relay)}\nhost Caddy: ${host.length} error lines\n  ${summary(host)}`;
+};
+
 const nodes = async () => (await t.api<NodeJson[]>('GET', '/api/nodes')).body;
 const spread = async () => (await nodes()).map((n) => n.replicas.filter((r) => r.app === 'edge-web').length);
 const get = async (path = '/') => {
@@ -84,6 +95,7 @@ describe('the edge on a Swarm', () => {
     }
     const s = load.stats;
     console.log(`deploy under load through the edge: ${s.total} requests, ${s.ok} ok, non-2xx ${formatCounts(s.non2xx)}, errors ${formatCounts(s.connErrors)}`);
+    console.log(relayErrors());
     expect(s.total).toBeGreaterThan(50);
     expect(s.ok).toBe(s.total);
   });
