@@ -60,8 +60,9 @@ const relayErrors = () => {
   const relay = errors(`${r.stdout}${r.stderr}`);
   const host = errors(t.caddy.output());
   const summary = (lines: string[]) => [...new Set(lines.map((l) => /"msg":"([^"]*)".*?"method":"(\w+)".*?"status":(\d+)/.exec(l)?.slice(1).join(' ') ?? l.slice(0, 300)))].slice(0, 8).join('\n  ');
-  const loads = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.includes('"uri":"/load"')).length;
-  return `relay: ${loads} config loads so far, ${relay.length} error lines\n  ${summary(relay)}\nhost Caddy: ${host.length} error lines\n  ${summary(host)}`;
+  const loadLines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.includes('"uri":"/load"'));
+  const loads = `${loadLines.length} (at ${loadLines.map((l) => /"ts":([\d.]+)/.exec(l)?.[1]).join(', ')})`;
+  return `relay: ${loads} config loads so far, ${relay.length} error lines\n  ${summary(relay)}\nhost Caddy: ${host.length} error lines\n  ${host.slice(-4).map((l) => l.slice(0, 400)).join('\n  ')}`;
 };
 
 const nodes = async () => (await t.api<NodeJson[]>('GET', '/api/nodes')).body;
