@@ -36,20 +36,36 @@ async function createApp(t: TestDaemon, name: string, images: [string, string]):
   return { t, port, appId: res.body.id as number, images };
 }
 
-/** Trigger -> success and the proxy answering `needle`, in ms. */
-async function deploy(x: Target, image: string, needle: string): Promise<number> {
+/**
+ * Trigger -> the proxy answers `needle` (the switch: every new replica healthy and in the answer), and
+ * trigger -> the deploy's end (the old replicas drained and removed), in ms.
+ */
+async function deploy(x: Target, image: string, needle: string): Promise<{ serving: number; done: number }> {
   const t0 = performance.now();
   const res = await x.t.api('POST', `/api/apps/${x.appId}/deploys`, { image_ref: image });
   if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  let serving = NaN;
+  let ended = false;
+  const watch = (async () => {
+    const end = Date.now() + DEPLOY_TIMEOUT_MS;
+    while (!ended && Date.now() < end) {
+      const r = await httpText(`http://127.0.0.1:${x.port}/`, 2000);
+      if (r?.status === 200 && r.text.includes(needle)) {
+        serving = performance.now() - t0;
+        return;
+      }
+      await sleep(20);
+    }
+  })();
   const trace = await traceDeploy(x.t.url, x.t.token, res.body.id as number, DEPLOY_TIMEOUT_MS);
+  const done = performance.now() - t0;
   if (trace.status !== 'success') throw new Error(`deploy ${res.body.id} ended ${trace.status}: ${JSON.stringify(trace.events.at(-1))}`);
   const end = Date.now() + 15_000;
-  while (Date.now() < end) {
-    const r = await httpText(`http://127.0.0.1:${x.port}/`, 2000);
-    if (r?.status === 200 && r.text.includes(needle)) return performance.now() - t0;
-    await sleep(20);
-  }
-  throw new Error(`port ${x.port} did not serve ${needle} within 15 s of the deploy's success`);
+  while (Number.isNaN(serving) && Date.now() < end) await sleep(20);
+  ended = true;
+  await watch;
+  if (Number.isNaN(serving)) throw new Error(`port ${x.port} did not serve ${needle} within 15 s of the deploy's success`);
+  return { serving, done };
 }
 
 const summary = (xs: number[]) => `p50 ${(pct(xs, 50) / 1000).toFixed(2)} s, min ${(Math.min(...xs) / 1000).toFixed(2)} s, max ${(Math.max(...xs) / 1000).toFixed(2)} s`;
@@ -72,7 +88,7 @@ async function main() {
     const ox = await createApp(one, 'bench-one', [WEB_V1, WEB_V2]);
 
     // 1. Trigger -> all replicas serving, alternated.
-    const times = { swarm: [] as number[], one: [] as number[] };
+    const times = { swarm: [] as number[], one: [] as number[], swarmDone: [] as number[], oneDone: [] as number[] };
     for (let i = 0; i <= RUNS; i++) {
       const k = i % 2;
       const needle = k === 0 ? 'v1' : 'v2';
@@ -80,10 +96,12 @@ async function main() {
       const o = await deploy(ox, ox.images[k]!, needle);
       // The first deploy of each is a cold start (image pulls on the workers): not counted.
       if (i > 0) {
-        times.swarm.push(s);
-        times.one.push(o);
+        times.swarm.push(s.serving);
+        times.one.push(o.serving);
+        times.swarmDone.push(s.done);
+        times.oneDone.push(o.done);
       }
-      log(`run ${i}: swarm ${Math.round(s)} ms, one host ${Math.round(o)} ms${i === 0 ? ' (first deploy, not counted)' : ''}`);
+      log(`run ${i}: serving after swarm ${Math.round(s.serving)} ms, one host ${Math.round(o.serving)} ms; deploy ended after ${Math.round(s.done)} / ${Math.round(o.done)} ms${i === 0 ? ' (first deploy, not counted)' : ''}`);
     }
     await one.close();
     one = undefined;
@@ -101,7 +119,7 @@ async function main() {
       await sleep(1_000);
       for (let i = 1; i <= DEPLOYS; i++) {
         last = 1 - last;
-        deployTimes.push(await deploy(sx, sx.images[last]!, last === 0 ? 'v1' : 'v2'));
+        deployTimes.push((await deploy(sx, sx.images[last]!, last === 0 ? 'v1' : 'v2')).done);
         if (i % 5 === 0) log(`${i}/${DEPLOYS} deploys under load; ${load.stats.total} requests, ${load.stats.total - load.stats.ok} failed`);
       }
       await sleep(1_000);
@@ -147,11 +165,11 @@ async function main() {
 
     console.log(`\nCluster benchmark (3 nodes in network namespaces of one machine, ${REPLICAS} replicas, every request through svc's proxy; ${await loadAvg()})`);
     console.log(`  placement: ${placed}`);
-    console.log(`  deploy trigger -> all ${REPLICAS} replicas serving (${RUNS} runs each, alternated):`);
-    console.log(`    Swarm (3 nodes): ${summary(times.swarm)}`);
-    console.log(`    one host:        ${summary(times.one)}`);
+    console.log(`  deploy trigger -> all ${REPLICAS} new replicas serving through the proxy (${RUNS} runs each, alternated):`);
+    console.log(`    Swarm (3 nodes): ${summary(times.swarm)}; the deploy's end (old replicas drained and removed) ${summary(times.swarmDone)}`);
+    console.log(`    one host:        ${summary(times.one)}; the deploy's end ${summary(times.oneDone)}`);
     console.log(`  ${DEPLOYS} deploys under 16 keep-alive clients (GET / and POST /cgi-bin/echo): ${ls.total} requests, ${ls.total - ls.ok} failed`);
-    console.log(`    non-2xx: ${formatCounts(ls.non2xx)}; connection errors: ${formatCounts(ls.connErrors)}; deploy ${summary(deployTimes)}`);
+    console.log(`    non-2xx: ${formatCounts(ls.non2xx)}; connection errors: ${formatCounts(ls.connErrors)}; deploy to its end ${summary(deployTimes)}`);
     console.log(`  worker ${victim.hostname} lost (engine SIGKILLed) under 4 GET clients: ${ok} GETs ok, ${[...failed.values()].reduce((a, b) => a + b, 0)} failed (${formatCounts(failed)})`);
     console.log(`    back at ${REPLICAS} replicas after ${(backMs / 1000).toFixed(2)} s`);
   } finally {
