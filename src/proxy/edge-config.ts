@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { DNS_BALANCING, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.js';
 
 export { EDGE_ROUTE_HEADER };
-import type { DnsRecords } from '../dns/hosts.js';
 import type { Route, Upstream } from './proxy.js';
 
 /** The admin API's allowed Host (the unix socket has no address of its own to check). */
@@ -19,6 +18,9 @@ export const EDGE_ADMIN_HOST = 'svc-edge';
  * that a replica that was only slow is back soon.
  */
 export const EDGE_FAIL_DURATION = '10s';
+/** DNS name -> the live replicas' addresses: the DNS answers (src/dns/hosts.ts DnsRecords, the same shape). */
+export type DnsRecords = Record<string, string | readonly string[]>;
+
 /** Linux's limit for a unix socket path (108 bytes with the terminating NUL). */
 const SOCKET_PATH_MAX = 107;
 

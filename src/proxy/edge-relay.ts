@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Logger } from '../log.js';
 import { LABELS, type ContainerInfo, type ContainerSpec, type Runtime } from '../runtime/runtime.js';
-import type { DnsRecords } from '../dns/hosts.js';
 import { canonicalJson } from './config.js';
 import { createEdgeAdmin } from './edge-admin.js';
 import { buildEdgeConfig, edgeBootstrap, type EdgePaths } from './edge-config.js';
+import type { DnsRecords } from './edge-config.js';
 import type { Route } from './proxy.js';
 
 /** Label holding a hash of the relay's spec: a changed image or user recreates it. */
