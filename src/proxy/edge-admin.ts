@@ -4,6 +4,9 @@
 import { request } from 'node:http';
 import { EDGE_ADMIN_HOST } from './edge-config.js';
 
+/** The relay's admin socket does not answer: the relay is not running (or not yet). */
+export class EdgeUnreachableError extends Error {}
+
 export interface EdgeAdminAnswer {
   status: number;
   text: string;
@@ -29,8 +32,8 @@ export function createEdgeAdmin(socketPath: string): EdgeAdmin {
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`the edge relay's admin API (${socketPath}) did not answer within ${timeoutMs} ms`)));
-      req.on('error', (err) => reject(new Error(`the edge relay's admin API (${socketPath}) is unreachable: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));
+      req.on('timeout', () => req.destroy(new EdgeUnreachableError(`the edge relay's admin API (${socketPath}) did not answer within ${timeoutMs} ms`)));
+      req.on('error', (err) => reject(err instanceof EdgeUnreachableError ? err : new EdgeUnreachableError(`the edge relay's admin API (${socketPath}) is unreachable: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));
       req.end(body);
     });
 }

@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type { Logger } from '../log.js';
 import { LABELS, type ContainerInfo, type ContainerSpec, type Runtime } from '../runtime/runtime.js';
 import { canonicalJson } from './config.js';
-import { createEdgeAdmin } from './edge-admin.js';
+import { createEdgeAdmin, EdgeUnreachableError } from './edge-admin.js';
 import { buildEdgeConfig, edgeBootstrap, type EdgePaths } from './edge-config.js';
 import type { DnsRecords } from './edge-config.js';
 import type { Route } from './proxy.js';
@@ -152,7 +152,14 @@ export function createEdgeRelay(o: EdgeRelayOptions): EdgeRelay {
     },
     async setRecords(next) {
       records = next;
-      await load();
+      try {
+        await load();
+      } catch (err) {
+        // A relay that is down serves nothing either way: a switch still completes, and the proxy
+        // reconciler's next look (1 s) starts the relay and loads these addresses.
+        if (!(err instanceof EdgeUnreachableError)) throw err;
+        o.log.warn('edge relay unreachable; its addresses are loaded when it runs again', { error: err.message });
+      }
     },
     async serves(rs) {
       try {
@@ -164,7 +171,12 @@ export function createEdgeRelay(o: EdgeRelayOptions): EdgeRelay {
     },
     async upstreamRequests() {
       const out = new Map<string, number>();
-      const res = await admin('GET', '/reverse_proxy/upstreams', undefined, 5000);
+      // Nothing is in flight through a relay that is down.
+      const res = await admin('GET', '/reverse_proxy/upstreams', undefined, 5000).catch((err: Error) => {
+        if (err instanceof EdgeUnreachableError) return undefined;
+        throw err;
+      });
+      if (!res) return out;
       if (res.status !== 200) throw new Error(`the edge relay's upstreams endpoint answered HTTP ${res.status}`);
       for (const u of (JSON.parse(res.text || 'null') as { address?: string; num_requests?: number }[] | null) ?? []) {
         if (u.address) out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { buildCaddyConfig, EDGE_ROUTE_HEADER } from '../../../src/proxy/config.js';
 import { buildEdgeConfig, edgeKey, edgePaths, viaEdge } from '../../../src/proxy/edge-config.js';
 import { directEdge, relayedEdge, type ProxyParts } from '../../../src/proxy/edge-proxy.js';
-import { edgeRelaySpec, planEdgeRelay, type EdgeRelay } from '../../../src/proxy/edge-relay.js';
+import { createEdgeRelay, edgeRelaySpec, planEdgeRelay, type EdgeRelay } from '../../../src/proxy/edge-relay.js';
+import { FakeRuntime } from '../../support/fake-runtime.js';
+import { silentLogger } from '../../../src/log.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { proxyContainerSpec } from '../../../src/proxy/container.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { DnsRecords } from '../../../src/dns/hosts.js';
@@ -129,5 +134,20 @@ describe('the edge wrapper', () => {
     expect(await relayedEdge(relay, paths.socket)(parts).ensureRunning!()).toBe('running');
     expect(await relayedEdge({ ...relay, ensureRunning: async () => 'starting' }, paths.socket)(parts).ensureRunning!()).toBe('starting');
     expect(await relayedEdge(relay, paths.socket)({ ...parts, ensureRunning: undefined }).ensureRunning!()).toBe('running');
+  });
+});
+
+describe('a relay that is down', () => {
+  it('a switch still completes (the addresses wait for the relay), the drain counts nothing through it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-edge-'));
+    try {
+      const relay = createEdgeRelay({ runtime: new FakeRuntime(), image: 'caddy:2', instance: 'svc', network: 'svc', paths: edgePaths(dir), user: '0:0', log: silentLogger });
+      await expect(relay.applyRoutes([web])).rejects.toThrow(/unreachable/);
+      await expect(relay.setRecords(records)).resolves.toBeUndefined();
+      expect(await relay.upstreamRequests()).toEqual(new Map());
+      expect(await relay.serves([web])).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
