@@ -108,7 +108,11 @@ describe('the edge on a Swarm', () => {
   });
 
   it("a worker's engine killed while serving: no GET fails, the replica comes back elsewhere", async () => {
-    const worker = (await nodes()).find((n) => n.role === 'worker' && n.replicas.length > 0)!;
+    // The worker of slot 0 (the app's live container) when a worker runs it: its heal must not turn the
+    // route into the 503 page while the other replicas answer (a defect this test found).
+    const live = (await t.api('GET', `/api/apps/${appId}`)).body.live_container_name as string;
+    const all = await nodes();
+    const worker = all.find((n) => n.role === 'worker' && n.replicas.some((r) => r.container === live)) ?? all.find((n) => n.role === 'worker' && n.replicas.length > 0)!;
     let ok = 0;
     const failed: string[] = [];
     let stop = false;
