@@ -181,33 +181,40 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen' | 'edge' | 'proxyMounts'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
-  const routesProxy = config.proxy.mode === 'external' ? createSharedCaddyProxy({ ...config.proxy, instance: config.instance, log }) : proxy;
   const { hostsDir } = dnsmasqPaths(config.dataDir);
-  const dns = createDnsSync(db, (records) => writeHostsDir(hostsDir, records));
+  // On a Swarm the parts are wrapped so Caddy reaches tasks on the overlay (src/proxy/edge-proxy.ts).
+  const edge = d.probes.edge({
+    routes: config.proxy.mode === 'external' ? createSharedCaddyProxy({ ...config.proxy, instance: config.instance, log }) : proxy,
+    drain: proxy,
+    writeDns: (records) => writeHostsDir(hostsDir, records),
+    ensureRunning: createProxyRunner({
+      mode: config.proxy.mode,
+      runtime,
+      image: config.proxy.image,
+      adminUrl: config.proxy.adminUrl,
+      dataDir: config.dataDir,
+      instance: config.instance,
+      log,
+      answers: () => proxy.answers(),
+      mounts: d.probes.proxyMounts,
+    }),
+  });
+  const dns = createDnsSync(db, edge.writeDns);
   const dnsSupervisor = createDnsSupervisor({ dataDir: config.dataDir, port: config.proxy.dnsPort, log });
   manager.register(
     createProxyReconciler({
       db,
-      proxy: routesProxy,
+      proxy: edge.routes,
       dns,
       log,
       ensureDnsResponder: dnsSupervisor.ensure,
       held: d.held,
       listening: d.held ? listeningPorts : undefined,
-      ensureProxyRunning: createProxyRunner({
-        mode: config.proxy.mode,
-        runtime,
-        image: config.proxy.image,
-        adminUrl: config.proxy.adminUrl,
-        dataDir: config.dataDir,
-        instance: config.instance,
-        log,
-        answers: () => proxy.answers(),
-      }),
+      ensureProxyRunning: edge.ensureRunning,
     }),
   );
   manager.register(
@@ -219,7 +226,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       log,
       enqueue: manager.enqueue,
       dns,
-      proxy,
+      proxy: edge.drain,
       env: {
         resolve: (appId) => deployEnv(db, sealer, appId),
         missingRequired: (appId) => missingRequired(db, appId),

@@ -112,8 +112,28 @@ export function routeHandler(up: Upstream, dnsPort: number): Json {
   return reverseProxyHandler(up, dnsPort);
 }
 
+/** Set by the host's Caddy for the Swarm edge relay (overwriting whatever a client sent); the relay removes it. */
+export const EDGE_ROUTE_HEADER = 'Svc-Edge-Route';
+
+/**
+ * The host Caddy's handler for an `edge` upstream (src/proxy/edge-config.ts). No keep-alive: the relay
+ * reloads at every change of the task addresses (a switch), and a reload closes idle connections, so a
+ * request written on one at that moment could fail (a POST is not retried); a unix connection per
+ * request costs microseconds. The try_duration covers a relay being restarted (its socket absent: a dial
+ * error, retried for any method).
+ */
+export function edgeHandler(up: { socket: string; key: string }): Json {
+  return {
+    handler: 'reverse_proxy',
+    headers: { request: { set: { [EDGE_ROUTE_HEADER]: [up.key] } } },
+    upstreams: [{ dial: `unix/${up.socket}` }],
+    load_balancing: { try_duration: DNS_BALANCING.try_duration, try_interval: DNS_BALANCING.try_interval },
+  };
+}
+
 /** Pure: the reverse_proxy handler for one upstream (design D of notes/zero-downtime-switch.md for `dns`). */
 export function reverseProxyHandler(up: Exclude<Upstream, { kind: 'none' }>, dnsPort: number): Json {
+  if (up.kind === 'edge') return edgeHandler(up);
   if (up.kind === 'dns') {
     return {
       handler: 'reverse_proxy',

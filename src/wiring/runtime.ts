@@ -11,6 +11,10 @@ import { createSwarmRuntime } from '../runtime/swarm.js';
 import { createHelperProbe } from '../runtime/swarm-probe.js';
 import { httpProbe } from '../reconcilers/app/probe.js';
 import { tcpOpen } from '../reconcilers/service/readiness.js';
+import type { Mount } from '../runtime/runtime.js';
+import { directEdge, relayedEdge, type ProxyParts } from '../proxy/edge-proxy.js';
+import { createEdgeRelay } from '../proxy/edge-relay.js';
+import { edgePaths } from '../proxy/edge-config.js';
 
 export interface RuntimeWiring {
   runtime: Runtime;
@@ -19,14 +23,21 @@ export interface RuntimeWiring {
   /** Status of `GET url` as the proxy would reach it. */
   probe: (url: string, timeoutMs: number) => Promise<number | undefined>;
   tcpOpen: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
+  /** How the proxy reaches what the runtime runs: as it is on one engine, through the edge relay on a Swarm. */
+  edge: (parts: ProxyParts) => ProxyParts;
+  /** Extra mounts of the proxy container (the edge relay's socket directory on a Swarm); none on one engine. */
+  proxyMounts?: Mount[];
 }
 
 export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
   if (config.runtime.kind === 'docker') {
     const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
-    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen };
+    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, edge: directEdge };
   }
   const runtime = createSwarmRuntime({ dockerHost: config.dockerHost, log, instance: config.instance, registry: config.runtime.registry });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
-  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen };
+  // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
+  const paths = edgePaths(config.dataDir);
+  const relay = createEdgeRelay({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
+  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, edge: relayedEdge(relay, paths.socket), proxyMounts: [{ source: paths.dir, target: paths.dir }] };
 }

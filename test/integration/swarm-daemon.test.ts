@@ -3,7 +3,7 @@
 // node (health checks through the overlay helper), a second deploy switches all three, GET /api/nodes shows
 // where they run, a drained node's replica is healed onto the others by svc, and scaling adds and removes
 // replicas (0 stops the app); a worker's engine killed, svc starts its replicas on the nodes left.
-// Not covered here: requests through Caddy (see docs/design.md "Many hosts on Docker Swarm": the edge).
+// Requests through Caddy (the edge relay) are covered by swarm-edge.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';

@@ -49,5 +49,9 @@ export function desiredDnsRecords(
   return records;
 }
 
-/** Pure: true when nothing can answer for the app now and nothing is on its way (the 503 route). */
-export const noContainer = (r: { liveAddress: string | null; deploying: number | boolean | null }): boolean => !r.liveAddress && !r.deploying;
+/**
+ * Pure: true when nothing can answer for the app now and nothing is on its way (the 503 route). `replicaLive`:
+ * a replica other than slot 0 has an address (it is in the DNS answer).
+ */
+export const noContainer = (r: { liveAddress: string | null; deploying: number | boolean | null; replicaLive?: number | boolean | null }): boolean =>
+  !r.liveAddress && !r.deploying && !r.replicaLive;

@@ -9,7 +9,7 @@ import { silentLogger } from '../../../src/log.js';
 import { createProxyReconciler, PROXY_PROBE_MS, STARTING_RETRY_MS } from '../../../src/reconcilers/proxy/reconciler.js';
 import { createDnsSync, type DnsSync } from '../../../src/reconcilers/proxy/dns-sync.js';
 import { getAppByName } from '../../../src/store/apps.js';
-import { apps } from '../../../src/store/schema/index.js';
+import { appInstances, apps } from '../../../src/store/schema/index.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { Db } from '../../../src/store/db.js';
@@ -164,6 +164,22 @@ describe('proxy reconciler', () => {
     await rec.reconcile('main');
     expect(proxy.current()).toEqual([dnsRoute]);
     expect(proxy.loads()).toBe(loads);
+  });
+
+  it("slot 0's replica without an address (healing after its node was lost) keeps the DNS route while other replicas answer", async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    const first = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    updateDeploy(db, undefined, first.id, { status: 'success' });
+    setLive('web', '10.0.0.2');
+    setLive('web', null);
+    db.insert(appInstances).values({ appId: web.id, slot: 1, deployId: first.id, containerName: 'web-1', address: '10.0.0.7' }).run();
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(writes.at(-1)).toEqual({ 'web.svc.internal.': '10.0.0.7' });
+    // No replica with an address at all: the 503 page.
+    db.update(appInstances).set({ address: null }).run();
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
   });
 
   it('a deploy (new live address) changes the DNS answer, never the proxy config; a routing change does', async () => {
