@@ -117,6 +117,72 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  /** The DNS answer at each `start` the reconciler asks of the engine (the fake's own method, wrapped). */
+  function answersAtStart(h: AppHarness): string[][] {
+    const seen: string[][] = [];
+    const start = h.rt.start.bind(h.rt);
+    h.rt.start = async (name: string) => {
+      seen.push(answer(h));
+      return start(name);
+    };
+    return seen;
+  }
+
+  it('a killed replica leaves the DNS answer before the engine starts it again, and joins after its probe', async () => {
+    const h = await threeReplicas();
+    const dead = h.rt.containers.get('svc-web-1-r1')!.address!;
+    const seen = answersAtStart(h);
+    h.rt.kill('svc-web-1-r1');
+    await h.rec.reconcile('web');
+    // The start takes the engine hundreds of ms: the proxy must not pick the dead address meanwhile.
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toContain(dead);
+    expect(answer(h)).toHaveLength(2);
+    await h.drive();
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    expect(answer(h)).toHaveLength(3);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
+  it('the first replica killed beside others leaves the answer before its restart and joins again only after its health check', async () => {
+    const h = await threeReplicas();
+    const dead = h.rt.containers.get('svc-web-1')!.address!;
+    const seen = answersAtStart(h);
+    h.rt.kill('svc-web-1');
+    h.probed.length = 0;
+    await h.rec.reconcile('web');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toContain(dead);
+    expect(running(h)).toContain('svc-web-1');
+    // Started, not yet probed: still out of the answer (it may not listen yet).
+    expect(answer(h)).not.toContain(dead);
+    expect(answer(h)).toHaveLength(2);
+    await h.drive();
+    expect(h.probed.some((u) => u.includes(`//${dead}:`))).toBe(true);
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    expect(answer(h)).toHaveLength(3);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
+  it('the first replica alone keeps its address while it is restarted (nothing else could take its requests)', async () => {
+    const h = new AppHarness();
+    await h.deployed('web:1');
+    await h.drive();
+    const addr = h.rt.containers.get('svc-web-1')!.address!;
+    const seen = answersAtStart(h);
+    h.rt.kill('svc-web-1');
+    await h.rec.reconcile('web');
+    expect(seen).toEqual([[addr]]);
+    expect(answer(h)).toEqual([addr]);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
   it('the first replica killed for memory is an app event that says so', async () => {
     const h = new AppHarness();
     await h.deployed('web:1');
