@@ -57,6 +57,8 @@ const ROUTE_COLUMNS = {
   liveAddress: appStatus.liveAddress,
   // A deploy about to bring the first container: its route waits for it (dynamic upstream), not 503.
   deploying: sql<number>`exists (select 1 from deploys where deploys.app_id = ${apps.id} and deploys.status in ('pending', 'running'))`,
+  // Another replica in the answer: the first one may be out of it (healing) while the others serve.
+  replicaServing: sql<number>`exists (select 1 from app_instances where app_instances.app_id = ${apps.id} and app_instances.address is not null)`,
 };
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
