@@ -12,6 +12,7 @@
 // removed at the end, even on error.
 import { silentLogger } from '../src/log.js';
 import { LABELS } from '../src/runtime/runtime.js';
+import { askDns } from '../src/dns/query.js';
 import { createDockerRuntime } from '../src/runtime/docker.js';
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
@@ -99,16 +100,22 @@ async function main() {
       const t0 = performance.now();
       const kills: { at: number; name: string; slot: string }[] = [];
       const restartMs: number[] = [];
+      const leftMs: number[] = [];
+      const dnsPort = Number(/udp\/127\.0\.0\.1:(\d+)/.exec(JSON.stringify(await (await fetch(`${t.caddy.adminUrl}/config/`)).json()))?.[1]);
       try {
         await sleep(2_000);
         for (let i = 1; i <= KILLS; i++) {
           const running = (await replicas(t, appId)).filter((c) => c.running);
           const victim = running[(i * 7) % running.length];
           if (!victim) throw new Error('no running replica to kill');
+          const address = (await runtime.inspect(victim.name, t.network))?.address;
           const at = Date.now();
           await runtime.docker.getContainer(victim.name).kill();
           kills.push({ at, name: victim.name, slot: victim.labels['svc.slot'] ?? '0' });
-          await sleep(KILL_EVERY_MS);
+          // When svc's DNS answer stopped naming it (Caddy asks again within its refresh after that).
+          const leftAt = address ? await leftAnswer(dnsPort, address, 3_000) : undefined;
+          if (leftAt !== undefined) leftMs.push(leftAt - at);
+          await sleep(Math.max(0, at + KILL_EVERY_MS - Date.now()));
           const info = await runtime.inspect(victim.name);
           const started = info?.startedAt ? Date.parse(info.startedAt) : NaN;
           if (info?.running && started > at) restartMs.push(started - at);
@@ -123,10 +130,18 @@ async function main() {
         const k = [...kills].reverse().find((x) => x.at <= f.at);
         return k ? `${f.what} +${f.at - k.at} ms after kill of slot ${k.slot}` : `${f.what} before any kill`;
       });
-      for (const line of after.slice(0, 40)) log(line);
+      if (process.argv.includes('--each')) for (const line of after) log(line);
+      const delays = load.stats.failures.map((f) => {
+        const k = [...kills].reverse().find((x) => x.at <= f.at);
+        return k ? f.at - k.at : -1;
+      });
+      const bins = [0, 100, 250, 500, 1000, 2000, Infinity];
+      const hist = bins.slice(1).map((hi, i) => `${bins[i]}-${hi === Infinity ? '' : hi} ms: ${delays.filter((d) => d >= bins[i] && d < hi).length}`);
       log(`Caddy's errors meanwhile: ${caddyErrors(t.caddy.output())}`);
       if (process.argv.includes('--caddy-log')) process.stderr.write(t.caddy.output());
       table(`Replicas: ${kills.length} kills of one of ${REPLICAS} replicas, one every ${KILL_EVERY_MS / 1000} s (${await loadAvg()})`, load.stats, performance.now() - t0, [
+        ['kill -> address out of the DNS answer, p50 / max', `${ms(pct(leftMs, 50))} / ${ms(Math.max(...leftMs))} (${leftMs.length} of ${kills.length})`, ''],
+        ['failures by time after the kill', hist.join(', '), ''],
         ['killed replica restarted (engine StartedAt), p50 / max', `${ms(pct(restartMs, 50))} / ${ms(Math.max(...restartMs))} (${restartMs.length} of ${kills.length})`, ''],
       ]);
     }
@@ -152,6 +167,17 @@ function caddyErrors(output: string): string {
     }
   }
   return formatCounts(counts);
+}
+
+/** Date.now() when the app's answer no longer holds `address` (polled every 5 ms), or undefined. */
+async function leftAnswer(dnsPort: number, address: string, maxMs: number): Promise<number | undefined> {
+  const end = Date.now() + maxMs;
+  while (Date.now() < end) {
+    const a = await askDns(dnsPort, 'reps.svc.internal.', 'A');
+    if (a.answered && !a.records.includes(address)) return Date.now();
+    await sleep(5);
+  }
+  return undefined;
 }
 
 /** The app's containers of its live deploy. */

@@ -23,6 +23,8 @@ export interface ObservedContainer {
    * container of a deploy (watch-plan.ts); undefined elsewhere.
    */
   stoppedFromOutside?: boolean;
+  /** Still running, but sent a stopping signal since it started (kills.ts): out of the answer at once. */
+  dying?: boolean;
 }
 
 export interface AppFacts {

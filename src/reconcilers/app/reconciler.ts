@@ -44,6 +44,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       exitCode: c.exitCode,
       removing: c.state === 'removing' || c.state === 'dead',
       oomKilled: c.oomKilled,
+      dying: c.running && deps.kills?.dying(c.name, c.startedAt ? Date.parse(c.startedAt) : undefined),
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
@@ -156,7 +157,14 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       }
       else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
     }
-    if (live?.running && row.liveAddress === null && row.replicas > 1) {
+    if (live?.dying) {
+      // Being stopped from outside (kills.ts): beside other replicas it leaves the answer now, not at `die`.
+      if (row.liveAddress !== null && readInstances(db, row.id).some((r) => r.address !== null)) {
+        observeLive(db, row.id, { address: null });
+        await deps.dns.sync();
+        deps.enqueue(keyOf('proxy', 'main'));
+      }
+    } else if (live?.running && row.liveAddress === null && row.replicas > 1) {
       // Healed beside other replicas (heal.ts): it joins the answer after its own health check.
       const joined = await joinAfterProbe(row, live);
       if (joined !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, joined);

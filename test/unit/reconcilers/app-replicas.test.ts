@@ -168,6 +168,27 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('a replica sent a stopping signal leaves the answer at the kill event, before it dies; its death restarts it', async () => {
+    const h = await threeReplicas();
+    for (const name of ['svc-web-1-r2', 'svc-web-1']) {
+      const dying = h.rt.containers.get(name)!.address!;
+      h.kills.note({ action: 'kill', id: name, name, labels: { 'svc.app': 'web' }, signal: '9', atMs: h.now });
+      await h.rec.reconcile('web');
+      // Still running (the engine tears its network down before `die`), already out of the answer.
+      expect(running(h)).toContain(name);
+      expect(answer(h)).not.toContain(dying);
+      expect(answer(h)).toHaveLength(2);
+      h.now += 50;
+      h.rt.kill(name);
+      await h.drive();
+      expect(answer(h)).toEqual(addressesOf(h, running(h)));
+      expect(answer(h)).toHaveLength(3);
+    }
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
   it('the first replica alone keeps its address while it is restarted (nothing else could take its requests)', async () => {
     const h = new AppHarness();
     await h.deployed('web:1');
