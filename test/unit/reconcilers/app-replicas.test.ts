@@ -47,6 +47,25 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('the old version drains on every replica: one with a request in flight holds the stop of all', async () => {
+    const h = await threeReplicas();
+    const r2 = `${h.rt.containers.get('svc-web-1-r2')!.address!}:3000`;
+    const cutAt = () => h.dnsCalls.find((c) => (c.records['web.svc.internal.'] ?? []).length === 3 && !c.records['web.svc.internal.']!.includes(r2.split(':')[0]))?.at;
+    // A request in flight on the old third replica until 2 s after the switch.
+    h.upstream = () => {
+      const cut = cutAt();
+      return new Map([[r2, cut !== undefined && h.now < cut + 2_000 ? 1 : 0]]);
+    };
+    const d = h.deploy('web:2');
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    const cut = cutAt()!;
+    const stops = h.timed.filter((t) => t.method === 'stop' && t.name.startsWith('svc-web-1'));
+    expect(stops.map((t) => t.name).sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    for (const s of stops) expect(s.at - cut).toBeGreaterThanOrEqual(2_000);
+    await h.drive();
+    await h.expectSteady();
+  });
+
   it('one replica that never gets healthy fails them all: none is switched to, the old three keep serving', async () => {
     const h = await threeReplicas();
     const before = answer(h);
