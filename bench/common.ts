@@ -107,6 +107,8 @@ export interface LoadStats {
   non2xx: Map<string, number>;
   connErrors: Map<string, number>;
   latencies: number[];
+  /** Date.now() and kind of each failure (non-2xx or connection error), the first MAX_FAILURES only. */
+  failures: { at: number; what: string }[];
 }
 
 export interface Load {
@@ -116,6 +118,7 @@ export interface Load {
 
 const MAX_REQUESTS_PER_CLIENT = 5_000_000;
 const MAX_LATENCIES = 5_000_000;
+const MAX_FAILURES = 100_000;
 
 /**
  * `clients` keep-alive clients (one socket each), each alternating GET / and POST /cgi-bin/echo to
@@ -126,9 +129,12 @@ export function startLoad(port: number, opts: { clients?: number; maxMs: number;
   const clients = opts.clients ?? 16;
   const deadline = Date.now() + opts.maxMs;
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [] };
+  const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [], failures: [] };
   let stopped = false;
-  const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const bump = (m: Map<string, number>, k: string) => {
+    m.set(k, (m.get(k) ?? 0) + 1);
+    if (stats.failures.length < MAX_FAILURES) stats.failures.push({ at: Date.now(), what: k });
+  };
 
   const one = async (i: number) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -2,7 +2,7 @@
 // desired-state writers call, and it also feeds the queue from engine events (mapped to owning keys by
 // labels), from a full enqueue at start and on every event-stream reconnect, and from a periodic resync,
 // because events get lost (DESIGN.md rule 4).
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime, RuntimeEvent } from '../runtime/runtime.js';
 import { silentLogger, type Logger } from '../log.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { keysForEvent } from './event-keys.js';
@@ -26,6 +26,8 @@ export interface ManagerOptions {
   retry?: { baseDelayMs?: number; maxDelayMs?: number };
   /** Event-stream reconnect delays (default 500 ms .. 30 s). */
   eventsRetry?: { minDelayMs?: number; maxDelayMs?: number };
+  /** Sees every engine event before its keys are enqueued (the app reconciler's kill notes). */
+  onEvent?: (ev: RuntimeEvent) => void;
 }
 
 export interface Manager {
@@ -132,6 +134,7 @@ export function createManager(o: ManagerOptions): Manager {
           // tasks get `die` events of their own, which enqueue their apps.
           if (ev.action === 'node_down') log.warn('node down', { node: ev.name, id: ev.id });
           else if (ev.action === 'node_up') log.info('node up again', { node: ev.name, id: ev.id });
+          o.onEvent?.(ev);
           const keys = keysForEvent(ev, o.instance);
           if (keys.length) log.debug('engine event', { action: ev.action, container: ev.name, targets: keys });
           for (const k of keys) enqueue(k);

@@ -2,7 +2,7 @@
 // src/previews/events.ts: `pull_request`, `delete` of a branch, a `push` that deletes a branch.
 import type { BranchDeletedEvent, PreviewImageEvent, PullRequestEvent } from './events.js';
 import { workflowSelected } from '../codehost/decide.js';
-import { githubPush } from '../codehost/github.js';
+import { githubPush, githubWorkflowRun } from '../codehost/github.js';
 import { pushDeletion } from './push-deletion.js';
 import type { DeletePayload, PullRequestPayload, PushPayload, WorkflowRunPayload } from '../codehost/payloads.js';
 
@@ -40,6 +40,6 @@ export function githubPreviewImage(p: WorkflowRunPayload): PreviewImageEvent | n
     branch: run.head_branch,
     sha: run.head_sha,
     headRepository: run.head_repository?.full_name ?? null,
-    selects: (ciWorkflow) => workflowSelected(ciWorkflow, p),
+    selects: (ciWorkflow) => workflowSelected(ciWorkflow, githubWorkflowRun(p)),
   };
 }

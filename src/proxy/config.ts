@@ -22,8 +22,14 @@ export interface CaddyConfigOptions {
   storageDir?: string;
 }
 
-/** How often Caddy re-resolves an app's DNS name; a switch waits at least this long before draining. */
-export const DNS_REFRESH_MS = 250;
+/**
+ * How often Caddy re-resolves an app's DNS name; a switch waits at least this long before draining, and
+ * a replica taken out of the answer (dying, scaled down) can still be picked this long. 100 ms costs a
+ * busy app ten loopback queries a second to dnsmasq (~10 µs each); 250 ms made every deploy wait 300 ms
+ * before its drain and left a killed replica in Caddy's answer up to 250 ms (docs/design.md "Replica and
+ * heal latency").
+ */
+export const DNS_REFRESH_MS = 100;
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

@@ -1,7 +1,8 @@
 // Pure: the routes the proxy should serve, from the app rows. Every app with routing fields gets its
 // route. One with a live address, or with a deploy under way, points at its DNS name, so a deploy or a
 // blue/green switch never changes the proxy config (only DNS answers). One with neither (`noContainer`:
-// never deployed, its first deploy failed, its container gone) answers a 503 page at once; its first
+// never deployed, its first deploy failed, its container gone, and no other replica in the answer) answers
+// a 503 page at once; its first
 // deploy turns it into the DNS route when it begins, long before the switch.
 import { appDnsName, type Route } from '../../proxy/proxy.js';
 import type { AppRow } from '../../store/schema/index.js';

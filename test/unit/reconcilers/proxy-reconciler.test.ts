@@ -14,7 +14,7 @@ import type { Reconciler } from '../../../src/controller/types.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { Db } from '../../../src/store/db.js';
 import { createApp, deleteApp, updateApp } from '../../support/commands.js';
-import { observeApp } from '../../../src/observed/apps.js';
+import { observeApp, observeInstance } from '../../../src/observed/apps.js';
 import { createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 
 let db: Db;
@@ -180,6 +180,22 @@ describe('proxy reconciler', () => {
     db.update(appInstances).set({ address: null }).run();
     await rec.reconcile('main');
     expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
+  });
+
+  it('the first replica out of the answer (healing beside the others) keeps the DNS route: the others serve', async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    const d = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    updateDeploy(db, undefined, d.id, { status: 'success' });
+    setLive('web', '10.0.0.2');
+    observeInstance(db, web.id, 1, { deployId: d.id, containerName: 'web-1-r1', address: '10.0.0.3' });
+    await rec.reconcile('main');
+    const loads = proxy.loads();
+    setLive('web', null);
+    await rec.reconcile('main');
+    expect(writes.at(-1)).toEqual({ 'web.svc.internal.': '10.0.0.3' });
+    // No 503 route, and no config load (a load closes every idle client keep-alive).
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(proxy.loads()).toBe(loads);
   });
 
   it('a deploy (new live address) changes the DNS answer, never the proxy config; a routing change does', async () => {
