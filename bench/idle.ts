@@ -6,7 +6,7 @@
 // second from the daemon's start on, through the deploys and then over a 60 s idle window; CPU
 // (/proc/<pid>/stat utime+stime) over that window. Prints figures; not a test.
 //
-//   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--proxy host|external] [--mem-breakdown] [--node-arg <flag>]...
+//   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--proxy host|external] [--mem-breakdown] [--node-arg <flag>]... [--env K=V]...
 //
 // Traffic goes only to loopback; every loop is bounded; at the end (even on error) the daemon is
 // stopped, every container with its instance label and its network removed, its helpers stopped
@@ -31,6 +31,8 @@ const BUILD = !process.argv.includes('--no-build');
 const MEM_BREAKDOWN = process.argv.includes('--mem-breakdown');
 /** Extra node flags for the daemon, for experiments: `--node-arg --max-semi-space-size=2` (repeatable). */
 const NODE_ARGS = process.argv.flatMap((a, i) => (a === '--node-arg' && process.argv[i + 1] ? [process.argv[i + 1]] : []));
+/** Extra environment for the daemon, for experiments: `--env MALLOC_ARENA_MAX=2` (repeatable). */
+const EXTRA_ENV = Object.fromEntries(process.argv.flatMap((a, i) => (a === '--env' && /^[A-Z_][A-Z0-9_]*=/.test(process.argv[i + 1] ?? '') ? [process.argv[i + 1].split(/=(.*)/s).slice(0, 2)] : [])));
 /** `host` (default): svc starts and owns its Caddy, counted with its processes; `external`: a Caddy the bench starts, reported apart. */
 const PROXY = process.argv.includes('--proxy') && process.argv[process.argv.indexOf('--proxy') + 1] === 'external' ? 'external' : 'host';
 const INSTANCE = 'bench-idle';
@@ -51,7 +53,12 @@ function procStat(pid: number): { cpuTicks: number; rssKb: number } | undefined 
 
 /** What a helper process is, from its command line. */
 function helperKind(pid: number): 'dnsmasq' | 'caddy' | 'guard' | 'other' {
-  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return 'other'; // gone since it was listed (its RSS then reads as 0)
+  }
   if (args[1]?.endsWith('helper-guard.sh')) return 'guard';
   if (args[0]?.endsWith('dnsmasq')) return 'dnsmasq';
   if (args[0]?.endsWith('caddy')) return 'caddy';
@@ -97,6 +104,7 @@ async function main() {
       ...isolated,
       SVC_PROXY_MODE: PROXY,
       SVC_LOG_LEVEL: 'warn',
+      ...EXTRA_ENV,
     };
     const port = Number(env.SVC_PORT);
     // cwd = the data dir: no `.env` of the repo is read, nothing is written next to it.
@@ -131,7 +139,14 @@ async function main() {
       const kb = (k?: string) => helpers.filter((h) => k === undefined || h.kind === k).reduce((a, h) => a + h.rssKb, 0);
       samples.push({ phase, daemonKb: d.rssKb, caddyKb: kb('caddy'), helpersKb: kb() - kb('caddy') });
     };
-    sampler = setInterval(sample, 1000);
+    // Never throws out of the timer: an exception there would end the bench without its clean-up.
+    sampler = setInterval(() => {
+      try {
+        sample();
+      } catch (err) {
+        log(`sample failed: ${err}`);
+      }
+    }, 1000);
 
     const end = Date.now() + 20_000;
     for (;;) {
@@ -219,7 +234,7 @@ async function main() {
     const lastMax = (xs: Sample[], f: (s: Sample) => number) => `${mib(f(xs.at(-1)!))} / ${mib(maxOf(xs, f))}`;
     const caddyName = PROXY === 'host' ? 'Caddy (svc runs it: host proxy mode)' : 'Caddy (the bench\'s, external mode: not counted)';
 
-    console.log(`\nIdle footprint with ${APPS} running apps, ${SECONDS} s idle window, proxy mode ${PROXY} (node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
+    console.log(`\nIdle footprint with ${APPS} running apps, ${SECONDS} s idle window, proxy mode ${PROXY} (${Object.entries(EXTRA_ENV).map(([k, v]) => `${k}=${v} `).join('')}node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
     console.log('RSS of all of svc\'s processes = the daemon + dnsmasq + the guard scripts' + (PROXY === 'host' ? ' + Caddy' : '') + ', sampled every second.');
     console.log('| figure | value | goal |');
     console.log('|---|---|---|');
