@@ -265,6 +265,33 @@ describe('proxy reconciler', () => {
   });
 });
 
+describe('proxy reconciler: an idle pass reads nothing again (docs/design.md "Idle footprint")', () => {
+  it('hands the proxy the same routes array while nothing is written, and the new routes right after a write', async () => {
+    const seen: Route[][] = [];
+    const proxy = fakeProxy();
+    const rec = createProxyReconciler({
+      db,
+      proxy: { ...proxy, serves: (r) => (seen.push(r), proxy.serves(r)), apply: (r) => proxy.apply(r), upstreamRequests: () => proxy.upstreamRequests() },
+      dns: createDnsSync(db, () => {}),
+      ensureDnsResponder: async () => {},
+      log: silentLogger,
+    });
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    await rec.reconcile('main');
+    await rec.reconcile('main');
+    await rec.reconcile('main');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe(seen[0]); // not re-read, not rebuilt
+    updateApp(db, enqueue, getAppByName(db, 'web')!.id, { fallbackPort: 8081 });
+    expect(await rec.reconcile('main')).toEqual(again);
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8081, upstream: { kind: 'none' } }]);
+    // Steady again on the new routes.
+    await rec.reconcile('main');
+    expect(seen.at(-1)).not.toBe(seen[0]);
+    expect(proxy.loads()).toBe(2);
+  });
+});
+
 describe('proxy reconciler: the data plane repairs itself', () => {
   it('Caddy restarted with an empty config is noticed on the next probe pass and loaded again', async () => {
     const proxy = fakeProxy();
