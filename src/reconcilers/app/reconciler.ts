@@ -221,9 +221,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
 
   async function writeStatus(row: AppView, liveRunning: boolean) {
     if (row.replicas === 0 && row.appType === 'managed') return void observeApp(db, row.id, { status: 'inactive', serving: false, statusReason: null });
+    // Slot 0 healing (its backoff, or its node lost on a Swarm) while other replicas are in the answer: the
+    // app still serves, so it stays active.
+    const serving = liveRunning || (row.replicas > 1 && readInstances(db, row.id).some((r) => r.address !== null));
     const newest = newestFinished(db, row.id);
-    const status = deriveAppStatus(liveRunning, newest?.status);
-    observeApp(db, row.id, { status, serving: liveRunning, statusReason: deriveStatusReason(status, newest) });
+    const status = deriveAppStatus(serving, newest?.status);
+    observeApp(db, row.id, { status, serving, statusReason: deriveStatusReason(status, newest) });
   }
 
   return {

@@ -187,6 +187,26 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('the first replica waiting out its heal backoff beside serving replicas leaves the app active', async () => {
+    const h = await threeReplicas();
+    // Killed again right after each restart: the heal backoff holds it down for a while.
+    for (let i = 0; i < 3 && running(h).includes('svc-web-1'); i++) {
+      h.rt.kill('svc-web-1');
+      await h.rec.reconcile('web');
+    }
+    expect(running(h)).not.toContain('svc-web-1');
+    expect(answer(h)).toHaveLength(2);
+    // Two replicas answer: the app serves, so it is active, not inactive.
+    expect(h.app().status).toBe('active');
+    h.now += 60_000;
+    await h.drive();
+    expect(answer(h)).toHaveLength(3);
+    expect(h.app().status).toBe('active');
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
   it('a replica sent a stopping signal leaves the answer at the kill event, before it dies; its death restarts it', async () => {
     const h = await threeReplicas();
     for (const name of ['svc-web-1-r2', 'svc-web-1']) {
