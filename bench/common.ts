@@ -263,6 +263,33 @@ export async function traceDeploy(baseUrl: string, token: string, deployId: numb
   }
 }
 
+/** The parts of a test daemon a deploy needs (test/support/daemon.ts's TestDaemon has them). */
+export interface DeployTarget {
+  url: string;
+  token: string;
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+/** Deploys `image` to app `appId` through the API and waits for the deploy's outcome; anything but success throws. */
+export async function deployAndWait(t: DeployTarget, appId: number, image: string, timeoutMs: number): Promise<DeployTrace> {
+  const res = await t.api('POST', `/api/apps/${appId}/deploys`, { image_ref: image });
+  if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  const trace = await traceDeploy(t.url, t.token, res.body.id as number, timeoutMs);
+  if (trace.status !== 'success') throw new Error(`deploy ${res.body.id} ended ${trace.status}: ${JSON.stringify(trace.events.at(-1))}`);
+  return trace;
+}
+
+/** Waits (bounded) until GET / on the loopback `port` answers 200 with `needle` in its body. */
+export async function waitServed(port: number, needle: string, maxMs = 15_000): Promise<void> {
+  const end = Date.now() + maxMs;
+  while (Date.now() < end) {
+    const r = await httpText(`http://127.0.0.1:${port}/`, 2000);
+    if (r?.status === 200 && r.text.includes(needle)) return;
+    await sleep(50);
+  }
+  throw new Error(`port ${port} did not serve ${needle} within ${maxMs / 1000} s`);
+}
+
 /** Runs a benchmark's main and exits with its outcome (detached responders and timers must not keep it alive). */
 export function runMain(main: () => Promise<void>): void {
   main().then(

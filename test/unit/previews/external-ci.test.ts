@@ -2,12 +2,11 @@
 // successful `workflow_run` of the pull request's head deploys the image CI pushed for that commit.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../../support/api.js';
-import { signBody } from '../../../src/codehost/signature.js';
+import { sendGithub } from '../../support/github-delivery.js';
 import { getAppByName } from '../../../src/store/apps.js';
 import { listDeploys } from '../../../src/store/deploys.js';
 
 const SECRET = 'pr-secret-for-tests';
-let n = 0;
 let t: TestApi;
 beforeEach(async () => {
   t = createTestApi({ env: { SVC_CODEHOST_WEBHOOK_SECRET: SECRET, SVC_PREVIEW_PORTS: '21000-21009' } });
@@ -15,13 +14,7 @@ beforeEach(async () => {
 });
 
 const sha = (c: string) => c.repeat(40);
-function send(event: string, doc: unknown) {
-  const body = JSON.stringify(doc);
-  return t.request('POST', '/api/webhooks/github', undefined, {
-    raw: body, contentType: 'application/json', cookie: 'none',
-    headers: { 'x-github-event': event, 'x-github-delivery': `x-${++n}`, 'x-hub-signature-256': signBody(SECRET, body) },
-  });
-}
+const send = (event: string, doc: unknown) => sendGithub(t, SECRET, event, doc);
 const pr = (action: string, head: string) =>
   send('pull_request', { action, number: 2, repository: { full_name: 'acme/api' }, pull_request: { head: { sha: head, ref: 'topic', repo: { full_name: 'acme/api' } }, base: { ref: 'main' } } });
 const run = (head: string, o: { event?: string; conclusion?: string; branch?: string; name?: string; headRepo?: string } = {}) =>

@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { createTestApi, type TestApi } from '../../support/api.js';
-import { signBody } from '../../../src/codehost/signature.js';
+import { sendGithub } from '../../support/github-delivery.js';
 import { getAppByName } from '../../../src/store/apps.js';
 import { listLinks, linkedServiceEnv } from '../../../src/store/links.js';
 import { allPreviews } from '../../../src/store/previews.js';
@@ -16,7 +16,6 @@ import { silentLogger } from '../../../src/log.js';
 import { freshServiceName } from '../../../src/previews/naming.js';
 
 const SECRET = 'pr-secret-for-tests';
-let n = 0;
 let t: TestApi;
 beforeEach(async () => {
   t = createTestApi({ env: { SVC_CODEHOST_WEBHOOK_SECRET: SECRET, SVC_PREVIEW_PORTS: '21000-21009' } });
@@ -24,13 +23,7 @@ beforeEach(async () => {
 });
 
 const sha = (c: string) => c.repeat(40);
-function send(event: string, doc: unknown) {
-  const body = JSON.stringify(doc);
-  return t.request('POST', '/api/webhooks/github', undefined, {
-    raw: body, contentType: 'application/json', cookie: 'none',
-    headers: { 'x-github-event': event, 'x-github-delivery': `d-${++n}`, 'x-hub-signature-256': signBody(SECRET, body) },
-  });
-}
+const send = (event: string, doc: unknown) => sendGithub(t, SECRET, event, doc);
 const pr = (action: string, number: number, head: string, o: { fork?: string; ref?: string } = {}) =>
   send('pull_request', {
     action, number, repository: { full_name: 'acme/web' },

@@ -4,6 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { signBody } from '../../../src/codehost/signature.js';
+import { sendGithub } from '../../support/github-delivery.js';
 import { listDeploys } from '../../../src/store/deploys.js';
 import { allPreviews } from '../../../src/store/previews.js';
 import { resolveEnv } from '../../../src/store/env.js';
@@ -22,14 +23,11 @@ beforeEach(async () => {
 
 const sha = (c: string) => c.repeat(40);
 function deliver(action: string, number: number, head: string, o: { fork?: string } = {}) {
-  const body = JSON.stringify({
+  const body = {
     action, number, repository: { full_name: 'acme/web' },
     pull_request: { merged: action === 'closed', head: { sha: head, ref: `feature-${number}`, repo: { full_name: o.fork ?? 'acme/web' } }, base: { ref: 'main' } },
-  });
-  return t.request('POST', '/api/webhooks/github', undefined, {
-    raw: body, contentType: 'application/json', cookie: 'none',
-    headers: { 'x-github-event': 'pull_request', 'x-github-delivery': `pr-${++n}`, 'x-hub-signature-256': signBody(SECRET, body) },
-  });
+  };
+  return sendGithub(t, SECRET, 'pull_request', body);
 }
 
 async function parent(previews: Record<string, unknown> = { enabled: true }) {
