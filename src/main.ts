@@ -145,7 +145,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   manager.start();
   collector.start();
   const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
-  const previewReports = wirePreviewReports({ db, bus, log, config, codehost, port });
+  const previewReports = wirePreviewReports({ db, bus, log, config, codehost, sealer, port });
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();

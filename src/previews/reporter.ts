@@ -1,13 +1,12 @@
 // Reports each preview on its pull request (issue 20; API.md "Previews" > "Reported on the pull request"):
 // one comment per preview, created at its first deploy and edited in place at every change of phase
-// (deploying, ready, failed) and when the preview is removed. Through the GitHub App's installation token
-// for the repository; other hosts are not reported yet.
+// (deploying, ready, failed) and when the preview is removed. Host-neutral: a comment client per host
+// (src/previews/comments/), GitHub through the GitHub App, GitLab/Gitea/Forgejo with the parent's repo_token.
 //
 // A report never touches the preview: it runs after the write, off the request, one at a time per preview
 // (so two quick changes cannot post two comments). A failed delivery is retried after `retryDelaysMs`,
 // then recorded as an app event (the code host's status and path, never a token) and dropped: the next
 // change of phase, or the next start of the daemon, sends the then-current state again.
-import type { CodehostClient } from '../codehost/client.js';
 import type { Bus, PreviewGoneEvent } from '../events/bus.js';
 import type { Logger } from '../log.js';
 import { getApp } from '../store/apps.js';
@@ -15,9 +14,11 @@ import type { Db } from '../store/db.js';
 import type { AppRow } from '../store/schema/index.js';
 import { addAppEvent, getDeploy, listDeploys } from '../store/deploys.js';
 import { allPreviews, getPreview, getPreviewByApp, getPreviewById, setPreviewReport } from '../store/previews.js';
+import { commentClientFor } from './comments/choose.js';
+import type { ReportClient } from './comments/github.js';
 import { commentBody, reportKey, reportPhase } from './report.js';
 
-export type ReportClient = Pick<CodehostClient, 'repoInstallation' | 'installationToken' | 'createIssueComment' | 'updateIssueComment'>;
+export type { ReportClient };
 
 export interface ReporterDeps {
   db: Db;
@@ -26,6 +27,10 @@ export interface ReporterDeps {
   client: ReportClient;
   /** True when a code-host app (id and private key) is configured: without one there is nobody to report as. */
   configured: () => boolean;
+  /** An app's `repo_token` in clear (opened with the sealer; never logged), undefined when it has none. */
+  repoToken?: (app: AppRow) => string | undefined;
+  /** The fetch of the GitLab/Gitea/Forgejo clients (tests may pass their own). */
+  fetch?: typeof fetch;
   /** Where a browser reaches an app (the API's `access_url`); null when it has no address. */
   urlOf: (app: Pick<AppRow, 'accessMode' | 'domain' | 'fallbackPort'>) => string | null;
   retryDelaysMs?: number[];
@@ -78,16 +83,21 @@ export function createPreviewReporter(d: ReporterDeps): PreviewReporter {
     }
   }
 
-  async function tokenFor(repository: string): Promise<string> {
-    const installation = await d.client.repoInstallation(repository);
-    if (installation === undefined) throw new Error(`the code-host app is not installed on ${repository}`);
-    return d.client.installationToken(installation);
-  }
+  /** The comment client of `host`/`repository`, with the parent app's token; undefined: not reported. */
+  const clientFor = (host: string, repository: string, parentId: number) => {
+    const parent = getApp(d.db, parentId);
+    return commentClientFor({ github: d.client, githubConfigured: d.configured, fetch: d.fetch }, host, repository, parent && {
+      repoUrl: parent.repoUrl,
+      token: () => d.repoToken?.(parent),
+    });
+  };
 
   /** Posts or edits the comment of preview `id` to say what its newest deploy is at, if that changed. */
   async function update(id: number) {
     const row = getPreviewById(d.db, id);
-    if (!row || row.host !== 'github' || !row.repository || !d.configured()) return;
+    if (!row || !row.repository) return;
+    const client = clientFor(row.host, row.repository, row.parentId);
+    if (!client) return;
     const app = getApp(d.db, row.appId);
     const deploy = listDeploys(d.db, row.appId)[0];
     const phase = deploy ? reportPhase(deploy.status) : null;
@@ -96,12 +106,10 @@ export function createPreviewReporter(d: ReporterDeps): PreviewReporter {
     if (key === row.reported) return;
     const parent = getApp(d.db, row.parentId)?.name ?? app.name;
     const body = commentBody({ app: parent, preview: app.name, url: d.urlOf(app), sha: deploy.commitSha ?? row.headSha, phase, step: deploy.step });
-    const repository = row.repository;
     const commentId = await deliver(row.appId, row.prNumber, async () => {
-      const token = await tokenFor(repository);
       const current = getPreviewById(d.db, id)?.commentId ?? row.commentId;
-      if (current && (await d.client.updateIssueComment(token, repository, current, body))) return current;
-      return d.client.createIssueComment(token, repository, row.prNumber, body);
+      if (current && (await client.edit(row.prNumber, current, body))) return current;
+      return client.post(row.prNumber, body);
     });
     if (commentId === undefined) return;
     if (getPreviewById(d.db, id)) setPreviewReport(d.db, id, { commentId, reported: key });
@@ -114,11 +122,13 @@ export function createPreviewReporter(d: ReporterDeps): PreviewReporter {
     known.delete(e.previewId);
     // Still there: the removal was rolled back.
     if (getPreview(d.db, e.parentId, e.prNumber)?.id === e.previewId) return;
-    if (!commentId || e.host !== 'github' || !e.repository || !d.configured()) return;
-    const repository = e.repository;
+    if (!commentId || !e.repository) return;
+    // GitLab/Gitea/Forgejo: the parent's token; a deleted parent took it along (not reported then).
+    const client = clientFor(e.host, e.repository, e.parentId);
+    if (!client) return;
     const body = commentBody({ app: e.app, preview: e.preview, url: null, sha: e.sha, phase: 'removed', reason: e.reason });
     const eventApp = getApp(d.db, e.parentId) ? e.parentId : -1;
-    await deliver(eventApp, e.prNumber, async () => d.client.updateIssueComment(await tokenFor(repository), repository, commentId, body));
+    await deliver(eventApp, e.prNumber, async () => client.edit(e.prNumber, commentId, body));
   }
 
   const schedule = (id: number) => {
@@ -136,12 +146,12 @@ export function createPreviewReporter(d: ReporterDeps): PreviewReporter {
         d.bus.on('deploy', (deployId) => {
           const dep = getDeploy(d.db, deployId);
           const row = dep && getPreviewByApp(d.db, dep.appId);
-          if (row && row.host === 'github') schedule(row.id);
+          if (row && row.repository) schedule(row.id);
         }),
         d.bus.on('previewGone', (e) => run(e.previewId, () => gone(e))),
       ];
       // What changed while the daemon was down (or was not delivered) is sent now.
-      for (const row of allPreviews(d.db)) if (row.host === 'github' && row.repository) schedule(row.id);
+      for (const row of allPreviews(d.db)) if (row.repository) schedule(row.id);
     },
     async stop() {
       for (const off of offs) off();

@@ -1,5 +1,6 @@
 // The pull-request reporter of previews (issue 20, src/previews/reporter.ts) wired to the daemon: the
-// code-host client of the configured GitHub App, and the address port-mode previews are reached at
+// code-host client of the configured GitHub App, the sealer that opens an app's repo_token (GitLab, Gitea,
+// Forgejo), and the address port-mode previews are reached at
 // (SVC_PUBLIC_URL's host, else this host's first external address, as in notification links).
 import { createCodehostClient } from '../codehost/client.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
@@ -10,8 +11,9 @@ import type { Logger } from '../log.js';
 import { messageBaseUrl } from '../notify/base-url.js';
 import { createPreviewReporter, type PreviewReporter } from '../previews/reporter.js';
 import type { Db } from '../store/db.js';
+import type { Sealer } from '../crypto.js';
 
-export function wirePreviewReports(d: { db: Db; bus: Bus; log: Logger; config: Config; codehost: CredentialsHolder; port: number }): PreviewReporter {
+export function wirePreviewReports(d: { db: Db; bus: Bus; log: Logger; config: Config; codehost: CredentialsHolder; sealer: Sealer; port: number }): PreviewReporter {
   const hostname = new URL(messageBaseUrl(d.config.publicUrl, d.config.host, d.port)).hostname;
   const reporter = createPreviewReporter({
     db: d.db,
@@ -22,6 +24,7 @@ export function wirePreviewReports(d: { db: Db; bus: Bus; log: Logger; config: C
       const c = d.codehost.get();
       return !!(c.appId && c.privateKeyPath);
     },
+    repoToken: (app) => (app.repoTokenSealed ? d.sealer.open(app.repoTokenSealed) : undefined),
     urlOf: (app) => accessUrl(app, hostname),
   });
   reporter.start();

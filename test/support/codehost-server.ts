@@ -1,7 +1,9 @@
 // A local code host (node:http) implementing the GitHub endpoints svc calls: the manifest conversion,
 // app installations, installation access tokens, installation repositories, repository installation.
 // It verifies every app JWT it receives (RS256 with the key it issued, iss, iat/exp window) and every
-// installation token, and counts calls so tests can assert caching.
+// installation token, and counts calls so tests can assert caching. It also speaks GitLab's merge-request
+// notes (/api/v4, PRIVATE-TOKEN) and Gitea/Forgejo's issue comments (/api/v1, `Authorization: token`),
+// both accepting only `hostToken` (an app's repo_token).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +19,9 @@ export interface FakeCodehost {
   /** JWT problems seen (empty when every JWT was valid). */
   jwtErrors: string[];
   /** Issue and pull-request comments posted with an installation token, each with every text it had. */
-  comments: { id: number; repo: string; number: number; body: string; bodies: string[] }[];
+  comments: { id: number; repo: string; number: number; body: string; bodies: string[]; host?: 'gitlab' | 'gitea' }[];
+  /** The one token the GitLab and Gitea endpoints accept. */
+  hostToken: string;
   /** The next this many comment calls answer 500 (delivery failures). */
   failComments: number;
   close(): Promise<void>;
@@ -34,6 +38,7 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
     jwtErrors: [],
     comments: [],
     failComments: 0,
+    hostToken: `tok-${randomBytes(12).toString('hex')}`,
   };
   let commentIds = 1000;
   const tokens = new Map<string, number>();
@@ -117,6 +122,37 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
         c.body = body;
         c.bodies.push(body);
         return send(200, { id: c.id, body });
+      }
+      // GitLab (repo_token as PRIVATE-TOKEN) and Gitea/Forgejo (`Authorization: token`): post, then edit.
+      const other = (host: 'gitlab' | 'gitea', ok: boolean, repo: string, number: number | null, id: number | null) => {
+        if (!ok) return send(401, { message: '401 Unauthorized' });
+        if (fake.failComments > 0 && fake.failComments--) return send(500, { message: 'injected failure' });
+        const body = commentBody();
+        if (body === undefined) return send(400, { message: 'body is missing' });
+        if (id === null) {
+          const c = { id: ++commentIds, repo, number: number!, body, bodies: [body], host };
+          fake.comments.push(c);
+          return send(201, { id: c.id, body });
+        }
+        const c = fake.comments.find((x) => x.id === id && x.repo === repo && x.host === host && (number === null || x.number === number));
+        if (!c) return send(404, { message: '404 Not found' });
+        c.body = body;
+        c.bodies.push(body);
+        return send(200, { id: c.id, body });
+      };
+      const gitlabOk = () => req.headers['private-token'] === fake.hostToken && !req.headers.authorization;
+      const giteaOk = () => req.headers.authorization === `token ${fake.hostToken}`;
+      if (req.method === 'POST' && (m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes$/.exec(path))) {
+        return other('gitlab', gitlabOk(), decodeURIComponent(m[1]), Number(m[2]), null);
+      }
+      if (req.method === 'PUT' && (m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes\/(\d+)$/.exec(path))) {
+        return other('gitlab', gitlabOk(), decodeURIComponent(m[1]), Number(m[2]), Number(m[3]));
+      }
+      if (req.method === 'POST' && (m = /^\/api\/v1\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(path))) {
+        return other('gitea', giteaOk(), m[1], Number(m[2]), null);
+      }
+      if (req.method === 'PATCH' && (m = /^\/api\/v1\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(path))) {
+        return other('gitea', giteaOk(), m[1], null, Number(m[2]));
       }
       if (req.method === 'GET' && (m = /^\/repos\/([^/]+\/[^/]+)\/installation$/.exec(path))) {
         if (!checkJwt(req)) return send(401, { message: 'bad JWT' });

@@ -3,6 +3,8 @@
 // through the real hono app on `:memory:`, deploy status changes written as the pipeline writes them.
 // One comment per preview: created once, then edited; a delivery failure is retried, then recorded as an
 // app event without the token, and never touches the preview.
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +45,7 @@ beforeEach(async () => {
   const creds = credentialsHolder(t.config.codehost);
   reporter = createPreviewReporter({
     db: t.db, bus, log: silentLogger, client: createCodehostClient({ apiUrl: fake.url, creds }),
-    configured: () => configured, urlOf: (a) => accessUrl(a, 'svc.example'), retryDelaysMs: [5, 5],
+    configured: () => configured, repoToken: (a) => (a.repoTokenSealed ? t.sealer.open(a.repoTokenSealed) : undefined), urlOf: (a) => accessUrl(a, 'svc.example'), retryDelaysMs: [5, 5],
   });
   reporter.start();
 });
@@ -69,8 +71,8 @@ async function parent() {
   expect(res.status).toBe(201);
 }
 /** The pipeline's writes: the newest deploy of the preview to `status`. */
-async function pipeline(status: 'running' | 'success' | 'failed', step?: string) {
-  const preview = getAppByName(t.db, 'site-pr-4')!;
+async function pipeline(status: 'running' | 'success' | 'failed', step?: string, name = 'site-pr-4') {
+  const preview = getAppByName(t.db, name)!;
   updateDeploy(t.db, bus, listDeploys(t.db, preview.id)[0].id, { status, ...(step ? { step } : {}) });
   await reporter.idle();
 }
@@ -186,5 +188,88 @@ describe('preview reports on the pull request', () => {
     expect(fake.comments).toEqual([]);
     const events = listAppEvents(t.db, getAppByName(t.db, 'site-pr-4')!.id).filter((e) => e.step === 'pr_report');
     expect(events[0].message).toMatch(/not installed on acme\/site/);
+  });
+});
+
+const fixture = (path: string) => readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
+/** A GitLab merge-request delivery (the published example), `action` changed. */
+function gitlabMr(action: string) {
+  const doc = JSON.parse(fixture('gitlab/merge_request.open.json'));
+  doc.object_attributes.action = action;
+  return t.request('POST', '/api/webhooks/gitlab', undefined, {
+    raw: JSON.stringify(doc), contentType: 'application/json', cookie: 'none',
+    headers: { 'x-gitlab-event': 'Merge Request Hook', 'x-gitlab-token': SECRET, 'idempotency-key': `gl-${++n}` },
+  });
+}
+/** A Gitea pull-request delivery (the recorded example), `action` changed, signed. */
+function giteaPr(action: string) {
+  const doc = JSON.parse(fixture('gitea/pull_request.synchronized.json'));
+  doc.action = action;
+  const raw = JSON.stringify(doc);
+  return t.request('POST', '/api/webhooks/gitea', undefined, {
+    raw, contentType: 'application/json', cookie: 'none',
+    headers: { 'x-gitea-event': 'pull_request', 'x-gitea-delivery': `gt-${++n}`, 'x-gitea-signature': createHmac('sha256', SECRET).update(raw).digest('hex') },
+  });
+}
+const eventsOf = (name: string) => listAppEvents(t.db, getAppByName(t.db, name)!.id).filter((e) => e.step === 'pr_report');
+
+describe('preview reports on GitLab merge requests and Gitea/Forgejo pull requests (the app\'s repo_token)', () => {
+  it('GitLab: one note posted, then edited; the token only as PRIVATE-TOKEN; a 500 is retried, the last one an event without the token', async () => {
+    configured = false; // no GitHub App: GitLab does not need one
+    const res = await t.request('POST', '/api/apps', {
+      name: 'gl', build_mode: 'svc_build', repo_url: `${fake.url}/gitlabhq/gitlab-test.git`, branch: 'master', code_host: 'gitlab', repo_token: fake.hostToken, fallback_port: 18081, previews: { enabled: true },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const opened = await gitlabMr('open');
+    expect(opened.status, JSON.stringify(opened.body)).toBe(202);
+    await pipeline('running', undefined, 'gl-pr-1');
+    expect(fake.comments).toMatchObject([{ host: 'gitlab', repo: 'gitlabhq/gitlab-test', number: 1 }]);
+    expect(fake.comments[0].body).toContain('Deploying');
+
+    fake.failComments = 1;
+    await pipeline('success', undefined, 'gl-pr-1');
+    expect(fake.comments).toHaveLength(1);
+    expect(fake.comments[0].bodies).toHaveLength(2);
+    expect(fake.comments[0].body).toContain('Ready');
+
+    fake.failComments = 10;
+    await gitlabMr('update');
+    await pipeline('failed', 'build', 'gl-pr-1');
+    const events = eventsOf('gl-pr-1');
+    expect(events).toHaveLength(1);
+    expect(events[0].message).toMatch(/merge_requests\/1\/notes\/\d+ answered 500/);
+    expect(events[0].message).not.toContain(fake.hostToken);
+
+    fake.failComments = 0;
+    expect((await gitlabMr('merge')).status).toBe(202);
+    await reporter.idle();
+    expect(fake.comments).toHaveLength(1);
+    expect(fake.comments[0].body).toMatch(/Removed[\s\S]*the pull request was closed/);
+    const calls = fake.calls.filter((c) => c.path.includes('/notes'));
+    expect(calls.filter((c) => c.method === 'POST')).toHaveLength(1);
+    expect(calls.every((c) => c.path.startsWith('/api/v4/projects/gitlabhq%2Fgitlab-test/merge_requests/1/notes'))).toBe(true);
+    expect(calls.filter((c) => !c.ok)).toHaveLength(1 + 3); // the one retried, the three that became the event
+  });
+
+  it('Gitea: one comment posted, then edited with `Authorization: token`; without a repo_token nothing is sent', async () => {
+    const res = await t.request('POST', '/api/apps', {
+      name: 'gt', build_mode: 'svc_build', repo_url: `${fake.url}/Test-CI/multi-line-secrets`, code_host: 'gitea', repo_token: fake.hostToken, fallback_port: 18082, previews: { enabled: true },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((await giteaPr('opened')).status).toBe(202);
+    await pipeline('running', undefined, 'gt-pr-2');
+    await pipeline('success', undefined, 'gt-pr-2');
+    expect(fake.comments).toMatchObject([{ host: 'gitea', repo: 'Test-CI/multi-line-secrets', number: 2 }]);
+    expect(fake.comments[0].bodies).toHaveLength(2);
+    expect(fake.comments[0].body).toContain('Ready');
+    expect(fake.calls.filter((c) => c.path.startsWith('/api/v1/')).map((c) => c.method)).toEqual(['POST', 'PATCH']);
+    expect(eventsOf('gt-pr-2')).toEqual([]);
+
+    // The token removed from the parent: not reported (no event either: nobody to report as).
+    expect((await t.request('PUT', `/api/apps/${getAppByName(t.db, 'gt')!.id}`, { repo_token: null })).status).toBe(200);
+    await giteaPr('synchronized');
+    await pipeline('running', undefined, 'gt-pr-2');
+    expect(fake.comments[0].bodies).toHaveLength(2);
+    expect(eventsOf('gt-pr-2')).toEqual([]);
   });
 });
