@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { freePort } from '../support/caddy.js';
 import { ensureCaddyImage } from '../support/caddy-image.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { deployReaching, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages } from '../support/images.js';
 import { createTestRepo, type TestRepo } from '../support/git-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
@@ -61,11 +61,7 @@ const gitea = (host: 'gitea' | 'forgejo', event: string, doc: unknown, secret = 
   return send(`/api/webhooks/${host}`, body, { [`x-${host}-event`]: event, [`x-${host}-delivery`]: `gt-${++n}`, [`x-${host}-signature`]: createHmac('sha256', secret).update(body).digest('hex') });
 };
 
-const finished = (id: number) =>
-  waitFor(async () => {
-    const d = (await t.api('GET', `/api/deploys/${id}`)).body;
-    return ['success', 'failed', 'auto_rollback', 'cancelled'].includes(d.status) ? d : undefined;
-  }, { timeoutMs: 90_000, what: `deploy ${id} to finish` });
+const finished = (id: number) => deployReaching(t, id, (d) => ['success', 'failed', 'auto_rollback', 'cancelled'].includes(d.status), 'to finish', 90_000);
 const get = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(3_000) })).text();
 const refused = async (port: number) => get(port).then(() => false, () => true);
 

@@ -15,7 +15,7 @@ import { signBody } from '../../src/codehost/signature.js';
 import { resolveA } from '../../src/dns/query.js';
 import { appDnsName } from '../../src/proxy/proxy.js';
 import { freePort } from '../support/caddy.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { deployReaching, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { startFakeCodehost, type FakeCodehost } from '../support/codehost-server.js';
 import { createTestRepo, type TestRepo } from '../support/git-repo.js';
 import { sql } from '../support/backup-sql.js';
@@ -83,11 +83,7 @@ const deliver = async (action: string, sha: string) => {
   });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
-const finished = (id: number) =>
-  waitFor(async () => {
-    const d = (await t.api('GET', `/api/deploys/${id}`)).body;
-    return ['success', 'failed', 'auto_rollback', 'cancelled'].includes(d.status) ? d : undefined;
-  }, { timeoutMs: 120_000, what: `deploy ${id} to finish` });
+const finished = (id: number) => deployReaching(t, id, (d) => ['success', 'failed', 'auto_rollback', 'cancelled'].includes(d.status), 'to finish', 120_000);
 const get = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(8_000) })).text();
 const serving = (port: number, want: string) =>
   waitFor(async () => {
