@@ -122,17 +122,22 @@ export function routeHandler(up: Upstream, dnsPort: number): Json {
 export const EDGE_ROUTE_HEADER = 'Svc-Edge-Route';
 
 /**
- * The host Caddy's handler for an `edge` upstream (src/proxy/edge-config.ts). No keep-alive: the relay
- * reloads at every change of the task addresses (a switch), and a reload closes idle connections, so a
- * request written on one at that moment could fail (a POST is not retried); a unix connection per
- * request costs microseconds. The try_duration covers a relay being restarted (its socket absent: a dial
- * error, retried for any method).
+ * The host Caddy's handler for an `edge` upstream (src/proxy/edge-config.ts). A new unix connection per
+ * request (microseconds), never an idle one: the relay reloads at every change of the task addresses (a
+ * switch), a reload closes its idle connections, and a POST written on one at that moment is a 502 (Go's
+ * transport replays only bodiless idempotent requests; 2.6.2 cannot resend a body). Not `keep_alive.enabled:
+ * false`: that sends `Connection: close`, and a Go server answering such a request closes without reading
+ * the rest of its body, so when the app answered before the body arrived the host's write broke (`write:
+ * broken pipe`, 1 % of POSTs). A negative `max_idle_conns_per_host` keeps no idle connection and sends no
+ * such header: the relay reads the body before it answers (docs/design.md "The edge on a Swarm"). The
+ * try_duration covers a relay being restarted (its socket absent: a dial error, retried for any method).
  */
 export function edgeHandler(up: { socket: string; key: string }): Json {
   return {
     handler: 'reverse_proxy',
     headers: { request: { set: { [EDGE_ROUTE_HEADER]: [up.key] } } },
     upstreams: [{ dial: `unix/${up.socket}` }],
+    transport: { protocol: 'http', keep_alive: { max_idle_conns_per_host: -1 } },
     load_balancing: { try_duration: DNS_BALANCING.try_duration, try_interval: DNS_BALANCING.try_interval },
   };
 }

@@ -63,6 +63,12 @@ describe('the routes the host Caddy gets', () => {
     expect(cfg.apps.http.servers['port-8080'].listen).toEqual([':8080']);
   });
 
+  it('the host never reuses an idle connection to the relay (a reload closes those) and never asks it to close', () => {
+    const cfg = buildCaddyConfig(viaEdge([web], paths.socket), { adminUrl: 'http://127.0.0.1:2019', httpPort: 80, httpsPort: 443, tlsIssuer: 'internal', dnsPort: 5353 }) as any;
+    const h = cfg.apps.http.servers['port-8080'].routes[0].handle[0];
+    expect(h.transport).toEqual({ protocol: 'http', keep_alive: { max_idle_conns_per_host: -1 } });
+  });
+
   it('a data directory too long for a unix socket path is refused with the setting named', () => {
     expect(() => edgePaths(`/${'d'.repeat(120)}`)).toThrow(/SVC_DATA_DIR is too long/);
   });
