@@ -4,7 +4,8 @@
 // For each key kind (passphrase, then age recipient) it alternates: svc copy, by-hand upload, by-hand,
 // svc, ... (--rounds pairs), and prints each pair's ratio, then the ranges. Peak memory is the daemon's:
 // it runs in this process (test/support/daemon.ts), so this process's RSS, sampled every 20 ms during the
-// svc copy only, against the RSS just before it.
+// svc copy only, against the RSS just before it. CPU time (this process + the store's) is printed beside
+// the wall times: on this shared machine the wall times swing 2-3x with the load, CPU time much less.
 //
 //   npm run bench:offsite -- [--mb 200] [--rounds 3] [--work-factor 18] [--read-back] [--hand-sha256] [--only passphrase|recipient]
 //
@@ -35,12 +36,20 @@ const onlyAt = process.argv.indexOf('--only');
 const MODES = (onlyAt >= 0 ? [process.argv[onlyAt + 1]] : ['passphrase', 'recipient']) as ('passphrase' | 'recipient')[];
 
 const cleanups: (() => Promise<unknown>)[] = [];
+/** CPU ms so far of this process (the daemon runs in it) and of the store's process. */
+const cpuNow = (s3: S3Standin) => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000 + s3.cpuMs();
+};
 const mib = (n: number) => `${(n / 1048576).toFixed(0)} MiB`;
 const range = (xs: number[], f: (x: number) => string) => `${f(Math.min(...xs))} .. ${f(Math.max(...xs))}`;
 
 interface Pair {
   svc: number;
   hand: number;
+  /** CPU ms of this process (daemon, SDK) plus the store's, per copy: what the load cannot stretch. */
+  svcCpu: number;
+  handCpu: number;
   peak: number;
   verifiedBy: string;
 }
@@ -75,6 +84,7 @@ async function benchMode(s3: S3Standin, mode: 'passphrase' | 'recipient'): Promi
       let peak = base;
       const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
       const t0 = Date.now();
+      const c0 = cpuNow(s3);
       await d.api('POST', `/api/backups/${b.id}/upload`);
       const row = await waitFor(
         async () => {
@@ -85,28 +95,33 @@ async function benchMode(s3: S3Standin, mode: 'passphrase' | 'recipient'): Promi
         { timeoutMs: 1_800_000, intervalMs: 100, what: 'the copy verified' },
       );
       const took = Date.now() - t0;
+      const cpu = cpuNow(s3) - c0;
       clearInterval(sampler);
-      return { took, peak: peak - base, verifiedBy: String(row.verified_by) };
+      return { took, cpu, peak: peak - base, verifiedBy: String(row.verified_by) };
     };
     const byHand = async (round: number) => {
       const t1 = Date.now();
+      const c1 = cpuNow(s3);
       await new (storageSdk().Upload)({
         client,
         params: { Bucket: s3.bucket, Key: `by-hand/${mode}-${round}.tar.gz`, Body: createReadStream(archive), ...(HAND_SHA256 ? { ChecksumAlgorithm: 'SHA256' as const } : {}) },
         partSize: PART_SIZE,
         queueSize: QUEUE,
       }).done();
-      return Date.now() - t1;
+      return { took: Date.now() - t1, cpu: cpuNow(s3) - c1 };
     };
 
     const pairs: Pair[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const svcFirst = round % 2 === 1;
-      let hand = svcFirst ? 0 : await byHand(round);
+      let hand = svcFirst ? undefined : await byHand(round);
       const svc = await svcCopy(round);
-      if (svcFirst) hand = await byHand(round);
-      pairs.push({ svc: svc.took, hand, peak: svc.peak, verifiedBy: svc.verifiedBy });
-      log(`${mode} round ${round} (${svcFirst ? 'svc first' : 'by hand first'}): svc ${secs(svc.took)} (verified by ${svc.verifiedBy}), by hand ${secs(hand)}, ratio ${(svc.took / hand).toFixed(2)}x, daemon peak +${mib(svc.peak)}; ${await loadAvg()}`);
+      hand ??= await byHand(round);
+      pairs.push({ svc: svc.took, hand: hand.took, svcCpu: svc.cpu, handCpu: hand.cpu, peak: svc.peak, verifiedBy: svc.verifiedBy });
+      log(
+        `${mode} round ${round} (${svcFirst ? 'svc first' : 'by hand first'}): svc ${secs(svc.took)} (verified by ${svc.verifiedBy}), by hand ${secs(hand.took)}, ratio ${(svc.took / hand.took).toFixed(2)}x; ` +
+          `CPU svc ${secs(svc.cpu)}, by hand ${secs(hand.cpu)}, ratio ${(svc.cpu / hand.cpu).toFixed(2)}x; daemon peak +${mib(svc.peak)}; ${await loadAvg()}`,
+      );
     }
     client.destroy();
     return pairs;
@@ -129,6 +144,7 @@ runMain(async () => {
       console.log(`  svc copy (encrypt + SHA-256 + upload + verify): ${range(pairs.map((p) => p.svc), secs)}   [${pairs.map((p) => secs(p.svc)).join(', ')}]`);
       console.log(`  same archive by hand with lib-storage${HAND_SHA256 ? ' (+SHA256)' : '         '}: ${range(pairs.map((p) => p.hand), secs)}   [${pairs.map((p) => secs(p.hand)).join(', ')}]`);
       console.log(`  ratio per pair: ${range(pairs.map((p) => p.svc / p.hand), (x) => `${x.toFixed(2)}x`)}   [${pairs.map((p) => `${(p.svc / p.hand).toFixed(2)}x`).join(', ')}]`);
+      console.log(`  CPU (this process + the store's) per copy: svc ${range(pairs.map((p) => p.svcCpu), secs)}, by hand ${range(pairs.map((p) => p.handCpu), secs)}; ratio per pair ${range(pairs.map((p) => p.svcCpu / p.handCpu), (x) => `${x.toFixed(2)}x`)}`);
       console.log(`  daemon peak RSS over the RSS before the copy: ${range(pairs.map((p) => p.peak), mib)}; verified by ${[...new Set(pairs.map((p) => p.verifiedBy))].join(', ')}`);
     }
     console.log(`${await loadAvg()}`);
