@@ -80,6 +80,7 @@ export function createTarget(ctx: TargetCtx, raw: unknown, origin: Origin): Targ
     .returning()
     .get();
   ctx.log.info('backup target created', { target: row.name, bucket: row.bucket, origin });
+  ctx.enqueue(keyOf('offsite', 'warm')); // the first copy should not load the SDK (reconcilers/offsite)
   return row;
 }
 

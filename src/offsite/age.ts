@@ -1,8 +1,8 @@
 // Encryption of off-host copies in the age format (age-encryption.org/v1). Debian's `age -d` opens what we
 // write (integration test). The split of the work:
-// - the header (stanzas, MAC) is written by `age-encryption`, the reference JS implementation;
-// - the payload (ChaCha20-Poly1305 STREAM) is node's native cipher (age-payload.ts): the library's pure-JS
-//   cipher ran at ~27 MB/s and was most of an upload's time;
+// - the header (stanzas, MAC) is written and read by `age-encryption`, the reference JS implementation;
+// - the payload (ChaCha20-Poly1305 STREAM) is node's native cipher both ways (age-payload.ts): the
+//   library's pure-JS cipher ran at ~27 MB/s and was most of an upload's (and a restore's) time;
 // - the scrypt stanza of a passphrase is ours (age spec "scrypt recipient stanza"): the library's scrypt is
 //   synchronous JavaScript (~5 s of blocked event loop and 256 MiB of JS heap per file). Encryption
 //   derives in a child process once per process (see headerFor), decryption with node's async scrypt.
@@ -10,9 +10,8 @@ import { chacha20poly1305Open, chacha20poly1305Seal } from './chacha.js';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createReadStream } from 'node:fs';
-import { PassThrough, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { payloadKey, streamEncrypter } from './age-payload.js';
+import { pipeline, Readable } from 'node:stream';
+import { payloadKey, STREAM_HWM, streamDecrypter, streamEncrypter, streamKey } from './age-payload.js';
 import { scryptInChild } from './scrypt-child.js';
 import type { Identity, Recipient } from 'age-encryption';
 
@@ -128,28 +127,71 @@ export async function headerFor(key: AgeKey): Promise<AgeHeader> {
 export async function encryptFile(file: string, key: AgeKey): Promise<Readable> {
   const { header, fileKey } = await headerFor(key);
   const p = payloadKey(fileKey);
-  const plain = createReadStream(file, { highWaterMark: 1024 * 1024 });
-  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
-  out.write(Buffer.from(header));
-  out.write(p.nonce);
-  pipeline(plain, streamEncrypter(p.key), out).catch((e) => out.destroy(e));
-  return out;
+  // An error on either side destroys both; the consumer sees it on the returned stream.
+  return pipeline(createReadStream(file, { highWaterMark: STREAM_HWM }), streamEncrypter(p.key, Buffer.concat([header, p.nonce])), () => {});
 }
 
 /** The encrypted stream of `plain` (web streams; used by tests and small callers). */
 export async function encryptStream(plain: ReadableStream<Uint8Array>, key: AgeKey): Promise<ReadableStream<Uint8Array>> {
   const { header, fileKey } = await headerFor(key);
   const p = payloadKey(fileKey);
-  const out = new PassThrough();
-  out.write(Buffer.from(header));
-  out.write(p.nonce);
-  pipeline(Readable.fromWeb(plain as never), streamEncrypter(p.key), out).catch((e) => out.destroy(e));
-  return Readable.toWeb(out) as ReadableStream<Uint8Array>;
+  const sealed = pipeline(Readable.fromWeb(plain as never), streamEncrypter(p.key, Buffer.concat([header, p.nonce])), () => {});
+  return Readable.toWeb(sealed) as ReadableStream<Uint8Array>;
 }
 
-/** The plaintext stream of an age file; rejects at once on a wrong key, errors mid-stream on tampering. */
+/** Headers this long are refused (age's own are a few hundred bytes; post-quantum stanzas a few KiB). */
+const MAX_HEADER = 256 * 1024;
+const MAC_LINE = Buffer.from('\n--- ');
+
+/**
+ * The plaintext stream of an age file; rejects at once on a wrong key, errors mid-stream on tampering.
+ * The library reads the header (stanzas, identities, MAC: `decryptHeader`), node's cipher the payload.
+ */
 export async function decryptStream(sealed: ReadableStream<Uint8Array>, secret: AgeSecret): Promise<ReadableStream<Uint8Array>> {
-  const d = new (await ageLib()).Decrypter();
-  d.addIdentity('identity' in secret ? secret.identity : scryptIdentity(secret.passphrase));
-  return d.decrypt(sealed);
+  const reader = sealed.getReader();
+  let buf = Buffer.alloc(0);
+  const more = async (what: string) => {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`age: the file ends in its ${what}`);
+    buf = Buffer.concat([buf, value]);
+  };
+  try {
+    // The header ends with its MAC line, `--- <base64>\n`: the only line that starts with `---`.
+    let end = -1;
+    for (let from = 0; end < 0; ) {
+      const mac = buf.indexOf(MAC_LINE, from);
+      const nl = mac < 0 ? -1 : buf.indexOf(0x0a, mac + MAC_LINE.length);
+      if (nl >= 0) end = nl + 1;
+      else {
+        if (buf.length > MAX_HEADER) throw new Error('age: no header end within 256 KiB');
+        from = mac >= 0 ? mac : Math.max(0, buf.length - MAC_LINE.length + 1);
+        await more('header');
+      }
+    }
+    const d = new (await ageLib()).Decrypter();
+    d.addIdentity('identity' in secret ? secret.identity : scryptIdentity(secret.passphrase));
+    const fileKey = await d.decryptHeader(buf.subarray(0, end));
+    while (buf.length < end + 16) await more('payload nonce');
+    const key = streamKey(fileKey, buf.subarray(end, end + 16));
+    const first = buf.subarray(end + 16);
+    const payload = Readable.from(
+      (async function* () {
+        try {
+          if (first.length) yield first;
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            yield value;
+          }
+        } finally {
+          await reader.cancel().catch(() => {}); // a consumer that stops early lets the source go too
+        }
+      })(),
+      { objectMode: false, highWaterMark: STREAM_HWM },
+    );
+    return Readable.toWeb(pipeline(payload, streamDecrypter(key), () => {})) as ReadableStream<Uint8Array>;
+  } catch (e) {
+    await reader.cancel().catch(() => {});
+    throw e;
+  }
 }

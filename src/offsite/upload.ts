@@ -9,11 +9,12 @@
 // key are aborted before the next attempt (abortStale).
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { pipeline, Transform } from 'node:stream';
+import type { S3Client, ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/client-s3';
+import type { BuildMiddleware } from '@smithy/types'; // the SDK's own types (a dependency of client-s3)
 import { s3Sdk, storageSdk } from './sdk.js';
 import { encryptFile, type AgeKey } from './age.js';
+import { STREAM_HWM } from './age-payload.js';
 
 export const PART_SIZE = 8 * 1024 * 1024;
 /** Parts in flight: memory is about QUEUE x PART_SIZE plus stream buffers (bench:offsite). */
@@ -29,20 +30,25 @@ export interface SentParts extends Sent {
   partDigests: Buffer[];
 }
 
-/** A pass-through that hashes and counts what flows through it, whole and per PART_SIZE slice. */
-function hashing(partSize = PART_SIZE): Transform & { result(): SentParts } {
+/**
+ * A pass-through that hashes and counts what flows through it, whole and per PART_SIZE slice. A part's
+ * digest is ready once its last byte has passed (the final part's at the end of the stream), which is
+ * before lib-storage sends that part: it cuts a part only when a byte after it has come, or at the end.
+ */
+function hashing(partSize = PART_SIZE): Transform & { partDigest(n: number): Buffer | undefined; result(): SentParts } {
   const h = createHash('sha256');
   let part = createHash('sha256');
   let inPart = 0;
   const partDigests: Buffer[] = [];
   let size = 0;
   const t = new Transform({
+    highWaterMark: STREAM_HWM,
     transform(chunk: Buffer, _enc, cb) {
       h.update(chunk);
       size += chunk.length;
       for (let off = 0; off < chunk.length; ) {
         const n = Math.min(partSize - inPart, chunk.length - off);
-        part.update(chunk.subarray(off, off + n));
+        part.update(n === chunk.length ? chunk : chunk.subarray(off, off + n));
         inPart += n;
         off += n;
         if (inPart === partSize) {
@@ -53,10 +59,44 @@ function hashing(partSize = PART_SIZE): Transform & { result(): SentParts } {
       }
       cb(null, chunk);
     },
+    flush(cb) {
+      if (inPart > 0 || partDigests.length === 0) partDigests.push(part.digest());
+      cb();
+    },
   });
   return Object.assign(t, {
-    result: () => ({ sha256: h.digest('hex'), size, partDigests: inPart > 0 || partDigests.length === 0 ? [...partDigests, part.digest()] : partDigests }),
+    partDigest: (n: number) => partDigests[n - 1],
+    result: () => ({ sha256: h.digest('hex'), size, partDigests }),
   });
+}
+
+let middlewareSeq = 0;
+
+/**
+ * Hands the SDK the SHA-256 we already computed for each part (PutObject or UploadPart of `key`) as its
+ * `x-amz-checksum-sha256` and as the SigV4 payload hash (`x-amz-content-sha256`), both of which the SDK
+ * otherwise computes again over the same bytes (two more passes: bench:offsite). The store recomputes
+ * both and refuses a part that differs (BadDigest, XAmzContentSHA256Mismatch); a part whose digest is
+ * not known is left to the SDK. Returns the removal.
+ */
+function usePartDigests(client: S3Client, bucket: string, key: string, digest: (part: number) => Buffer | undefined): () => void {
+  const name = `svcPartDigests${++middlewareSeq}`;
+  const mw: BuildMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next, context) => async (args) => {
+    const input = args.input as { Bucket?: string; Key?: string; PartNumber?: number };
+    const req = args.request as { headers?: Record<string, string> };
+    const op = context.commandName;
+    if (req.headers && input.Bucket === bucket && input.Key === key && (op === 'PutObjectCommand' || op === 'UploadPartCommand')) {
+      const d = digest(op === 'PutObjectCommand' ? 1 : (input.PartNumber ?? 0));
+      if (d) {
+        req.headers['x-amz-checksum-sha256'] = d.toString('base64');
+        req.headers['x-amz-content-sha256'] = d.toString('hex');
+      }
+    }
+    return next(args);
+  };
+  // Build step, high priority: before the SDK's checksum middleware (build, normal) and signing (finalize).
+  client.middlewareStack.add(mw, { name, step: 'build', priority: 'high' });
+  return () => void client.middlewareStack.remove(name);
 }
 
 /**
@@ -70,24 +110,26 @@ export function expectedStoreChecksum(s: SentParts): string {
 }
 
 export async function sendEncrypted(o: { client: S3Client; bucket: string; key: string; file: string; age: AgeKey; signal?: AbortSignal }): Promise<SentParts> {
-  const sealed = await encryptFile(o.file, o.age);
   const hash = hashing();
-  sealed.on('error', (e) => hash.destroy(e));
-  sealed.pipe(hash);
+  const body = pipeline(await encryptFile(o.file, o.age), hash, () => {});
+  const unhook = usePartDigests(o.client, o.bucket, o.key, hash.partDigest);
+  const abort = abortOf(o.signal);
   const upload = new (storageSdk().Upload)({
     client: o.client,
-    // SHA256: the SDK sends each part's x-amz-checksum-sha256 header (a store that knows it refuses a part
-    // that arrives different, BadDigest) and the store can report what it holds (verifyByStore).
-    params: { Bucket: o.bucket, Key: o.key, Body: hash, ContentType: 'application/octet-stream', ChecksumAlgorithm: 'SHA256' },
+    // SHA256: each part carries its x-amz-checksum-sha256 (a store that knows it refuses a part that
+    // arrives different, BadDigest) and the store can report what it holds (verifyByStore).
+    params: { Bucket: o.bucket, Key: o.key, Body: body, ContentType: 'application/octet-stream', ChecksumAlgorithm: 'SHA256' },
     partSize: PART_SIZE,
     queueSize: QUEUE,
     leavePartsOnError: false,
-    abortController: o.signal ? abortOf(o.signal) : undefined,
+    abortController: abort.controller,
   });
   try {
     await upload.done();
   } finally {
-    sealed.destroy();
+    abort.release();
+    unhook();
+    body.destroy();
   }
   return hash.result();
 }
@@ -101,21 +143,26 @@ export async function storeChecksum(client: S3Client, bucket: string, key: strin
   return res.ChecksumSHA256 ? { checksum: res.ChecksumSHA256, size: res.ContentLength ?? -1 } : undefined;
 }
 
-const abortOf = (signal: AbortSignal) => {
-  const c = new AbortController();
-  if (signal.aborted) c.abort();
-  else signal.addEventListener('abort', () => c.abort(), { once: true });
-  return c;
-};
+/** A controller that follows `signal` until released (the daemon's stop signal outlives every copy). */
+function abortOf(signal: AbortSignal | undefined): { controller?: AbortController; release(): void } {
+  if (!signal) return { release() {} };
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return { controller, release: () => signal.removeEventListener('abort', abort) };
+}
 
 /** SHA-256 and size of the object as the store holds it, read back in one stream. */
 export async function readBack(client: S3Client, bucket: string, key: string, signal?: AbortSignal): Promise<Sent> {
   const res = await client.send(new (s3Sdk().GetObjectCommand)({ Bucket: bucket, Key: key }), { abortSignal: signal });
-  const hash = hashing();
-  await pipeline(res.Body as Readable, hash, async function* (src) {
-    for await (const _ of src) void _;
-  });
-  return hash.result();
+  const h = createHash('sha256');
+  let size = 0;
+  for await (const chunk of res.Body as Readable) {
+    h.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { sha256: h.digest('hex'), size };
 }
 
 export async function deleteObject(client: S3Client, bucket: string, key: string): Promise<void> {

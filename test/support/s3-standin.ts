@@ -3,7 +3,7 @@
 // start again on the same data, and whose object files a test can corrupt on disk. One bucket and one
 // read/write key are made through its admin API.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,8 @@ export interface S3Standin {
   objectFiles(): string[];
   pendingUploads(): string[];
   stop(): Promise<void>;
+  /** The store process's CPU time so far in ms (user + system, /proc), for benchmarks. */
+  cpuMs(): number;
 }
 
 async function freePort(): Promise<number> {
@@ -123,6 +125,12 @@ export async function startS3Standin(bucket = 'svc-offsite', opts: { checksums?:
     },
     objectFiles: () => walk(join(dir, 'data', b.id)).filter((f) => !f.includes('.tmp-')),
     pendingUploads: () => walk(join(dir, 'data', '.multipart')).filter((f) => f.endsWith('upload.json')),
+    cpuMs() {
+      if (!child?.pid) return 0;
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // from field 3 (state) on
+      return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ 100)
+    },
     async stop() {
       await kill();
       rmSync(dir, { recursive: true, force: true });

@@ -11,11 +11,12 @@ import type { Logger } from '../../log.js';
 import type { Bus } from '../../events/bus.js';
 import type { Db } from '../../store/db.js';
 import { nowIso } from '../../store/schema/index.js';
-import { backupFilenameOf, getTarget, getUpload, markRemoved, openCredentials, updateUpload, uploadsIn } from '../../store/offsite.js';
+import { backupFilenameOf, getTarget, getUpload, listTargets, markRemoved, openCredentials, updateUpload, uploadsIn } from '../../store/offsite.js';
 import type { AgeKey } from '../../offsite/age.js';
 import { copyToTarget, CopyError, type CopyInput, type CopyOutcome } from '../../offsite/copy.js';
 import { reportUploadFailure, reportUploadRecovered } from '../../offsite/alerts.js';
 import { s3ClientFor, type TargetConfig } from '../../offsite/s3.js';
+import { warmOffsite } from '../../offsite/warm.js';
 import { planUpload, retryDelayMs } from './plan.js';
 
 export interface OffsiteDeps {
@@ -29,11 +30,14 @@ export interface OffsiteDeps {
   /** Seams for unit tests; default to the real S3 client and copy. */
   clientFor?: (t: TargetConfig) => S3Client;
   copy?: (i: CopyInput) => Promise<CopyOutcome>;
+  warm?: (age: AgeKey | undefined) => Promise<void>;
   /** A row changed (wakes waiting requests and live pages). */
   changed?: () => void;
 }
 
 const ID = /^[1-9][0-9]*$/;
+/** The key that loads what copies need (src/offsite/warm.ts); a target's creation enqueues it. */
+export const WARM = 'warm';
 
 export function createOffsiteReconciler(d: OffsiteDeps): Reconciler {
   const clientFor = d.clientFor ?? s3ClientFor;
@@ -95,7 +99,14 @@ export function createOffsiteReconciler(d: OffsiteDeps): Reconciler {
 
   return {
     kind: 'offsite',
-    listNames: () => uploadsIn(d.db, ['pending', 'uploading', 'failed']).map((u) => String(u.id)),
-    reconcile: (name, ctx) => (ID.test(name) ? pass(Number(name), ctx) : Promise.resolve({})),
+    // `warm` while a target exists: the SDK and the passphrase header are loaded at start, not in a copy.
+    listNames: () => [...(listTargets(d.db).length > 0 ? [WARM] : []), ...uploadsIn(d.db, ['pending', 'uploading', 'failed']).map((u) => String(u.id))],
+    reconcile: async (name, ctx) => {
+      if (name === WARM) {
+        if (listTargets(d.db).length > 0) await (d.warm ?? warmOffsite)(d.settings.age);
+        return {};
+      }
+      return ID.test(name) ? pass(Number(name), ctx) : {};
+    },
   };
 }

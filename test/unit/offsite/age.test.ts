@@ -68,4 +68,32 @@ describe('age encryption of off-host copies', () => {
     // another passphrase (or work factor) is derived anew
     expect((await headerFor({ passphrase: 'pw four', logN: 10 })).header).not.toEqual((await headerFor(key)).header);
   });
+
+  it('opens files the library wrote natively at every chunk boundary, fed in small odd pieces; a cut at a chunk boundary fails', async () => {
+    const identity = await generateIdentity();
+    const recipient = await identityToRecipient(identity);
+    const pieces = (b: Uint8Array, n: number) =>
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let i = 0; i < b.length; i += n) c.enqueue(b.slice(i, i + n));
+          c.close();
+        },
+      });
+    for (const n of [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 2 * CHUNK + 7]) {
+      const p = new Uint8Array(n).map((_, i) => (i * 29) % 256);
+      const e = new Encrypter();
+      e.addRecipient(recipient);
+      const sealed = await e.encrypt(p);
+      expect(await bytes(await decryptStream(pieces(sealed, 1000), { identity })), `${n} bytes`).toEqual(p);
+      expect(await bytes(await decryptStream(streamOf(sealed), { identity })), `${n} bytes whole`).toEqual(p);
+    }
+    // Two full chunks cut after the first: the first is not marked last, so the stream must fail.
+    const e = new Encrypter();
+    e.addRecipient(recipient);
+    const sealed = await e.encrypt(new Uint8Array(2 * CHUNK + 7));
+    const header = (await bytes(await encryptStream(streamOf(new Uint8Array(0)), { recipient }))).length - 32;
+    const cut = sealed.subarray(0, header + 16 + CHUNK + 16);
+    await expect(bytes(await decryptStream(streamOf(cut), { identity }))).rejects.toThrow();
+    await expect(decryptStream(streamOf(sealed.subarray(0, 30)), { identity })).rejects.toThrow(/ends in its header/);
+  });
 });

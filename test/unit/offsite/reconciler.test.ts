@@ -28,6 +28,7 @@ function setup(outcomes: (string | undefined)[]) {
   bus.on('offsite', (e) => events.push(e));
   let now = Date.parse('2026-11-25T01:00:00Z');
   const calls: CopyInput[] = [];
+  const warms: unknown[] = [];
   const config = parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64') });
   const enqueue = recordingEnqueue();
   const target = createTarget({ db, sealer, log, enqueue, config }, { name: 'bucket-a', endpoint: 'http://127.0.0.1:9', region: 'garage', bucket: 'svc-a', prefix: 'svc/', access_key: 'AK', secret_key: 'SECRET-XYZ' }, 'api');
@@ -44,6 +45,7 @@ function setup(outcomes: (string | undefined)[]) {
     backupDir: '/nowhere',
     settings: { age: { passphrase: 'pw' }, retainCount: 3, retrySeconds: 60 },
     clientFor: () => ({ destroy() {} }) as unknown as S3Client,
+    warm: async (age) => void warms.push(age),
     async copy(i) {
       calls.push(i);
       const fail = outcomes.shift();
@@ -51,13 +53,13 @@ function setup(outcomes: (string | undefined)[]) {
       return { sha256: 'ab'.repeat(32), size: 42, verifiedBy: 'read_back' as const, pruned: [] };
     },
   });
-  return { db, r, events, lines, calls, upload, backup, target, advance: (ms: number) => (now += ms), ctx: { db, sealer, log, enqueue, config } };
+  return { db, r, events, lines, calls, warms, enqueue, upload, backup, target, advance: (ms: number) => (now += ms), ctx: { db, sealer, log, enqueue, config } };
 }
 
 describe('offsite reconciler', () => {
   it('records a failure with the store reason and backoff, announces it once, then the recovery', async () => {
     const s = setup(['upload: NoSuchBucket (HTTP 404): gone', 'upload: still gone']);
-    expect(await s.r.listNames()).toEqual([String(s.upload.id)]);
+    expect(await s.r.listNames()).toEqual(['warm', String(s.upload.id)]);
     expect(await s.r.reconcile(String(s.upload.id))).toEqual({ requeueAfterMs: 60_000 });
     expect(getUpload(s.db, s.upload.id)).toMatchObject({ status: 'failed', attempts: 1, error: 'upload: NoSuchBucket (HTTP 404): gone' });
     expect(remoteFields(s.db, s.backup.id)).toMatchObject({ remote: null, remote_status: 'remote_failed' });
@@ -89,14 +91,25 @@ describe('offsite reconciler', () => {
     const before = getUpload(s.db, s.upload.id);
     expect(await s.r.reconcile(String(s.upload.id))).toEqual({});
     expect(getUpload(s.db, s.upload.id)).toEqual(before);
-    expect(await s.r.listNames()).toEqual([]);
+    expect(await s.r.listNames()).toEqual(['warm']);
     expect(JSON.stringify(s.lines)).not.toContain('SECRET-XYZ');
+  });
+
+  it('loads what copies need (warm) while a target exists: at start (listed) and when one is created (enqueued)', async () => {
+    const s = setup([]);
+    expect(s.enqueue.keys).toContain('offsite:warm');
+    expect(await s.r.reconcile('warm')).toEqual({});
+    expect(s.warms).toEqual([{ passphrase: 'pw' }]);
+    s.db.$client.prepare('DELETE FROM backup_targets').run();
+    expect(await s.r.listNames()).toEqual([]);
+    expect(await s.r.reconcile('warm')).toEqual({});
+    expect(s.warms).toHaveLength(1); // no target: nothing loaded
   });
 
   it('a row left `uploading` by a dead daemon is copied again', async () => {
     const s = setup([]);
     s.db.$client.prepare("UPDATE backup_uploads SET status = 'uploading', attempts = 1").run();
-    expect(await s.r.listNames()).toEqual([String(s.upload.id)]);
+    expect(await s.r.listNames()).toEqual(['warm', String(s.upload.id)]);
     await s.r.reconcile(String(s.upload.id));
     expect(getUpload(s.db, s.upload.id)).toMatchObject({ status: 'verified', attempts: 2 });
   });
