@@ -3,10 +3,12 @@
 // and by default in host proxy mode, so the Caddy it runs is one of its processes like dnsmasq and the guard
 // scripts (`--proxy external`: a Caddy the bench starts, reported apart, as before). 50 apps are created and
 // deployed (busybox httpd). The RSS (/proc/<pid>/status VmRSS) of every process svc runs is sampled every
-// second from the daemon's start on, through the deploys and then over a 60 s idle window; CPU
-// (/proc/<pid>/stat utime+stime) over that window. Prints figures; not a test.
+// second from the daemon's start on, through the deploys and then over a 60 s idle window, and the same
+// processes counted as PSS, USS and distinct pages (footprint.ts says what each means); CPU
+// (/proc/<pid>/stat utime+stime) over that window. Prints figures; not a test. `--entry` runs another
+// build of the daemon (a baseline built elsewhere) for alternated comparisons.
 //
-//   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--proxy host|external] [--mem-breakdown] [--node-arg <flag>]... [--env K=V]...
+//   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--proxy host|external] [--mem-breakdown] [--node-arg <flag>]... [--env K=V]... [--entry dist/cli.js]
 //
 // Traffic goes only to loopback; every loop is bounded; at the end (even on error) the daemon is
 // stopped, every container with its instance label and its network removed, its helpers stopped
@@ -15,13 +17,14 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
 import { loadAvg, log, numFlag, sleep, runMain, smapsBreakdown, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
+import { footprint, type Footprint } from './footprint.js';
 
 const run = promisify(execFile);
 const APPS = numFlag('apps', 50, 1, 200);
@@ -35,6 +38,8 @@ const NODE_ARGS = process.argv.flatMap((a, i) => (a === '--node-arg' && process.
 const EXTRA_ENV = Object.fromEntries(process.argv.flatMap((a, i) => (a === '--env' && /^[A-Z_][A-Z0-9_]*=/.test(process.argv[i + 1] ?? '') ? [process.argv[i + 1].split(/=(.*)/s).slice(0, 2)] : [])));
 /** `host` (default): svc starts and owns its Caddy, counted with its processes; `external`: a Caddy the bench starts, reported apart. */
 const PROXY = process.argv.includes('--proxy') && process.argv[process.argv.indexOf('--proxy') + 1] === 'external' ? 'external' : 'host';
+/** The daemon's entry file, for experiments (default dist/cli.js, what `npm start` runs). */
+const ENTRY = process.argv.includes('--entry') ? process.argv[process.argv.indexOf('--entry') + 1] : 'dist/cli.js';
 const INSTANCE = 'bench-idle';
 const NETWORK = 'svc-bench-idle';
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
@@ -120,7 +125,7 @@ async function main() {
       );
       nodeArgs.push('--expose-gc', '--import', preload);
     }
-    child = spawn(process.execPath, [...nodeArgs, join(process.cwd(), 'dist/cli.js'), 'serve'], { cwd: dataDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [...nodeArgs, resolve(ENTRY), 'serve'], { cwd: dataDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
@@ -135,9 +140,11 @@ async function main() {
     const sample = () => {
       const d = procStat(pid);
       if (!d) return;
-      const helpers = pidsMatching(join(dataDir, 'proxy')).map((p) => ({ kind: helperKind(p), rssKb: procStat(p)?.rssKb ?? 0 }));
+      const helperPids = pidsMatching(join(dataDir, 'proxy'));
+      const helpers = helperPids.map((p) => ({ kind: helperKind(p), rssKb: procStat(p)?.rssKb ?? 0 }));
       const kb = (k?: string) => helpers.filter((h) => k === undefined || h.kind === k).reduce((a, h) => a + h.rssKb, 0);
-      samples.push({ phase, daemonKb: d.rssKb, caddyKb: kb('caddy'), helpersKb: kb() - kb('caddy') });
+      const counted = [pid, ...helperPids.filter((_, i) => PROXY === 'host' || helpers[i].kind !== 'caddy')];
+      samples.push({ phase, daemonKb: d.rssKb, caddyKb: kb('caddy'), helpersKb: kb() - kb('caddy'), all: footprint(counted) });
     };
     // Never throws out of the timer: an exception there would end the bench without its clean-up.
     sampler = setInterval(() => {
@@ -241,6 +248,11 @@ async function main() {
     console.log(`| **all of svc's processes, idle: last / max** | ${lastMax(idle, all)} | < 100 MB |`);
     console.log(`| **all of svc's processes, max from the end of the 50 deploys on** (right after: ${mib(all(rightAfter))}) | ${mib(maxOf(sinceDeploys, all))} | < 100 MB |`);
     console.log(`| all of svc's processes, max during the deploys | ${mib(maxOf(samples.filter((s) => s.phase === 'deploying'), all))} | |`);
+    const way = (k: keyof Footprint) => (s: Sample) => s.all[k] ?? NaN;
+    for (const [k, what] of [['pssKb', 'PSS (a shared page split among all that map it, other node processes on the machine included)'], ['ussKb', 'USS (private pages only)'], ['uniqueKb', 'distinct pages (each once, shared or not: what they occupy on a host of their own)']] as const) {
+      if (k === 'uniqueKb' && idle.some((s) => s.all.uniqueKb === undefined)) continue;
+      console.log(`| all of svc's processes, ${what}: idle last / max; max since the deploys | ${lastMax(idle, way(k))}; ${mib(maxOf(sinceDeploys, way(k)))} | |`);
+    }
     if (PROXY === 'host') console.log(`| the same without Caddy, idle: last / max; max since the deploys | ${lastMax(idle, noCaddy)}; ${mib(maxOf(sinceDeploys, noCaddy))} | |`);
     console.log(`| daemon alone: after start (no apps) / right after the deploys / idle last / idle max | ${mib(afterStart?.daemonKb ?? NaN)} / ${mib(rightAfter.daemonKb)} / ${mib(idle.at(-1)!.daemonKb)} / ${mib(maxOf(idle, (s) => s.daemonKb))} | |`);
     console.log(`| **daemon CPU idle** (utime+stime) | ${cpu.toFixed(2)} % of one core (${s1.cpuTicks - s0.cpuTicks} ticks in ${wall.toFixed(1)} s) | < 0.5 % |`);
@@ -285,6 +297,8 @@ interface Sample {
   caddyKb: number;
   /** dnsmasq, the guard scripts and anything else under the data dir's proxy/, Caddy apart. */
   helpersKb: number;
+  /** All of svc's processes (Caddy only in host mode), counted four ways (footprint.ts). */
+  all: Footprint;
 }
 
 const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;

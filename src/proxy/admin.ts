@@ -1,6 +1,9 @@
 // One request to Caddy's admin API, shared by both adapters (a Caddy of svc's own, a shared one): an
 // unreachable API becomes one error that says which URL and which setting, never a bare fetch failure.
+import { httpAdminRequest, type AdminAnswer } from './admin-http.js';
 import { bindFailurePort, listenerPortsOf } from './bind-errors.js';
+
+export type { AdminAnswer } from './admin-http.js';
 
 export class ProxyUnreachableError extends Error {}
 export class ProxyLoadError extends Error {}
@@ -28,13 +31,15 @@ export async function heldPorts(admin: AdminRequest): Promise<Set<number>> {
   return listenerPortsOf(text.trim() ? JSON.parse(text) : null);
 }
 
-export type AdminRequest = (method: string, path: string, body?: string, timeoutMs?: number) => Promise<Response>;
+export type AdminRequest = (method: string, path: string, body?: string, timeoutMs?: number) => Promise<AdminAnswer>;
 
+/** `fetch` is for tests (counting or faking requests); without it, node:http (admin-http.ts), or fetch for an https URL. */
 export function createAdmin(o: { adminUrl: string; fetch?: typeof fetch; timeoutMs?: number }): { base: string; admin: AdminRequest } {
   const base = o.adminUrl.replace(/\/+$/, '');
-  const doFetch = o.fetch ?? fetch;
+  const doFetch = o.fetch ?? (base.startsWith('http:') ? undefined : fetch);
   const admin: AdminRequest = async (method, path, body, timeout = o.timeoutMs ?? 30_000) => {
     try {
+      if (!doFetch) return await httpAdminRequest(`${base}${path}`, method, body, timeout);
       return await doFetch(`${base}${path}`, {
         method,
         body,
@@ -43,7 +48,7 @@ export function createAdmin(o: { adminUrl: string; fetch?: typeof fetch; timeout
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (err as Error).message;
+      const why = cause?.code ?? cause?.message ?? (err as { code?: string }).code ?? (err as Error).message;
       throw new ProxyUnreachableError(
         `Caddy admin API at ${base} is unreachable (${why}) during ${method} ${path}: is the proxy running? ` +
           `(every SVC_PROXY_MODE talks to Caddy at SVC_PROXY_ADMIN_URL)`,

@@ -14,7 +14,7 @@ export { ProxyBindError, ProxyLoadError, ProxyUnreachableError } from './admin.j
 
 export interface CaddyProxyOptions extends CaddyConfigOptions {
   log: Logger;
-  /** Injectable for tests (counting loads); default global fetch. */
+  /** Injectable for tests (counting loads); default node:http (admin-http.ts). */
   fetch?: typeof fetch;
   /** Per admin request (default 30 s: a load may wait on listeners). */
   timeoutMs?: number;

@@ -3,6 +3,7 @@
 // pruned), and a range read by primary key. No rules here: the tiers come from the caller.
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
+import { unversioned } from './data-version.js';
 
 /** One subject's reading of a round; null: not known this round (a first reading has no rate yet). */
 export interface MetricValues {
@@ -58,13 +59,16 @@ function prepared(db: Db) {
  */
 export function writeMetricRound(db: Db, rows: { subject: string; values: MetricValues }[], atSeconds: number, tiers: readonly Tier[]): void {
   const s = prepared(db);
-  db.$client.transaction(() => {
-    for (const { subject, values } of rows) {
-      const v = KEYS.map((k) => values[k]);
-      for (const t of tiers) s.upsert.run(subject, t.seconds, atSeconds - (atSeconds % t.seconds), ...v);
-    }
-    for (const t of tiers) s.prune.run(t.seconds, atSeconds - t.keepSeconds);
-  })();
+  // Unversioned: the per-second passes (proxy routes, DNS answers, outbox) never read metric samples.
+  unversioned(db, () =>
+    db.$client.transaction(() => {
+      for (const { subject, values } of rows) {
+        const v = KEYS.map((k) => values[k]);
+        for (const t of tiers) s.upsert.run(subject, t.seconds, atSeconds - (atSeconds % t.seconds), ...v);
+      }
+      for (const t of tiers) s.prune.run(t.seconds, atSeconds - t.keepSeconds);
+    })(),
+  );
 }
 
 /** The points of one subject in one tier from `sinceSeconds` on, oldest first. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataVersion, whenChanged } from '../../../src/store/data-version.js';
+import { writeMetricRound } from '../../../src/store/metrics.js';
 import { openDb } from '../../../src/store/db.js';
 import { apps } from '../../../src/store/schema/index.js';
 import { memoryDb, recordingEnqueue } from '../../support/db.js';
@@ -56,5 +57,20 @@ describe('dataVersion', () => {
     createApp(db, recordingEnqueue(), { name: 'web', fallbackPort: 8080 }, 'rest');
     expect(names()).toEqual(['web']);
     expect(reads).toBe(2);
+  });
+
+  it('a metrics round does not move it (no per-second pass reads metric samples); a write after it still does', () => {
+    const db = memoryDb();
+    const v = dataVersion(db);
+    const a = v();
+    const values = { cpu: 0.1, memoryBytes: 1, memoryLimitBytes: null, netRxBps: null, netTxBps: null, blockReadBps: null, blockWriteBps: null, containers: 1, diskUsedBytes: null, diskTotalBytes: null };
+    writeMetricRound(db, [{ subject: 'host', values }], 1_000_000, [{ seconds: 10, keepSeconds: 3600 }, { seconds: 60, keepSeconds: 86_400 }]);
+    expect(db.$client.prepare('select count(*) as n from metric_samples').get()).toEqual({ n: 2 });
+    expect(v()).toBe(a);
+    createApp(db, recordingEnqueue(), { name: 'web', fallbackPort: 8080 }, 'rest');
+    const b = v();
+    expect(b).not.toBe(a);
+    writeMetricRound(db, [{ subject: 'host', values }], 1_000_010, [{ seconds: 10, keepSeconds: 3600 }]);
+    expect(v()).toBe(b);
   });
 });
