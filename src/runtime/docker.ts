@@ -197,28 +197,22 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     },
 
     async freeName(name) {
-      // One look decides: a container the engine is removing is renamed aside (2 calls, no wait for its
-      // removal); any other is removed as `remove` does.
-      const doc = await call(`inspect ${name}`, () => docker.getContainer(ref(name)).inspect(), [404]);
-      if (!doc) return;
-      const notMine = opts.instance === undefined ? undefined : notOurs(name, doc.Config?.Labels ?? {}, opts.instance);
-      if (notMine) throw notMine;
-      const container = docker.getContainer(doc.Id);
-      if (doc.State?.Status !== 'removing' && doc.State?.Status !== 'dead') {
-        try {
-          await container.remove({ force: true });
-          return;
-        } catch (err) {
-          const status = statusOf(err);
-          if (status === 404) return;
-          if (!(status === 409 && /already in progress/i.test(engineMessage(err)))) throw engineError(`remove ${name}`, err);
-        }
-      }
       try {
-        await container.rename({ name: asideName(name, Date.now()) });
+        await runtime.remove(name);
       } catch (err) {
-        if (statusOf(err) === 404) return; // the removal finished meanwhile
-        throw new RemovalInProgressError(name);
+        if (!(err instanceof RemovalInProgressError)) throw err;
+        const doc = await call(`inspect ${name}`, () => docker.getContainer(ref(name)).inspect(), [404]);
+        // Gone meanwhile: free. Anything but the container being removed is not ours to move aside.
+        if (!doc) return;
+        if (doc.State?.Status !== 'removing' && doc.State?.Status !== 'dead') throw err;
+        const notMine = opts.instance === undefined ? undefined : notOurs(name, doc.Config?.Labels ?? {}, opts.instance);
+        if (notMine) throw notMine;
+        try {
+          await docker.getContainer(doc.Id).rename({ name: asideName(name, Date.now()) });
+        } catch (renameErr) {
+          if (statusOf(renameErr) === 404) return;
+          throw err;
+        }
       }
     },
 

@@ -25,11 +25,8 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   const beside = app.liveAddress !== null && readInstances(deps.db, app.id).some((r) => r.address !== null);
   if (beside && observeLive(deps.db, app.id, { address: null })) await deps.dns.sync();
   try {
-    // Also re-tunes the bridge (bridge-neighbours.ts) in case the engine recreated it since the deploy. A gone
-    // container's name is freed meanwhile (recreate).
-    const network = deps.runtime.ensureNetwork(deps.settings.network);
-    if (how === 'recreated') await Promise.all([network, deps.runtime.freeName(name)]);
-    else await network;
+    // Also re-tunes the bridge (bridge-neighbours.ts) in case the engine recreated it since the deploy.
+    await deps.runtime.ensureNetwork(deps.settings.network);
     if (exists) {
       failures = count(deps, app, failures + 1);
       try {
@@ -41,7 +38,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
         how = 'recreated';
       }
     }
-    if (how === 'recreated') await recreate(deps, app, name, exists);
+    if (how === 'recreated') await recreate(deps, app, name);
   } catch (err) {
     if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS }; // not a failure
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
@@ -83,10 +80,10 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
  * Runs the container its deploy made, under its own name at once: one the engine is still removing
  * (`docker rm -f`) is moved aside rather than waited for (Runtime.freeName).
  */
-async function recreate(deps: AppReconcilerDeps, app: AppView, name: string, freeNameFirst: boolean) {
+async function recreate(deps: AppReconcilerDeps, app: AppView, name: string) {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-  if (freeNameFirst) await deps.runtime.freeName(name); // removed between our look and the start
+  await deps.runtime.freeName(name);
   ensureAppVolumes(deps.settings, app);
   await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
 }
