@@ -193,28 +193,6 @@ describe('docker runtime', () => {
     expect(stoppedByEngineApi(crashActions)).toBe(false);
   });
 
-  it('freeName: the name of a container being removed from outside (docker rm -f) is free at once; nothing is left behind', async () => {
-    const scoped = createDockerRuntime({ log: silentLogger, instance: INSTANCE });
-    const s = spec(WEB_V1);
-    const old = await scoped.run(s);
-    for (let i = 0; i < 2; i++) {
-      const current = (await scoped.inspect(s.name))!.id;
-      // Someone else's rm -f, in flight while svc wants the name back (as a heal at the `die` event does).
-      const outside = runtime.docker.getContainer(current).remove({ force: true });
-      await waitFor(async () => !(await scoped.inspect(s.name))?.running, { what: 'the removed container to stop', intervalMs: 5 });
-      await scoped.freeName(s.name);
-      const fresh = await scoped.run(s);
-      expect(fresh.id).not.toBe(current);
-      await outside.catch(() => {}); // 404 when svc's own removal got there first
-    }
-    // The ones moved aside are gone once the engine finished; only the last one runs under the name.
-    const named = async () => (await runtime.list(ours)).filter((c) => c.name === s.name || c.name.endsWith(`-${s.name}`)).map((c) => c.name);
-    await waitFor(async () => (await named()).length === 1, { what: 'the removals to finish' });
-    expect(await named()).toEqual([s.name]);
-    expect(old.id).not.toBe((await scoped.inspect(s.name))!.id);
-    await scoped.remove(s.name);
-  });
-
   it('injects environment variables (web:env serves them)', async () => {
     const c = await runtime.run(spec(WEB_ENV, { env: { SVC_TEST_GREETING: 'hello world', DATABASE_URL: 'postgres://x' } }));
     const res = await waitFor(() => get(`http://${c.address}:${WEB_PORT}/cgi-bin/env`), { what: 'env page' });
@@ -263,7 +241,6 @@ describe('ownership (DESIGN.md rule 14)', () => {
       for (const s of foreign) {
         await expect(scoped.remove(s.name)).rejects.toThrow(/not this svc instance's/);
         await expect(scoped.stop(s.name, 1)).rejects.toThrow(/not this svc instance's/);
-        await expect(scoped.freeName(s.name)).rejects.toThrow(/not this svc instance's/);
         expect((await runtime.inspect(s.name))?.running).toBe(true);
       }
       // An adopted app's container is the one exception to the stop (never to the removal).
