@@ -10,7 +10,7 @@ import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { asideName, LABELS, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type NodeView, type Runtime } from './runtime.js';
+import { LABELS, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type NodeView, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents, pastContainerActions } from './docker-events.js';
 import { ensureNetworkOnce } from './docker-network.js';
@@ -193,26 +193,6 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
         if (status === 404) return;
         if (status === 409 && /already in progress/i.test(engineMessage(err))) throw new RemovalInProgressError(nameOrId);
         throw engineError(`remove ${nameOrId}`, err);
-      }
-    },
-
-    async freeName(name) {
-      try {
-        await runtime.remove(name);
-      } catch (err) {
-        if (!(err instanceof RemovalInProgressError)) throw err;
-        const doc = await call(`inspect ${name}`, () => docker.getContainer(ref(name)).inspect(), [404]);
-        // Gone meanwhile: free. Anything but the container being removed is not ours to move aside.
-        if (!doc) return;
-        if (doc.State?.Status !== 'removing' && doc.State?.Status !== 'dead') throw err;
-        const notMine = opts.instance === undefined ? undefined : notOurs(name, doc.Config?.Labels ?? {}, opts.instance);
-        if (notMine) throw notMine;
-        try {
-          await docker.getContainer(doc.Id).rename({ name: asideName(name, Date.now()) });
-        } catch (renameErr) {
-          if (statusOf(renameErr) === 404) return;
-          throw err;
-        }
       }
     },
 

@@ -37,12 +37,6 @@ export class RemovalInProgressError extends Error {
   }
 }
 
-/**
- * The name a container being removed is moved to so its own name is free (`Runtime.freeName`). A prefix,
- * not a suffix: nothing that finds a deploy's replicas by `<name>-r` may ever match it.
- */
-export const asideName = (name: string, nowMs: number) => `gone-${nowMs.toString(36)}-${name}`;
-
 /** How soon a pass that met a removal in progress comes back. */
 export const REMOVAL_RETRY_MS = 100;
 
@@ -222,14 +216,6 @@ export interface Runtime {
    * that needs the name free comes back shortly (`requeueAfterMs`), any other lets the queue back off.
    */
   remove(nameOrId: string): Promise<void>;
-  /**
-   * Frees `name` for a new container now: removes the container of that name (as `remove`), and when the
-   * engine is already removing it (`docker rm -f` from outside: the name stays taken until the engine's
-   * `destroy`, 0.3 to 1.5 s after the `die` on a loaded host) renames it aside (`asideName`) instead of
-   * waiting. The engine finishes that removal by itself; should it fail, the container keeps its labels
-   * and the orphan sweep removes it. Throws RemovalInProgressError only when the rename is refused too.
-   */
-  freeName(name: string): Promise<void>;
   exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }): Promise<ExecResult>;
   /**
    * Runs `cmd` with its stdout streamed into the file `path` (created, mode 600, fsynced), never held in

@@ -214,12 +214,6 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       await call(`service rm ${svc.Spec.Name}`, () => docker.getService(svc.ID).remove(), [404]);
     },
 
-    async freeName(name) {
-      const svc = await owned(name);
-      if (!svc) return local.freeName(name);
-      await call(`service rm ${svc.Spec.Name}`, () => docker.getService(svc.ID).remove(), [404]);
-    },
-
     async exec(nameOrId, cmd, o) {
       return local.exec(await localContainer(nameOrId), cmd, o);
     },

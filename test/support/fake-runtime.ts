@@ -14,7 +14,7 @@ import type {
   Runtime,
   RuntimeEvent,
 } from '../../src/runtime/runtime.js';
-import { asideName, NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
+import { NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
 
 /** How a container of an image behaves after start: keeps running, exits at once with 1, or is unhealthy. */
 export type ImageBehaviour = 'runs' | 'exits' | 'unhealthy' | 'healthy';
@@ -245,26 +245,6 @@ export class FakeRuntime implements Runtime {
     if (c.state === 'running') this.exit(c, 137);
     this.containers.delete(c.spec.name);
     this.emit(c, 'destroy');
-  }
-
-  /** As the Docker adapter's: a container the engine is removing is renamed aside (it stays until `finishRemovals`). */
-  async freeName(name: string) {
-    this.record('freeName', [name]);
-    const c = this.find(name);
-    if (!c || (c.state !== 'removing' && c.state !== 'dead')) return this.remove(name);
-    this.mustBeOurs(name, c);
-    this.containers.delete(c.spec.name);
-    c.spec = { ...c.spec, name: asideName(name, this.now()) };
-    this.containers.set(c.spec.name, c);
-  }
-
-  /** The engine ends every removal in progress (`destroy`). */
-  finishRemovals() {
-    for (const c of [...this.containers.values()]) {
-      if (c.state !== 'removing') continue;
-      this.containers.delete(c.spec.name);
-      this.emit(c, 'destroy');
-    }
   }
 
   async exec(nameOrId: string, cmd: string[], opts?: { env?: Record<string, string>; user?: string }) {

@@ -76,14 +76,11 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
   return !info || info.state === 'removing' || info.state === 'dead';
 }
 
-/**
- * Runs the container its deploy made, under its own name at once: one the engine is still removing
- * (`docker rm -f`) is moved aside rather than waited for (Runtime.freeName).
- */
+/** Runs the container its deploy made (a removal still in progress throws RemovalInProgressError: come back). */
 async function recreate(deps: AppReconcilerDeps, app: AppView, name: string) {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-  await deps.runtime.freeName(name);
+  await deps.runtime.remove(name);
   ensureAppVolumes(deps.settings, app);
   await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
 }

@@ -4,7 +4,7 @@
 import { recovered } from './notices.js';
 import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
-import { LABELS, RemovalInProgressError } from '../../runtime/runtime.js';
+import { LABELS } from '../../runtime/runtime.js';
 import { apps } from '../../store/schema/index.js';
 import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
@@ -83,12 +83,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     const replicaNames = row ? readInstances(db, row.id).map((r) => r.containerName) : [];
     for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
-      try {
-        await runtime.remove(orphan);
-      } catch (err) {
-        // Already being removed (one a heal moved aside, Runtime.freeName): the engine finishes it.
-        if (!(err instanceof RemovalInProgressError)) throw err;
-      }
+      await runtime.remove(orphan);
     }
     if (!row) {
       // Volumes of a purged app (moved aside by the delete command) go once its containers are gone.

@@ -93,10 +93,10 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
       if (a.replace) {
         // Out of the answer before its container goes.
         if (observeInstance(db, app.id, a.slot, { address: null })) await deps.dns.sync();
-        await deps.runtime.freeName(a.replace);
+        await deps.runtime.remove(a.replace);
       }
       const spec = appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed), a.slot);
-      await deps.runtime.freeName(spec.name); // a half-made one of an interrupted pass, or one being removed
+      await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
       await deps.runtime.ensureNetwork(deps.settings.network);
       ensureAppVolumes(deps.settings, app);
       const info = await deps.runtime.run(spec);
