@@ -115,7 +115,9 @@ async function main() {
       const rmWall = Date.now();
       await runtime.docker.getContainer(live).remove({ force: true });
       const backAt = await firstAnswer(app.port, (r) => r.status === 200, 30_000);
-      const info = await runtime.inspect(live, t.network);
+      // Recreated under its own name, or (the engine still removing the old one) under the next one.
+      const healed = (await t.api('GET', `/api/apps/${app.id}`)).body.live_container_name as string;
+      const info = await runtime.inspect(healed, t.network);
       const startedWall = info?.startedAt ? Date.parse(info.startedAt) : NaN;
       rmMs.push(backAt - rmWall);
       recreatedMs.push(startedWall - rmWall);
@@ -128,7 +130,7 @@ async function main() {
       finite(dieToCreateMs, at(info?.id, 'create') - die);
       finite(dieToDestroyMs, at(oldId, 'destroy') - die);
       log(
-        `rm -f #${i} of ${live}: served again after ${ms(backAt - rmWall)} (recreated container started ${ms(startedWall - rmWall)} after the rm; ` +
+        `rm -f #${i} of ${live} (now ${healed}): served again after ${ms(backAt - rmWall)} (recreated container started ${ms(startedWall - rmWall)} after the rm; ` +
           `engine: die +${ms(die - rmWall)}, replacement created ${ms(at(info?.id, 'create') - die)} and started ${ms(at(info?.id, 'start') - die)} after the die, old one destroyed ${ms(at(oldId, 'destroy') - die)} after it)`,
       );
     }
