@@ -120,7 +120,7 @@ async function main() {
       const info = await runtime.inspect(healed, t.network);
       const startedWall = info?.startedAt ? Date.parse(info.startedAt) : NaN;
       rmMs.push(backAt - rmWall);
-      recreatedMs.push(startedWall - rmWall);
+      if (Number.isFinite(startedWall)) recreatedMs.push(startedWall - rmWall); // the API may still name the old one
       // svc's part of it: from the old container's `die` to the replacement's `create` (the engine's times);
       // the rest is the engine's create + start, the same as a hand `docker run`.
       const tl = await engineTimeline('healme', rmWall - 1_000, Date.now() + 2_000);
