@@ -18,9 +18,9 @@ import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.
 /**
  * `renames`: whether a container the engine is still removing may be replaced under the next generation's
  * name (plan.ts healName) instead of waiting for its name; not while a watch window is open, whose rules
- * follow the watched container by name.
+ * follow the watched container by name. `removing`: the pass saw the engine removing it (no need to ask).
  */
-export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, renames = false): Promise<Result> {
+export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, renames = false, removing = false): Promise<Result> {
   let name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
@@ -44,7 +44,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
         how = 'recreated';
       }
     }
-    if (how === 'recreated') name = await recreate(deps, app, name, renames);
+    if (how === 'recreated') name = await recreate(deps, app, name, renames, removing && !exists);
   } catch (err) {
     if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS }; // not a failure
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
@@ -97,14 +97,14 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
  * 20.10) and left it `dead`. A half-made one of an interrupted pass goes first; one made under the other
  * name by a pass that crashed before recording it is an orphan, removed by the sweep.
  */
-async function recreate(deps: AppReconcilerDeps, app: AppView, name: string, renames: boolean): Promise<string> {
+async function recreate(deps: AppReconcilerDeps, app: AppView, name: string, renames: boolean, removing: boolean): Promise<string> {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-  let target = name;
+  let target = renames && removing ? healName(name) : name;
   try {
-    await deps.runtime.remove(name);
+    await deps.runtime.remove(target);
   } catch (err) {
-    if (!(err instanceof RemovalInProgressError) || !renames) throw err;
+    if (!(err instanceof RemovalInProgressError) || !renames || target !== name) throw err;
     target = healName(name);
     await deps.runtime.remove(target);
   }

@@ -130,7 +130,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       }
       case 'heal': {
         // Outside a watch window a container the engine is still removing is replaced under a new name at once.
-        const healed = await heal(deps, row, action.exists, action.oomKilled, !watched);
+        const removing = containers.some((c) => c.name === row.liveContainerName && c.removing);
+        const healed = await heal(deps, row, action.exists, action.oomKilled, !watched, removing);
         return soonest(healed, await scaleReplicas(deps, row, containers, row.currentDeployId));
       }
       case 'heal_wait':
