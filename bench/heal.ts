@@ -116,7 +116,15 @@ async function main() {
       await runtime.docker.getContainer(live).remove({ force: true });
       const backAt = await firstAnswer(app.port, (r) => r.status === 200, 30_000);
       // Recreated under its own name, or (the engine still removing the old one) under the next one.
-      const healed = (await t.api('GET', `/api/apps/${app.id}`)).body.live_container_name as string;
+      // (Caddy may serve it before svc recorded it: the new container often gets the old address.)
+      const liveName = async () => (await t.api('GET', `/api/apps/${app.id}`)).body.live_container_name as string;
+      let healed = await liveName();
+      for (let k = 0; k < 100; k++) {
+        const cur = await runtime.inspect(healed);
+        if (cur && cur.id !== oldId) break;
+        await sleep(20);
+        healed = await liveName();
+      }
       const info = await runtime.inspect(healed, t.network);
       const startedWall = info?.startedAt ? Date.parse(info.startedAt) : NaN;
       rmMs.push(backAt - rmWall);
