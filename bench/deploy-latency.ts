@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
-import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, type DeployTrace, runMain } from './common.js';
+import { httpStatus, httpText, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, type DeployTrace, runMain } from './common.js';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();
@@ -48,18 +48,41 @@ function segments(t0: number, trace: DeployTrace): Record<string, number> {
   return out;
 }
 
-async function daemonDeploy(t: TestDaemon, appId: number, image: string) {
+/**
+ * When the new version first answers through Caddy (its body names it: v1 and v2 alternate): the time to
+ * serving, polled every 5 ms on fresh connections from `t0` until `stop()` or 60 s.
+ */
+function servedAt(port: number, image: string, stopped: () => boolean): Promise<number> {
+  const version = image === WEB_V2 ? 'v2' : 'v1';
+  return (async () => {
+    const end = performance.now() + DEPLOY_TIMEOUT_MS;
+    while (performance.now() < end && !stopped()) {
+      const at = performance.now();
+      const r = await httpText(`http://127.0.0.1:${port}/`, 1000);
+      if (r?.status === 200 && r.text.includes(`web ${version}`)) return at;
+      await sleep(5);
+    }
+    return NaN;
+  })();
+}
+
+async function daemonDeploy(t: TestDaemon, appId: number, port: number, image: string) {
   const t0 = performance.now();
+  let done = false;
+  const served = servedAt(port, image, () => done);
   const res = await t.api('POST', `/api/apps/${appId}/deploys`, { image_ref: image });
   if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
   const trace = await traceDeploy(t.url, t.token, res.body.id as number, DEPLOY_TIMEOUT_MS);
+  if (trace.status !== 'success') done = true; // the new version will not serve: stop polling
+  const servedMs = (await served) - t0;
+  done = true;
   if (trace.status !== 'success') throw new Error(`deploy ${res.body.id} ended ${trace.status}: ${JSON.stringify(trace.events.at(-1))}`);
   const switchAt = trace.events.find((e) => e.step === 'route_update')?.at ?? NaN;
-  return { total: trace.doneAt - t0, toSwitch: switchAt - t0, seg: segments(t0, trace) };
+  return { total: trace.doneAt - t0, toSwitch: switchAt - t0, served: servedMs, seg: segments(t0, trace) };
 }
 
 /** The same blue/green steps with the docker CLI: create + start new, poll it, rm -f the previous one. */
-async function handDeploy(t: TestDaemon, i: number, image: string, previous: string[] | undefined): Promise<{ total: number; names: string[] }> {
+async function handDeploy(t: TestDaemon, i: number, image: string, previous: string[] | undefined): Promise<{ total: number; served: number; names: string[] }> {
   const names = Array.from({ length: R }, (_, r) => (r === 0 ? `svc-bench-hand-${i}` : `svc-bench-hand-${i}-r${r}`));
   const t0 = performance.now();
   const addresses: string[] = [];
@@ -76,8 +99,9 @@ async function handDeploy(t: TestDaemon, i: number, image: string, previous: str
       await sleep(10);
     }
   }
+  const served = performance.now() - t0;
   if (previous) await docker('rm', '-f', ...previous);
-  return { total: performance.now() - t0, names };
+  return { total: performance.now() - t0, served, names };
 }
 
 async function main() {
@@ -91,23 +115,27 @@ async function main() {
     const appId = app.body.id as number;
     // Warm-up, not counted: the first deploy (no previous container) and one hand run.
     log('warm-up deploy');
-    await daemonDeploy(t, appId, WEB_V1);
+    await daemonDeploy(t, appId, port, WEB_V1);
     let prevHand = (await handDeploy(t, 0, WEB_V1, undefined)).names;
 
     const daemonMs: number[] = [];
     const switchMs: number[] = [];
     const handMs: number[] = [];
+    const servedMs: number[] = [];
+    const handServedMs: number[] = [];
     const segs: Record<string, number[]> = {};
     for (let i = 1; i <= N; i++) {
       const image = i % 2 === 1 ? WEB_V2 : WEB_V1;
-      const d = await daemonDeploy(t, appId, image);
+      const d = await daemonDeploy(t, appId, port, image);
       daemonMs.push(d.total);
+      servedMs.push(d.served);
       switchMs.push(d.toSwitch);
       for (const [k, v] of Object.entries(d.seg)) (segs[k] ??= []).push(v);
       const h = await handDeploy(t, i, image, prevHand);
       prevHand = h.names;
       handMs.push(h.total);
-      log(`#${i} ${image}: daemon ${ms(d.total)} (switch at ${ms(d.toSwitch)}), by hand ${ms(h.total)}`);
+      handServedMs.push(h.served);
+      log(`#${i} ${image}: daemon ${ms(d.total)} (switch at ${ms(d.toSwitch)}, served at ${ms(d.served)}), by hand ${ms(h.total)} (first 200 at ${ms(h.served)})`);
     }
 
     const p50 = pct(daemonMs, 50);
@@ -118,7 +146,10 @@ async function main() {
     console.log(`| svc: trigger -> success | ${ms(p50)} | ${ms(pct(daemonMs, 95))} | ${ms(Math.max(...daemonMs))} |`);
     console.log(`| svc: trigger -> route switched | ${ms(pct(switchMs, 50))} | ${ms(pct(switchMs, 95))} | ${ms(Math.max(...switchMs))} |`);
     console.log(`| by hand (docker CLI) | ${ms(h50)} | ${ms(pct(handMs, 95))} | ${ms(Math.max(...handMs))} |`);
+    console.log(`| svc: trigger -> new version served through Caddy | ${ms(pct(servedMs, 50))} | ${ms(pct(servedMs, 95))} | ${ms(Math.max(...servedMs))} |`);
+    console.log(`| by hand: create + start + first 200 | ${ms(pct(handServedMs, 50))} | ${ms(pct(handServedMs, 95))} | ${ms(Math.max(...handServedMs))} |`);
     console.log(`ratio p50 svc/hand: ${(p50 / h50).toFixed(2)}x, p95: ${(pct(daemonMs, 95) / pct(handMs, 95)).toFixed(2)}x (goal: p50 < 2 s and <= 1.3x)`);
+    console.log(`time to serving, ratio p50 svc/hand: ${(pct(servedMs, 50) / pct(handServedMs, 50)).toFixed(2)}x (issue 19 goal: within 1.25x)`);
     console.log('\nPer-step breakdown (SSE arrival times; each step = time since the previous mark)');
     console.log('| step | p50 | p95 | mean | share of mean total |');
     console.log('|---|---|---|---|---|');

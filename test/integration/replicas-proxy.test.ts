@@ -37,6 +37,8 @@ interface Outcome {
   at: number;
   done?: number;
   error?: string;
+  /** The answer's status line came, then the connection broke: the replica died while writing its answer. */
+  cut?: boolean;
 }
 
 /** One request through Caddy; connection errors are outcomes (status 0), not exceptions. */
@@ -49,7 +51,7 @@ function send(port: number, method: 'GET' | 'POST', agent: Agent, t0: number): P
       res.setEncoding('utf8');
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ method, status: res.statusCode ?? 0, body, at }));
-      res.on('error', (err) => resolve({ method, status: 0, body, at, error: err.message }));
+      res.on('error', (err) => resolve({ method, status: res.statusCode ?? 0, body, at, error: err.message, cut: true }));
     });
     req.on('timeout', () => req.destroy(new Error('request timed out')));
     req.on('error', (err) => resolve({ method, status: 0, body: '', at, error: err.message }));
@@ -105,6 +107,7 @@ describe('replicas behind one name', () => {
       const t0 = Date.now();
       const outcomes: Outcome[] = [];
       let killedAt = 0;
+      let killDone = 0;
       let answerAt = 0;
       let stop = false;
       const clients = Array.from({ length: 8 }, async (_, i) => {
@@ -114,6 +117,7 @@ describe('replicas behind one name', () => {
         await waitFor(() => outcomes.filter((o) => replica(o) === 'v2').length >= 100, { what: 'load on both replicas', timeoutMs: 20_000 });
         killedAt = Date.now() - t0;
         await runtime.docker.getContainer(b.id).kill();
+        killDone = Date.now() - t0;
         // What svc does on the `die` event: the name answers the live replicas only.
         await writeHostsDir(hostsDir, { [NAME]: [a.address!] });
         answerAt = Date.now() - t0;
@@ -126,20 +130,31 @@ describe('replicas behind one name', () => {
       // the margin is for a loaded machine.
       const windowEnd = answerAt + DNS_REFRESH_MS + 750;
       const before = outcomes.filter((o) => o.at < killedAt);
-      const failed = outcomes.filter((o) => o.status !== 200);
+      const failed = outcomes.filter((o) => o.status !== 200 || o.cut);
+      const cut = failed.filter((o) => o.cut);
+      const refused = failed.filter((o) => !o.cut);
       const later = outcomes.filter((o) => o.at > windowEnd);
       const share = before.filter((o) => replica(o) === 'v1').length / before.length;
       console.log(
         `replicas: ${outcomes.length} requests (${outcomes.filter((o) => o.method === 'POST').length} POST); v1 share before the kill ${(share * 100).toFixed(0)} %; ` +
-          `kill at ${killedAt} ms, answer rewritten at ${answerAt} ms; failed ${failed.length} (${failed.map((o) => `${o.method} ${o.status} ${o.at}-${o.done} ms`).join(', ')})`,
+          `kill at ${killedAt} ms, answer rewritten at ${answerAt} ms; failed ${failed.length} (${failed.map((o) => `${o.method} ${o.status}${o.error ? ` ${o.error}` : ''} ${o.at}-${o.done} ms`).join(', ')})`,
       );
       expect(share).toBeGreaterThan(0.25); // balanced, not `first`
       expect(share).toBeLessThan(0.75);
-      // GETs: none failed, the ones Caddy sent to the dead replica were retried on the live one.
-      expect(failed.filter((o) => o.method === 'GET')).toEqual([]);
+      // GETs: none refused; the ones Caddy sent to the dead replica (refused, reset, no answer) were
+      // retried on the live one.
+      expect(refused.filter((o) => o.method === 'GET')).toEqual([]);
+      // An answer the replica was writing when it was killed is cut: Caddy had its status line (busybox
+      // httpd writes it apart from the body), and Caddy, 2.6.2 as every later version, commits to an
+      // upstream once it has read the response headers, so no retry setting applies (docs/design.md
+      // "Replicas behind one name"). Such a request was sent before the kill returned, still open at the
+      // kill, and Caddy logged the cut body for it.
+      for (const o of cut) expect(o.at).toBeLessThanOrEqual(killDone);
+      for (const o of cut) expect(o.done).toBeGreaterThanOrEqual(killedAt);
+      expect(caddy!.output().split('aborting with incomplete response').length - 1).toBeGreaterThanOrEqual(cut.length);
       // POSTs: Caddy 2.6.2 cannot resend a body, so one it had picked the dead replica for before the
       // answer changed is a 502 (docs/design.md); never a dropped connection, never after the window.
-      for (const o of failed) expect(o).toMatchObject({ method: 'POST', status: 502 });
+      for (const o of refused) expect(o).toMatchObject({ method: 'POST', status: 502 });
       for (const o of failed) expect(o.done).toBeGreaterThanOrEqual(killedAt);
       for (const o of failed) expect(o.at).toBeLessThanOrEqual(windowEnd);
       expect(later.filter((o) => o.status !== 200)).toEqual([]);

@@ -4,7 +4,7 @@
 import { recovered } from './notices.js';
 import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
-import { LABELS } from '../../runtime/runtime.js';
+import { LABELS, RemovalInProgressError } from '../../runtime/runtime.js';
 import { apps } from '../../store/schema/index.js';
 import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
@@ -83,7 +83,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     const replicaNames = row ? readInstances(db, row.id).map((r) => r.containerName) : [];
     for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
-      await runtime.remove(orphan);
+      try {
+        await runtime.remove(orphan);
+      } catch (err) {
+        // Already being removed (the old container of a heal under a new name, heal.ts): the engine ends it.
+        if (!(err instanceof RemovalInProgressError)) throw err;
+      }
     }
     if (!row) {
       // Volumes of a purged app (moved aside by the delete command) go once its containers are gone.
@@ -124,7 +129,9 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
       }
       case 'heal': {
-        const healed = await heal(deps, row, action.exists, action.oomKilled);
+        // Outside a watch window a container the engine is still removing is replaced under a new name at once.
+        const removing = containers.some((c) => c.name === row.liveContainerName && c.removing);
+        const healed = await heal(deps, row, action.exists, action.oomKilled, !watched, removing);
         return soonest(healed, await scaleReplicas(deps, row, containers, row.currentDeployId));
       }
       case 'heal_wait':
