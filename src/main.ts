@@ -46,6 +46,7 @@ import { systemClock } from './controller/clock.js';
 import { listServices } from './store/services.js';
 import { createDispatcher } from './notify/dispatcher.js';
 import { watchDisk } from './notify/disk.js';
+import { createNodeWatch } from './cluster/node-watch.js';
 import { messageBaseUrl } from './notify/base-url.js';
 
 export interface Daemon {
@@ -80,12 +81,16 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const wired = wireRuntime(config, log);
   const runtime = wired.runtime;
   log.info('runtime', { SVC_RUNTIME: config.runtime.kind });
+  // Node down/up as stored events and notifications (the dispatcher, made later, is woken through `wake`).
+  let wake = () => {};
+  const nodeWatch = createNodeWatch({ db, runtime, log, onRaise: () => wake() });
   const manager = createManager({
     runtime,
     instance: config.instance,
     log,
     resyncMs: config.resyncMs,
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
+    onNodesChanged: () => void nodeWatch.check(),
   });
   const enqueue = manager.enqueue;
   const bus = new Bus();
@@ -142,6 +147,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
+  wake = dispatcher.wake;
   const disk = watchDisk({ db, dir: config.dataDir, log, onRaise: dispatcher.wake });
 
   let stopping: Promise<void> | undefined;
@@ -165,6 +171,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       previews.stop();
       await manifests.stop();
       await manager.stop();
+      await nodeWatch.stop();
       disk.stop();
       await dispatcher.stop();
       db.$client.close();
