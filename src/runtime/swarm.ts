@@ -11,8 +11,8 @@ import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
 import { LABELS, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type Runtime, type RuntimeEvent } from './runtime.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
-import { placementConstraints, toServiceSpec } from './swarm-spec.js';
-import { currentTask, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
+import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
+import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
 import { followProgress } from './docker-streams.js';
 
@@ -63,13 +63,28 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
 
   const tasksOf = async (serviceId: string) => ((await call('task ls', () => docker.listTasks({ filters: { service: [serviceId] } }))) ?? []) as TaskDoc[];
 
-  const infoOf = async (svc: ServiceDoc, network: string | undefined, nodes?: NodeDoc[]) =>
-    toContainerInfoFromTask(svc, currentTask(await tasksOf(svc.ID)), { network, downNodes: downNodes(nodes ?? (await nodeDocs())) });
+  /** The task as a container, with what can be known of an exit 137 (swarm-map.ts `oomVerdict`). */
+  const describe = async (svc: ServiceDoc, task: TaskDoc | undefined, network: string | undefined, nodes: NodeDoc[]): Promise<ContainerInfo> => {
+    const info = toContainerInfoFromTask(svc, task, { network, downNodes: downNodes(nodes) });
+    if (info.state !== 'exited' || info.exitCode !== 137 || !task) return info;
+    const containerId = task.Status?.ContainerStatus?.ContainerID;
+    // A task on this node: its container is in this engine, which says whether it was OOMKilled.
+    const here = containerId && task.NodeID === (await selfNodeId()) ? await local.inspect(containerId).catch(() => undefined) : undefined;
+    const verdict = oomVerdict({ exitCode: 137, desiredState: task.DesiredState, memoryLimitBytes: svc.Spec.TaskTemplate?.Resources?.Limits?.MemoryBytes, managerSays: here ? here.oomKilled === true : undefined });
+    return { ...info, ...verdict };
+  };
 
-  /** Where the running replicas of the same app and deploy are (spread: at most one per node). */
-  const constraintsFor = async (spec: ContainerSpec, nodes: NodeDoc[]): Promise<string[]> => {
+  const infoOf = async (svc: ServiceDoc, network: string | undefined, nodes?: NodeDoc[]) => describe(svc, currentTask(await tasksOf(svc.ID)), network, nodes ?? (await nodeDocs()));
+
+  /**
+   * Where the task may run: pinned where its data is (swarm-spec.ts `pinnedNode`), else away from the
+   * running replicas of the same app and deploy (spread: at most one per node). `current`: the service's
+   * constraints now, when it is healed.
+   */
+  const constraintsFor = async (spec: ContainerSpec, nodes: NodeDoc[], current?: string[]): Promise<string[]> => {
     const role = spec.labels[LABELS.role];
-    if (role === 'service' || spec.mounts?.length) return placementConstraints({ nodes: [], siblingNodes: [], pinnedNode: await selfNodeId() });
+    const pin = pinnedNode({ role, hasMounts: (spec.mounts?.length ?? 0) > 0, managerId: await selfNodeId(), nodes: nodes.map((n) => ({ id: n.ID, labels: n.Spec?.Labels ?? {} })), current });
+    if (pin) return placementConstraints({ nodes: [], siblingNodes: [], pinnedNode: pin });
     const app = spec.labels[LABELS.app];
     const deploy = spec.labels[LABELS.deploy];
     const siblings: string[] = [];
@@ -92,7 +107,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     for (;;) {
       const nodes = await nodeDocs();
       const task = currentTask(await tasksOf(svc.ID));
-      const info = toContainerInfoFromTask(svc, task, { network, downNodes: downNodes(nodes) });
+      const info = await describe(svc, task, network, nodes);
       const fresh = task !== undefined && task.ID !== replacing;
       if (fresh && (info.running || info.state === 'exited')) return info;
       if (Date.now() > end) return info;
@@ -178,7 +193,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       const before = currentTask(await tasksOf(svc.ID));
       const labels = svc.Spec.Labels ?? {};
       const spec = { name: svc.Spec.Name, labels, mounts: (svc.Spec as any).TaskTemplate?.ContainerSpec?.Mounts } as ContainerSpec;
-      const constraints = await constraintsFor(spec, await nodeDocs());
+      const constraints = await constraintsFor(spec, await nodeDocs(), (svc.Spec as any).TaskTemplate?.Placement?.Constraints);
       // A new task for the one slot: Swarm never restarts it by itself (restart policy none).
       await update(svc, (s) => {
         s.Mode = { Replicated: { Replicas: 1 } };

@@ -23,6 +23,7 @@ interface NodeJson {
   availability: string;
   state: string;
   replicas: { app?: string; container: string }[];
+  down_since: string | null;
 }
 
 beforeAll(async () => {
@@ -96,5 +97,8 @@ describe('svc on a Swarm', () => {
     }, { timeoutMs: 45_000, what: 'three replicas on the two nodes left' });
     console.log(`worker lost: the app back at 3 replicas after ${Date.now() - t0} ms`);
     expect((await t.api('GET', `/api/apps/${appId}`)).body.status).toBe('active');
+    // The loss is a stored node event (and a `node_down` notification for channels that chose it).
+    await waitFor(async () => (await t.api<{ node_id: string; kind: string }[]>('GET', '/api/nodes/events')).body.some((e) => e.node_id === worker.id && e.kind === 'down'), { timeoutMs: 10_000, what: 'the node_down event stored' });
+    expect((await nodes()).find((n) => n.id === worker.id)!.down_since).toMatch(/^20\d\d-/);
   });
 });

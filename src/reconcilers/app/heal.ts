@@ -3,6 +3,7 @@
 // instead of spinning the daemon. A container that is gone (`docker rm -f`, or the engine still removing
 // it) is not a crash loop: it is recreated at once from its deploy's image and env snapshot, uncounted
 // unless the recreation itself fails.
+import { exitWhy } from './exit-why.js';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { appContainerSpec, ensureAppVolumes } from './container-spec.js';
@@ -14,7 +15,7 @@ import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
-export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false): Promise<Result> {
+export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false): Promise<Result> {
   const name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
@@ -46,7 +47,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
-  const why = oomKilled ? 'was killed for memory (OOMKilled)' : 'was not running';
+  const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';
   const message = how === 'restarted' ? `live container ${name} ${why}; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });

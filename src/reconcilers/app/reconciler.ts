@@ -43,6 +43,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       exitCode: c.exitCode,
       removing: c.state === 'removing' || c.state === 'dead',
       oomKilled: c.oomKilled,
+      oomLikely: c.oomLikely,
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
@@ -122,7 +123,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
       }
       case 'heal': {
-        const healed = await heal(deps, row, action.exists, action.oomKilled);
+        const healed = await heal(deps, row, action.exists, action.oomKilled, action.oomLikely);
         return soonest(healed, await scaleReplicas(deps, row, containers, row.currentDeployId));
       }
       case 'heal_wait':

@@ -129,6 +129,20 @@ describe('replicas', () => {
     await h.expectSteady();
     expect(h.db.select().from(apps).where(eq(apps.name, 'web')).get()!.replicas).toBe(1);
   });
+
+  it('a Swarm task on a worker killed at its memory limit: the event says most likely for memory, not OOMKilled', async () => {
+    const h = await threeReplicas();
+    h.rt.oomOnWorker('svc-web-1-r1');
+    await h.drive();
+    expect(events(h).some((m) => /replica 1 \(svc-web-1-r1\) was killed \(exit 137\) under its memory limit: most likely for memory \(OOMKilled cannot be confirmed/.test(m))).toBe(true);
+    h.rt.oomOnWorker('svc-web-1');
+    await h.drive();
+    expect(events(h).some((m) => /svc-web-1\b.*most likely for memory/.test(m))).toBe(true);
+    expect(events(h).some((m) => /OOMKilled\)/.test(m))).toBe(false);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
 });
 
 describe('watch window with replicas', () => {
