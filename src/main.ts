@@ -41,7 +41,6 @@ import { installationTokenFor } from './codehost/tokens.js';
 import { createCollector } from './metrics/collector.js';
 import { createDockerStats } from './runtime/docker-stats.js';
 import { createCgroupStats } from './runtime/cgroup-stats.js';
-import { createDockerTerminal } from './runtime/docker-terminal.js';
 import { systemClock } from './controller/clock.js';
 import { listServices } from './store/services.js';
 import { createDispatcher } from './notify/dispatcher.js';
@@ -119,7 +118,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     intervalMs: config.metricsIntervalMs,
     serviceIds: () => new Map(listServices(db).map((s) => [s.name, s.id])),
   });
-  const terminal = createDockerTerminal(wired.docker, config.instance);
+  const terminal = wired.terminal;
   const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal });
 
   // WebSockets (the terminal) on the daemon's own port: @hono/node-server upgrades onto this ws server.

@@ -5,7 +5,7 @@
 // helpers, images, exec into a service pinned to this node) is the manager's local engine, through the
 // docker runtime. Nothing outside src/runtime knows which of the two it has.
 import type Docker from 'dockerode';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
@@ -14,7 +14,7 @@ import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
 import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
-import { followProgress } from './docker-streams.js';
+import { demuxLines, followProgress } from './docker-streams.js';
 
 /** Roles that run as Swarm services; the rest (proxy, build, probe helper) are local containers. */
 const SERVICE_ROLES = new Set(['app', 'service']);
@@ -70,7 +70,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     const containerId = task.Status?.ContainerStatus?.ContainerID;
     // A task on this node: its container is in this engine, which says whether it was OOMKilled.
     const here = containerId && task.NodeID === (await selfNodeId()) ? await local.inspect(containerId).catch(() => undefined) : undefined;
-    const verdict = oomVerdict({ exitCode: 137, desiredState: task.DesiredState, memoryLimitBytes: svc.Spec.TaskTemplate?.Resources?.Limits?.MemoryBytes, managerSays: here ? here.oomKilled === true : undefined });
+    const verdict = oomVerdict({ exitCode: 137, taskState: task.Status?.State, memoryLimitBytes: svc.Spec.TaskTemplate?.Resources?.Limits?.MemoryBytes, managerSays: here ? here.oomKilled === true : undefined });
     return { ...info, ...verdict };
   };
 
@@ -238,7 +238,20 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     },
 
     async *logs(nameOrId, o) {
-      yield* local.logs(await localContainer(nameOrId), o);
+      const svc = await serviceDoc(nameOrId);
+      if (!svc) return yield* local.logs(nameOrId, o);
+      // The service's logs: Swarm fetches them from the node its task runs on (and ran on: earlier tasks of
+      // this replica too, as a container's log keeps its earlier runs), so a replica on a worker has its logs.
+      const op = `service logs ${svc.Spec.Name}`;
+      let stream: Readable;
+      try {
+        const got: unknown = await docker.getService(svc.ID).logs({ stdout: true, stderr: true, timestamps: true, tail: o.tail ?? 'all', follow: o.follow, abortSignal: o.signal } as never);
+        stream = Buffer.isBuffer(got) ? Readable.from([got]) : (got as Readable);
+      } catch (err) {
+        if (o.signal?.aborted) return;
+        throw engineError(op, err);
+      }
+      yield* demuxLines(docker.modem, stream, o.signal);
     },
 
     events(signal, o) {

@@ -9,6 +9,9 @@ import { createDockerRuntime } from '../runtime/docker.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { createSwarmRuntime } from '../runtime/swarm.js';
 import { createHelperProbe } from '../runtime/swarm-probe.js';
+import { createSwarmTerminal } from '../runtime/swarm-terminal.js';
+import { createDockerTerminal } from '../runtime/docker-terminal.js';
+import type { TerminalPort } from '../runtime/terminal.js';
 import { httpProbe } from '../reconcilers/app/probe.js';
 import { tcpOpen } from '../reconcilers/service/readiness.js';
 
@@ -19,14 +22,17 @@ export interface RuntimeWiring {
   /** Status of `GET url` as the proxy would reach it. */
   probe: (url: string, timeoutMs: number) => Promise<number | undefined>;
   tcpOpen: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
+  /** Terminal sessions into app containers (on Swarm: the replicas on the manager only). */
+  terminal: TerminalPort;
 }
 
 export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
   if (config.runtime.kind === 'docker') {
     const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
-    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen };
+    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, terminal: createDockerTerminal(runtime.docker, config.instance) };
   }
   const runtime = createSwarmRuntime({ dockerHost: config.dockerHost, log, instance: config.instance, registry: config.runtime.registry });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
-  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen };
+  const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance });
+  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal };
 }

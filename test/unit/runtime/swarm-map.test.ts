@@ -108,12 +108,12 @@ describe('statusOfLine', () => {
 
 describe('oomVerdict: what an exit 137 of a Swarm task says', () => {
   it.each([
-    ['not a SIGKILL', { exitCode: 1, desiredState: 'running', memoryLimitBytes: 1 }, {}],
-    ['on the manager, the engine says OOMKilled', { exitCode: 137, desiredState: 'running', memoryLimitBytes: 1, managerSays: true }, { oomKilled: true }],
-    ['on the manager, the engine says no (a kill)', { exitCode: 137, desiredState: 'running', memoryLimitBytes: 1, managerSays: false }, {}],
-    ['on a worker, ended on its own under a limit: suspected', { exitCode: 137, desiredState: 'running', memoryLimitBytes: 64 << 20 }, { oomLikely: true }],
-    ['on a worker, without a memory limit', { exitCode: 137, desiredState: 'running' }, {}],
-    ['on a worker, stopped by svc (desired shutdown)', { exitCode: 137, desiredState: 'shutdown', memoryLimitBytes: 64 << 20 }, {}],
+    ['not a SIGKILL', { exitCode: 1, taskState: 'failed', memoryLimitBytes: 1 }, {}],
+    ['on the manager, the engine says OOMKilled', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, managerSays: true }, { oomKilled: true }],
+    ['on the manager, the engine says no (a kill)', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, managerSays: false }, {}],
+    ['on a worker, ended on its own under a limit: suspected', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 64 << 20 }, { oomLikely: true }],
+    ['on a worker, without a memory limit', { exitCode: 137, taskState: 'failed' }, {}],
+    ['on a worker, stopped by svc (task shutdown after its grace)', { exitCode: 137, taskState: 'shutdown', memoryLimitBytes: 64 << 20 }, {}],
   ] as const)('%s', (_, input, want) => {
     expect(oomVerdict(input)).toEqual(want);
   });
