@@ -9,6 +9,7 @@ import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cl
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
+import { uninstallInstance } from '../../src/cli/uninstall.js';
 
 let cluster: Cluster;
 let t: TestDaemon;
@@ -100,5 +101,18 @@ describe('svc on a Swarm', () => {
     // The loss is a stored node event (and a `node_down` notification for channels that chose it).
     await waitFor(async () => (await t.api<{ node_id: string; kind: string }[]>('GET', '/api/nodes/events')).body.some((e) => e.node_id === worker.id && e.kind === 'down'), { timeoutMs: 10_000, what: 'the node_down event stored' });
     expect((await nodes()).find((n) => n.id === worker.id)!.down_since).toMatch(/^20\d\d-/);
+  });
+
+  it('svc uninstall on the manager removes the Swarm services, the probe helper and the overlay', async () => {
+    await t.daemon.stop();
+    const d = (args: string[]) => cluster.docker(cluster.manager, args).trim();
+    expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t.instance}`])).not.toBe('');
+    const lines = await uninstallInstance({ dataDir: t.dataDir, instance: t.instance, network: t.network, dockerHost: cluster.manager.dockerHost });
+    expect(lines.filter((l) => l.startsWith('removed Swarm service ')).length).toBeGreaterThanOrEqual(3);
+    expect(lines).toContain(`removed container ${t.instance}-probe`);
+    expect(lines).toContain(`removed network ${t.network}`);
+    expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
+    expect(d(['ps', '-aq', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
+    expect(d(['network', 'ls', '-q', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
   });
 });
