@@ -17,6 +17,7 @@ import { LABELS } from '../runtime/runtime.js';
 import { INSTANCE_KEY, LEGACY_INSTANCE } from '../store/instance.js';
 import { CliError } from './client.js';
 import { removeSwarmServices, SWARM_SERVICE_LABEL } from './uninstall-swarm.js';
+import { registryDir, stopOwnRegistry } from '../cluster/registry.js';
 import type Docker from 'dockerode';
 
 /** Pids (not this process) that hold the database file open: the daemon of that data directory. */
@@ -100,6 +101,7 @@ export async function uninstallInstance(t: UninstallTarget): Promise<string[]> {
   // A guard may restart its helper between two signals: look again until none is left.
   for (let i = 0; i < 3; i++) await stopHelpersOf(t.dataDir);
   lines.push('stopped the proxy and DNS helpers of this data directory (if any ran)');
+  if (await stopOwnRegistry(t.dataDir)) lines.push(`stopped svc's registry (its images stay in ${registryDir(t.dataDir)} unless --purge)`);
   return lines;
 }
 

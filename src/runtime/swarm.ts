@@ -34,6 +34,12 @@ export interface SwarmRuntimeOptions {
    * run them from there, so every node can pull them. Without it a built image exists on the manager only.
    */
   registry?: string;
+  /**
+   * Without `registry`: starts svc's own registry on the manager (src/cluster/registry.ts) given the
+   * manager's Swarm address, resolving with its `host:port`. Asked at the first build or run of a svc_build
+   * image. Absent: built images stay on the manager.
+   */
+  ownRegistry?: (managerAddress: string) => Promise<string>;
 }
 
 export interface SwarmRuntime extends Runtime {
@@ -53,6 +59,21 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     if (!info.Swarm?.NodeID) throw new Error('SVC_RUNTIME=swarm: this engine is not part of a Swarm (run `docker swarm init` on it first)');
     selfId = info.Swarm.NodeID;
     return selfId;
+  };
+
+  let own: Promise<string> | undefined;
+  /** The registry a svc_build image goes through: SVC_REGISTRY, else svc's own (started on demand). */
+  const registryFor = async (image: string): Promise<string | undefined> => {
+    if (opts.registry || !opts.ownRegistry || !image.startsWith('svc-build/')) return opts.registry;
+    own ??= (async () => {
+      const info = (await call('info', () => docker.info())) as { Swarm?: { NodeAddr?: string } };
+      if (!info.Swarm?.NodeAddr) throw new Error('SVC_RUNTIME=swarm: this engine reports no Swarm address for the registry');
+      return opts.ownRegistry!(info.Swarm.NodeAddr);
+    })().catch((err) => {
+      own = undefined; // asked again at the next build
+      throw err;
+    });
+    return own;
   };
 
   const nodeDocs = async () => ((await call('node ls', () => docker.listNodes())) ?? []) as NodeDoc[];
@@ -181,7 +202,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       checkImageRef(spec.image);
       if (await serviceDoc(spec.name)) throw new Error(`docker service create ${spec.name}: a service of that name exists`);
       const constraints = await constraintsFor(spec, await nodeDocs());
-      const image = clusterImage(spec.image, opts.registry);
+      const image = clusterImage(spec.image, await registryFor(spec.image));
       const created = await call(`service create ${spec.name}`, () => docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never));
       const svc = (await serviceDoc(created!.id))!;
       return settle(svc, spec.network);
@@ -260,7 +281,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
 
     async build(contextDir, tag, onLog, signal) {
       await local.build(contextDir, tag, onLog, signal);
-      const target = clusterImage(tag, opts.registry);
+      const target = clusterImage(tag, await registryFor(tag));
       if (target === tag) return;
       // Pushed under the registry's name, so a task on any node pulls what the manager built.
       const [repo, version] = splitTag(target);

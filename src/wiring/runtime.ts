@@ -12,6 +12,8 @@ import { createHelperProbe } from '../runtime/swarm-probe.js';
 import { createSwarmTerminal } from '../runtime/swarm-terminal.js';
 import { createDockerTerminal } from '../runtime/docker-terminal.js';
 import type { TerminalPort } from '../runtime/terminal.js';
+import { ensureOwnRegistry, REGISTRY_BINARY } from '../cluster/registry.js';
+import { existsSync } from 'node:fs';
 import { httpProbe } from '../reconcilers/app/probe.js';
 import { tcpOpen } from '../reconcilers/service/readiness.js';
 
@@ -31,7 +33,16 @@ export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
     const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
     return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, terminal: createDockerTerminal(runtime.docker, config.instance) };
   }
-  const runtime = createSwarmRuntime({ dockerHost: config.dockerHost, log, instance: config.instance, registry: config.runtime.registry });
+  // Without SVC_REGISTRY, svc runs Debian's docker-registry on the manager when it is installed.
+  const own = !config.runtime.registry && existsSync(REGISTRY_BINARY);
+  if (!config.runtime.registry && !own) log.warn('SVC_REGISTRY is unset and docker-registry is not installed: built images stay on the manager (tasks of svc_build apps on other nodes cannot pull them)');
+  const runtime = createSwarmRuntime({
+    dockerHost: config.dockerHost,
+    log,
+    instance: config.instance,
+    registry: config.runtime.registry,
+    ownRegistry: own ? (address) => ensureOwnRegistry({ dataDir: config.dataDir, address }) : undefined,
+  });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance });
   return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal };

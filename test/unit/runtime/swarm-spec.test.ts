@@ -103,3 +103,12 @@ describe('clusterImage and splitTag', () => {
     expect(splitTag('10.0.0.1:5000/web')).toEqual(['10.0.0.1:5000/web', 'latest']);
   });
 });
+
+describe("svc's own registry configuration", () => {
+  it('stores under the given directory and listens on the given address only', async () => {
+    const { registryConfig } = await import('../../../src/cluster/registry.js');
+    expect(registryConfig({ storageDir: '/data/registry/data', listen: '10.1.0.11:5000' })).toBe(
+      ['version: 0.1', 'log:', '  level: warn', 'storage:', '  filesystem:', '    rootdirectory: "/data/registry/data"', '  delete:', '    enabled: true', 'http:', '  addr: "10.1.0.11:5000"', ''].join('\n'),
+    );
+  });
+});
