@@ -107,6 +107,8 @@ export interface LoadStats {
   non2xx: Map<string, number>;
   connErrors: Map<string, number>;
   latencies: number[];
+  /** Date.now() and kind of each failure (non-2xx or connection error), the first MAX_FAILURES only. */
+  failures: { at: number; what: string }[];
 }
 
 export interface Load {
@@ -116,6 +118,7 @@ export interface Load {
 
 const MAX_REQUESTS_PER_CLIENT = 5_000_000;
 const MAX_LATENCIES = 5_000_000;
+const MAX_FAILURES = 100_000;
 
 /**
  * `clients` keep-alive clients (one socket each), each alternating GET / and POST /cgi-bin/echo to
@@ -126,9 +129,12 @@ export function startLoad(port: number, opts: { clients?: number; maxMs: number;
   const clients = opts.clients ?? 16;
   const deadline = Date.now() + opts.maxMs;
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [] };
+  const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [], failures: [] };
   let stopped = false;
-  const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const bump = (m: Map<string, number>, k: string) => {
+    m.set(k, (m.get(k) ?? 0) + 1);
+    if (stats.failures.length < MAX_FAILURES) stats.failures.push({ at: Date.now(), what: k });
+  };
 
   const one = async (i: number) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -255,6 +261,33 @@ export async function traceDeploy(baseUrl: string, token: string, deployId: numb
     clearTimeout(timer);
     ctrl.abort();
   }
+}
+
+/** The parts of a test daemon a deploy needs (test/support/daemon.ts's TestDaemon has them). */
+export interface DeployTarget {
+  url: string;
+  token: string;
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+/** Deploys `image` to app `appId` through the API and waits for the deploy's outcome; anything but success throws. */
+export async function deployAndWait(t: DeployTarget, appId: number, image: string, timeoutMs: number): Promise<DeployTrace> {
+  const res = await t.api('POST', `/api/apps/${appId}/deploys`, { image_ref: image });
+  if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  const trace = await traceDeploy(t.url, t.token, res.body.id as number, timeoutMs);
+  if (trace.status !== 'success') throw new Error(`deploy ${res.body.id} ended ${trace.status}: ${JSON.stringify(trace.events.at(-1))}`);
+  return trace;
+}
+
+/** Waits (bounded) until GET / on the loopback `port` answers 200 with `needle` in its body. */
+export async function waitServed(port: number, needle: string, maxMs = 15_000): Promise<void> {
+  const end = Date.now() + maxMs;
+  while (Date.now() < end) {
+    const r = await httpText(`http://127.0.0.1:${port}/`, 2000);
+    if (r?.status === 200 && r.text.includes(needle)) return;
+    await sleep(50);
+  }
+  throw new Error(`port ${port} did not serve ${needle} within ${maxMs / 1000} s`);
 }
 
 /** Runs a benchmark's main and exits with its outcome (detached responders and timers must not keep it alive). */

@@ -4,7 +4,10 @@
 // the container address every 10 ms until 200, rm -f of the previous one). Per-step breakdown from the
 // arrival times of the deploy's SSE events. Prints figures; not a test.
 //
-//   npm run bench:deploy -- [--deploys 20]
+//   npm run bench:deploy -- [--deploys 20] [--replicas 1]
+//
+// With --replicas N the app runs N replicas and the hand run starts N containers (one after another, as
+// the deploy does) and waits for each to answer.
 //
 // Traffic goes only to loopback and to containers it started; every loop is bounded; everything it
 // created (daemon, Caddy, responder, containers, network, temp dir) is removed at the end, even on error.
@@ -18,6 +21,7 @@ import { httpStatus, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, type De
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();
 const N = numFlag('deploys', 20, 1, 200);
+const R = numFlag('replicas', 1, 1, 10);
 const DEPLOY_TIMEOUT_MS = 60_000;
 
 /** Marks in the order the pipeline emits them; each segment is the time from the previous mark. */
@@ -55,20 +59,25 @@ async function daemonDeploy(t: TestDaemon, appId: number, image: string) {
 }
 
 /** The same blue/green steps with the docker CLI: create + start new, poll it, rm -f the previous one. */
-async function handDeploy(t: TestDaemon, i: number, image: string, previous: string | undefined): Promise<{ total: number; name: string }> {
-  const name = `svc-bench-hand-${i}`;
+async function handDeploy(t: TestDaemon, i: number, image: string, previous: string[] | undefined): Promise<{ total: number; names: string[] }> {
+  const names = Array.from({ length: R }, (_, r) => (r === 0 ? `svc-bench-hand-${i}` : `svc-bench-hand-${i}-r${r}`));
   const t0 = performance.now();
-  await docker('create', '--name', name, '--network', t.network, '--label', `svc.instance=${t.instance}`, '--label', 'svc.bench=hand', image);
-  await docker('start', name);
-  const address = await docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${t.network}").IPAddress}}`, name);
-  const end = Date.now() + 30_000;
-  for (;;) {
-    if ((await httpStatus(`http://${address}:${WEB_PORT}/`, 1000)) === 200) break;
-    if (Date.now() > end) throw new Error(`${name} did not answer within 30 s`);
-    await sleep(10);
+  const addresses: string[] = [];
+  for (const name of names) {
+    await docker('create', '--name', name, '--network', t.network, '--label', `svc.instance=${t.instance}`, '--label', 'svc.bench=hand', image);
+    await docker('start', name);
+    addresses.push(await docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${t.network}").IPAddress}}`, name));
   }
-  if (previous) await docker('rm', '-f', previous);
-  return { total: performance.now() - t0, name };
+  const end = Date.now() + 30_000;
+  for (const [k, address] of addresses.entries()) {
+    for (;;) {
+      if ((await httpStatus(`http://${address}:${WEB_PORT}/`, 1000)) === 200) break;
+      if (Date.now() > end) throw new Error(`${names[k]} did not answer within 30 s`);
+      await sleep(10);
+    }
+  }
+  if (previous) await docker('rm', '-f', ...previous);
+  return { total: performance.now() - t0, names };
 }
 
 async function main() {
@@ -77,13 +86,13 @@ async function main() {
   const t = await startTestDaemon('bench-deploy');
   try {
     const port = await freePort();
-    const app = await t.api('POST', '/api/apps', { name: 'latency', internal_port: WEB_PORT, access_mode: 'port', fallback_port: port });
+    const app = await t.api('POST', '/api/apps', { name: 'latency', internal_port: WEB_PORT, access_mode: 'port', fallback_port: port, replicas: R });
     if (app.status !== 201) throw new Error(`create app: ${app.status} ${JSON.stringify(app.body)}`);
     const appId = app.body.id as number;
     // Warm-up, not counted: the first deploy (no previous container) and one hand run.
     log('warm-up deploy');
     await daemonDeploy(t, appId, WEB_V1);
-    let prevHand = (await handDeploy(t, 0, WEB_V1, undefined)).name;
+    let prevHand = (await handDeploy(t, 0, WEB_V1, undefined)).names;
 
     const daemonMs: number[] = [];
     const switchMs: number[] = [];
@@ -96,14 +105,14 @@ async function main() {
       switchMs.push(d.toSwitch);
       for (const [k, v] of Object.entries(d.seg)) (segs[k] ??= []).push(v);
       const h = await handDeploy(t, i, image, prevHand);
-      prevHand = h.name;
+      prevHand = h.names;
       handMs.push(h.total);
       log(`#${i} ${image}: daemon ${ms(d.total)} (switch at ${ms(d.toSwitch)}), by hand ${ms(h.total)}`);
     }
 
     const p50 = pct(daemonMs, 50);
     const h50 = pct(handMs, 50);
-    console.log(`\nDeploy latency, ${N} deploys alternating v1/v2 (${await loadAvg()})`);
+    console.log(`\nDeploy latency, ${N} deploys alternating v1/v2, ${R} replica(s) (${await loadAvg()})`);
     console.log('| | p50 | p95 | max |');
     console.log('|---|---|---|---|');
     console.log(`| svc: trigger -> success | ${ms(p50)} | ${ms(pct(daemonMs, 95))} | ${ms(Math.max(...daemonMs))} |`);

@@ -1,10 +1,12 @@
-// Idle footprint benchmark: the daemon as its own process (`node <npm start's flags> dist/cli.js serve`
-// after `npm run build`), external proxy mode to a host Caddy, its own network, instance, DNS and API ports and temp data
-// dir; 50 apps created and deployed (busybox httpd), then the RSS (/proc/<pid>/status VmRSS) and CPU
-// (/proc/<pid>/stat utime+stime) of every process svc runs (the daemon, dnsmasq and the guard scripts;
-// a host Caddy reported apart) sampled every second over 60 s. Prints figures; not a test.
+// Idle footprint benchmark (issues 19 and 22): the daemon as its own process (`node <npm start's flags>
+// dist/cli.js serve` after `npm run build`), its own network, instance, DNS and API ports and temp data dir,
+// and by default in host proxy mode, so the Caddy it runs is one of its processes like dnsmasq and the guard
+// scripts (`--proxy external`: a Caddy the bench starts, reported apart, as before). 50 apps are created and
+// deployed (busybox httpd). The RSS (/proc/<pid>/status VmRSS) of every process svc runs is sampled every
+// second from the daemon's start on, through the deploys and then over a 60 s idle window; CPU
+// (/proc/<pid>/stat utime+stime) over that window. Prints figures; not a test.
 //
-//   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--mem-breakdown] [--node-arg <flag>]...
+//   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--proxy host|external] [--mem-breakdown] [--node-arg <flag>]... [--env K=V]...
 //
 // Traffic goes only to loopback; every loop is bounded; at the end (even on error) the daemon is
 // stopped, every container with its instance label and its network removed, its helpers stopped
@@ -29,6 +31,10 @@ const BUILD = !process.argv.includes('--no-build');
 const MEM_BREAKDOWN = process.argv.includes('--mem-breakdown');
 /** Extra node flags for the daemon, for experiments: `--node-arg --max-semi-space-size=2` (repeatable). */
 const NODE_ARGS = process.argv.flatMap((a, i) => (a === '--node-arg' && process.argv[i + 1] ? [process.argv[i + 1]] : []));
+/** Extra environment for the daemon, for experiments: `--env MALLOC_ARENA_MAX=2` (repeatable). */
+const EXTRA_ENV = Object.fromEntries(process.argv.flatMap((a, i) => (a === '--env' && /^[A-Z_][A-Z0-9_]*=/.test(process.argv[i + 1] ?? '') ? [process.argv[i + 1].split(/=(.*)/s).slice(0, 2)] : [])));
+/** `host` (default): svc starts and owns its Caddy, counted with its processes; `external`: a Caddy the bench starts, reported apart. */
+const PROXY = process.argv.includes('--proxy') && process.argv[process.argv.indexOf('--proxy') + 1] === 'external' ? 'external' : 'host';
 const INSTANCE = 'bench-idle';
 const NETWORK = 'svc-bench-idle';
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
@@ -47,7 +53,12 @@ function procStat(pid: number): { cpuTicks: number; rssKb: number } | undefined 
 
 /** What a helper process is, from its command line. */
 function helperKind(pid: number): 'dnsmasq' | 'caddy' | 'guard' | 'other' {
-  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return 'other'; // gone since it was listed (its RSS then reads as 0)
+  }
   if (args[1]?.endsWith('helper-guard.sh')) return 'guard';
   if (args[0]?.endsWith('dnsmasq')) return 'dnsmasq';
   if (args[0]?.endsWith('caddy')) return 'caddy';
@@ -82,14 +93,18 @@ async function main() {
   let child: ChildProcess | undefined;
   let exited = false;
   let out = '';
+  let sampler: ReturnType<typeof setInterval> | undefined;
   try {
-    caddy = await startCaddy();
+    if (PROXY === 'external') caddy = await startCaddy();
     mkdirSync(join(dataDir, 'manifests'));
+    const isolated = await isolatedDaemonEnv({ dataDir, caddyAdminUrl: caddy?.adminUrl ?? `http://127.0.0.1:${await freePort()}`, network: NETWORK, instance: INSTANCE });
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: dataDir,
-      ...(await isolatedDaemonEnv({ dataDir, caddyAdminUrl: caddy.adminUrl, network: NETWORK, instance: INSTANCE })),
+      ...isolated,
+      SVC_PROXY_MODE: PROXY,
       SVC_LOG_LEVEL: 'warn',
+      ...EXTRA_ENV,
     };
     const port = Number(env.SVC_PORT);
     // cwd = the data dir: no `.env` of the repo is read, nothing is written next to it.
@@ -113,6 +128,26 @@ async function main() {
     const pid = child.pid!;
     const url = `http://127.0.0.1:${port}`;
 
+    // Every second from now on: the daemon's RSS and that of every helper it runs (found again each time:
+    // they start during the first proxy pass). `phase` tags each sample.
+    let phase: 'start' | 'deploying' | 'settling' | 'idle' = 'start';
+    const samples: Sample[] = [];
+    const sample = () => {
+      const d = procStat(pid);
+      if (!d) return;
+      const helpers = pidsMatching(join(dataDir, 'proxy')).map((p) => ({ kind: helperKind(p), rssKb: procStat(p)?.rssKb ?? 0 }));
+      const kb = (k?: string) => helpers.filter((h) => k === undefined || h.kind === k).reduce((a, h) => a + h.rssKb, 0);
+      samples.push({ phase, daemonKb: d.rssKb, caddyKb: kb('caddy'), helpersKb: kb() - kb('caddy') });
+    };
+    // Never throws out of the timer: an exception there would end the bench without its clean-up.
+    sampler = setInterval(() => {
+      try {
+        sample();
+      } catch (err) {
+        log(`sample failed: ${err}`);
+      }
+    }, 1000);
+
     const end = Date.now() + 20_000;
     for (;;) {
       if (exited) throw new Error(`daemon exited: ${out}`);
@@ -133,8 +168,12 @@ async function main() {
     const auth = { authorization: `Bearer ${tok.body.token as string}` };
     const api = (method: string, path: string, body?: unknown) => raw(method, path, body, auth);
 
-    const afterStart = procStat(pid);
-    log(`daemon pid ${pid} up, RSS ${((afterStart?.rssKb ?? NaN) / 1024).toFixed(1)} MiB; creating and deploying ${APPS} apps`);
+    // The proxy (and with it Caddy in host mode) is up before the first app: wait for it, then one sample.
+    for (let i = 0; i < 100 && !samples.some((s) => s.caddyKb > 0 || PROXY === 'external'); i++) await sleep(100);
+    await sleep(1000);
+    const afterStart = samples.at(-1);
+    log(`daemon pid ${pid} up, RSS ${mib(afterStart?.daemonKb ?? NaN)}; creating and deploying ${APPS} apps`);
+    phase = 'deploying';
     const deployIds: number[] = [];
     const t0 = Date.now();
     // freePort() can hand out a port again until Caddy listens on it: keep the ones given out apart.
@@ -165,47 +204,51 @@ async function main() {
       await sleep(1000);
     }
     const deployedIn = (Date.now() - t0) / 1000;
+    phase = 'settling';
+    sample();
+    const rightAfter = samples.at(-1)!;
     const running = (await run('docker', ['ps', '-q', '--filter', `label=svc.instance=${INSTANCE}`])).stdout.trim().split('\n').filter(Boolean).length;
     log(`${APPS} apps deployed in ${deployedIn.toFixed(1)} s (${running} containers running); settling 10 s`);
     await sleep(10_000);
 
-    // Every process svc runs besides the daemon: dnsmasq, the guard scripts that stop it with the data
-    // dir, and in host proxy mode Caddy (the proxy: reported apart, as the issue's goal leaves it out).
+    // CPU over the idle window: the daemon, and each kind of helper.
     const helpers = pidsMatching(join(dataDir, 'proxy')).map((p) => ({ pid: p, kind: helperKind(p) }));
-    const own = helpers.filter((h) => h.kind !== 'caddy');
-    const proxyProcs = helpers.filter((h) => h.kind === 'caddy');
     const s0 = procStat(pid)!;
     const h0 = new Map(helpers.map((h) => [h.pid, procStat(h.pid)]));
     const w0 = performance.now();
-    const rss: number[] = [];
-    const totals: number[] = [];
-    const sumRss = (hs: typeof helpers) => hs.reduce((a, h) => a + (procStat(h.pid)?.rssKb ?? 0), 0);
-    for (let i = 0; i < SECONDS; i++) {
-      await sleep(1000);
-      const s = procStat(pid);
-      if (!s) throw new Error(`daemon gone: ${out}`);
-      rss.push(s.rssKb);
-      totals.push(s.rssKb + sumRss(own));
-    }
+    phase = 'idle';
+    await sleep(SECONDS * 1000);
+    if (exited) throw new Error(`daemon gone: ${out}`);
     const s1 = procStat(pid)!;
     const wall = (performance.now() - w0) / 1000;
+    clearInterval(sampler);
     const cpu = (100 * (s1.cpuTicks - s0.cpuTicks)) / CLK_TCK / wall;
-    const cpuOf = (hs: typeof helpers) => (hs.reduce((a, h) => a + ((procStat(h.pid)?.cpuTicks ?? 0) - (h0.get(h.pid)?.cpuTicks ?? 0)), 0) / CLK_TCK / wall) * 100;
-    const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
-    const byKind = (k: string) => own.filter((h) => h.kind === k);
+    const cpuOf = (k: string) => (helpers.filter((h) => h.kind === k).reduce((a, h) => a + ((procStat(h.pid)?.cpuTicks ?? 0) - (h0.get(h.pid)?.cpuTicks ?? 0)), 0) / CLK_TCK / wall) * 100;
+    const rssOf = (k: string) => helpers.filter((h) => h.kind === k).reduce((a, h) => a + (procStat(h.pid)?.rssKb ?? 0), 0);
 
-    console.log(`\nIdle daemon with ${APPS} running apps, ${SECONDS} s sample (node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
+    const all = (s: Sample) => s.daemonKb + s.helpersKb + (PROXY === 'host' ? s.caddyKb : 0);
+    const noCaddy = (s: Sample) => s.daemonKb + s.helpersKb;
+    const idle = samples.filter((s) => s.phase === 'idle');
+    const sinceDeploys = samples.filter((s) => s.phase !== 'start' && s.phase !== 'deploying');
+    const maxOf = (xs: Sample[], f: (s: Sample) => number) => Math.max(...xs.map(f));
+    const lastMax = (xs: Sample[], f: (s: Sample) => number) => `${mib(f(xs.at(-1)!))} / ${mib(maxOf(xs, f))}`;
+    const caddyName = PROXY === 'host' ? 'Caddy (svc runs it: host proxy mode)' : 'Caddy (the bench\'s, external mode: not counted)';
+
+    console.log(`\nIdle footprint with ${APPS} running apps, ${SECONDS} s idle window, proxy mode ${PROXY} (${Object.entries(EXTRA_ENV).map(([k, v]) => `${k}=${v} `).join('')}node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
+    console.log('RSS of all of svc\'s processes = the daemon + dnsmasq + the guard scripts' + (PROXY === 'host' ? ' + Caddy' : '') + ', sampled every second.');
     console.log('| figure | value | goal |');
     console.log('|---|---|---|');
-    console.log(`| daemon RSS after start (no apps) | ${mib(afterStart?.rssKb ?? NaN)} | |`);
-    console.log(`| daemon RSS idle: first / last / max | ${mib(rss[0])} / ${mib(rss.at(-1)!)} / ${mib(Math.max(...rss))} | |`);
-    console.log(`| daemon CPU idle (utime+stime) | ${cpu.toFixed(2)} % of one core (${s1.cpuTicks - s0.cpuTicks} ticks in ${wall.toFixed(1)} s) | < 1 % |`);
-    for (const k of ['dnsmasq', 'guard', 'other']) {
-      const hs = byKind(k);
-      if (hs.length) console.log(`| ${k} (${hs.length} process${hs.length > 1 ? 'es' : ''}) RSS / CPU | ${mib(sumRss(hs))} / ${cpuOf(hs).toFixed(2)} % | |`);
+    console.log(`| **all of svc's processes, idle: last / max** | ${lastMax(idle, all)} | < 100 MB |`);
+    console.log(`| **all of svc's processes, max from the end of the 50 deploys on** (right after: ${mib(all(rightAfter))}) | ${mib(maxOf(sinceDeploys, all))} | < 100 MB |`);
+    console.log(`| all of svc's processes, max during the deploys | ${mib(maxOf(samples.filter((s) => s.phase === 'deploying'), all))} | |`);
+    if (PROXY === 'host') console.log(`| the same without Caddy, idle: last / max; max since the deploys | ${lastMax(idle, noCaddy)}; ${mib(maxOf(sinceDeploys, noCaddy))} | |`);
+    console.log(`| daemon alone: after start (no apps) / right after the deploys / idle last / idle max | ${mib(afterStart?.daemonKb ?? NaN)} / ${mib(rightAfter.daemonKb)} / ${mib(idle.at(-1)!.daemonKb)} / ${mib(maxOf(idle, (s) => s.daemonKb))} | |`);
+    console.log(`| **daemon CPU idle** (utime+stime) | ${cpu.toFixed(2)} % of one core (${s1.cpuTicks - s0.cpuTicks} ticks in ${wall.toFixed(1)} s) | < 0.5 % |`);
+    for (const k of ['caddy', 'dnsmasq', 'guard', 'other']) {
+      const n = helpers.filter((h) => h.kind === k).length;
+      if (n) console.log(`| ${k === 'caddy' ? caddyName : k} (${n} process${n > 1 ? 'es' : ''}) RSS / CPU idle | ${mib(rssOf(k))} / ${cpuOf(k).toFixed(2)} % | |`);
     }
-    console.log(`| **all of svc's own processes** (daemon + ${own.length} helpers) RSS: last / max | ${mib(totals.at(-1)!)} / ${mib(Math.max(...totals))} | < 100 MB |`);
-    if (proxyProcs.length) console.log(`| host Caddy (the proxy, not counted above) RSS / CPU | ${mib(sumRss(proxyProcs))} / ${cpuOf(proxyProcs).toFixed(2)} % | |`);
+    if (caddy) console.log(`| ${caddyName} RSS | ${mib(pidsMatching(caddy.dir).reduce((a, p) => a + (procStat(p)?.rssKb ?? 0), 0))} | |`);
     console.log(`| time to create + deploy ${APPS} apps | ${deployedIn.toFixed(1)} s | |`);
     console.log(`| app containers running | ${running} | ${APPS} |`);
     if (MEM_BREAKDOWN) {
@@ -220,6 +263,7 @@ async function main() {
       console.log(`resident by mapping (MiB): ${smapsBreakdown(pid)}`);
     }
   } finally {
+    if (sampler) clearInterval(sampler);
     log('cleaning up');
     if (child && !exited) {
       const gone = new Promise<void>((r) => child!.once('exit', () => r()));
@@ -234,5 +278,15 @@ async function main() {
     await rm(dataDir, { recursive: true, force: true });
   }
 }
+
+interface Sample {
+  phase: 'start' | 'deploying' | 'settling' | 'idle';
+  daemonKb: number;
+  caddyKb: number;
+  /** dnsmasq, the guard scripts and anything else under the data dir's proxy/, Caddy apart. */
+  helpersKb: number;
+}
+
+const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
 
 runMain(main);

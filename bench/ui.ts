@@ -101,8 +101,10 @@ runMain(async () => {
     const appPage = await renderTimes(t, cookie, '/apps/1', runs);
     console.log(`${n} apps: GET / p50 ${dash.p50.toFixed(1)} ms p99 ${dash.p99.toFixed(1)} ms (${kb(dash.bytes)} HTML); GET /apps/{id} p50 ${appPage.p50.toFixed(1)} ms p99 ${appPage.p99.toFixed(1)} ms (${kb(appPage.bytes)} HTML)`);
     if (n === 50) {
-      const assets = Buffer.byteLength(ASSETS.style.body) + Buffer.byteLength(ASSETS.script.body);
-      console.log(`page weight, uncompressed: CSS ${kb(Buffer.byteLength(ASSETS.style.body))} + JS ${kb(Buffer.byteLength(ASSETS.script.body))}; dashboard (50 apps) ${kb(dash.bytes + assets)}, app page ${kb(appPage.bytes + assets)} (no fonts or images)`);
+      const css = Buffer.byteLength(await ASSETS.style.body());
+      const js = Buffer.byteLength(await ASSETS.script.body());
+      const assets = css + js;
+      console.log(`page weight, uncompressed: CSS ${kb(css)} + JS ${kb(js)}; dashboard (50 apps) ${kb(dash.bytes + assets)}, app page ${kb(appPage.bytes + assets)} (no fonts or images)`);
     }
   }
   const samples = numFlag('samples', 20, 3, 200);

@@ -10,7 +10,7 @@
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
-import { formatCounts, httpText, loadAvg, log, ms, numFlag, pct, sleep, startLoad, traceDeploy, runMain } from './common.js';
+import { formatCounts, loadAvg, log, ms, numFlag, pct, sleep, startLoad, runMain, deployAndWait, waitServed } from './common.js';
 
 const N = numFlag('deploys', 50, 1, 500);
 const CLIENTS = numFlag('clients', 16, 1, 64);
@@ -26,21 +26,8 @@ async function main() {
     if (app.status !== 201) throw new Error(`create app: ${app.status} ${JSON.stringify(app.body)}`);
     const appId = app.body.id as number;
 
-    const deploy = async (image: string) => {
-      const res = await t.api('POST', `/api/apps/${appId}/deploys`, { image_ref: image });
-      if (res.status !== 202) throw new Error(`deploy: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-      const trace = await traceDeploy(t.url, t.token, res.body.id as number, DEPLOY_TIMEOUT_MS);
-      if (trace.status !== 'success') throw new Error(`deploy ${res.body.id} ended ${trace.status}: ${JSON.stringify(trace.events.at(-1))}`);
-    };
-    const served = async (needle: string) => {
-      const end = Date.now() + 15_000;
-      while (Date.now() < end) {
-        const r = await httpText(`http://127.0.0.1:${port}/`, 2000);
-        if (r?.status === 200 && r.text.includes(needle)) return;
-        await sleep(50);
-      }
-      throw new Error(`port ${port} did not serve ${needle} within 15 s`);
-    };
+    const deploy = (image: string) => deployAndWait(t, appId, image, DEPLOY_TIMEOUT_MS);
+    const served = (needle: string) => waitServed(port, needle);
 
     await deploy(WEB_V1);
     await served('v1');

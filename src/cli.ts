@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | backup | restore | nodes | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
+// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | repo | previews | backup | restore | nodes | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
 // daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -29,6 +29,12 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
   jobs: { run: { type: 'string' } },
   volumes: {},
+  repo: { 'code-host': { type: 'string' }, 'token-stdin': { type: 'boolean' }, 'remove-token': { type: 'boolean' } },
+  previews: {
+    on: { type: 'boolean' }, off: { type: 'boolean' }, max: { type: 'string' }, 'ttl-days': { type: 'string' }, services: { type: 'string' },
+    forks: { type: 'boolean' }, 'no-forks': { type: 'boolean' }, memory: { type: 'string' }, cpus: { type: 'string' },
+    env: { type: 'string', multiple: true }, 'unset-env': { type: 'string', multiple: true },
+  },
 };
 
 function usageError(command: string, message: string): never {
@@ -101,10 +107,21 @@ async function run(argv: string[]): Promise<number> {
       const { jobsCommand } = await import('./cli/jobs.js');
       return jobsCommand(client, { app: pos[0], run: v.run as string | undefined });
     }
+    case 'repo': {
+      expect(1);
+      const { repoCommand } = await import('./cli/repo.js');
+      return repoCommand(client, { app: pos[0], codeHost: v['code-host'] as string | undefined, tokenStdin: !!v['token-stdin'], removeToken: !!v['remove-token'] });
+    }
     case 'volumes': {
       expect(1);
       const { volumesCommand } = await import('./cli/jobs.js');
       return volumesCommand(client, { app: pos[0] });
+    }
+    case 'previews': {
+      expect(1);
+      const { previewsCommand } = await import('./cli/previews.js');
+      const { help: _help, ...flags } = v;
+      return previewsCommand(client, { app: pos[0], flags: flags as never });
     }
     case 'run': {
       if (pos.length < 2) usageError(command, 'expected APP -- COMMAND [ARG...]');

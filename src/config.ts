@@ -40,6 +40,10 @@ const schema = z.object({
   SVC_HTTPS_PORT: port.default(443),
   SVC_ACME_EMAIL: optional,
   SVC_TLS_ISSUER: z.enum(['acme', 'internal']).default('acme'),
+  // The ACME directory (default: Caddy's, Let's Encrypt then ZeroSSL); e.g. Let's Encrypt staging.
+  SVC_ACME_CA: z.string().url().optional(),
+  // External mode only: a file both svc and that Caddy can use, where Caddy writes its TLS log.
+  SVC_PROXY_TLS_LOG: z.string().startsWith('/').optional(),
   SVC_DNS_PORT: port.default(15353),
   SVC_NETWORK: optional.pipe(z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).optional()),
   SVC_INSTANCE: optional.pipe(z.string().regex(/^[a-z][a-z0-9-]{0,30}$/).optional()),
@@ -62,6 +66,10 @@ const schema = z.object({
   SVC_MANIFESTS_GIT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
   SVC_MANIFESTS_PRUNE_SERVICES: bool.default(false),
   SVC_CODEHOST_WEBHOOK_SECRET: optional,
+  /** Per-host webhook secrets (issue 20); each unset one falls back to SVC_CODEHOST_WEBHOOK_SECRET. */
+  SVC_GITLAB_WEBHOOK_TOKEN: optional,
+  SVC_GITEA_WEBHOOK_SECRET: optional,
+  SVC_FORGEJO_WEBHOOK_SECRET: optional,
   /** Ports of port-mode pull-request previews (issue 20): `20000-20999`; unset: port-mode apps get no previews. */
   SVC_PREVIEW_PORTS: optional.pipe(z.string().regex(/^\s*\d{1,5}\s*(-\s*\d{1,5}\s*)?$/, 'must be a port or a range like 20000-20999').optional()),
   SVC_CODEHOST_APP_ID: optional,
@@ -112,6 +120,14 @@ export interface Config {
     httpsPort: number;
     acmeEmail: string | undefined;
     tlsIssuer: 'acme' | 'internal';
+    acmeCa: string | undefined;
+    /**
+     * Where Caddy writes its TLS log (certificate failures, src/certs/), as Caddy sees it and as svc
+     * reads it: `{env.XDG_DATA_HOME}/svc-tls.log` = <data>/proxy/data/svc-tls.log for a Caddy svc runs
+     * (host or container, both set XDG_DATA_HOME to that directory); SVC_PROXY_TLS_LOG in external mode,
+     * else none (a Caddy on another machine could not write svc's file).
+     */
+    tlsLog: { caddyPath: string; svcPath: string } | undefined;
     dnsPort: number;
   };
   /**
@@ -148,6 +164,8 @@ export interface Config {
     clientSecret: string | undefined;
     apiUrl: string;
     webUrl: string;
+    /** Secrets of the other hosts' webhooks; undefined: the webhook secret above. */
+    hostSecrets: { gitlab: string | undefined; gitea: string | undefined; forgejo: string | undefined };
   };
   /** Inclusive port range of port-mode previews; undefined: none. */
   previewPorts: { from: number; to: number } | undefined;
@@ -205,6 +223,13 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       httpsPort: e.SVC_HTTPS_PORT,
       acmeEmail: e.SVC_ACME_EMAIL,
       tlsIssuer: e.SVC_TLS_ISSUER,
+      acmeCa: e.SVC_ACME_CA,
+      tlsLog:
+        e.SVC_PROXY_MODE === 'external'
+          ? e.SVC_PROXY_TLS_LOG
+            ? { caddyPath: e.SVC_PROXY_TLS_LOG, svcPath: e.SVC_PROXY_TLS_LOG }
+            : undefined
+          : { caddyPath: '{env.XDG_DATA_HOME}/svc-tls.log', svcPath: resolve(dataDir, 'proxy', 'data', 'svc-tls.log') },
       dnsPort: e.SVC_DNS_PORT,
     },
     network: e.SVC_NETWORK ?? e.SVC_INSTANCE ?? 'svc',
@@ -242,6 +267,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       clientSecret: e.SVC_CODEHOST_APP_CLIENT_SECRET,
       apiUrl: e.SVC_CODEHOST_API_URL.replace(/\/+$/, ''),
       webUrl: e.SVC_CODEHOST_WEB_URL.replace(/\/+$/, ''),
+      hostSecrets: { gitlab: e.SVC_GITLAB_WEBHOOK_TOKEN, gitea: e.SVC_GITEA_WEBHOOK_SECRET, forgejo: e.SVC_FORGEJO_WEBHOOK_SECRET },
     },
     previewPorts: parsePortRange(e.SVC_PREVIEW_PORTS),
     debugEndpoints: e.SVC_DEBUG_ENDPOINTS,

@@ -28,11 +28,13 @@ import { writeHostsDir } from './dns/hosts.js';
 import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
+import { createKillNotes, type KillNotes } from './reconcilers/app/kills.js';
 import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
 import { wirePreviews } from './wiring/previews.js';
+import { wirePreviewReports } from './wiring/preview-reports.js';
 import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
 import { credentialsHolder, type CredentialsHolder } from './codehost/credentials.js';
@@ -46,6 +48,7 @@ import { listServices } from './store/services.js';
 import { createDispatcher } from './notify/dispatcher.js';
 import { watchDisk } from './notify/disk.js';
 import { createNodeWatch } from './cluster/node-watch.js';
+import { watchCertificates } from './certs/watch.js';
 import { messageBaseUrl } from './notify/base-url.js';
 
 export interface Daemon {
@@ -83,9 +86,12 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Node down/up as stored events and notifications (the dispatcher, made later, is woken through `wake`).
   let wake = () => {};
   const nodeWatch = createNodeWatch({ db, runtime, log, onRaise: () => wake() });
+  // Stopping signals sent to app containers: a replica leaves the DNS answer at once (kills.ts).
+  const kills = createKillNotes(Date.now);
   const manager = createManager({
     runtime,
     instance: config.instance,
+    onEvent: (ev) => kills.note(ev),
     log,
     resyncMs: config.resyncMs,
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
@@ -103,7 +109,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const held = createHeldPorts();
   const local = proxyIsLocal(config.proxy.adminUrl);
   const portInUse = local ? createPortInUse(held) : undefined;
-  registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now });
+  registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now, kills });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").
@@ -143,11 +149,14 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   manager.start();
   collector.start();
   const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
+  const previewReports = wirePreviewReports({ db, bus, log, config, codehost, sealer, port });
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
   wake = dispatcher.wake;
   const disk = watchDisk({ db, dir: config.dataDir, log, onRaise: dispatcher.wake });
+  // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
+  const certs = config.proxy.tlsLog ? watchCertificates({ db, file: config.proxy.tlsLog.svcPath, log, onRaise: dispatcher.wake }) : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -168,10 +177,12 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       });
       await collector.stop();
       previews.stop();
+      await previewReports.stop();
       await manifests.stop();
       await manager.stop();
       await nodeWatch.stop();
       disk.stop();
+      certs?.stop();
       await dispatcher.stop();
       db.$client.close();
       log.info('svc stopped');
@@ -180,33 +191,40 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen' | 'edge' | 'proxyMounts'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number; kills: KillNotes }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
-  const routesProxy = config.proxy.mode === 'external' ? createSharedCaddyProxy({ ...config.proxy, instance: config.instance, log }) : proxy;
   const { hostsDir } = dnsmasqPaths(config.dataDir);
-  const dns = createDnsSync(db, (records) => writeHostsDir(hostsDir, records));
+  // On a Swarm the parts are wrapped so Caddy reaches tasks on the overlay (src/proxy/edge-proxy.ts).
+  const edge = d.probes.edge({
+    routes: config.proxy.mode === 'external' ? createSharedCaddyProxy({ ...config.proxy, instance: config.instance, log }) : proxy,
+    drain: proxy,
+    writeDns: (records) => writeHostsDir(hostsDir, records),
+    ensureRunning: createProxyRunner({
+      mode: config.proxy.mode,
+      runtime,
+      image: config.proxy.image,
+      adminUrl: config.proxy.adminUrl,
+      dataDir: config.dataDir,
+      instance: config.instance,
+      log,
+      answers: () => proxy.answers(),
+      mounts: d.probes.proxyMounts,
+    }),
+  });
+  const dns = createDnsSync(db, edge.writeDns);
   const dnsSupervisor = createDnsSupervisor({ dataDir: config.dataDir, port: config.proxy.dnsPort, log });
   manager.register(
     createProxyReconciler({
       db,
-      proxy: routesProxy,
+      proxy: edge.routes,
       dns,
       log,
       ensureDnsResponder: dnsSupervisor.ensure,
       held: d.held,
       listening: d.held ? listeningPorts : undefined,
-      ensureProxyRunning: createProxyRunner({
-        mode: config.proxy.mode,
-        runtime,
-        image: config.proxy.image,
-        adminUrl: config.proxy.adminUrl,
-        dataDir: config.dataDir,
-        instance: config.instance,
-        log,
-        answers: () => proxy.answers(),
-      }),
+      ensureProxyRunning: edge.ensureRunning,
     }),
   );
   manager.register(
@@ -218,17 +236,19 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       log,
       enqueue: manager.enqueue,
       dns,
-      proxy,
+      proxy: edge.drain,
       env: {
         resolve: (appId) => deployEnv(db, sealer, appId),
         missingRequired: (appId) => missingRequired(db, appId),
       },
       probe: d.probes.probe,
       now: Date.now,
+      kills: d.kills,
       build: {
         workDir: join(config.dataDir, 'builds'),
         images: config.buildImages,
         tokenFor: installationTokenFor(createCodehostClient({ apiUrl: config.codehost.apiUrl, creds: d.codehost }), d.codehost, config.codehost.webUrl),
+        repoToken: (app) => (app.repoTokenSealed ? sealer.open(app.repoTokenSealed) : undefined),
       },
       settings: {
         network: config.network,

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { DomainError, notFound } from '../errors.js';
 import { apps } from '../store/schema/index.js';
 import { createApp, deleteApp, updateApp } from '../desired/apps.js';
-import { getAppWithDeployVersion } from '../store/apps.js';
+import { getApp, getAppWithDeployVersion } from '../store/apps.js';
 import { appDetailJson, appsListJson } from '../store/app-json.js';
 import { appEventJson, listAppEvents } from '../store/deploys.js';
 import { accessUrl, appJson } from '../http/app-json.js';
@@ -75,7 +75,7 @@ export function appRoutes(deps: ApiDeps) {
         .map((p) => ({
           pr_number: p.preview.prNumber, app_id: p.preview.appId, app: p.name, head_sha: p.preview.headSha, head_ref: p.preview.headRef,
           fork: p.preview.fork, last_commit_at: p.preview.lastCommitAt, created_at: p.preview.createdAt,
-          access_url: accessUrl(p, host),
+          access_url: accessUrl(p, host), status: getApp(db, p.preview.appId)?.status ?? 'inactive',
         })),
     );
   });

@@ -17,16 +17,23 @@ function rangeOf(c: Context): Range {
   return r;
 }
 
+/** `?by=replica`: an app's points per replica as well (the only other value is none). */
+function byOf(c: Context): boolean {
+  const by = c.req.query('by');
+  if (by !== undefined && by !== 'replica') throw invalid('by must be replica', { field: 'by' });
+  return by === 'replica';
+}
+
 export function metricRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
-  const answer = (c: Context, subject: string, extra: Record<string, unknown>) =>
-    c.json({ ...extra, ...metricsJson(db, subject, rangeOf(c), deps.now().getTime(), deps.metrics?.()) });
+  const answer = (c: Context, subject: string, extra: Record<string, unknown>, byReplica = false) =>
+    c.json({ ...extra, ...metricsJson(db, subject, rangeOf(c), deps.now().getTime(), deps.metrics?.(), { byReplica }) });
 
   r.get('/apps/:id/metrics', (c) => {
     const app = getApp(db, idParam(c, 'id', 'app'));
     if (!app) throw notFound('app');
-    return answer(c, `app:${app.id}`, { app: app.name });
+    return answer(c, `app:${app.id}`, { app: app.name }, byOf(c));
   });
   r.get('/services/:id/metrics', (c) => {
     const service = getService(db, idParam(c, 'id', 'service'));

@@ -55,6 +55,10 @@ export const RULES: Record<string, Rule> = {
   'GET /api/codehost/setup-callback': r('public'),
   'POST /api/webhooks/codehost': r('public'),
   'POST /api/webhooks/github': r('public'),
+  // Authenticated by their own proof (HMAC signature or token), checked by the route before anything is read.
+  'POST /api/webhooks/gitlab': r('public'),
+  'POST /api/webhooks/gitea': r('public'),
+  'POST /api/webhooks/forgejo': r('public'),
 
   // One's own account.
   'POST /api/auth/logout': r('self'),
@@ -204,6 +208,17 @@ export const RULES: Record<string, Rule> = {
   'GET /apps/:id/env/:key/history': r('read'),
   'POST /apps/:id/links': r('configure', { app: app('id') }),
   'POST /apps/:id/links/:sid/delete': r('configure', { app: app('id') }),
+  // The job editor writes the app's `jobs` (PUT /api/apps/{id}: manage); a job's history and a run's output
+  // are read like the app's logs; "Run now" is its API twin's deploy action on that app.
+  'GET /apps/:id/add-job': r('manage'),
+  'GET /apps/:id/next-runs': r('read'),
+  'POST /apps/:id/jobs': r('manage'),
+  'GET /apps/:id/jobs/:job/edit': r('manage'),
+  'POST /apps/:id/jobs/:job': r('manage'),
+  'POST /apps/:id/jobs/:job/delete': r('manage'),
+  'GET /apps/:id/jobs/:job': r('logs', { app: app('id') }),
+  'POST /apps/:id/jobs/:job/run': r('deploy', { app: app('id') }),
+  'GET /apps/:id/runs/:runID': r('logs', { app: app('id') }),
   'GET /apps/:id/delete': r('manage'),
   'POST /apps/:id/delete': r('manage'),
   'GET /deploys/:id': r('deploy_status', { app: deploy('id') }),

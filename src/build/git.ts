@@ -31,13 +31,15 @@ export interface CheckoutInput {
   commit?: string | null;
   /** An empty directory that receives the working tree. */
   dir: string;
-  /** Installation token for a private repository on the code host. */
+  /** Access token for a private repository on the code host (an installation token, or the app's `repo_token`). */
   token?: string;
+  /** The HTTP Basic user name sent with the token (src/codehost/hosts.ts tokenUser); default `x-access-token`. */
+  tokenUser?: string;
   signal?: AbortSignal;
 }
 
 /** The environment of every git call: no prompts, no system or user config, only plain transports. */
-export function gitEnv(token?: string): Record<string, string> {
+export function gitEnv(token?: string, tokenUser = 'x-access-token'): Record<string, string> {
   const config: [string, string][] = [
     ['core.hooksPath', '/dev/null'],
     ['protocol.allow', 'never'],
@@ -48,7 +50,7 @@ export function gitEnv(token?: string): Record<string, string> {
     ['protocol.file.allow', 'always'],
     ['advice.detachedHead', 'false'],
   ];
-  if (token) config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`]);
+  if (token) config.push(['http.extraHeader', `Authorization: Basic ${basicCredentials(tokenUser, token)}`]);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: '/nonexistent',
@@ -74,7 +76,7 @@ export async function checkout(input: CheckoutInput, run: GitRunner = execGit): 
   if (problem) throw new Error(`repository URL ${problem}`);
   if (!BRANCH_RE.test(input.branch)) throw new Error('branch is not a valid git branch name');
   if (input.commit && !COMMIT_RE.test(input.commit)) throw new Error('commit must be a hex commit id');
-  const o = { cwd: input.dir, env: gitEnv(input.token), signal: input.signal };
+  const o = { cwd: input.dir, env: gitEnv(input.token, input.tokenUser), signal: input.signal };
   await run(['init', '-q'], o);
   const full = input.commit && /^([0-9a-f]{40}|[0-9a-f]{64})$/i.test(input.commit);
   try {
@@ -83,7 +85,7 @@ export async function checkout(input: CheckoutInput, run: GitRunner = execGit): 
   } catch (err) {
     const why = err instanceof Error ? err.message.replace(/^fatal: /gm, '') : String(err);
     const what = input.commit ? `commit ${input.commit}` : `branch ${input.branch}`;
-    throw new Error(`could not fetch ${what}: ${redactToken(why, input.token)}`);
+    throw new Error(`could not fetch ${what}: ${redactToken(why, input.token, input.tokenUser)}`);
   }
   const target = input.commit && !full ? `${input.commit.toLowerCase()}^{commit}` : 'FETCH_HEAD^{commit}';
   let sha: string;
@@ -97,4 +99,8 @@ export async function checkout(input: CheckoutInput, run: GitRunner = execGit): 
   return sha;
 }
 
-const redactToken = (s: string, token?: string) => (token ? s.split(token).join('[redacted]') : s);
+const basicCredentials = (user: string, token: string) => Buffer.from(`${user}:${token}`).toString('base64');
+
+/** The token, and the header value carrying it, never leave in an error message (events, logs). */
+const redactToken = (s: string, token?: string, user = 'x-access-token') =>
+  token ? s.split(token).join('[redacted]').split(basicCredentials(user, token)).join('[redacted]') : s;

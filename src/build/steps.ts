@@ -13,6 +13,7 @@ import type { Db } from '../store/db.js';
 import { updateDeploy } from '../store/deploys.js';
 import type { AppRow, DeployRow, EventLevel } from '../store/schema/index.js';
 import { builtImage } from '../codehost/repository.js';
+import { effectiveHost, tokenTransport, tokenUser } from '../codehost/hosts.js';
 import { checkout, execGit, type GitRunner } from './git.js';
 import { planBuild, type ProjectType } from './detect.js';
 import { displayUrl } from './repo-url.js';
@@ -25,6 +26,8 @@ export interface BuildSettings {
   git?: GitRunner;
   /** An installation token for a private repository on the code host, undefined when none applies. */
   tokenFor?(repoUrl: string): Promise<string | undefined>;
+  /** The app's own access token (`repo_token`) in clear, undefined when it has none; it wins over tokenFor. */
+  repoToken?(app: AppRow): string | undefined;
 }
 
 /** What the steps act through: the deploy row's store and viewers, and the engine's image build. */
@@ -63,8 +66,12 @@ export async function cloneStep(deps: StepDeps, s: BuildSettings, app: AppRow, d
   r.event('clone', `cloning ${displayUrl(app.repoUrl)} at ${what}`);
   let sha: string;
   try {
-    const token = await s.tokenFor?.(app.repoUrl);
-    sha = await checkout({ url: app.repoUrl, branch: app.branch, commit: deploy.commitSha, dir, token, signal }, s.git ?? execGit);
+    const transport = tokenTransport(app.repoUrl);
+    const own = transport === 'skip' ? undefined : s.repoToken?.(app);
+    if (own && transport === 'refuse') throw new Error('repo_token is sent only to an https:// repo_url (or http:// on a loopback address)');
+    const token = own ?? (await s.tokenFor?.(app.repoUrl));
+    const user = own ? tokenUser(effectiveHost(app)) : undefined;
+    sha = await checkout({ url: app.repoUrl, branch: app.branch, commit: deploy.commitSha, dir, token, tokenUser: user, signal }, s.git ?? execGit);
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throwIfStopping(signal, err);

@@ -42,7 +42,25 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     about: "list the app's scheduled jobs with their last run; --run JOB runs one now",
     options: '      --run JOB       ask for a run of JOB now (its overlap rule applies)',
   },
+  repo: {
+    usage: 'svc repo APP [--code-host HOST] [--token-stdin | --remove-token]',
+    about: "show or set the app's code host and repository access token (the token is never printed)",
+    options: `      --code-host HOST  github, gitlab, gitea, forgejo, or auto (derive it from the repository URL)
+      --token-stdin     read the access token for cloning a private repository from standard input
+      --remove-token    remove the access token`,
+  },
   volumes: { usage: 'svc volumes APP', about: "list the app's persistent volumes and its deploy strategy" },
+  previews: {
+    usage: 'svc previews APP [--on | --off] [--max N] [--ttl-days N] [--services none|fresh] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
+    about: "list the app's pull-request previews (state, commit, branch, age, URL); with flags, change its previews settings first",
+    options: `      --on, --off     turn previews of pull requests on or off (off removes every preview)
+      --max N         at most N previews; the one with the oldest commit goes for a new one (default 5)
+      --ttl-days N    remove a preview after N days without a commit (default 7)
+      --services S    none, or fresh: an empty instance of each service the app links, removed with the preview
+      --forks         previews of pull requests from forks too (never with the app's secrets); --no-forks
+      --memory MB, --cpus N   limits of each preview (default 256 MB, 0.5 CPU)
+      --env KEY=VALUE a variable set on every preview over the app's own (repeatable); --unset-env KEY`,
+  },
   backup: {
     usage: 'svc backup create | list | download ID [-o FILE]',
     about: 'create a backup (and wait for it), list backups, or download an archive',

@@ -18,6 +18,13 @@ export type Conversion = z.infer<typeof conversionSchema>;
 
 export class CodehostError extends Error {}
 
+/** `owner/name` for a URL path: each part checked, so nothing from a delivery can change the path. */
+function repoPath(fullName: string): string {
+  const m = /^([A-Za-z0-9_.-]{1,100})\/([A-Za-z0-9_.-]{1,100})$/.exec(fullName);
+  if (!m || m[1].startsWith('.') || m[2].startsWith('.')) throw new CodehostError(`not a repository name: ${JSON.stringify(fullName.slice(0, 100))}`);
+  return `${m[1]}/${m[2]}`;
+}
+
 export interface CodehostClient {
   convertManifest(code: string): Promise<Conversion>;
   listInstallations(): Promise<{ id: number }[]>;
@@ -25,6 +32,10 @@ export interface CodehostClient {
   listRepositories(installationId: number): Promise<{ total_count: number }>;
   /** The installation that covers `owner/repo`, undefined when the app is not installed there. */
   repoInstallation(fullName: string): Promise<number | undefined>;
+  /** A new comment on issue or pull request `number` of `owner/repo`; answers its id (issue 20 reports). */
+  createIssueComment(token: string, fullName: string, number: number, body: string): Promise<string>;
+  /** Replaces the text of comment `id`; false when it is gone (deleted by someone), so a new one is due. */
+  updateIssueComment(token: string, fullName: string, id: string, body: string): Promise<boolean>;
 }
 
 export function createCodehostClient(o: { apiUrl: string; creds: CredentialsHolder; now?: () => number; fetch?: typeof fetch }): CodehostClient {
@@ -33,10 +44,15 @@ export function createCodehostClient(o: { apiUrl: string; creds: CredentialsHold
   const tokens = new Map<number, { token: string; expiresMs: number }>();
   o.creds.onChange(() => tokens.clear());
 
-  async function call(method: string, path: string, auth?: string): Promise<unknown> {
+  async function call(method: string, path: string, auth?: string, body?: unknown): Promise<unknown> {
     const res = await doFetch(`${o.apiUrl}${path}`, {
       method,
-      headers: { accept: 'application/vnd.github+json', 'user-agent': 'svc', 'x-github-api-version': '2022-11-28', ...(auth ? { authorization: auth } : {}) },
+      headers: {
+        accept: 'application/vnd.github+json', 'user-agent': 'svc', 'x-github-api-version': '2022-11-28',
+        ...(auth ? { authorization: auth } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(15_000),
     });
     const text = await res.text();
@@ -77,9 +93,23 @@ export function createCodehostClient(o: { apiUrl: string; creds: CredentialsHold
     },
     async repoInstallation(fullName) {
       try {
-        return z.looseObject({ id: z.number().int() }).parse(await call('GET', `/repos/${fullName}/installation`, jwt())).id;
+        return z.looseObject({ id: z.number().int() }).parse(await call('GET', `/repos/${repoPath(fullName)}/installation`, jwt())).id;
       } catch (err) {
         if (err instanceof CodehostError && / 404$/.test(err.message)) return undefined;
+        throw err;
+      }
+    },
+    async createIssueComment(token, fullName, number, body) {
+      const doc = await call('POST', `/repos/${repoPath(fullName)}/issues/${number}/comments`, `token ${token}`, { body });
+      return String(z.looseObject({ id: z.union([z.number().int(), z.string().min(1)]) }).parse(doc).id);
+    },
+    async updateIssueComment(token, fullName, id, body) {
+      if (!/^[0-9]{1,20}$/.test(id)) throw new CodehostError('a comment id must be a number');
+      try {
+        await call('PATCH', `/repos/${repoPath(fullName)}/issues/comments/${id}`, `token ${token}`, { body });
+        return true;
+      } catch (err) {
+        if (err instanceof CodehostError && / 404$/.test(err.message)) return false;
         throw err;
       }
     },

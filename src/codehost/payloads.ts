@@ -62,3 +62,11 @@ export const pullRequestPayload = z.looseObject({
   }),
 });
 export type PullRequestPayload = z.infer<typeof pullRequestPayload>;
+
+/** `delete` (issue 20): a branch or tag was deleted; a branch's previews go with it. */
+export const deletePayload = z.looseObject({
+  ref: z.string().min(1).max(255),
+  ref_type: z.string(),
+  repository,
+});
+export type DeletePayload = z.infer<typeof deletePayload>;

@@ -1,6 +1,7 @@
 // Webhook signatures (API.md "Code host"): `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`.
 // Computed over the exact bytes received (never a re-serialised JSON), compared in constant time.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { safeEqual } from '../crypto.js';
 
 /** The header value a sender puts on `body`: `sha256=<hex>`. Used by tests, the example CI and the bench. */
 export function signBody(secret: string, body: Uint8Array | string): string {
@@ -19,4 +20,17 @@ export function verifySignature(secret: string, body: Uint8Array, header: string
   const given = Buffer.from(m[1].toLowerCase(), 'hex');
   const expected = createHmac('sha256', secret).update(body).digest();
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Gitea's and Forgejo's `X-Gitea-Signature` / `X-Forgejo-Signature`: the bare hex HMAC-SHA256 of the raw
+ * body (no `sha256=` prefix), checked like verifySignature.
+ */
+export function verifyHexSignature(secret: string, body: Uint8Array, header: string | undefined): boolean {
+  return verifySignature(secret, body, header === undefined ? undefined : `sha256=${header.trim()}`);
+}
+
+/** GitLab's `X-Gitlab-Token`: the secret itself, compared in constant time whatever its length. */
+export function verifyToken(secret: string, header: string | undefined): boolean {
+  return header !== undefined && safeEqual(header, secret);
 }

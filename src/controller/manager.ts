@@ -2,7 +2,7 @@
 // desired-state writers call, and it also feeds the queue from engine events (mapped to owning keys by
 // labels), from a full enqueue at start and on every event-stream reconnect, and from a periodic resync,
 // because events get lost (DESIGN.md rule 4).
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime, RuntimeEvent } from '../runtime/runtime.js';
 import { silentLogger, type Logger } from '../log.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { keysForEvent } from './event-keys.js';
@@ -31,6 +31,8 @@ export interface ManagerOptions {
    * (re)connected (what happened meanwhile was not seen). src/cluster/node-watch.ts records node events.
    */
   onNodesChanged?: () => void;
+  /** Sees every engine event before its keys are enqueued (the app reconciler's kill notes). */
+  onEvent?: (ev: RuntimeEvent) => void;
 }
 
 export interface Manager {
@@ -136,6 +138,7 @@ export function createManager(o: ManagerOptions): Manager {
           // A Swarm node that went down or came back (SVC_RUNTIME=swarm): no app's own event; its replicas'
           // tasks get `die` events of their own, which enqueue their apps.
           if (ev.action === 'node_down' || ev.action === 'node_up') o.onNodesChanged?.();
+          o.onEvent?.(ev);
           const keys = keysForEvent(ev, o.instance);
           if (keys.length) log.debug('engine event', { action: ev.action, container: ev.name, targets: keys });
           for (const k of keys) enqueue(k);

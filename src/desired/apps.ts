@@ -15,18 +15,21 @@ import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 import { getApp } from '../store/apps.js';
 import { tx, type Db } from '../store/db.js';
-import { ACCESS_MODES, APP_TYPES, BUILD_MODES, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, CODE_HOSTS, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
 import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
 import { parseInput } from './parse.js';
 import { trashAppVolumes } from '../volumes/dirs.js';
+import { rollForVolumes } from './volume-roll.js';
 import { canonicalJobs, canonicalVolumes, jobsSchema, volumesSchema } from './workload-fields.js';
 import { previewSettingsSchema, settingsOf, settingsToStore } from '../previews/settings.js';
-import { deletePreviewApps } from '../store/previews.js';
+import { deletePreviewApps, getPreviewByApp, releasePreviewServices } from '../store/previews.js';
 
 export type { AppFields } from './app-rules.js';
-export type AppInput = { name: string } & Partial<AppFields>;
+/** A repository access token in clear (`repo_token`): sealed by the command, never stored or shown as is. */
+export type RepoTokenPatch = { repoToken?: string | null };
+export type AppInput = { name: string } & Partial<AppFields> & RepoTokenPatch;
 
 /** Writable fields, each optional; `null` clears a nullable one. Manifests validate App specs with it too. */
 export const appFieldShape = {
@@ -59,6 +62,10 @@ export const appFieldShape = {
   jobs: jobsSchema,
   /** Pull-request previews (issue 20); null: off. A member left out takes its default. */
   previews: previewSettingsSchema.nullable(),
+  /** Where `repo_url` is hosted (which webhook concerns the app, how a token is sent); null: derived from the URL. */
+  code_host: z.enum(CODE_HOSTS).nullable(),
+  /** Write-only: a token to clone a private repository over HTTPS (sent as a header); null removes it. */
+  repo_token: z.string().min(1).max(4096).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').nullable(),
 };
 const fields = z.object(appFieldShape).partial();
 /** The create and update inputs (REST bodies, UI forms turned into the same shape). */
@@ -88,6 +95,7 @@ export const APP_DEFAULTS = {
   deployStrategy: 'blue_green',
   jobs: '[]',
   previews: null,
+  codeHost: null,
 } as const satisfies AppFields;
 
 /** snake_case API fields to the store's camelCase; absent stays absent (partial update). Shared with manifests. */
@@ -114,7 +122,17 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     deployStrategy: f.deploy_strategy,
     jobs: f.jobs === undefined ? undefined : canonicalJobs(f.jobs),
     previews: f.previews === undefined ? undefined : settingsToStore(f.previews),
+    codeHost: f.code_host,
   };
+}
+
+/** The token of an API-shaped input (absent: unchanged), for createAppRecord / updateAppRecord to seal. */
+export const repoTokenOf = (f: AppApiFields): RepoTokenPatch => (f.repo_token === undefined ? {} : { repoToken: f.repo_token });
+
+/** The sealed column value of a token patch; undefined: leave the stored one. */
+function sealedToken(ctx: CommandCtx, p: RepoTokenPatch): string | null | undefined {
+  if (p.repoToken === undefined) return undefined;
+  return p.repoToken === null ? null : ctx.sealer.seal(p.repoToken);
 }
 
 /** Ports the host already listens on for svc (the daemon, the proxy, DNS): an app's listener there could never bind. */
@@ -125,14 +143,14 @@ export const reservedPorts = (config: Pick<Config, 'port' | 'proxy'>): number[] 
 /** Creates an app from an API-shaped input (REST body, UI form). 400 / 409 on bad input. */
 export function createApp(ctx: CommandCtx, raw: unknown, origin: Origin): AppRow {
   const input = parseInput(createAppSchema, raw);
-  return createAppRecord(ctx, { name: input.name, ...appFieldsToStore(input) }, 'rest', origin);
+  return createAppRecord(ctx, { name: input.name, ...appFieldsToStore(input), ...repoTokenOf(input) }, 'rest', origin);
 }
 
 /** Changes writable fields from an API-shaped input; the name is immutable. */
 export function updateApp(ctx: CommandCtx, id: number, raw: unknown, origin: Origin): AppRow {
   const input = parseInput(updateAppSchema, raw);
   if (input.name !== undefined) throw invalid('name is immutable; create a new app instead', { issues: [{ path: 'name', message: 'immutable' }] });
-  return updateAppRecord(ctx, id, appFieldsToStore(input), origin);
+  return updateAppRecord(ctx, id, { ...appFieldsToStore(input), ...repoTokenOf(input) }, origin);
 }
 
 /**
@@ -141,13 +159,15 @@ export function updateApp(ctx: CommandCtx, id: number, raw: unknown, origin: Ori
  */
 export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, origin: Origin): AppRow {
   const { db } = ctx;
-  const record: AppFields = { ...APP_DEFAULTS, ...stripUndefined(input) };
+  const { repoToken, name, ...fields } = input;
+  const record: AppFields = { ...APP_DEFAULTS, ...stripUndefined(fields) };
+  const repoTokenSealed = sealedToken(ctx, { repoToken }) ?? null;
   checkAppRules(record, reservedPorts(ctx.config));
   const row = guarded(() =>
     tx(db, () => {
       assertUnique(db, { name: input.name, domain: record.domain, fallbackPort: record.fallbackPort });
       assertPortFree(ctx, record, null);
-      return db.insert(apps).values({ ...record, name: input.name, owner }).returning().get();
+      return db.insert(apps).values({ ...record, name, owner, repoTokenSealed }).returning().get();
     }),
   );
   announce(ctx.enqueue, row.name);
@@ -156,10 +176,12 @@ export function createAppRecord(ctx: CommandCtx, input: AppInput, owner: Owner, 
 }
 
 /** Changes writable fields (store-shaped); the merged record must pass every rule. */
-export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppFields>, _origin: Origin): AppRow {
+export function updateAppRecord(ctx: CommandCtx, id: number, input: Partial<AppFields> & RepoTokenPatch, origin: Origin): AppRow {
   const { db } = ctx;
+  const { repoToken, ...patch } = input;
+  const repoTokenSealed = sealedToken(ctx, { repoToken });
   let routing = false;
-  let dropped: string[] = [];
+  let dropped: ReturnType<typeof deletePreviewApps> = { apps: [], services: [], removed: [] };
   const row = guarded(() =>
     tx(db, () => {
       const current = getApp(db, id);
@@ -171,11 +193,21 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
       routing = ROUTING_FIELDS.some((k) => merged[k] !== current[k]);
       // Previews turned off: every preview of the app goes with the change (issue 20).
       if (!settingsOf(merged.previews).enabled) dropped = deletePreviewApps(db, id);
-      return db.update(apps).set({ ...merged, updatedAt: nowIso() }).where(eq(apps.id, id)).returning().get();
+      const updated = db
+        .update(apps)
+        .set({ ...merged, ...(repoTokenSealed === undefined ? {} : { repoTokenSealed }), updatedAt: nowIso() })
+        .where(eq(apps.id, id))
+        .returning()
+        .get();
+      // A bind mount is fixed when its container is made: changed volumes roll the app (issue 22).
+      rollForVolumes(ctx, current, merged, origin);
+      return updated;
     }),
   );
-  for (const child of dropped) announce(ctx.enqueue, child);
-  announce(ctx.enqueue, row.name, routing || dropped.length > 0);
+  for (const child of dropped.apps) announce(ctx.enqueue, child);
+  for (const s of dropped.services) ctx.enqueue(keyOf('service', s));
+  previewsGone(ctx, row.name, dropped.removed, 'previews were turned off for the app');
+  announce(ctx.enqueue, row.name, routing || dropped.apps.length > 0);
   return row;
 }
 
@@ -184,20 +216,39 @@ export function updateAppRecord(ctx: CommandCtx, id: number, patch: Partial<AppF
  * volumes stay on disk (a re-created app of the same name finds them) unless `purge`: then the app's
  * volumes directory is moved to the trash at once and the app reconciler removes it.
  */
-export function deleteApp(ctx: CommandCtx, id: number, origin: Origin, opts: { purge?: boolean } = {}): void {
+export function deleteApp(ctx: CommandCtx, id: number, origin: Origin, opts: { purge?: boolean; reason?: string } = {}): void {
   const { db } = ctx;
+  let self: { row: NonNullable<ReturnType<typeof getPreviewByApp>>; name: string; parent: string } | undefined;
   const [name, children] = tx(db, () => {
     const row = getApp(db, id);
     if (!row) throw notFound('app');
+    const asPreview = getPreviewByApp(db, id);
+    if (asPreview) self = { row: asPreview, name: row.name, parent: getApp(db, asPreview.parentId)?.name ?? row.name };
     // Its previews first: their rows would go by cascade, but their containers need their names announced.
     const children = deletePreviewApps(db, id);
+    // A preview's own fresh services (issue 20) go with it, data included.
+    children.services.push(...releasePreviewServices(db, [id]));
     db.delete(apps).where(eq(apps.id, id)).run();
     return [row.name, children] as const;
   });
   const purged = opts.purge ? trashAppVolumes(ctx.config.dataDir, name, id, ctx.now().getTime()) : false;
-  for (const child of children) announce(ctx.enqueue, child);
+  for (const child of children.apps) announce(ctx.enqueue, child);
+  for (const s of children.services) ctx.enqueue(keyOf('service', s));
+  previewsGone(ctx, name, children.removed, 'the app was deleted');
+  // A preview itself (closed, branch deleted, expired, or deleted by hand): its comment says so.
+  if (self) previewsGone(ctx, self.parent, [self], opts.reason ?? 'the preview app was deleted');
   announce(ctx.enqueue, name);
   ctx.log.info('app deleted', { app: name, origin, volumes_purged: purged });
+}
+
+/** Tells the pull-request reporter (src/previews/reporter.ts) that these previews of `parent` went. */
+function previewsGone(ctx: CommandCtx, parent: string, removed: ReturnType<typeof deletePreviewApps>['removed'], reason: string) {
+  for (const { row, name } of removed) {
+    ctx.bus.emit('previewGone', {
+      previewId: row.id, parentId: row.parentId, prNumber: row.prNumber, host: row.host, repository: row.repository,
+      commentId: row.commentId, app: parent, preview: name, sha: row.headSha, reason,
+    });
+  }
 }
 
 function assertUnique(db: Db, f: Pick<AppRow, 'name' | 'domain' | 'fallbackPort'>, selfId?: number) {
@@ -254,8 +305,8 @@ function announce(enqueue: Enqueue, name: string, routing = true) {
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews, codeHost } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews, codeHost };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

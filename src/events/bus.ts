@@ -15,6 +15,20 @@ export interface OffsiteEvent {
   next_attempt_at?: string;
 }
 
+/** A pull-request preview was removed (issue 20): what its comment on the pull request needs to say so. */
+export interface PreviewGoneEvent {
+  previewId: number;
+  parentId: number;
+  prNumber: number;
+  host: string;
+  repository: string | null;
+  commentId: string | null;
+  app: string;
+  preview: string;
+  sha: string;
+  reason: string;
+}
+
 export interface BusEvents {
   /** A deploy event row was written, or the deploy changed status. */
   deploy: [deployId: number];
@@ -26,6 +40,8 @@ export interface BusEvents {
   jobRun: [runId: number];
   /** An off-host copy failed or recovered (src/offsite/alerts.ts); notifications subscribe here. */
   offsite: [event: OffsiteEvent];
+  /** A preview was removed (src/desired/previews.ts); its pull-request comment says so (src/previews/reporter.ts). */
+  previewGone: [event: PreviewGoneEvent];
 }
 
 export class Bus {

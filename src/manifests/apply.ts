@@ -124,10 +124,11 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
   for (const a of plan.apps) {
     const { diff } = a;
     if (!a.create && diff.changes.length === 0 && !diff.deployImage && Object.keys(diff.fields).length === 0) continue;
+    const token = diff.repoToken === undefined ? {} : { repoToken: diff.repoToken };
     const id = a.create
-      ? createAppRecord(deps, { name: a.name, ...diff.fields }, source, 'manifest').id
+      ? createAppRecord(deps, { name: a.name, ...diff.fields, ...token }, source, 'manifest').id
       : appIdByName(db, a.name)!;
-    if (!a.create && Object.keys(diff.fields).length > 0) updateAppRecord(deps, id, diff.fields, 'manifest');
+    if (!a.create && (Object.keys(diff.fields).length > 0 || diff.repoToken !== undefined)) updateAppRecord(deps, id, { ...diff.fields, ...token }, 'manifest');
     for (const op of diff.env) {
       if (op.op === 'set') setEnv(deps, id, { key: op.key, value: op.value, is_secret: op.isSecret, required: op.required }, 'manifest', by);
       else deleteEnv(deps, id, op.key, 'manifest', by);

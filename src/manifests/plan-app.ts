@@ -24,13 +24,15 @@ export interface AppDiff {
   deployImage: string | null;
   /** Why a wanted deploy does not start (missing required variables, an image that already failed). */
   note?: string;
+  /** `repo_token` to write (null: remove); undefined: the manifest does not name it, or it is unchanged. */
+  repoToken?: string | null;
 }
 
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Desired fields: API defaults under the spec; `image_ref` only when named. */
 export function desiredFields(spec: AppSpec, current: AppFields | undefined): AppFields {
-  const { env: _env, services: _services, ...fieldSpec } = spec;
+  const { env: _env, services: _services, repo_token: _token, ...fieldSpec } = spec;
   const given = Object.fromEntries(Object.entries(appFieldsToStore(fieldSpec)).filter(([, v]) => v !== undefined));
   return { ...APP_DEFAULTS, imageRef: current?.imageRef ?? null, ...given } as AppFields;
 }
@@ -102,5 +104,9 @@ export function diffApp(spec: AppSpec, current: CurrentApp | undefined): AppDiff
   }
   for (const op of env.ops) changes.push(`env.${op.key}`);
   for (const op of links) if (!changes.includes(`services.${op.service}`)) changes.push(`services.${op.service}`);
-  return { fields, env: env.ops, links, changes, deployImage, note };
+  // `repo_token` absent: not managed by the manifest (it may stay out of git, set through the API).
+  const token = spec.repo_token;
+  const repoToken = token !== undefined && token !== (current?.repoToken ?? null) ? token : undefined;
+  if (repoToken !== undefined && current) changes.push('repo_token');
+  return { fields, env: env.ops, links, changes, deployImage, note, ...(repoToken !== undefined ? { repoToken } : {}) };
 }

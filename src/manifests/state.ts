@@ -21,6 +21,8 @@ export interface CurrentApp {
   name: string;
   owner: Owner;
   fields: AppFields;
+  /** The app's `repo_token` in clear (compared with a manifest's, never shown); null: none or unreadable. */
+  repoToken?: string | null;
   env: CurrentEnv[];
   links: { service: string; alias: string | null }[];
   /** Image of the live deploy; null with none. */
@@ -50,6 +52,16 @@ const FIELD_KEYS = Object.keys(APP_DEFAULTS) as (keyof AppFields)[];
 /** The writable fields of a row (whatever AppFields holds, so a new API field is compared too). */
 export function fieldsOf(row: Record<string, unknown>): AppFields {
   return Object.fromEntries(FIELD_KEYS.map((k) => [k, row[k]])) as unknown as AppFields;
+}
+
+/** A sealed token that no longer opens (another SVC_ENCRYPTION_KEY) counts as none: a manifest naming one sets it again. */
+function openToken(sealer: Sealer, sealed: string | null): string | null {
+  if (!sealed) return null;
+  try {
+    return sealer.open(sealed);
+  } catch {
+    return null;
+  }
 }
 
 /** Reads the whole current state in a handful of queries (500 apps plan in milliseconds). */
@@ -91,6 +103,7 @@ export function readState(db: Db, sealer: Sealer): CurrentState {
         name: row.name,
         owner: row.owner,
         fields: fieldsOf(row as unknown as Record<string, unknown>),
+        repoToken: openToken(sealer, row.repoTokenSealed),
         env: envByApp.get(row.id) ?? [],
         links: linksByApp.get(row.id) ?? [],
         liveImage: (row.currentDeployId !== null && byId.get(row.currentDeployId)?.imageRef) || null,

@@ -46,6 +46,15 @@ export interface CollectorDeps {
 }
 
 /** Pure: the subject a container's figures count for; undefined for the proxy, builds and foreign ones. */
+/** The label of an app container's replica slot (src/reconcilers/app/container-spec.ts `SLOT_LABEL`). */
+const SLOT_LABEL = 'svc.slot';
+
+/** Pure: an app container's replica slot; undefined for anything else or a label that is not a number. */
+export function replicaOf(labels: Record<string, string>): number | undefined {
+  const slot = labels[SLOT_LABEL];
+  return labels[LABELS.role] === 'app' && slot !== undefined && /^[0-9]{1,3}$/.test(slot) ? Number(slot) : undefined;
+}
+
 export function subjectOf(labels: Record<string, string>, serviceIds: Map<string, number>): string | undefined {
   const role = labels[LABELS.role];
   if (role === 'app' && /^[0-9]+$/.test(labels[LABELS.appId] ?? '')) return `app:${labels[LABELS.appId]}`;
@@ -90,11 +99,11 @@ export function createCollector(d: CollectorDeps): Collector {
       if (subject) listed.push({ ...c, subject });
     }
     const read = await pooled(listed, d.concurrency ?? 16, async (c) => ({ c, counters: await d.source.read(c.id) }));
-    const readings: ContainerReading[] = read.flatMap(({ c, counters }) => (counters ? [{ id: c.id, name: c.name, subject: c.subject, counters }] : []));
-    const { containers, subjects } = roundOf(readings, previous);
+    const readings: ContainerReading[] = read.flatMap(({ c, counters }) => (counters ? [{ id: c.id, name: c.name, subject: c.subject, replica: replicaOf(c.labels), counters }] : []));
+    const { containers, subjects, replicas } = roundOf(readings, previous);
     const hostNow = await host(d.dataDir, atMs);
     subjects.set(HOST_SUBJECT, hostValues(hostNow, previousHost));
-    writeMetricRound(d.db, [...subjects].map(([subject, values]) => ({ subject, values })), Math.floor(atMs / 1000), TIERS);
+    writeMetricRound(d.db, [...subjects, ...replicas].map(([subject, values]) => ({ subject, values })), Math.floor(atMs / 1000), TIERS);
     // Only the containers of this round: a stopped one's counters are forgotten with it.
     previous = new Map(readings.map((r) => [r.id, r.counters]));
     previousHost = hostNow;

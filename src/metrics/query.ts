@@ -2,7 +2,8 @@
 // keeps it, in the API's field names, plus the last round's per-container figures. Shared by the REST
 // API, the UI's charts and `svc top`.
 import type { Db } from '../store/db.js';
-import { readMetricRange, type MetricValues } from '../store/metrics.js';
+import { readMetricRange, subjectsWithPrefix, type MetricValues } from '../store/metrics.js';
+import { replicaSubject } from './rates.js';
 import type { MetricsSnapshot } from './collector.js';
 import { rangeWindow, type Range } from './tiers.js';
 
@@ -26,15 +27,29 @@ export function valuesJson(v: MetricValues, host = false) {
   };
 }
 
-export function metricsJson(db: Db, subject: string, range: Range, nowMs: number, latest: MetricsSnapshot | undefined) {
+/**
+ * One subject's points over `range`; `byReplica` (an app) adds `replicas`: the points of each replica slot
+ * kept in that range (slots are kept while the app runs more than one replica), by slot.
+ */
+export function metricsJson(db: Db, subject: string, range: Range, nowMs: number, latest: MetricsSnapshot | undefined, opts: { byReplica?: boolean } = {}) {
   const { tier, since } = rangeWindow(range, Math.floor(nowMs / 1000));
   const host = subject === 'host';
+  const pointsOf = (s: string) => readMetricRange(db, s, tier, since).map((p) => ({ time: iso(p.ts), ...valuesJson(p, host) }));
+  const prefix = replicaSubject(subject, 0).slice(0, -1);
   return {
     range,
     step_seconds: tier,
-    points: readMetricRange(db, subject, tier, since).map((p) => ({ time: iso(p.ts), ...valuesJson(p, host) })),
+    points: pointsOf(subject),
     containers: host
       ? undefined
       : (latest?.containers ?? []).filter((c) => c.subject === subject).map((c) => ({ name: c.name, ...valuesJson(c.values) })),
+    ...(opts.byReplica
+      ? {
+          replicas: subjectsWithPrefix(db, prefix, tier, since)
+            .map((s) => ({ replica: Number(s.slice(prefix.length)), points: pointsOf(s) }))
+            .filter((r) => Number.isInteger(r.replica))
+            .sort((a, b) => a.replica - b.replica),
+        }
+      : {}),
   };
 }

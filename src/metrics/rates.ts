@@ -7,8 +7,16 @@ export interface ContainerReading {
   id: string;
   name: string;
   subject: string;
+  /** An app container's replica slot (its `svc.slot` label); undefined for services. */
+  replica?: number;
   counters: ContainerCounters;
 }
+
+/**
+ * The subject one replica of an app is kept under: `app:<id>/r<slot>`. The `/` keeps `app:1/...` apart
+ * from `app:12`, and a prefix range (`app:<id>/r` .. `app:<id>/s`) finds an app's replicas by primary key.
+ */
+export const replicaSubject = (subject: string, replica: number) => `${subject}/r${replica}`;
 
 export interface ContainerValues {
   name: string;
@@ -57,11 +65,23 @@ export function sumValues(list: MetricValues[]): MetricValues {
   return out;
 }
 
-/** Every container's values and each subject's sum, given the previous readings by container id. */
+/**
+ * Every container's values, each subject's sum, and (`replicas`) the sum per replica slot of each app that
+ * runs more than one replica this round: during a deploy a slot is its old and its new container together,
+ * as the app's sum is. Kept apart from `subjects`, which `svc top` and /metrics list.
+ */
 export function roundOf(readings: ContainerReading[], previous: ReadonlyMap<string, ContainerCounters>) {
   const containers: ContainerValues[] = readings.map((r) => ({ name: r.name, subject: r.subject, values: containerValues(r.counters, previous.get(r.id)) }));
   const bySubject = new Map<string, MetricValues[]>();
   for (const c of containers) bySubject.set(c.subject, [...(bySubject.get(c.subject) ?? []), c.values]);
   const subjects = new Map([...bySubject].map(([s, list]) => [s, sumValues(list)]));
-  return { containers, subjects };
+  const multi = new Set(readings.filter((r) => (r.replica ?? 0) > 0).map((r) => r.subject));
+  const bySlot = new Map<string, MetricValues[]>();
+  readings.forEach((r, i) => {
+    if (r.replica === undefined || !multi.has(r.subject)) return;
+    const key = replicaSubject(r.subject, r.replica);
+    bySlot.set(key, [...(bySlot.get(key) ?? []), containers[i].values]);
+  });
+  const replicas = new Map([...bySlot].map(([s, list]) => [s, sumValues(list)]));
+  return { containers, subjects, replicas };
 }

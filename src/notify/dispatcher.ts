@@ -7,7 +7,8 @@
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { addDelivery, dueOutbox, getChannel, updateOutbox, type OutboxRow } from '../store/notify.js';
+import { addDelivery, dueOutbox, getChannel, nextOutboxDue, updateOutbox, type OutboxRow } from '../store/notify.js';
+import { dataVersion } from '../store/data-version.js';
 import { nextAttemptAt } from './backoff.js';
 import type { ChannelConfig } from './channel-config.js';
 import { send, type Answer } from './senders.js';
@@ -55,11 +56,23 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
     timer.unref?.();
   };
 
+  // After a look that found nothing to send: the database's version then, and when the first pending row
+  // (a retry) comes due. Until either moves, a tick skips the outbox query: an idle daemon polled it four
+  // times a second for nothing (docs/design.md "Idle footprint"). raise() writes a row, which moves the version.
+  const version = dataVersion(d.db);
+  let quiet: { at: string; untilMs: number } | undefined;
+
   function tick() {
     try {
       const free = concurrency - inFlight.size;
-      if (free > 0) {
+      const at = version();
+      if (free > 0 && !(quiet && quiet.at === at && now() < quiet.untilMs && inFlight.size === 0)) {
+        quiet = undefined;
         const rows = dueOutbox(d.db, iso(now()), free + inFlight.size).filter((r) => !inFlight.has(r.id)).slice(0, free);
+        if (rows.length === 0 && inFlight.size === 0) {
+          const due = nextOutboxDue(d.db);
+          quiet = { at, untilMs: due === undefined ? Infinity : Date.parse(due) };
+        }
         for (const row of rows) {
           // A fault recording one row (its channel deleted mid-send) is logged, never an unhandled rejection.
           const p = deliver(row)

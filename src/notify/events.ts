@@ -17,6 +17,8 @@ export const NOTIFY_EVENTS = [
   'job_recovered', // ... and a later run of that job succeeded (only after a `job_failed` was sent)
   'node_down', // a Swarm node went down or lost its manager (src/cluster/node-events.ts)
   'node_recovered', // ... and is ready again (only after a `node_down` was sent)
+  'certificate_failed', // Caddy cannot get the certificate of an app's domain (its TLS log; src/certs/watch.ts)
+  'certificate_recovered', // ... and then obtained one (only after a `certificate_failed` was sent)
   'test', // the "test" action; not selectable
 ] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];

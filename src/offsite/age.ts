@@ -1,14 +1,19 @@
-// Encryption of off-host copies in the age format (age-encryption.org/v1), with `age-encryption`, the
-// reference JS implementation: its STREAM payload is encrypted chunk by chunk, so a backup of any size goes
-// out through a fixed amount of memory. Debian's `age -d` opens what we write (integration test).
-//
-// One part is ours: the scrypt stanza of a passphrase. The library derives it with a synchronous
-// JavaScript scrypt (work factor 2^18: ~5 s of the event loop and 256 MiB of JS heap per file); here it is
-// node's native, asynchronous crypto.scrypt and ChaCha20-Poly1305 in the same format (age spec "scrypt
-// recipient stanza"), so an upload never stalls the daemon. Decryption gets the same treatment.
+// Encryption of off-host copies in the age format (age-encryption.org/v1). Debian's `age -d` opens what we
+// write (integration test). The split of the work:
+// - the header (stanzas, MAC) is written by `age-encryption`, the reference JS implementation;
+// - the payload (ChaCha20-Poly1305 STREAM) is node's native cipher (age-payload.ts): the library's pure-JS
+//   cipher ran at ~27 MB/s and was most of an upload's time;
+// - the scrypt stanza of a passphrase is ours (age spec "scrypt recipient stanza"): the library's scrypt is
+//   synchronous JavaScript (~5 s of blocked event loop and 256 MiB of JS heap per file). Encryption
+//   derives in a child process once per process (see headerFor), decryption with node's async scrypt.
 import { chacha20poly1305Open, chacha20poly1305Seal } from './chacha.js';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
+import { createReadStream } from 'node:fs';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { payloadKey, streamEncrypter } from './age-payload.js';
+import { scryptInChild } from './scrypt-child.js';
 import type { Identity, Recipient } from 'age-encryption';
 
 // Loaded at first use (~16 MiB an install without off-host copies never needs); every use is async.
@@ -26,14 +31,18 @@ export type AgeKey = { passphrase: string; logN?: number } | { recipient: string
 /** What opens a copy: the passphrase, or an identity (`AGE-SECRET-KEY-1...`). */
 export type AgeSecret = { passphrase: string } | { identity: string };
 
-const derive = (passphrase: string, salt: Uint8Array, logN: number) =>
-  scrypt(passphrase, Buffer.concat([Buffer.from(LABEL), salt]), 32, { N: 2 ** logN, r: 8, p: 1, maxmem: 2 ** logN * 1024 + 2 ** 24 });
+/** scrypt(passphrase, salt) to 32 bytes, N = 2^logN, r = 8, p = 1 (age's parameters). */
+type Scrypt = (passphrase: string, salt: Buffer, logN: number) => Promise<Buffer>;
+const scryptHere: Scrypt = (pw, salt, logN) => scrypt(pw, salt, 32, { N: 2 ** logN, r: 8, p: 1, maxmem: 2 ** logN * 1024 + 2 ** 24 });
+/** The stanza's wrapping key: scrypt of the label and the file's salt. */
+const derive = (passphrase: string, salt: Uint8Array, logN: number, via: Scrypt = scryptHere) =>
+  via(passphrase, Buffer.concat([Buffer.from(LABEL), salt]), logN);
 
-export function scryptRecipient(passphrase: string, logN = SCRYPT_LOG_N): Recipient {
+export function scryptRecipient(passphrase: string, logN = SCRYPT_LOG_N, via: Scrypt = scryptHere): Recipient {
   return {
     async wrapFileKey(fileKey) {
       const salt = randomBytes(16);
-      const key = await derive(passphrase, salt, logN);
+      const key = await derive(passphrase, salt, logN, via);
       const { Stanza } = await ageLib();
       return [new Stanza(['scrypt', b64(salt), String(logN)], chacha20poly1305Seal(key, fileKey))];
     },
@@ -56,11 +65,86 @@ export function scryptIdentity(passphrase: string): Identity {
   };
 }
 
-/** The encrypted stream of `plain` (the age header first, then the payload as `plain` is read). */
-export async function encryptStream(plain: ReadableStream<Uint8Array>, key: AgeKey): Promise<ReadableStream<Uint8Array>> {
+/** An age header written by the library, and the file key its stanzas wrap (for our payload). */
+export interface AgeHeader {
+  header: Uint8Array;
+  fileKey: Uint8Array;
+}
+
+/**
+ * The library writes the header (stanzas, MAC): it encrypts an empty payload to a recipient that notes
+ * the file key it is asked to wrap and hands the wrapping on. Encrypting nothing yields header, payload
+ * nonce (16 bytes) and the empty final chunk's tag (16 bytes); the last 32 bytes are dropped, the payload
+ * is ours (age-payload.ts, with its own nonce).
+ */
+async function libraryHeader(inner: Recipient): Promise<AgeHeader> {
+  const { Encrypter } = await ageLib();
+  let fileKey: Uint8Array | undefined;
+  const e = new Encrypter();
+  e.addRecipient({
+    wrapFileKey(k) {
+      fileKey = Uint8Array.from(k);
+      return inner.wrapFileKey(k);
+    },
+  });
+  const sealed = await e.encrypt(new Uint8Array(0));
+  const header = sealed.subarray(0, sealed.length - 32);
+  if (!fileKey || !Buffer.from(header.subarray(-80)).toString('latin1').includes('\n--- ')) throw new Error('age: unexpected header layout');
+  return { header, fileKey };
+}
+
+/** The library's own recipient object for `age1...` (X25519, or the hybrid and tag kinds it knows). */
+async function libraryRecipient(recipient: string): Promise<Recipient> {
   const e = new (await ageLib()).Encrypter();
-  e.addRecipient('recipient' in key ? key.recipient : scryptRecipient(key.passphrase, key.logN));
-  return e.encrypt(plain);
+  e.addRecipient(recipient); // validates the string; throws on an unknown kind
+  // Not in the typings: the parsed recipient lives in the Encrypter's `recipients` field (typage 0.3).
+  // Pinned by package-lock; test/unit/offsite/age.test.ts fails if a release moves it.
+  const r = (e as unknown as { recipients?: Recipient[] }).recipients?.[0];
+  if (!r || typeof r.wrapFileKey !== 'function') throw new Error('age: the library no longer exposes its recipient');
+  return r;
+}
+
+// One scrypt per passphrase per process: the salt, the stanza and the file key it wraps are reused for
+// every copy this process makes, each copy with a fresh 16-byte payload nonce (so its own payload key).
+// A fresh salt with the same derived key would reuse the stanza's all-zero ChaCha20-Poly1305 nonce on a
+// new file key (forbidden), so the whole header is what is reused. Opening any copy needs the passphrase
+// either way; what two copies of one process share is only visible as an identical header.
+let passphraseHeader: { passphrase: string; logN: number; header: Promise<AgeHeader> } | undefined;
+
+export async function headerFor(key: AgeKey): Promise<AgeHeader> {
+  if ('recipient' in key) return libraryHeader(await libraryRecipient(key.recipient));
+  const logN = key.logN ?? SCRYPT_LOG_N;
+  if (passphraseHeader?.passphrase !== key.passphrase || passphraseHeader.logN !== logN) {
+    const header = libraryHeader(scryptRecipient(key.passphrase, logN, scryptInChild));
+    passphraseHeader = { passphrase: key.passphrase, logN, header };
+    header.catch(() => {
+      if (passphraseHeader?.header === header) passphraseHeader = undefined; // a failed derivation is not kept
+    });
+  }
+  return passphraseHeader.header;
+}
+
+/** The encrypted stream of the file: the library's header, then our native STREAM payload. */
+export async function encryptFile(file: string, key: AgeKey): Promise<Readable> {
+  const { header, fileKey } = await headerFor(key);
+  const p = payloadKey(fileKey);
+  const plain = createReadStream(file, { highWaterMark: 1024 * 1024 });
+  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
+  out.write(Buffer.from(header));
+  out.write(p.nonce);
+  pipeline(plain, streamEncrypter(p.key), out).catch((e) => out.destroy(e));
+  return out;
+}
+
+/** The encrypted stream of `plain` (web streams; used by tests and small callers). */
+export async function encryptStream(plain: ReadableStream<Uint8Array>, key: AgeKey): Promise<ReadableStream<Uint8Array>> {
+  const { header, fileKey } = await headerFor(key);
+  const p = payloadKey(fileKey);
+  const out = new PassThrough();
+  out.write(Buffer.from(header));
+  out.write(p.nonce);
+  pipeline(Readable.fromWeb(plain as never), streamEncrypter(p.key), out).catch((e) => out.destroy(e));
+  return Readable.toWeb(out) as ReadableStream<Uint8Array>;
 }
 
 /** The plaintext stream of an age file; rejects at once on a wrong key, errors mid-stream on tampering. */

@@ -16,9 +16,8 @@ export const previewSettingsSchema = z
     max: z.number().int().min(1).max(50).default(5),
     ttl_days: z.number().int().min(1).max(365).default(7),
     env: z.record(envKey, envValue).default({}),
-    // `fresh` (an empty instance of each linked service) is part of the contract but not built yet: refused
-    // rather than accepted and silently treated as `none`.
-    services: z.enum(PREVIEW_SERVICES).default('none').refine((v) => v === 'none', 'fresh is not supported by this version of svc yet; use none'),
+    /** `fresh`: the preview gets its own empty instance of each service the parent links (src/desired/preview-services.ts). */
+    services: z.enum(PREVIEW_SERVICES).default('none'),
     /** Limits of each preview (it must never starve production); the parent's own limit wins when lower. */
     resources: z
       .object({ memory_mb: z.number().int().min(6).max(1_048_576).default(256), cpus: z.number().min(0.01).max(1024).default(0.5) })

@@ -4,7 +4,7 @@
 // `serves` asks Caddy for its config and checks svc's part, so a restarted or emptied Caddy is noticed.
 import type { Logger } from '../log.js';
 import { createAdmin, heldPorts, ProxyLoadError, rejection, upstreamRequests } from './admin.js';
-import { buildServers, type CaddyConfigOptions } from './config.js';
+import { buildServers, tlsLogConfig, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
 import { nextSharedWrite, sharedNames, sharedTlsPolicy, type SharedWanted } from './shared-plan.js';
@@ -28,15 +28,25 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
 
   const wantedFor = (routes: Route[]): SharedWanted => {
     const { servers, domains } = buildServers(routes, opts, names);
-    return { servers, tls: sharedTlsPolicy(domains, opts, names.tlsId), internalCa: opts.tlsIssuer === 'internal' };
+    return {
+      servers,
+      tls: sharedTlsPolicy(domains, opts, names.tlsId),
+      internalCa: opts.tlsIssuer === 'internal',
+      ...(opts.tlsLog ? { tlsLog: tlsLogConfig(opts.tlsLog.caddyPath) } : {}),
+    };
   };
 
-  const current = async (): Promise<unknown> => {
+  const currentText = async (): Promise<string> => {
     const res = await admin('GET', '/config/');
     if (!res.ok) throw new ProxyLoadError(`Caddy answered HTTP ${res.status} to GET /config/`);
-    const text = await res.text();
-    return text.trim() ? JSON.parse(text) : null;
+    return res.text();
   };
+  const parsed = (text: string): unknown => (text.trim() ? JSON.parse(text) : null);
+  const current = async (): Promise<unknown> => parsed(await currentText());
+  // What serves() last found right: the same routes (the reconciler hands the same array while the
+  // database is unchanged) and Caddy answering the same bytes need no parse and compare again; that
+  // compare, every second, was most of an idle daemon's CPU in this mode.
+  let verified: { routes: Route[]; text: string } | undefined;
 
   const applyOnce = async (routes: Route[]) => {
     reportConflicts(routes);
@@ -66,8 +76,13 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
     },
     async serves(routes) {
       try {
-        return nextSharedWrite(await current(), wantedFor(routes), names) === undefined;
+        const text = await currentText();
+        if (verified?.routes === routes && verified.text === text) return true;
+        const ok = nextSharedWrite(parsed(text), wantedFor(routes), names) === undefined;
+        verified = ok ? { routes, text } : undefined;
+        return ok;
       } catch {
+        verified = undefined;
         return false;
       }
     },

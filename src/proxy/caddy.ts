@@ -33,10 +33,12 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
   let chain: Promise<void> = Promise.resolve();
   const reportConflicts = conflictReporter(opts, opts.log);
   // The last routes built, with their config and its fingerprint id: serves() runs every second.
-  let built: { key: string; config: ReturnType<typeof buildCaddyConfig> } | undefined;
+  // The same array (the reconciler's, while the database is unchanged) skips even the key's JSON.
+  let built: { routes: Route[]; key: string; config: ReturnType<typeof buildCaddyConfig> } | undefined;
   const configOf = (routes: Route[]) => {
+    if (built?.routes === routes) return built.config;
     const key = JSON.stringify(routes);
-    if (built?.key !== key) built = { key, config: buildCaddyConfig(routes, opts) };
+    built = built?.key === key ? { ...built, routes } : { routes, key, config: buildCaddyConfig(routes, opts) };
     return built.config;
   };
 

@@ -12,14 +12,24 @@ export interface CaddyConfigOptions {
   httpsPort: number;
   acmeEmail?: string;
   tlsIssuer: 'acme' | 'internal';
+  /** SVC_ACME_CA: the ACME directory URL (default Caddy's). */
+  acmeCa?: string;
+  /** Where Caddy writes the TLS log svc reads for certificate failures (config.proxy.tlsLog). */
+  tlsLog?: { caddyPath: string };
   /** Port of svc's DNS responder on 127.0.0.1 (dynamic upstreams resolve through it). */
   dnsPort: number;
   /** Optional certificate storage directory (host Caddy in external mode, tests); default Caddy's own. */
   storageDir?: string;
 }
 
-/** How often Caddy re-resolves an app's DNS name; a switch waits at least this long before draining. */
-export const DNS_REFRESH_MS = 250;
+/**
+ * How often Caddy re-resolves an app's DNS name; a switch waits at least this long before draining, and
+ * a replica taken out of the answer (dying, scaled down) can still be picked this long. 100 ms costs a
+ * busy app ten loopback queries a second to dnsmasq (~10 µs each); 250 ms made every deploy wait 300 ms
+ * before its drain and left a killed replica in Caddy's answer up to 250 ms (docs/design.md "Replica and
+ * heal latency").
+ */
+export const DNS_REFRESH_MS = 100;
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -108,8 +118,28 @@ export function routeHandler(up: Upstream, dnsPort: number): Json {
   return reverseProxyHandler(up, dnsPort);
 }
 
+/** Set by the host's Caddy for the Swarm edge relay (overwriting whatever a client sent); the relay removes it. */
+export const EDGE_ROUTE_HEADER = 'Svc-Edge-Route';
+
+/**
+ * The host Caddy's handler for an `edge` upstream (src/proxy/edge-config.ts). No keep-alive: the relay
+ * reloads at every change of the task addresses (a switch), and a reload closes idle connections, so a
+ * request written on one at that moment could fail (a POST is not retried); a unix connection per
+ * request costs microseconds. The try_duration covers a relay being restarted (its socket absent: a dial
+ * error, retried for any method).
+ */
+export function edgeHandler(up: { socket: string; key: string }): Json {
+  return {
+    handler: 'reverse_proxy',
+    headers: { request: { set: { [EDGE_ROUTE_HEADER]: [up.key] } } },
+    upstreams: [{ dial: `unix/${up.socket}` }],
+    load_balancing: { try_duration: DNS_BALANCING.try_duration, try_interval: DNS_BALANCING.try_interval },
+  };
+}
+
 /** Pure: the reverse_proxy handler for one upstream (design D of notes/zero-downtime-switch.md for `dns`). */
 export function reverseProxyHandler(up: Exclude<Upstream, { kind: 'none' }>, dnsPort: number): Json {
+  if (up.kind === 'edge') return edgeHandler(up);
   if (up.kind === 'dns') {
     return {
       handler: 'reverse_proxy',
@@ -174,8 +204,26 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
 }
 
 /** Pure: the TLS issuer of svc's certificate policy. */
-export function tlsIssuer(opts: Pick<CaddyConfigOptions, 'tlsIssuer' | 'acmeEmail'>): Json {
-  return opts.tlsIssuer === 'internal' ? { module: 'internal' } : { module: 'acme', ...(opts.acmeEmail ? { email: opts.acmeEmail } : {}) };
+export function tlsIssuer(opts: Pick<CaddyConfigOptions, 'tlsIssuer' | 'acmeEmail' | 'acmeCa'>): Json {
+  if (opts.tlsIssuer === 'internal') return { module: 'internal' };
+  return { module: 'acme', ...(opts.acmeCa ? { ca: opts.acmeCa } : {}), ...(opts.acmeEmail ? { email: opts.acmeEmail } : {}) };
+}
+
+/** The name of svc's log in Caddy's `logging.logs` (per instance in a shared Caddy). */
+export const tlsLogName = (instance = 'svc') => `${instance}_tls`;
+
+/**
+ * Pure: a Caddy log (its own logging config, JSON lines) of the certificate manager only (`tls.obtain`,
+ * `tls.renew`, info and up: failures and successes), into a file svc reads (src/certs/). Rolled by Caddy
+ * at 1 MiB, one old file kept. Caddy's default log is left as it is.
+ */
+export function tlsLogConfig(caddyPath: string): Json {
+  return {
+    writer: { output: 'file', filename: caddyPath, roll_size_mb: 1, roll_keep: 1 },
+    encoder: { format: 'json' },
+    level: 'INFO',
+    include: ['tls.obtain', 'tls.renew'],
+  };
 }
 
 /** Pure: the full Caddy config for these routes. Conflicting routes are left out (see partitionRoutes). */
@@ -194,6 +242,7 @@ export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Jso
     if (opts.tlsIssuer === 'internal') apps.pki = { certificate_authorities: { local: { install_trust: false } } };
   }
   const config: { [k: string]: Json } = { admin: { listen: adminListen(opts.adminUrl) }, apps };
+  if (opts.tlsLog) config.logging = { logs: { [tlsLogName()]: tlsLogConfig(opts.tlsLog.caddyPath) } };
   if (opts.storageDir) config.storage = { module: 'file_system', root: opts.storageDir };
   // The fingerprint: Caddy indexes `@id` values, so `GET /id/<id>/...` answers only while Caddy still has
   // exactly this config; a restarted or emptied Caddy answers 404 (see CaddyProxy.serves).

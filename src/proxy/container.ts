@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
-import { LABELS, type ContainerInfo, type ContainerSpec, type Runtime } from '../runtime/runtime.js';
+import { LABELS, type ContainerInfo, type ContainerSpec, type Mount, type Runtime } from '../runtime/runtime.js';
 import { adminListen } from './config.js';
 
 /** Label holding a hash of the container spec: a changed image or command recreates the container. */
@@ -24,6 +24,8 @@ export interface ProxyContainerOptions {
   /** Default `<instance>-proxy`. */
   name?: string;
   log: Logger;
+  /** Extra mounts (the Swarm edge relay's socket directory, at the same path); none on one engine. */
+  mounts?: Mount[];
   /** Called after a (re)start; resolves false when the admin API did not answer in time. */
   waitReady?: (timeoutMs: number) => Promise<boolean>;
 }
@@ -37,7 +39,7 @@ export interface ProxyContainerResult {
 }
 
 /** Pure: the container spec for this configuration, with its spec hash label. */
-export function proxyContainerSpec(o: Pick<ProxyContainerOptions, 'image' | 'adminUrl' | 'dataDir' | 'instance' | 'name'>): ContainerSpec {
+export function proxyContainerSpec(o: Pick<ProxyContainerOptions, 'image' | 'adminUrl' | 'dataDir' | 'instance' | 'name' | 'mounts'>): ContainerSpec {
   const base = {
     name: o.name ?? proxyContainerName(o.instance),
     image: o.image,
@@ -48,6 +50,7 @@ export function proxyContainerSpec(o: Pick<ProxyContainerOptions, 'image' | 'adm
     mounts: [
       { source: join(o.dataDir, 'proxy', 'data'), target: '/data' },
       { source: join(o.dataDir, 'proxy', 'config'), target: '/config' },
+      ...(o.mounts ?? []),
     ],
     restart: 'unless-stopped' as const,
   };

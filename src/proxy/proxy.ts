@@ -6,6 +6,11 @@
 export type Upstream =
   /** Resolved through svc's DNS responder: `<app>.svc.internal.` answers the live container's address. */
   | { kind: 'dns'; name: string; port: number }
+  /**
+   * The Swarm edge relay (src/proxy/edge-config.ts): a `dns` upstream rewritten by the edge wrapper, never
+   * made by the route plan. `key` names the upstream to the relay; `socket` is the relay's unix socket.
+   */
+  | { kind: 'edge'; socket: string; key: string }
   /** A fixed upstream, for `external_service` apps: `http(s)://host:port`. */
   | { kind: 'url'; url: string }
   /**

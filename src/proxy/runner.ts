@@ -6,7 +6,7 @@
 // a start the runner answers `starting` and the reconciler comes back shortly, until the admin API
 // answers or READY_TIMEOUT_MS has passed (then an error says why, and the next pass tries again).
 import type { Logger } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Mount, Runtime } from '../runtime/runtime.js';
 import { ensureProxyContainer, proxyContainerName } from './container.js';
 import { ensureHostCaddy, hostCaddyLogTail, hostCaddyPid } from './host.js';
 import { createTerminator } from './detached.js';
@@ -31,6 +31,8 @@ export interface ProxyRunnerOptions {
   answers: () => Promise<boolean>;
   /** Default Date.now. */
   now?: () => number;
+  /** Extra mounts of the proxy container (the Swarm edge relay's socket directory). */
+  mounts?: Mount[];
 }
 
 /** The auto decision: the mode and the reason logged with it. Throws while the engine cannot be asked. */
@@ -63,7 +65,7 @@ export function createProxyRunner(o: ProxyRunnerOptions): (() => Promise<ProxyRu
       if (state === 'started') pending = { until: now() + READY_TIMEOUT_MS };
       return 'starting';
     }
-    const r = await ensureProxyContainer({ runtime: o.runtime, image: o.image, adminUrl: o.adminUrl, dataDir: o.dataDir, instance: o.instance, log: o.log });
+    const r = await ensureProxyContainer({ runtime: o.runtime, image: o.image, adminUrl: o.adminUrl, dataDir: o.dataDir, instance: o.instance, log: o.log, mounts: o.mounts });
     if (!r.changed) return 'running';
     pending = { until: now() + READY_TIMEOUT_MS };
     return 'starting';

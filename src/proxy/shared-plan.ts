@@ -4,7 +4,7 @@
 // everything else in the config is someone else's and is never replaced or removed. Each write is scoped
 // to one of those paths through the admin API, and the next write is decided again from what Caddy then
 // has, so a missing parent (an empty Caddy) is created once, at the shallowest missing level.
-import { canonicalJson, tlsIssuer, type CaddyConfigOptions, type Json, type ServerNames } from './config.js';
+import { canonicalJson, tlsIssuer, tlsLogName, type CaddyConfigOptions, type Json, type ServerNames } from './config.js';
 
 export interface SharedWanted {
   servers: Record<string, Json>;
@@ -12,6 +12,8 @@ export interface SharedWanted {
   tls?: Json;
   /** The internal issuer: a missing `apps.pki` gets `install_trust: false` (the local CA needs no root). */
   internalCa: boolean;
+  /** svc's TLS log (`logging.logs.<instance>_tls`), when SVC_PROXY_TLS_LOG is set. */
+  tlsLog?: Json;
 }
 
 export interface AdminWrite {
@@ -21,18 +23,19 @@ export interface AdminWrite {
 }
 
 /** Server names of `instance`; another instance's (even `svc` beside `svc-2`) never match. */
-export function sharedNames(instance: string): ServerNames & { owns(name: string): boolean; tlsId: string } {
+export function sharedNames(instance: string): ServerNames & { owns(name: string): boolean; tlsId: string; tlsLog: string } {
   const port = new RegExp(`^${instance.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-port-\\d+$`);
   return {
     domains: `${instance}-domains`,
     port: (p) => `${instance}-port-${p}`,
     owns: (name) => name === `${instance}-domains` || port.test(name),
     tlsId: `${instance}-tls`,
+    tlsLog: tlsLogName(instance),
   };
 }
 
 /** Pure: svc's TLS policy for `domains` in a shared Caddy (undefined when it serves none). */
-export function sharedTlsPolicy(domains: string[], opts: Pick<CaddyConfigOptions, 'tlsIssuer' | 'acmeEmail'>, tlsId: string): Json | undefined {
+export function sharedTlsPolicy(domains: string[], opts: Pick<CaddyConfigOptions, 'tlsIssuer' | 'acmeEmail' | 'acmeCa'>, tlsId: string): Json | undefined {
   if (domains.length === 0) return undefined;
   return { '@id': tlsId, subjects: domains, issuers: [tlsIssuer(opts)], on_demand: false };
 }
@@ -79,5 +82,16 @@ export function nextSharedWrite(have: unknown, wanted: SharedWanted, names: Retu
   if (wanted.tls && wanted.internalCa && apps && apps.pki === undefined) {
     return { method: 'POST', path: '/config/apps/pki', body: { certificate_authorities: { local: { install_trust: false } } } };
   }
+
+  // svc's own log in Caddy's logging config; the operator's logs are never touched.
+  const logging = obj(root?.logging);
+  const logs = obj(logging?.logs);
+  const name = encodeURIComponent(names.tlsLog);
+  if (wanted.tlsLog && root && !same(logs?.[names.tlsLog], wanted.tlsLog)) {
+    if (logs) return { method: 'POST', path: `/config/logging/logs/${name}`, body: wanted.tlsLog };
+    if (logging) return { method: 'POST', path: '/config/logging/logs', body: { [names.tlsLog]: wanted.tlsLog } };
+    return { method: 'POST', path: '/config/logging', body: { logs: { [names.tlsLog]: wanted.tlsLog } } };
+  }
+  if (!wanted.tlsLog && logs?.[names.tlsLog] !== undefined) return { method: 'DELETE', path: `/config/logging/logs/${name}` };
   return undefined;
 }

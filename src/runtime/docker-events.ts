@@ -12,6 +12,9 @@ interface EngineEvent {
   status?: string;
   id?: string;
   Actor?: { ID?: string; Attributes?: Record<string, string> };
+  /** When the engine recorded it (its clock). */
+  timeNano?: number;
+  time?: number;
 }
 
 /** Attributes the engine mixes into a container's labels on events; not labels. */
@@ -23,7 +26,11 @@ export function toRuntimeEvent(e: EngineEvent): RuntimeEvent | undefined {
   const attrs = e.Actor?.Attributes ?? {};
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(attrs)) if (!NOT_LABELS.has(k)) labels[k] = v;
-  return { action: e.Action ?? e.status ?? '', id: e.Actor?.ID ?? e.id ?? '', name: attrs.name ?? '', labels };
+  const ev: RuntimeEvent = { action: e.Action ?? e.status ?? '', id: e.Actor?.ID ?? e.id ?? '', name: attrs.name ?? '', labels };
+  if (attrs.signal !== undefined) ev.signal = attrs.signal;
+  const atMs = e.timeNano ? Math.floor(e.timeNano / 1e6) : e.time ? e.time * 1000 : undefined;
+  if (atMs !== undefined) ev.atMs = atMs;
+  return ev;
 }
 
 /** Container events until `signal` aborts (returns) or the engine goes away (ends or throws). */

@@ -141,6 +141,10 @@ export interface RuntimeEvent {
   id: string;
   name: string;
   labels: Record<string, string>;
+  /** The signal of a `kill` event (the engine's attribute, e.g. "9" or "15"). */
+  signal?: string;
+  /** When the engine recorded it, by the engine's clock (what container start times are in). */
+  atMs?: number;
 }
 
 export interface PullProgress {

@@ -9,6 +9,8 @@ export interface StatusFacts {
   live_image: string | null;
   status_reason: string | null;
   route_error: string | null;
+  /** Absent in older callers: no certificate problem known. */
+  certificate_error?: string | null;
 }
 
 /** The version part of an image reference: its tag (`v2`), a short digest, or the reference itself. */
@@ -24,6 +26,7 @@ export function statusLine(f: StatusFacts): string {
   const parts = [f.serving ? (f.live_image ? `serving ${imageVersion(f.live_image)}` : 'serving') : 'not serving'];
   if (f.status === 'error') parts.push(`last deploy failed: ${oneLine(f.status_reason) || 'no reason recorded'}`);
   if (f.route_error) parts.push(`not routed: ${oneLine(f.route_error)}`);
+  if (f.certificate_error) parts.push(`no certificate: ${oneLine(f.certificate_error)}`);
   return parts.join(' · ');
 }
 

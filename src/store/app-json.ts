@@ -19,6 +19,8 @@ const APP_OBJECT = `json_object(
   'image_ref', CASE WHEN s.live_image IS NOT NULL AND a.image_ref IS s.image_basis THEN s.live_image ELSE a.image_ref END,
   'domain', a.domain, 'fallback_port', a.fallback_port, 'access_mode', a.access_mode,
   'health_check_path', a.health_check_path, 'ci_workflow', a.ci_workflow,
+  'code_host', a.code_host,
+  'repo_token_set', json(CASE WHEN a.repo_token_sealed IS NOT NULL THEN 'true' ELSE 'false' END),
   'replicas', a.replicas,
   'resources', CASE WHEN a.memory_mb IS NULL AND a.cpus IS NULL THEN NULL
       ELSE json_object('memory_mb', a.memory_mb, 'cpus', a.cpus) END,
@@ -27,7 +29,7 @@ const APP_OBJECT = `json_object(
   'status', COALESCE(s.status, 'inactive'),
   'status_reason', s.status_reason,
   'serving', json(CASE WHEN s.serving THEN 'true' ELSE 'false' END),
-  'live_image', s.live_image, 'route_error', s.route_error,
+  'live_image', s.live_image, 'route_error', s.route_error, 'certificate_error', s.cert_error,
   'access_url', CASE WHEN a.access_mode = 'domain'
       THEN CASE WHEN a.domain <> '' THEN 'https://' || a.domain END
       ELSE CASE WHEN a.fallback_port <> 0 THEN 'http://' || :host || ':' || a.fallback_port END END,

@@ -20,6 +20,7 @@ export interface AppLive {
   serving: boolean;
   statusReason: string | null;
   routeError: string | null;
+  certError: string | null;
 }
 
 export type AppView = AppRow & AppLive;
@@ -40,6 +41,7 @@ export const NO_STATUS: Omit<AppStatusRow, 'appId' | 'updatedAt'> = {
   serving: false,
   statusReason: null,
   routeError: null,
+  certError: null,
 };
 
 /** app_status's columns under the names readers use. */
@@ -58,6 +60,7 @@ const liveOf = (s: Omit<AppStatusRow, 'appId' | 'updatedAt'>): AppLive => ({
   serving: s.serving,
   statusReason: s.statusReason,
   routeError: s.routeError,
+  certError: s.certError,
 });
 
 export function toAppView(app: AppRow, s: AppStatusRow | null | undefined): AppView {

@@ -77,6 +77,15 @@ export function readMetricRange(db: Db, subject: string, tier: number, sinceSeco
   });
 }
 
+/** The subjects of one tier from `sinceSeconds` on whose name starts with `prefix` (an app's replicas), sorted. */
+export function subjectsWithPrefix(db: Db, prefix: string, tier: number, sinceSeconds: number): string[] {
+  // A range on the primary key's first column: `prefix` .. `prefix` + U+FFFF, no scan of other subjects.
+  const rows = db.$client
+    .prepare('SELECT DISTINCT subject FROM metric_samples WHERE subject >= ? AND subject < ? AND tier = ? AND ts >= ? ORDER BY subject')
+    .all(prefix, `${prefix}\uffff`, tier, sinceSeconds) as { subject: string }[];
+  return rows.map((r) => r.subject);
+}
+
 /** Removes every row of a subject (an app or service deleted). */
 export function dropMetricSubject(db: Db, subject: string): void {
   db.$client.prepare('DELETE FROM metric_samples WHERE subject = ?').run(subject);

@@ -1,6 +1,6 @@
 // Row queries of notifications: channels, the outbox, the delivery log, alert states. No rules here
 // (src/desired/notify.ts validates channels; src/notify/ decides what to send and when).
-import { and, asc, desc, eq, lte } from 'drizzle-orm';
+import { and, asc, desc, eq, lte, min } from 'drizzle-orm';
 import { notFound } from '../errors.js';
 import type { Db } from './db.js';
 import { notifyAlerts, notifyChannels, notifyDeliveries, notifyOutbox } from './schema/index.js';
@@ -33,6 +33,10 @@ export const dueOutbox = (db: Db, nowIso: string, limit: number): OutboxRow[] =>
     .orderBy(asc(notifyOutbox.nextAt), asc(notifyOutbox.id))
     .limit(limit)
     .all();
+
+/** When the first pending row comes due (ISO), or undefined when none is pending. */
+export const nextOutboxDue = (db: Db): string | undefined =>
+  db.select({ at: min(notifyOutbox.nextAt) }).from(notifyOutbox).where(eq(notifyOutbox.status, 'pending')).get()?.at ?? undefined;
 
 export const getOutbox = (db: Db, id: number) => db.select().from(notifyOutbox).where(eq(notifyOutbox.id, id)).get();
 

@@ -86,6 +86,7 @@ export function uploadJson(row: UploadRow, targetName: string | undefined) {
     sha256: row.sha256,
     size_bytes: row.sizeBytes,
     verified_at: row.verifiedAt,
+    verified_by: row.verifiedBy,
     error: row.error,
     attempts: row.attempts,
     next_attempt_at: row.status === 'failed' ? row.nextAttemptAt : null,
@@ -111,7 +112,7 @@ export function remoteFields(db: Db, backupId: number) {
         ? 'removed'
         : 'verified';
   return {
-    remote: v ? { target: names.get(v.targetId) ?? null, key: v.key, sha256: v.sha256, verified_at: v.verifiedAt } : null,
+    remote: v ? { target: names.get(v.targetId) ?? null, key: v.key, sha256: v.sha256, verified_at: v.verifiedAt, verified_by: v.verifiedBy } : null,
     remote_status: status,
     remotes,
   };

@@ -18,6 +18,8 @@ import { activeDeploy, listDeployEvents, listDeploys, rollbackTarget } from '../
 import { envKeyHistory, listEnv, missingRequired, revealEnv } from '../store/env.js';
 import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
+import { getPreviewByApp, previewsWithApps } from '../store/previews.js';
+import { accessUrl } from '../http/app-json.js';
 import { formError } from './field-errors.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
 import { recentRuns } from '../store/jobs.js';
@@ -45,11 +47,12 @@ export function appPages(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   const { db } = deps;
 
-  /** The Resources charts of `?range=` (default 1h). */
+  /** The Resources charts of `?range=` (default 1h), per replica with `?by=replica`. */
   const chartsOf = (c: Context, subject: string) => {
     const q = c.req.query('range');
     const range = isRange(q) ? q : '1h';
-    return { range, points: metricsJson(db, subject, range, deps.now().getTime(), undefined).points };
+    const m = metricsJson(db, subject, range, deps.now().getTime(), undefined, { byReplica: c.req.query('by') === 'replica' });
+    return { range, points: m.points, replicas: m.replicas };
   };
 
   /** Everything the app page shows, read through the store. */
@@ -60,7 +63,14 @@ export function appPages(deps: UiDeps) {
     const shown = activeDeploy(db, id) ?? deploys[0];
     const links = listLinks(db, id);
     const linked = new Set(links.map((l) => l.service.id));
+    const host = publicHostname(c, deps.config);
+    const asPreview = getPreviewByApp(db, id);
+    const parent = asPreview && getApp(db, asPreview.parentId);
     return {
+      previews: previewsWithApps(db, id)
+        .sort((a, b) => b.preview.prNumber - a.preview.prNumber)
+        .map((p) => ({ ...p.preview, name: p.name, status: getApp(db, p.preview.appId)?.status ?? 'inactive', url: accessUrl(p, host) })),
+      previewOf: parent ? { id: parent.id, name: parent.name, pr: asPreview.prNumber } : undefined,
       app: found.app,
       json: appJson(found.app, found.deployedConfigVersion, publicHostname(c, deps.config)),
       deploys,
@@ -71,7 +81,9 @@ export function appPages(deps: UiDeps) {
       missingRequired: missingRequired(db, id),
       rollbackTo: rollbackTarget(db, id, found.app.currentDeployId),
       metrics: chartsOf(c, `app:${id}`),
+      now: deps.now(),
       runs: recentRuns(db, id),
+      nowMs: deps.now().getTime(),
       ...extra,
     };
   }

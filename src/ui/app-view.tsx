@@ -1,11 +1,12 @@
 /** @jsxImportSource hono/jsx */
 // The app page (`/apps/{id}`): facts, Deploy and Rollback, the current deploy's progress, history, live
 // logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
-import { MetricCharts, type ChartPoint } from './chart.js';
+import { MetricCharts, type ChartPoint, type ReplicaPoints } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../http/app-json.js';
 import type { LinkView } from '../store/links.js';
-import type { DeployRow, EnvVarRow, JobRunRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, EnvVarRow, JobRunRow, PreviewRow, ServiceRow } from '../store/schema/index.js';
+import { settingsOf } from '../previews/settings.js';
 import { parseJobs, parseVolumes } from '../desired/workload-fields.js';
 import type { AppView as AppRecord } from '../store/app-view.js';
 import { AppFields, valuesOfRow, type AppFormValues } from './app-form.js';
@@ -13,6 +14,9 @@ import { DeployHistory, EventsList, type EventRow } from './deploy-view.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select } from './layout.js';
 import type { Notice } from './outcome.js';
 import { StatusLine } from './status-line.js';
+import { previewSchedule } from '../jobs/preview.js';
+import { commandText } from './job-form.js';
+import { RunHistory } from './run-history.js';
 
 /** How many lines the no-script log page (/apps/{id}/logs) shows. */
 export const RECENT_LOG_LINES = 200;
@@ -37,9 +41,71 @@ export interface AppView {
   revealed?: { key: string; value: string };
   /** What the user typed in the settings form before an error. */
   settings?: AppFormValues;
+  /** Now, for the jobs' next run times. */
+  nowMs?: number;
   /** The Resources charts: the range shown and its points (API.md "Metrics"). */
-  metrics?: { range: string; points: ChartPoint[] };
+  metrics?: { range: string; points: ChartPoint[]; replicas?: ReplicaPoints[] };
+  /** Its pull-request previews, newest pull request first (issue 20). */
+  previews?: (PreviewRow & { name: string; status: string; url: string | null })[];
+  /** This app is the preview of pull request `pr` of app `name`. */
+  previewOf?: { id: number; name: string; pr: number };
+  /** Now, for the previews' age. */
+  now?: Date;
 }
+
+/** `3 h`, `2 d`: how long ago, coarse (the exact time is the title). */
+export function age(at: string, now: Date): string {
+  const s = Math.max(0, Math.round((now.getTime() - Date.parse(at)) / 1000));
+  if (s < 90) return `${s} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 36 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}
+
+/** The app's previews (issue 20): where each one is, its state, its commit and how old that commit is. */
+const Previews = ({ v }: { v: AppView }) => {
+  const s = settingsOf(v.app.previews);
+  const now = v.now ?? new Date();
+  return (
+    <>
+      <p>
+        {s.enabled ? (
+          <>
+            On: one preview app <code>{v.app.name}-pr-N</code> per pull request to <code>{v.app.branch}</code> (at most {s.max}, removed after {s.ttl_days} days without a
+            commit; services: {s.services}{s.forks ? '; forks too, without secrets' : ''}).
+          </>
+        ) : (
+          <span class="muted">Off. Turn them on under Settings (a <code>svc_build</code> app and a code-host webhook are needed).</span>
+        )}
+        {' '}From a terminal: <code>svc previews {v.app.name}</code>
+      </p>
+      {(v.previews?.length ?? 0) > 0 && (
+        <div class="scroll">
+          <table aria-label="Previews">
+            <thead>
+              <tr><th scope="col">Pull request</th><th scope="col">Preview</th><th scope="col">State</th><th scope="col">Commit</th><th scope="col">Branch</th><th scope="col">Last commit</th></tr>
+            </thead>
+            <tbody>
+              {v.previews!.map((p) => (
+                <tr>
+                  <td>#{p.prNumber}{p.fork && <span class="muted"> (fork)</span>}</td>
+                  <td>
+                    <a href={`/apps/${p.appId}`}>{p.name}</a>
+                    {p.url && <> · <a href={p.url}>{p.url}</a></>}
+                  </td>
+                  <td><Badge status={p.status} /></td>
+                  <td class="mono">{p.headSha.slice(0, 12)}</td>
+                  <td class="mono">{p.headRef}</td>
+                  <td><span title={p.lastCommitAt}>{age(p.lastCommitAt, now)} ago</span></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+};
 
 export const MASK = '••••••••';
 const envId = (key: string) => `env-value-${key}`;
@@ -80,11 +146,14 @@ const Facts = ({ v }: { v: AppView }) => (
   </section>
 );
 
-/** Volumes, scheduled jobs and the newest runs (issue 22); jobs are edited through the API, a manifest or the CLI. */
-const Workloads = ({ v }: { v: AppView }) => {
+/**
+ * Volumes, the scheduled jobs with their next time and actions (the job editor is job-pages.tsx), and the
+ * newest runs, each linking to its output.
+ */
+const Workloads = ({ v, csrf }: { v: AppView; csrf: string }) => {
   const volumes = parseVolumes(v.app.volumes);
   const jobs = parseJobs(v.app.jobs);
-  const cmd = (c: string | string[]) => (typeof c === 'string' ? c : JSON.stringify(c));
+  const jobUrl = (name: string) => `/apps/${v.app.id}/jobs/${name}`;
   return (
     <>
       <p>
@@ -94,30 +163,48 @@ const Workloads = ({ v }: { v: AppView }) => {
           <span class="mono">{i > 0 ? ', ' : ''}{vol.name} → {vol.mount_path}</span>
         ))}
       </p>
+      <h3>Scheduled jobs</h3>
       {jobs.length === 0 ? (
-        <p class="muted">No scheduled jobs (the app's <code>jobs</code> field). One-off command: <code>svc run {v.app.name} -- COMMAND</code></p>
+        <p class="muted">No scheduled jobs.</p>
       ) : (
-        <table aria-label="Scheduled jobs">
-          <thead><tr><th>Job</th><th>Schedule (UTC)</th><th>Command</th><th>Timeout</th><th>Overlap</th></tr></thead>
-          <tbody>
-            {jobs.map((j) => (
-              <tr><td class="mono">{j.name}</td><td class="mono">{j.schedule}</td><td class="mono">{cmd(j.command)}</td><td>{j.timeout_seconds} s</td><td>{j.concurrency}</td></tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="scroll">
+          <table aria-label="Scheduled jobs">
+            <thead>
+              <tr><th scope="col">Job</th><th scope="col">Schedule (UTC)</th><th scope="col">Next run</th><th scope="col">Command</th><th scope="col">Timeout</th><th scope="col">Overlap</th><th scope="col">Actions</th></tr>
+            </thead>
+            <tbody>
+              {jobs.map((j) => {
+                const next = v.nowMs === undefined ? undefined : previewSchedule(j.schedule, v.nowMs, 1);
+                return (
+                  <tr>
+                    <td><a href={jobUrl(j.name)}>{j.name}</a></td>
+                    <td class="mono">{j.schedule}</td>
+                    <td>{next?.ok && next.runs[0] ? <time datetime={next.runs[0].at}>{next.runs[0].text}</time> : <span class="muted">-</span>}</td>
+                    <td class="mono">{commandText(j.command)}</td>
+                    <td>{j.timeout_seconds} s</td>
+                    <td>{j.concurrency}</td>
+                    <td class="actions">
+                      <PostButton action={`${jobUrl(j.name)}/run`} csrf={csrf} label="Run now" context={j.name} tone="secondary" small />
+                      <a href={`${jobUrl(j.name)}/edit`}>Edit<span class="sr"> {j.name}</span></a>
+                      <a href={jobUrl(j.name)}>History<span class="sr"> of {j.name}</span></a>
+                      <PostButton action={`${jobUrl(j.name)}/delete`} csrf={csrf} label="Remove" context={j.name} tone="secondary" small />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
+      <p>
+        <a class="button secondary" href={`/apps/${v.app.id}/add-job`}>Add a job</a>{' '}
+        <span class="muted">One-off command: <code>svc run {v.app.name} -- COMMAND</code></span>
+      </p>
       {(v.runs?.length ?? 0) > 0 && (
-        <table aria-label="Recent runs">
-          <thead><tr><th>Run</th><th>Job</th><th>Trigger</th><th>Status</th><th>Exit</th><th>Started</th><th>Finished</th></tr></thead>
-          <tbody>
-            {v.runs!.map((r) => (
-              <tr>
-                <td>#{r.id}</td><td class="mono">{r.job ?? 'one-off'}</td><td>{r.trigger}</td><td>{r.status}{r.error ? <span class="muted"> ({r.error})</span> : ''}</td>
-                <td>{r.exitCode ?? '-'}</td><td>{r.startedAt ?? '-'}</td><td>{r.finishedAt ?? '-'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <>
+          <h3>Recent runs</h3>
+          <RunHistory appId={v.app.id} runs={v.runs!} label="Recent runs" showJob />
+        </>
       )}
     </>
   );
@@ -306,6 +393,11 @@ const Links = ({ v, csrf }: { v: AppView; csrf: string }) => (
 
 export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: string; user: { username: string }; message?: string | Notice; error?: string }) => (
   <Layout title={`App ${v.app.name}`} csrf={csrf} user={user} message={message} error={error} refresh={5}>
+    {v.previewOf && (
+      <p>
+        Preview of pull request #{v.previewOf.pr} of <a href={`/apps/${v.previewOf.id}`}>{v.previewOf.name}</a>: removed with the pull request.
+      </p>
+    )}
     <Facts v={v} />
     <Section title="Deploy" id="h-deploy">
       <BlockedBy v={v} />
@@ -324,7 +416,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
         <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
       </p>
     </Section>
-    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} />}
+    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} perReplica replicas={v.metrics.replicas} />}
     <Section title="Terminal" id="h-terminal">
       <p>
         <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed). From
@@ -332,7 +424,7 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
       </p>
     </Section>
     <Section title="Volumes and jobs" id="h-jobs">
-      <Workloads v={v} />
+      <Workloads v={v} csrf={csrf} />
     </Section>
     <Section title="Environment" id="h-env">
       <EnvEditor v={v} csrf={csrf} />
@@ -340,6 +432,11 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
     <Section title="Linked services" id="h-links">
       <Links v={v} csrf={csrf} />
     </Section>
+    {!v.previewOf && (
+      <Section title="Pull-request previews" id="h-previews">
+        <Previews v={v} />
+      </Section>
+    )}
     <Section title="Settings" id="h-settings">
       <form method="post" action={`/apps/${v.app.id}/settings`} class="stack">
         <Csrf token={csrf} />

@@ -81,16 +81,57 @@ export const Chart: FC<{ title: string; points: ChartPoint[]; series: Series[]; 
 
 const RANGES = ['1h', '24h', '7d'] as const;
 
-/** The CPU, memory and I/O charts of an app or service, or the host's CPU, memory and disk. */
-export const MetricCharts: FC<{ points: ChartPoint[]; range: string; base: string; host?: boolean }> = (p) => (
+/** One replica's points (API.md "Metrics", `?by=replica`). */
+export interface ReplicaPoints {
+  replica: number;
+  points: ChartPoint[];
+}
+
+const FIELDS = ['cpu_cores', 'memory_bytes', 'memory_limit_bytes'] as const;
+const replicaField = (replica: number, field: string) => `r${replica}_${field}`;
+
+/** Pure: the replicas' CPU and memory as fields `r<N>_<field>` of one point per time, oldest first. */
+export function mergeReplicas(replicas: ReplicaPoints[]): ChartPoint[] {
+  const byTime = new Map<string, ChartPoint>();
+  for (const r of replicas) {
+    for (const p of r.points) {
+      const row = byTime.get(p.time) ?? { time: p.time };
+      for (const f of FIELDS) row[replicaField(r.replica, f)] = p[f];
+      byTime.set(p.time, row);
+    }
+  }
+  return [...byTime.values()].sort((a, b) => a.time.localeCompare(b.time));
+}
+
+/**
+ * The CPU, memory and I/O charts of an app or service, or the host's CPU, memory and disk. `replicas`
+ * given (an app asked `?by=replica`): CPU and memory are drawn one line per replica instead of the sum.
+ * `perReplica`: offer the choice (apps only).
+ */
+export const MetricCharts: FC<{ points: ChartPoint[]; range: string; base: string; host?: boolean; perReplica?: boolean; replicas?: ReplicaPoints[] }> = (p) => {
+  const by = p.replicas ? '&by=replica' : '';
+  const merged = p.replicas && mergeReplicas(p.replicas);
+  const series = (field: string, label: string) =>
+    p.replicas ? p.replicas.map((r, i) => ({ field: replicaField(r.replica, field), label: `replica ${r.replica}`, cls: `s${(i % 6) + 1}` })) : [{ field, label, cls: 's1' }];
+  const cpuPoints = merged ?? p.points;
+  return (
   <section id="metrics" data-live aria-labelledby="h-metrics">
     <h2 id="h-metrics">Resources</h2>
     <p class="row">
-      {RANGES.map((r) => (r === p.range ? <strong>{r}</strong> : <a href={`${p.base}?range=${r}#metrics`}>{r}</a>))}
+      {RANGES.map((r) => (r === p.range ? <strong>{r}</strong> : <a href={`${p.base}?range=${r}${by}#metrics`}>{r}</a>))}
+      {p.perReplica && (
+        <span>
+          {' · '}
+          {p.replicas ? <a href={`${p.base}?range=${p.range}#metrics`}>All replicas summed</a> : <strong>All replicas summed</strong>}
+          {' · '}
+          {p.replicas ? <strong>Per replica</strong> : <a href={`${p.base}?range=${p.range}&by=replica#metrics`}>Per replica</a>}
+        </span>
+      )}
     </p>
+    {p.replicas && p.replicas.length === 0 && <p class="muted">No per-replica figures in this range: they are kept while the app runs more than one replica.</p>}
     <div class="charts">
-      <Chart title="CPU" points={p.points} series={[{ field: 'cpu_cores', label: 'CPU', cls: 's1' }]} format={cores} />
-      <Chart title="Memory" points={p.points} series={[{ field: 'memory_bytes', label: 'in use', cls: 's1' }]} format={bytes} limitField="memory_limit_bytes" />
+      <Chart title="CPU" points={cpuPoints} series={series('cpu_cores', 'CPU')} format={cores} />
+      <Chart title="Memory" points={cpuPoints} series={series('memory_bytes', 'in use')} format={bytes} limitField={p.replicas?.[0] ? replicaField(p.replicas[0].replica, 'memory_limit_bytes') : p.replicas ? undefined : 'memory_limit_bytes'} />
       {p.host ? (
         <Chart title="Disk (data directory)" points={p.points} series={[{ field: 'disk_used_bytes', label: 'used', cls: 's1' }]} format={bytes} limitField="disk_total_bytes" />
       ) : (
@@ -101,4 +142,5 @@ export const MetricCharts: FC<{ points: ChartPoint[]; range: string; base: strin
       )}
     </div>
   </section>
-);
+  );
+};

@@ -16,10 +16,10 @@ export const FIELD_LABELS: Record<string, string> = {
 /** Both bounds of the numeric fields, so a refusal gives the whole range whichever end was crossed. */
 const RANGES: Record<string, [number, number]> = {
   internal_port: [1, 65535], fallback_port: [1, 65535], replicas: [0, 50],
-  'resources.memory_mb': [6, 1_048_576], 'resources.cpus': [0.01, 1024],
+  'resources.memory_mb': [6, 1_048_576], 'resources.cpus': [0.01, 1024], timeout_seconds: [1, 86_400],
 };
 
-const WHOLE = new Set(['internal_port', 'fallback_port', 'replicas', 'resources.memory_mb', 'service_id']);
+const WHOLE = new Set(['internal_port', 'fallback_port', 'replicas', 'resources.memory_mb', 'service_id', 'timeout_seconds']);
 
 /** One issue as a sentence under its label. */
 export function describeIssue(issue: Issue, labels: Record<string, string> = FIELD_LABELS): string {

@@ -112,9 +112,13 @@ export const Field: FC<{
   placeholder?: string;
   autocomplete?: string;
   inputmode?: 'numeric' | 'text' | 'url';
+  /** A refusal of this field, said under it (and tied to the input for screen readers). */
+  error?: string;
+  /** The job editor's schedule: where the page's script fetches the next runs from. */
+  'data-next-runs'?: string;
 }> = (p) => {
   // The label holds only the contract's name; a hint is the input's description, beside it.
-  const id = `f-${p.name}-${p.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  const id = fieldId(p.name, p.label);
   return (
     <div class="field">
       <label for={id}>{p.label}</label>
@@ -125,7 +129,8 @@ export const Field: FC<{
       )}
       <input
         id={id}
-        aria-describedby={p.hint ? `${id}-hint` : undefined}
+        aria-describedby={describedBy(id, p)}
+        aria-invalid={p.error ? 'true' : undefined}
         name={p.name}
         type={p.type ?? 'text'}
         value={p.value === null || p.value === undefined ? undefined : String(p.value)}
@@ -133,23 +138,43 @@ export const Field: FC<{
         placeholder={p.placeholder}
         autocomplete={p.autocomplete}
         inputmode={p.inputmode}
+        data-next-runs={p['data-next-runs']}
       />
+      <FieldError id={id} error={p.error} />
     </div>
   );
 };
 
-export const Select: FC<{ label: string; name: string; value?: string | null; options: readonly (readonly [string, string])[] }> = (p) => {
-  const id = `f-${p.name}-${p.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+const fieldId = (name: string, label: string) => `f-${name}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+const describedBy = (id: string, p: { hint?: string; error?: string }) =>
+  [p.hint && `${id}-hint`, p.error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+
+/** The sentence under a refused field. */
+const FieldError: FC<{ id: string; error?: string }> = ({ id, error }) =>
+  error ? (
+    <span class="field-error" id={`${id}-error`}>
+      {error}
+    </span>
+  ) : null;
+
+export const Select: FC<{ label: string; name: string; value?: string | null; options: readonly (readonly [string, string])[]; hint?: string; error?: string }> = (p) => {
+  const id = fieldId(p.name, p.label);
   return (
     <div class="field">
       <label for={id}>{p.label}</label>
-      <select id={id} name={p.name}>
+      {p.hint && (
+        <span class="hint" id={`${id}-hint`}>
+          {p.hint}
+        </span>
+      )}
+      <select id={id} name={p.name} aria-describedby={describedBy(id, p)} aria-invalid={p.error ? 'true' : undefined}>
         {p.options.map(([v, text]) => (
           <option value={v} selected={v === p.value}>
             {text}
           </option>
         ))}
       </select>
+      <FieldError id={id} error={p.error} />
     </div>
   );
 };

@@ -5,16 +5,17 @@ import type { AppView } from '../store/app-view.js';
 import { statusLine, type StatusFacts } from '../status/line.js';
 
 /** The API-shaped facts of an app row (what appJson shows). */
-export const statusFactsOf = (a: Pick<AppView, 'status' | 'serving' | 'liveImage' | 'statusReason' | 'routeError'>): StatusFacts => ({
+export const statusFactsOf = (a: Pick<AppView, 'status' | 'serving' | 'liveImage' | 'statusReason' | 'routeError'> & Partial<Pick<AppView, 'certError'>>): StatusFacts => ({
   status: a.status,
   serving: a.serving,
   live_image: a.liveImage,
   status_reason: a.statusReason,
   route_error: a.routeError,
+  certificate_error: a.certError ?? null,
 });
 
 export const StatusLine = ({ app }: { app: StatusFacts }) => (
-  <span class={`status-line${app.status === 'error' || app.route_error ? ' warn' : ' muted'}`} data-status-line>
+  <span class={`status-line${app.status === 'error' || app.route_error || app.certificate_error ? ' warn' : ' muted'}`} data-status-line>
     {statusLine(app)}
   </span>
 );

@@ -27,6 +27,7 @@ import { notifyPage } from './notify-page.js';
 import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 import { terminalPage } from './terminal-page.js';
+import { jobPages } from './job-pages.js';
 import { contentSecurityPolicy } from './csp.js';
 
 /** Paths the UI never answers: the API (its own JSON 404s and auth) and the health check. */
@@ -77,6 +78,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', authPages(ui));
   r.route('/', dashboardPage(ui));
   r.route('/', appPages(ui));
+  r.route('/', jobPages(ui));
   r.route('/', deployPage(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));

@@ -16,6 +16,10 @@ import { ensureOwnRegistry, REGISTRY_BINARY } from '../cluster/registry.js';
 import { existsSync } from 'node:fs';
 import { httpProbe } from '../reconcilers/app/probe.js';
 import { tcpOpen } from '../reconcilers/service/readiness.js';
+import type { Mount } from '../runtime/runtime.js';
+import { directEdge, relayedEdge, type ProxyParts } from '../proxy/edge-proxy.js';
+import { createEdgeRelay } from '../proxy/edge-relay.js';
+import { edgePaths } from '../proxy/edge-config.js';
 
 export interface RuntimeWiring {
   runtime: Runtime;
@@ -26,12 +30,16 @@ export interface RuntimeWiring {
   tcpOpen: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
   /** Terminal sessions into app containers (on Swarm: the replicas on the manager only). */
   terminal: TerminalPort;
+  /** How the proxy reaches what the runtime runs: as it is on one engine, through the edge relay on a Swarm. */
+  edge: (parts: ProxyParts) => ProxyParts;
+  /** Extra mounts of the proxy container (the edge relay's socket directory on a Swarm); none on one engine. */
+  proxyMounts?: Mount[];
 }
 
 export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
   if (config.runtime.kind === 'docker') {
     const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
-    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, terminal: createDockerTerminal(runtime.docker, config.instance) };
+    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, terminal: createDockerTerminal(runtime.docker, config.instance), edge: directEdge };
   }
   // Without SVC_REGISTRY, svc runs Debian's docker-registry on the manager when it is installed.
   const own = !config.runtime.registry && existsSync(REGISTRY_BINARY);
@@ -45,5 +53,8 @@ export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
   });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance });
-  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal };
+  // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
+  const paths = edgePaths(config.dataDir);
+  const relay = createEdgeRelay({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
+  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal, edge: relayedEdge(relay, paths.socket), proxyMounts: [{ source: paths.dir, target: paths.dir }] };
 }

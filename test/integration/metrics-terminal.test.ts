@@ -138,6 +138,23 @@ describe('terminal', () => {
   }, 40_000);
 });
 
+describe('per replica', () => {
+  it('keeps each replica of a scaled app beside the sum, answered with ?by=replica', async () => {
+    expect((await t.api('PUT', `/api/apps/${app.id}`, { replicas: 2 })).status).toBe(200);
+    const m = await waitFor(
+      async () => {
+        const r = (await t.api('GET', `/api/apps/${app.id}/metrics?by=replica`)).body;
+        const both = r.replicas?.length === 2 && r.replicas.every((x: { points: { memory_bytes: number | null }[] }) => (x.points.at(-1)?.memory_bytes ?? 0) > 0);
+        return both && r.points.at(-1)?.containers === 2 ? r : undefined;
+      },
+      { timeoutMs: 30_000, what: 'points of both replicas' },
+    );
+    expect(m.replicas.map((r: { replica: number }) => r.replica)).toEqual([0, 1]);
+    expect(m.replicas[1].points.at(-1)).toMatchObject({ containers: 1, memory_limit_bytes: 64 * 1024 * 1024 });
+    expect((await t.api('GET', `/api/apps/${app.id}/metrics`)).body.replicas).toBeUndefined();
+  }, 40_000);
+});
+
 describe('a stopped container', () => {
   it('gets no new points', async () => {
     expect((await t.api('PUT', `/api/apps/${app.id}`, { replicas: 0 })).status).toBe(200);

@@ -1,5 +1,6 @@
 // Off-host copies (issue 21 section 1) against the svc-test Garage stand-in run on loopback: the target's
-// test action, every completed backup uploaded encrypted and verified by read back, Debian's `age -d`
+// test action, every completed backup uploaded encrypted and verified (read back on this Garage v1
+// stand-in, the store's SHA-256 checksum on one that reports checksums), Debian's `age -d`
 // opening it, remote retention, and the faults (wrong credentials, a missing bucket, the store killed
 // mid-upload, a copy that reads back corrupted): recorded with the store's reason, local archive kept,
 // retried, no partial object under the final key. Then a restore into a fresh data dir from the bucket
@@ -121,7 +122,8 @@ describe('backup targets', () => {
 
   it('uploads every completed backup encrypted, verified by its SHA-256; Debian age decrypts it to the local archive', async () => {
     const b = await backupUntil((x) => x.remote_status === 'verified', 'the copy verified');
-    expect(b.remote).toMatchObject({ target: 'standin', key: `svc/${b.filename}.age` });
+    // The default stand-in is Garage v1: no store checksums, so the copy is read back.
+    expect(b.remote).toMatchObject({ target: 'standin', key: `svc/${b.filename}.age`, verified_by: 'read_back' });
     const held = await objectBytes(b.remote.key);
     expect(sha256(held)).toBe(b.remote.sha256);
     expect(held.subarray(0, 21).toString()).toBe('age-encryption.org/v1');
@@ -260,4 +262,21 @@ describe('backup targets', () => {
     expect(res.body.code).toBe('copy_corrupted');
     expect((await t.api('GET', '/api/backups')).body.length).toBe(before);
   }, 30_000);
+
+  it('a store that reports SHA-256 checksums verifies by its checksum (no read back); a copy it stores damaged is caught, deleted and retried', async () => {
+    const sums = await startS3Standin('svc-offsite-sums', { checksums: true });
+    cleanups.push(() => sums.stop());
+    const moved = await t.api('PUT', `/api/backup-targets/${target.id}`, { endpoint: sums.endpoint, bucket: sums.bucket, access_key: sums.accessKey, secret_key: sums.secretKey });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const b = await backupUntil((x) => x.remote_status === 'verified', 'verified by the store checksum');
+    expect(b.remote.verified_by).toBe('store_checksum');
+
+    await sums.corruptNextWrite();
+    const created = await t.api('POST', '/api/backups');
+    const failed = await recordUntil(created.body.id, (x) => x.remote_status === 'remote_failed', 'remote_failed');
+    expect(failed.remotes[0].error).toMatch(/^verification: the store reports/);
+    expect(sums.objectFiles().some((f) => f.endsWith(createHash('sha256').update(`svc/${failed.filename}.age`).digest('hex')))).toBe(false);
+    const healed = await recordUntil(failed.id, (x) => x.remote_status === 'verified', 'retried and verified');
+    expect(healed.remote.verified_by).toBe('store_checksum');
+  }, 40_000);
 });

@@ -10,7 +10,7 @@ import { LABELS } from '../../src/runtime/runtime.js';
 import { signBody } from '../../src/codehost/signature.js';
 import { freePort } from '../support/caddy.js';
 import { ensureCaddyImage } from '../support/caddy-image.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { deployReaching, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages } from '../support/images.js';
 import { createTestRepo, type TestRepo } from '../support/git-repo.js';
 import { waitFor } from '../support/wait.js';
@@ -47,11 +47,7 @@ const deliver = async (action: string, sha: string, headRepo = 'acme/pv-site') =
   });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
-const finished = (id: number) =>
-  waitFor(async () => {
-    const d = (await t.api('GET', `/api/deploys/${id}`)).body;
-    return ['success', 'failed', 'auto_rollback', 'cancelled'].includes(d.status) ? d : undefined;
-  }, { timeoutMs: 90_000, what: `deploy ${id} to finish` });
+const finished = (id: number) => deployReaching(t, id, (d) => ['success', 'failed', 'auto_rollback', 'cancelled'].includes(d.status), 'to finish', 90_000);
 const get = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(3_000) })).text();
 const refused = async (port: number) => get(port).then(() => false, () => true);
 const containers = () => runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: t.instance, [LABELS.app]: PREVIEW });

@@ -122,7 +122,7 @@ describe('replicas behind one name', () => {
         stop = true;
         await Promise.all(clients);
       }
-      // Caddy sees the new answer within its refresh (250 ms) after dnsmasq re-read the file (inotify);
+      // Caddy sees the new answer within its refresh (DNS_REFRESH_MS) after dnsmasq re-read the file (inotify);
       // the margin is for a loaded machine.
       const windowEnd = answerAt + DNS_REFRESH_MS + 750;
       const before = outcomes.filter((o) => o.at < killedAt);

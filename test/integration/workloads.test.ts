@@ -13,6 +13,7 @@ import { freePort } from '../support/caddy.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
+import { launchBrowser } from '../support/browser.js';
 
 const runtime = createDockerRuntime({ log: silentLogger });
 let t: TestDaemon;
@@ -115,6 +116,14 @@ describe('volumes', () => {
     expect(await catInLive()).toBe('kept\n');
   }, 30_000);
 
+  it('survives a crash of the container (restarted by self-healing)', async () => {
+    const name = await liveContainer();
+    await runtime.stop(name, 0);
+    await waitFor(async () => (await runtime.inspect(name))?.running, { timeoutMs: 20_000, what: 'the stopped container restarted' });
+    expect(await liveContainer()).toBe(name);
+    expect(await catInLive()).toBe('kept\n');
+  }, 30_000);
+
   it('is in a backup and comes back with a restore', async () => {
     const backup = await t.api('POST', '/api/backups');
     expect(backup.status, JSON.stringify(backup.body)).toBe(201);
@@ -124,6 +133,23 @@ describe('volumes', () => {
     expect(readFileSync(volumeFile(), 'utf8')).toBe('kept\n');
     // The running container was recreated over the restored directory, so it sees the restored file too.
     await waitFor(async () => (await catInLive().catch(() => '')) === 'kept\n', { timeoutMs: 20_000, what: 'the app to serve the restored volume' });
+  }, 45_000);
+});
+
+describe('a change of volumes', () => {
+  it('rolls the app so the running container mounts the new list, with an event saying why', async () => {
+    const before = await liveContainer();
+    const res = await t.api('PUT', `/api/apps/${appId}`, { volumes: [{ name: 'data', mount_path: '/data' }, { name: 'extra', mount_path: '/extra' }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const roll = (await t.api('GET', `/api/apps/${appId}/deploys`)).body[0];
+    expect(roll).toMatchObject({ trigger: 'roll', image_ref: WEB_V2 });
+    await deployReaching(t, roll.id, (d) => d.status === 'success', 'to succeed');
+    const events = (await t.api('GET', `/api/deploys/${roll.id}/events`)).body as { step: string; message: string }[];
+    expect(events[0]).toMatchObject({ step: 'roll', message: expect.stringMatching(/^volume extra added at \/extra: .* deployed again \(stop_first\)$/) });
+    expect(await liveContainer()).not.toBe(before);
+    writeFileSync(join(t.dataDir, 'volumes', 'wl-app', 'extra', 'seen.txt'), 'mounted\n');
+    expect((await runtime.exec(await liveContainer(), ['cat', '/extra/seen.txt'])).stdout).toBe('mounted\n');
+    expect(await catInLive()).toBe('kept\n');
   }, 45_000);
 });
 
@@ -162,6 +188,8 @@ describe('scheduled jobs', () => {
       return l.length > 0 ? l : undefined;
     }, { timeoutMs: 15_000, what: 'the missed run' });
     expect(missed.map((r: any) => r.scheduled_for)).toEqual(['2026-01-01T01:00:00.000Z']);
+    // The volume outlived the daemon's restart too.
+    expect(await catInLive()).toBe('kept\n');
     const all = await runsOf();
     expect(all.filter((r) => r.status !== 'skipped')).toHaveLength(2);
   }, 50_000);
@@ -175,6 +203,68 @@ describe('scheduled jobs', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^tick\s+\*\/5 \* \* \* \*\s+forbid\s+#\d+/m);
   }, 20_000);
+});
+
+describe('the job editor in a browser', () => {
+  it('adds a job with a preview of its next runs and errors under the fields, runs it now, shows its history and output, edits and removes it', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(t.url + '/login');
+      await page.getByLabel('Username', { exact: true }).fill('admin');
+      await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL((u) => u.pathname === '/');
+      await page.goto(`${t.url}/apps/${appId}`);
+      await page.getByRole('link', { name: 'Add a job' }).click();
+      await page.getByLabel('Job name', { exact: true }).fill('report');
+      await page.getByLabel('Schedule', { exact: true }).fill('30 2 * * *');
+      await page.getByLabel('Command', { exact: true }).fill('echo report-$((6*7))');
+      await page.getByLabel('Timeout (seconds)', { exact: true }).fill('0');
+      // Typed: the page's script shows the next runs at once. The pages' clock is the wall clock (only the
+      // scheduler's is injected here): five days at 02:30.
+      await page.locator('#next-runs li').nth(4).waitFor();
+      // Without a script: the same form posted with "Show next runs".
+      await page.getByRole('button', { name: 'Show next runs' }).click();
+      await page.waitForURL((u) => u.pathname === `/apps/${appId}/jobs`);
+      await page.locator('#next-runs li').first().waitFor();
+      const next = await page.locator('#next-runs li').allTextContents();
+      expect(next).toHaveLength(5);
+      for (const line of next) expect(line).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}( \d{4})? 02:30 UTC, in \d/);
+      await page.getByRole('button', { name: 'Add job' }).click();
+      // Refused: said under the field, the input marked invalid, what was typed kept.
+      await page.locator('.field-error', { hasText: 'Timeout (seconds) must be between 1 and 86400' }).waitFor();
+      expect(await page.getByLabel('Timeout (seconds)', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+      expect(await page.getByLabel('Command', { exact: true }).inputValue()).toBe('echo report-$((6*7))');
+      await page.getByLabel('Timeout (seconds)', { exact: true }).fill('60');
+      await page.getByRole('button', { name: 'Add job' }).click();
+      await page.waitForURL((u) => u.pathname === `/apps/${appId}` && u.searchParams.get('m') === 'job_saved');
+      const jobs = page.getByRole('table', { name: 'Scheduled jobs' });
+      await jobs.getByRole('row').filter({ hasText: 'report' }).getByText(/02:30 UTC, in /).waitFor();
+      // The API sees what the editor wrote.
+      expect((await t.api('GET', `/api/apps/${appId}/jobs`)).body.find((j: { name: string }) => j.name === 'report')).toMatchObject({ schedule: '30 2 * * *', timeout_seconds: 60, concurrency: 'forbid' });
+
+      await jobs.getByRole('button', { name: 'Run now report' }).click();
+      await page.waitForURL((u) => u.pathname === `/apps/${appId}/jobs/report`);
+      // The history refreshes itself until the run ends.
+      const history = page.getByRole('table', { name: 'Runs of report' });
+      await history.getByText('succeeded').waitFor({ timeout: 20_000 });
+      await history.getByRole('link', { name: /output/ }).first().click();
+      await page.getByRole('log', { name: 'Output' }).getByText('report-42').waitFor();
+
+      await page.getByRole('link', { name: 'Job report' }).click();
+      await page.getByRole('link', { name: 'Edit report' }).click();
+      await page.getByLabel('Schedule', { exact: true }).fill('@hourly');
+      await page.getByRole('button', { name: 'Save job' }).click();
+      await page.waitForURL((u) => u.searchParams.get('m') === 'job_saved');
+      expect((await t.api('GET', `/api/apps/${appId}/jobs`)).body.find((j: { name: string }) => j.name === 'report').schedule).toBe('@hourly');
+      await jobs.getByRole('button', { name: 'Remove report' }).click();
+      await page.waitForURL((u) => u.searchParams.get('m') === 'job_removed');
+      expect((await t.api('GET', `/api/apps/${appId}/jobs`)).body.map((j: { name: string }) => j.name)).not.toContain('report');
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
 
 describe('delete', () => {

@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import { Bus } from '../../src/events/bus.js';
 import { createAppReconciler } from '../../src/reconcilers/app/reconciler.js';
 import type { AppReconcilerDeps } from '../../src/reconcilers/app/deps.js';
+import { createKillNotes } from '../../src/reconcilers/app/kills.js';
 import { dnsRecordsOf } from '../../src/reconcilers/proxy/dns-sync.js';
 import type { DnsRecords } from '../../src/dns/hosts.js';
 import { getAppByName } from '../../src/store/apps.js';
@@ -48,6 +49,8 @@ export class AppHarness {
   /** Per-image HTTP answer of the health probe; unset: 503 for 'unhealthy' images, else 200. `null`: no answer. */
   readonly probeAnswer = new Map<string, number | null>();
   readonly probed: string[] = [];
+  /** The engine's stopping `kill` events as the manager would feed them (kills.ts). */
+  readonly kills = createKillNotes(() => this.now);
   /** Runtime mutations with the fake time they happened at. */
   readonly timed: { method: string; name: string; at: number }[] = [];
   rec: Reconciler;
@@ -79,6 +82,7 @@ export class AppHarness {
       dns: { sync: async () => void this.dnsCalls.push({ at: this.now, records: dnsRecordsOf(this.db) }) },
       proxy: { upstreamRequests: async () => this.upstream() },
       env: { resolve: (id) => deployEnv(this.db, this.sealer, id), missingRequired: (id) => missingRequired(this.db, id) },
+      kills: this.kills,
       probe: async (url) => {
         this.probed.push(url);
         const host = new URL(url).hostname;

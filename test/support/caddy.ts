@@ -38,7 +38,7 @@ async function udpFree(port: number): Promise<boolean> {
 export interface TestCaddy {
   adminUrl: string;
   dir: string;
-  /** Caddy's stdout+stderr so far (for failure messages). */
+  /** Caddy's stdout+stderr so far, last 2 MB (for failure messages and the benchmarks' error counts). */
   output(): string;
   stop(): Promise<void>;
 }
@@ -57,7 +57,7 @@ export async function startCaddy(): Promise<TestCaddy> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (b: Buffer) => {
-    out = (out + b.toString()).slice(-20_000);
+    out = (out + b.toString()).slice(-2_000_000);
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);

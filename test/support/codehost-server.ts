@@ -1,7 +1,9 @@
 // A local code host (node:http) implementing the GitHub endpoints svc calls: the manifest conversion,
 // app installations, installation access tokens, installation repositories, repository installation.
 // It verifies every app JWT it receives (RS256 with the key it issued, iss, iat/exp window) and every
-// installation token, and counts calls so tests can assert caching.
+// installation token, and counts calls so tests can assert caching. It also speaks GitLab's merge-request
+// notes (/api/v4, PRIVATE-TOKEN) and Gitea/Forgejo's issue comments (/api/v1, `Authorization: token`),
+// both accepting only `hostToken` (an app's repo_token).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +18,12 @@ export interface FakeCodehost {
   calls: { method: string; path: string; ok: boolean }[];
   /** JWT problems seen (empty when every JWT was valid). */
   jwtErrors: string[];
+  /** Issue and pull-request comments posted with an installation token, each with every text it had. */
+  comments: { id: number; repo: string; number: number; body: string; bodies: string[]; host?: 'gitlab' | 'gitea' }[];
+  /** The one token the GitLab and Gitea endpoints accept. */
+  hostToken: string;
+  /** The next this many comment calls answer 500 (delivery failures). */
+  failComments: number;
   close(): Promise<void>;
 }
 
@@ -28,7 +36,11 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
     installations: [{ id: 7, account: { login: 'acme' }, repositories: ['acme/site', 'acme/api'] }],
     calls: [],
     jwtErrors: [],
+    comments: [],
+    failComments: 0,
+    hostToken: `tok-${randomBytes(12).toString('hex')}`,
   };
+  let commentIds = 1000;
   const tokens = new Map<string, number>();
 
   const checkJwt = (req: IncomingMessage): boolean => {
@@ -55,7 +67,8 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
       fake.calls.push({ method: req.method ?? '', path, ok: status < 400 });
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
         route();
@@ -83,6 +96,64 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
         if (!inst) return send(401, { message: 'bad token' });
         return send(200, { total_count: inst.repositories.length, repositories: inst.repositories.map((full_name) => ({ full_name })) });
       }
+      const tokenInstallation = () => fake.installations.find((i) => i.id === tokens.get((req.headers.authorization ?? '').replace(/^token /, '')));
+      const commentBody = () => {
+        const doc = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+        return typeof doc.body === 'string' ? doc.body : undefined;
+      };
+      if (req.method === 'POST' && (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(path))) {
+        const inst = tokenInstallation();
+        if (!inst || !inst.repositories.includes(m[1].toLowerCase())) return send(401, { message: 'bad token' });
+        if (fake.failComments > 0 && fake.failComments--) return send(500, { message: 'injected failure' });
+        const body = commentBody();
+        if (body === undefined) return send(422, { message: 'body is missing' });
+        const c = { id: ++commentIds, repo: m[1].toLowerCase(), number: Number(m[2]), body, bodies: [body] };
+        fake.comments.push(c);
+        return send(201, { id: c.id, body });
+      }
+      if (req.method === 'PATCH' && (m = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(path))) {
+        const inst = tokenInstallation();
+        if (!inst || !inst.repositories.includes(m[1].toLowerCase())) return send(401, { message: 'bad token' });
+        if (fake.failComments > 0 && fake.failComments--) return send(500, { message: 'injected failure' });
+        const c = fake.comments.find((x) => x.id === Number(m![2]) && x.repo === m![1].toLowerCase());
+        const body = commentBody();
+        if (!c) return send(404, { message: 'Not Found' });
+        if (body === undefined) return send(422, { message: 'body is missing' });
+        c.body = body;
+        c.bodies.push(body);
+        return send(200, { id: c.id, body });
+      }
+      // GitLab (repo_token as PRIVATE-TOKEN) and Gitea/Forgejo (`Authorization: token`): post, then edit.
+      const other = (host: 'gitlab' | 'gitea', ok: boolean, repo: string, number: number | null, id: number | null) => {
+        if (!ok) return send(401, { message: '401 Unauthorized' });
+        if (fake.failComments > 0 && fake.failComments--) return send(500, { message: 'injected failure' });
+        const body = commentBody();
+        if (body === undefined) return send(400, { message: 'body is missing' });
+        if (id === null) {
+          const c = { id: ++commentIds, repo, number: number!, body, bodies: [body], host };
+          fake.comments.push(c);
+          return send(201, { id: c.id, body });
+        }
+        const c = fake.comments.find((x) => x.id === id && x.repo === repo && x.host === host && (number === null || x.number === number));
+        if (!c) return send(404, { message: '404 Not found' });
+        c.body = body;
+        c.bodies.push(body);
+        return send(200, { id: c.id, body });
+      };
+      const gitlabOk = () => req.headers['private-token'] === fake.hostToken && !req.headers.authorization;
+      const giteaOk = () => req.headers.authorization === `token ${fake.hostToken}`;
+      if (req.method === 'POST' && (m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes$/.exec(path))) {
+        return other('gitlab', gitlabOk(), decodeURIComponent(m[1]), Number(m[2]), null);
+      }
+      if (req.method === 'PUT' && (m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes\/(\d+)$/.exec(path))) {
+        return other('gitlab', gitlabOk(), decodeURIComponent(m[1]), Number(m[2]), Number(m[3]));
+      }
+      if (req.method === 'POST' && (m = /^\/api\/v1\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(path))) {
+        return other('gitea', giteaOk(), m[1], Number(m[2]), null);
+      }
+      if (req.method === 'PATCH' && (m = /^\/api\/v1\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(path))) {
+        return other('gitea', giteaOk(), m[1], null, Number(m[2]));
+      }
       if (req.method === 'GET' && (m = /^\/repos\/([^/]+\/[^/]+)\/installation$/.exec(path))) {
         if (!checkJwt(req)) return send(401, { message: 'bad JWT' });
         const inst = fake.installations.find((i) => i.repositories.includes(m![1].toLowerCase()));
@@ -93,9 +164,9 @@ export async function startFakeCodehost(): Promise<FakeCodehost> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return {
-    ...fake,
+  // The object the server reads: a test that sets `failComments` changes what the server does.
+  return Object.assign(fake, {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((r) => server.close(() => r())),
-  } as FakeCodehost;
+  }) as FakeCodehost;
 }

@@ -23,6 +23,8 @@ export interface S3Standin {
   start(): Promise<void>;
   /** The next whole-object GET answers one byte flipped (a store that corrupted the copy). */
   corruptNextGet(): Promise<void>;
+  /** The next PutObject / UploadPart is stored with one byte flipped after the store's checksum check. */
+  corruptNextWrite(): Promise<void>;
   /** Object files (data_dir/<bucketId>/<sha256(key)>) and unfinished multipart uploads, for assertions. */
   objectFiles(): string[];
   pendingUploads(): string[];
@@ -40,7 +42,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startS3Standin(bucket = 'svc-offsite'): Promise<S3Standin> {
+/** `checksums`: report S3 additional checksums (SHA-256) as AWS S3 and MinIO do; off, it is Garage v1 (none). */
+export async function startS3Standin(bucket = 'svc-offsite', opts: { checksums?: boolean } = {}): Promise<S3Standin> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-s3-'));
   const [s3Port, adminPort] = [await freePort(), await freePort()];
   const token = 'standin-admin-token';
@@ -52,6 +55,7 @@ export async function startS3Standin(bucket = 'svc-offsite'): Promise<S3Standin>
       `data_dir = "${dir}/data"`,
       '[s3_api]',
       's3_region = "garage"',
+      `checksums = ${opts.checksums === true}`,
       `api_bind_addr = "127.0.0.1:${s3Port}"`,
       '[admin]',
       `api_bind_addr = "127.0.0.1:${adminPort}"`,
@@ -113,6 +117,9 @@ export async function startS3Standin(bucket = 'svc-offsite'): Promise<S3Standin>
     start,
     corruptNextGet: async () => {
       await admin('POST', '/v1/svc-test/faults', { corruptNextGet: true });
+    },
+    corruptNextWrite: async () => {
+      await admin('POST', '/v1/svc-test/faults', { corruptNextWrite: true });
     },
     objectFiles: () => walk(join(dir, 'data', b.id)).filter((f) => !f.includes('.tmp-')),
     pendingUploads: () => walk(join(dir, 'data', '.multipart')).filter((f) => f.endsWith('upload.json')),

@@ -6,6 +6,7 @@ import type { Proxy } from '../../proxy/proxy.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Db } from '../../store/db.js';
 import type { Probe } from './probe.js';
+import type { KillNotes } from './kills.js';
 import type { BuildSettings } from '../../build/steps.js';
 
 /** The environment a deploy injects, and the values that must never appear in an event or log. */
@@ -33,6 +34,8 @@ export interface AppReconcilerDeps {
   };
   probe: Probe;
   now: () => number;
+  /** The engine's recent stopping `kill` events (kills.ts); absent: a container leaves the answer at `die`. */
+  kills?: KillNotes;
   /** `svc_build`: where checkouts go, the base images, git and tokens; without it nothing is built. */
   build?: BuildSettings;
   settings: {

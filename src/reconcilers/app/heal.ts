@@ -9,7 +9,7 @@ import { keyOf } from '../../controller/types.js';
 import { appContainerSpec, ensureAppVolumes } from './container-spec.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import type { AppView } from '../../store/app-view.js';
-import { observeApp, observeLive } from '../../observed/apps.js';
+import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
@@ -19,6 +19,12 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   const name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
+  // Beside other replicas in the answer, the dead one leaves it before the restart and joins again only
+  // after its own health check (the steady pass probes it): otherwise the proxy keeps sending it requests
+  // while the engine starts it and before it listens. Alone, it keeps its address: there is nothing else
+  // to send them to, and the proxy retries dial errors for a while.
+  const beside = app.liveAddress !== null && readInstances(deps.db, app.id).some((r) => r.address !== null);
+  if (beside && observeLive(deps.db, app.id, { address: null })) await deps.dns.sync();
   try {
     // Also re-tunes the bridge (bridge-neighbours.ts) in case the engine recreated it since the deploy.
     await deps.runtime.ensureNetwork(deps.settings.network);
@@ -43,7 +49,8 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
     return { requeueAfterMs: restartBackoffMs(failures) || 1_000 };
   }
   const info = await deps.runtime.inspect(name, deps.settings.network);
-  observeLive(deps.db, app.id, { address: info?.address ?? null, containerId: info?.id ?? null });
+  const unpublished = beside || (app.liveAddress === null && readInstances(deps.db, app.id).some((r) => r.address !== null));
+  observeLive(deps.db, app.id, unpublished ? { containerId: info?.id ?? null } : { address: info?.address ?? null, containerId: info?.id ?? null });
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
@@ -51,8 +58,11 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   const message = how === 'restarted' ? `live container ${name} ${why}; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
-  return { requeueAfterMs: 0 };
+  return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0 };
 }
+
+/** When the steady pass first probes a healed container that is out of the answer. */
+const PROBE_FIRST_MS = 25;
 
 /** Records `failures` and the backoff it implies before the next restart; returns it. */
 function count(deps: AppReconcilerDeps, app: AppView, failures: number): number {

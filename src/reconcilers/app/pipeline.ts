@@ -224,8 +224,14 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     event(deps, deploy, 'stop_old', 'no previous container');
   } else {
     const sinceCutMs = deps.now() - (Date.parse(deploy.deadline!) - deps.settings.drainCapMs);
-    const oldInfo = await deps.runtime.inspect(old, deps.settings.network);
-    const inFlight = oldInfo?.address ? await countInFlight(deps, `${oldInfo.address}:${app.internalPort}`) : 0;
+    // Every replica of the old version drains, not only the first: a POST in flight on one that gets
+    // SIGTERM fails (its app exits under it), and no proxy retries a request already sent.
+    const oldAddresses: string[] = [];
+    for (const name of [old, ...(await oldReplicas(deps, app, old))]) {
+      const info = await deps.runtime.inspect(name, deps.settings.network);
+      if (info?.address) oldAddresses.push(`${info.address}:${app.internalPort}`);
+    }
+    const inFlight = oldAddresses.length > 0 ? await countInFlight(deps, oldAddresses) : 0;
     const polls = inFlight === 0 ? (zeroPolls.get(deploy.id) ?? 0) + 1 : 0;
     zeroPolls.set(deploy.id, polls);
     // stop_first: the old version stopped before the new one started; nothing is left to drain.
@@ -235,7 +241,7 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
     // Inside a watch window the old container is kept, stopped, to flip back to (watch.ts).
     const adopted = app.appType === 'adopted_container' && old === app.source;
-    // The old version's other replicas drained with it; they are never kept (a flip-back restarts the
+    // The old version's other replicas drained with it (above); they are never kept (a flip-back restarts the
     // first one, and scaling adds the others again).
     for (const extra of (await oldReplicas(deps, app, old))) {
       await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
@@ -315,9 +321,10 @@ async function restartOld(deps: AppReconcilerDeps, app: AppView, old: string) {
   for (const extra of await oldReplicas(deps, app, old)) await deps.runtime.start(extra);
 }
 
-async function countInFlight(deps: AppReconcilerDeps, address: string): Promise<number> {
+async function countInFlight(deps: AppReconcilerDeps, addresses: string[]): Promise<number> {
   try {
-    return (await deps.proxy.upstreamRequests()).get(address) ?? 0;
+    const counts = await deps.proxy.upstreamRequests();
+    return addresses.reduce((n, a) => n + (counts.get(a) ?? 0), 0);
   } catch {
     return 0; // no proxy answer: nothing we can wait on; the minimum wait still applies
   }

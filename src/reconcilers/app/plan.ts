@@ -25,6 +25,8 @@ export interface ObservedContainer {
    * container of a deploy (watch-plan.ts); undefined elsewhere.
    */
   stoppedFromOutside?: boolean;
+  /** Still running, but sent a stopping signal since it started (kills.ts): out of the answer at once. */
+  dying?: boolean;
 }
 
 export interface AppFacts {
@@ -172,8 +174,12 @@ export function judgeProbe(input: {
 
 export type DrainVerdict = { kind: 'stop' } | { kind: 'wait'; afterMs: number };
 
-/** Earliest SIGTERM after the cut: the proxy has re-resolved the route (plus 50 ms), and never < 250 ms. */
-export const drainMinWaitMs = (dnsRefreshMs: number) => Math.max(dnsRefreshMs + 50, 250);
+/**
+ * Earliest SIGTERM after the cut: the proxy has re-resolved the route, plus 50 ms for its lookup in
+ * flight at the cut (an answer counts as fresh from when it arrived). Requests that picked the old
+ * address before are in flight and the drain's polls see them.
+ */
+export const drainMinWaitMs = (dnsRefreshMs: number) => dnsRefreshMs + 50;
 
 /**
  * When the old container may get SIGTERM (notes/zero-downtime-switch.md rule 2): not before the proxy can

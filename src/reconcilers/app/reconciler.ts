@@ -18,6 +18,7 @@ import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } fro
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
 import { beginStep, newAttemptMemory } from './attempts.js';
 import { heal } from './heal.js';
+import { checkHealth } from './health-check.js';
 import { emptyTrash } from '../../volumes/dirs.js';
 import { builtImageRepository } from '../../codehost/repository.js';
 import type { AppReconcilerDeps } from './deps.js';
@@ -44,6 +45,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       removing: c.state === 'removing' || c.state === 'dead',
       oomKilled: c.oomKilled,
       oomLikely: c.oomLikely,
+      dying: c.running && deps.kills?.dying(c.name, c.startedAt ? Date.parse(c.startedAt) : undefined),
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
@@ -156,7 +158,18 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       }
       else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
     }
-    if (live?.running) {
+    if (live?.dying) {
+      // Being stopped from outside (kills.ts): beside other replicas it leaves the answer now, not at `die`.
+      if (row.liveAddress !== null && readInstances(db, row.id).some((r) => r.address !== null)) {
+        observeLive(db, row.id, { address: null });
+        await deps.dns.sync();
+        deps.enqueue(keyOf('proxy', 'main'));
+      }
+    } else if (live?.running && row.liveAddress === null && row.replicas > 1) {
+      // Healed beside other replicas (heal.ts): it joins the answer after its own health check.
+      const joined = await joinAfterProbe(row, live);
+      if (joined !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, joined);
+    } else if (live?.running) {
       // Drift: the engine may hand a restarted container a new address.
       const info = await runtime.inspect(live.name, settings.network);
       if (info?.address && observeLive(db, row.id, { address: info.address })) await deps.dns.sync();
@@ -168,6 +181,23 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     // and the proxy reconciler checks Caddy every second anyway. Enqueueing it from every steady pass made
     // each app write cost a full read of every app and of Caddy's config.
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  }
+
+  /**
+   * Probes the live container that is out of the answer; healthy: it joins (DNS synced). Returns when to
+   * probe again, or undefined. Never healthy within the health timeout: stopped, so healing restarts it
+   * with backoff (as a replica that never passes, scale.ts).
+   */
+  async function joinAfterProbe(row: AppView, live: ObservedContainer): Promise<number | undefined> {
+    const { info, verdict } = await checkHealth(deps, { internalPort: row.livePort ?? row.internalPort, healthCheckPath: row.healthCheckPath }, live.name, live.startedAtMs ?? deps.now());
+    if (verdict.kind === 'wait') return verdict.afterMs;
+    if (verdict.kind === 'failed') {
+      addAppEvent(db, row.id, 'heal', `live container ${live.name} did not become healthy after its restart: ${verdict.reason}; stopped`, 'error');
+      await runtime.stop(live.name, settings.stopGraceSeconds);
+      return 0;
+    }
+    if (observeLive(db, row.id, { address: info!.address!, containerId: info!.id })) await deps.dns.sync();
+    return undefined;
   }
 
   /** `replicas: 0`: out of the answer, then (the proxy re-resolved) stopped and removed; every replica goes. */
@@ -192,9 +222,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
 
   async function writeStatus(row: AppView, liveRunning: boolean) {
     if (row.replicas === 0 && row.appType === 'managed') return void observeApp(db, row.id, { status: 'inactive', serving: false, statusReason: null });
+    // Slot 0 healing (its backoff, or its node lost on a Swarm) while other replicas are in the answer: the
+    // app still serves, so it stays active.
+    const serving = liveRunning || (row.replicas > 1 && readInstances(db, row.id).some((r) => r.address !== null));
     const newest = newestFinished(db, row.id);
-    const status = deriveAppStatus(liveRunning, newest?.status);
-    observeApp(db, row.id, { status, serving: liveRunning, statusReason: deriveStatusReason(status, newest) });
+    const status = deriveAppStatus(serving, newest?.status);
+    observeApp(db, row.id, { status, serving, statusReason: deriveStatusReason(status, newest) });
   }
 
   return {

@@ -70,6 +70,11 @@ export function planReplicas(input: {
       else out.push({ kind: 'create', slot, replace: row.containerName });
       continue;
     }
+    if (c.dying) {
+      // Being stopped from outside: out of the answer now; its `die` event brings the restart.
+      if (row.address !== null) out.push({ kind: 'unpublish', slot });
+      continue;
+    }
     if (!c.running) {
       if (backoffMs > 0) out.push({ kind: 'wait', slot, afterMs: backoffMs });
       else out.push({ kind: 'restart', slot, oomKilled: c.oomKilled === true, ...(c.oomLikely ? { oomLikely: true } : {}), exitCode: c.exitCode });

@@ -110,11 +110,14 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
     case 'restart': {
       const name = row!.containerName;
       const failures = row!.healFailures + 1;
-      observeInstance(db, app.id, a.slot, { address: null, healFailures: failures, healNotBefore: iso(deps.now() + restartBackoffMs(failures)) });
+      // Out of the answer before the start, not after: the start takes the engine a few hundred ms, and
+      // every request the proxy sends the dead address meanwhile is a dial error (a 502 for a POST in
+      // Caddy 2.6.2, which cannot resend a body). It joins again after its own health check (`probe`).
+      if (observeInstance(db, app.id, a.slot, { address: null, healFailures: failures, healNotBefore: iso(deps.now() + restartBackoffMs(failures)) })) await deps.dns.sync();
       await deps.runtime.start(name);
       const why = exitWhy(a);
       addAppEvent(db, app.id, 'heal', `replica ${a.slot} (${name}) ${why}; restarted (attempt ${failures})`, 'warn');
-      return { dns: true, afterMs: 25 };
+      return { dns: false, afterMs: 25 };
     }
     case 'probe': {
       const name = row!.containerName;

@@ -67,10 +67,10 @@ export function createOffsiteReconciler(d: OffsiteDeps): Reconciler {
         retain: d.settings.retainCount,
         signal: ctx?.signal,
       });
-      updateUpload(d.db, id, { status: 'verified', sha256: out.sha256, sizeBytes: out.size, verifiedAt: nowIso(), error: null, nextAttemptAt: null });
+      updateUpload(d.db, id, { status: 'verified', sha256: out.sha256, sizeBytes: out.size, verifiedAt: nowIso(), verifiedBy: out.verifiedBy, error: null, nextAttemptAt: null });
       markRemoved(d.db, target.id, out.pruned);
       d.changed?.();
-      d.log.info('backup uploaded', { backup_id: row.backupId, filename, target: target.name, size: out.size, sha256: out.sha256, duration_ms: d.now() - started, pruned: out.pruned.length });
+      d.log.info('backup uploaded', { backup_id: row.backupId, filename, target: target.name, size: out.size, sha256: out.sha256, verified_by: out.verifiedBy, duration_ms: d.now() - started, pruned: out.pruned.length });
       if (out.retentionError) d.log.error('backup remote retention failed', { target: target.name, error: out.retentionError });
       if (wasFailing) reportUploadRecovered(d, { backup_id: row.backupId, filename, target: target.name, attempts });
       return {};

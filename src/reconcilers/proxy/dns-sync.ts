@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { appInstances, apps, appStatus } from '../../store/schema/index.js';
 import { desiredDnsRecords } from './routes.js';
 import type { DnsRecords } from '../../dns/hosts.js';
+import { dataVersion } from '../../store/data-version.js';
 
 export interface DnsSync {
   sync(): Promise<void>;
@@ -20,13 +21,21 @@ export function dnsRecordsOf(db: Db): DnsRecords {
 
 export function createDnsSync(db: Db, write: (records: DnsRecords) => Promise<void> | void): DnsSync {
   let last: string | undefined;
+  // The proxy pass syncs every second: with nothing written to the database since the last sync, the
+  // answers cannot have changed, and the two reads are skipped.
+  const version = dataVersion(db);
+  let lastVersion: string | undefined;
   let chain: Promise<void> = Promise.resolve();
   const syncOnce = async () => {
+    const at = version();
+    if (at === lastVersion) return;
     const records = dnsRecordsOf(db);
     const json = JSON.stringify(records);
-    if (json === last) return;
-    await write(records);
-    last = json;
+    if (json !== last) {
+      await write(records);
+      last = json;
+    }
+    lastVersion = at;
   };
   return {
     // Serialized: two reconcilers switching at once must not write an older view after a newer one.

@@ -51,8 +51,11 @@ export function listenersToLeaveOut(
 }
 
 /** The routes without the listeners left out (domain routes always stay). */
-export const withoutListeners = (routes: Route[], ports: { has(port: number): boolean }): Route[] =>
-  routes.filter((r) => !(r.mode === 'port' && r.port && ports.has(r.port)));
+export const withoutListeners = (routes: Route[], ports: { has(port: number): boolean }): Route[] => {
+  const kept = routes.filter((r) => !(r.mode === 'port' && r.port && ports.has(r.port)));
+  // The same array when nothing is left out: the proxy caches the config it built for it by identity.
+  return kept.length === routes.length ? routes : kept;
+};
 
 /** Ports blocked and not yet due for a look at `now` (the cheap path leaves exactly these out). */
 export const blockedNotDue = (blocked: ReadonlyMap<number, Blocked>, now: number): Set<number> =>

@@ -16,6 +16,7 @@ import { desiredRoutes, noContainer } from './routes.js';
 import { ProxyBindError } from '../../proxy/admin.js';
 import type { HeldPorts } from '../../proxy/held-ports.js';
 import { observeRouteErrors } from '../../observed/routes.js';
+import { whenChanged } from '../../store/data-version.js';
 import {
   BLIND_CAP_MS, BLOCKED_CAP_MS, blockedNeedsLook, blockedNotDue, listenersToLeaveOut, nextBlocked, nextRetryAt, rejectedMessage, withoutListeners, type Blocked,
 } from './listeners.js';
@@ -57,6 +58,9 @@ const ROUTE_COLUMNS = {
   liveAddress: appStatus.liveAddress,
   // A deploy about to bring the first container: its route waits for it (dynamic upstream), not 503.
   deploying: sql<number>`exists (select 1 from deploys where deploys.app_id = ${apps.id} and deploys.status in ('pending', 'running'))`,
+  // Another replica with an address: the DNS answer still holds it while slot 0 is healing (on a Swarm, its
+  // node lost), so the route must stay the DNS one, not the 503 page.
+  replicaLive: sql<number>`exists (select 1 from app_instances where app_instances.app_id = ${apps.id} and app_instances.address is not null)`,
 };
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
@@ -68,6 +72,13 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
   // Port listeners left out because their port is taken on the host (listeners.ts), retried with backoff.
   let blocked = new Map<number, Blocked>();
   const now = deps.now ?? Date.now;
+  // The routes the database implies, read again only after something was written (a pass runs every
+  // second; re-reading every app each time was most of the daemon's idle CPU). The same array comes back
+  // while nothing changed, so the proxy's own caches keyed on it hold.
+  const wantedRoutes = whenChanged(deps.db, () => {
+    const rows = deps.db.select(ROUTE_COLUMNS).from(apps).leftJoin(appStatus, eq(appStatus.appId, apps.id)).all();
+    return desiredRoutes(rows.map((r) => ({ ...r, noContainer: noContainer(r) })));
+  });
   // A blocked listener comes back no later than its retry time, even with a long probe interval.
   const within = (r: Result): Result => {
     const at = nextRetryAt(blocked);
@@ -104,8 +115,7 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
       const responder = await deps.ensureDnsResponder();
       const next = responder === 'starting' ? soon : again;
       await deps.dns.sync();
-      const rows = deps.db.select(ROUTE_COLUMNS).from(apps).leftJoin(appStatus, eq(appStatus.appId, apps.id)).all();
-      const routes = desiredRoutes(rows.map((r) => ({ ...r, noContainer: noContainer(r) })));
+      const routes = wantedRoutes();
       const t = now();
       const look = blockedNeedsLook(blocked, routes, t);
       if (converged && !look && (await deps.proxy.serves(withoutListeners(routes, blockedNotDue(blocked, t))))) return within(next);

@@ -38,6 +38,8 @@ export const appStatus = sqliteTable('app_status', {
   statusReason: text('status_reason'),
   /** Why the proxy left the app's listener out (port taken on the host); written by the proxy reconciler. */
   routeError: text('route_error'),
+  /** Why Caddy cannot get the certificate of the app's domain (its TLS log); null once one is obtained. */
+  certError: text('cert_error'),
   updatedAt: updatedAt(),
 });
 

@@ -6,6 +6,8 @@ export const BUILD_MODES = ['external_ci', 'svc_build'] as const;
 export const PROJECT_TYPES = ['auto', 'static', 'node', 'go', 'java'] as const;
 export const ACCESS_MODES = ['domain', 'port'] as const;
 export const DEPLOY_STRATEGIES = ['blue_green', 'stop_first'] as const;
+/** Where an app's repository is hosted (issue 20, "Code hosts beyond GitHub"). */
+export const CODE_HOSTS = ['github', 'gitlab', 'gitea', 'forgejo'] as const;
 export const APP_STATUSES = ['active', 'inactive', 'error'] as const;
 
 /**
@@ -48,6 +50,13 @@ export const apps = sqliteTable('apps', {
   jobs: text('jobs').notNull().default('[]'),
   /** Pull-request previews (issue 20): canonical JSON of PreviewSettings (src/previews/settings.ts); null: off. */
   previews: text('previews'),
+  /** The code host of `repo_url`; null: derived from the URL's host name (src/codehost/hosts.ts). */
+  codeHost: text('code_host', { enum: ['github', 'gitlab', 'gitea', 'forgejo'] }),
+  /**
+   * Access token for cloning a private repository over HTTPS, sealed (src/crypto.ts); null: none. Never part
+   * of AppFields (a manifest diff or an app JSON never sees it): written by its own command path.
+   */
+  repoTokenSealed: text('repo_token_sealed'),
   configVersion: integer('config_version').notNull().default(0),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   createdAt: createdAt(),

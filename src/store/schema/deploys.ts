@@ -4,7 +4,8 @@ import { apps } from './apps.js';
 
 export const DEPLOY_STATUSES = ['pending', 'running', 'success', 'failed', 'auto_rollback', 'cancelled'] as const;
 export type DeployStatus = (typeof DEPLOY_STATUSES)[number];
-export const DEPLOY_TRIGGERS = ['webhook', 'manual', 'rollback'] as const;
+/** `roll`: svc deployed the live image again because a spec change needs new containers (volumes, issue 22). */
+export const DEPLOY_TRIGGERS = ['webhook', 'manual', 'rollback', 'roll'] as const;
 export type DeployTrigger = (typeof DEPLOY_TRIGGERS)[number];
 /** Where a change of desired state came from (src/desired/context.ts); deploys record it in `origin`. */
 export const ORIGINS = ['api', 'ui', 'cli', 'manifest', 'webhook', 'schedule'] as const;
@@ -21,7 +22,7 @@ export const deploys = sqliteTable(
     appId: integer('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
     imageRef: text('image_ref'),
     commitSha: text('commit_sha'),
-    trigger: text('trigger', { enum: ['webhook', 'manual', 'rollback'] }).notNull(),
+    trigger: text('trigger', { enum: DEPLOY_TRIGGERS }).notNull(),
     /** The entry point that asked for it (API.md "Deploys"); rows older than the column say `api`. */
     origin: text('origin', { enum: ORIGINS }).notNull().default('api'),
     status: text('status', { enum: ['pending', 'running', 'success', 'failed', 'auto_rollback', 'cancelled'] })

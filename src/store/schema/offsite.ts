@@ -37,6 +37,8 @@ export const backupUploads = sqliteTable(
     sha256: text('sha256'),
     sizeBytes: integer('size_bytes'),
     verifiedAt: text('verified_at'),
+    /** How it was verified: the store's own SHA-256 checksum, or a full read back (stores without one). */
+    verifiedBy: text('verified_by', { enum: ['store_checksum', 'read_back'] }),
     /** The store's reason of the last failure (never a secret). */
     error: text('error'),
     attempts: integer('attempts').notNull().default(0),

@@ -20,6 +20,13 @@ export const previews = sqliteTable(
     fork: integer('fork', { mode: 'boolean' }).notNull().default(false),
     /** When the last commit arrived (opened or synchronize): `ttl_days` counts from here. */
     lastCommitAt: text('last_commit_at').notNull(),
+    /** The code host that sent the pull request (`github`, ...) and its base repository (`owner/name`): where reports go. */
+    host: text('host').notNull().default('github'),
+    repository: text('repository'),
+    /** The pull-request comment svc posted (its id on the code host): updated, never posted twice. */
+    commentId: text('comment_id'),
+    /** What that comment says now (`<deploy id>:<status>`): a report is sent only when this changes. */
+    reported: text('reported'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('previews_app_idx').on(t.appId), uniqueIndex('previews_parent_pr_idx').on(t.parentId, t.prNumber), index('previews_parent_idx').on(t.parentId)],

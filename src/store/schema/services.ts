@@ -34,6 +34,13 @@ export const services = sqliteTable('services', {
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   deletedAt: text('deleted_at'),
   purgeOnDelete: integer('purge_on_delete', { mode: 'boolean' }).notNull().default(false),
+  /**
+   * A pull-request preview's own empty instance (issue 20, `previews.services: "fresh"`): the preview app it
+   * belongs to and the parent's service it stands in for. No foreign key on purpose: deleting the preview
+   * app must not erase the only record that the service (and its data directory) is to be removed.
+   */
+  previewAppId: integer('preview_app_id'),
+  previewSourceId: integer('preview_source_id'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

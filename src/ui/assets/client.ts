@@ -1,6 +1,7 @@
 // The UI's one script (progressive enhancement: every page works without it). It follows the SSE endpoints
 // the API already has (deploy events, logs), refreshes the parts of a page marked `data-live` while
-// something is in flight, and fetches secrets on demand for "Reveal" and "Show credentials". Plain ES2017,
+// something is in flight, fetches secrets on demand for "Reveal" and "Show credentials", and previews a
+// job's next runs while its schedule is typed. Plain ES2017,
 // no framework; all text goes in through textContent.
 export const CLIENT = `(function () {
   'use strict';
@@ -134,7 +135,27 @@ export const CLIENT = `(function () {
       });
   }
 
+  // The job editor: the schedule's next runs while it is typed (the same fragment the server renders).
+  function previewRuns(input) {
+    var timer;
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        fetch(input.getAttribute('data-next-runs') + '?schedule=' + encodeURIComponent(input.value), { credentials: 'same-origin', headers: { accept: 'text/html' } })
+          .then(function (r) { return r.ok ? r.text() : null; })
+          .then(function (html) {
+            if (html === null) return;
+            var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('next-runs');
+            var old = document.getElementById('next-runs');
+            if (fresh && old) old.replaceWith(document.importNode(fresh, true));
+          })
+          .catch(function () {});
+      }, 300);
+    });
+  }
+
   document.addEventListener('submit', onReveal);
+  document.querySelectorAll('[data-next-runs]').forEach(previewRuns);
   connect(document);
   // The log page opens at its newest line even when reached without the #newest anchor.
   // (once laid out: the log is the end of the page, so the page's end is its newest line).

@@ -40,6 +40,9 @@ input[type=checkbox]{width:1.2rem;min-height:1.2rem;margin:0}
 .row label.check{flex:0 0 auto}
 .grow{flex:1 1 24rem}
 .hint{font-weight:400;color:var(--muted);font-size:.85rem}
+.field-error{display:block;color:var(--bad);font-size:.85rem;margin-top:.2rem}
+[aria-invalid=true]{border-color:var(--bad)}
+textarea{font:inherit;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.45rem .55rem;width:100%;min-height:4.5rem}
 button,.button{font:inherit;font-weight:600;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:#fff;border-radius:6px;padding:.45rem .9rem;min-height:2.5rem;text-decoration:none;display:inline-block}
 @media (prefers-color-scheme:dark){button,.button{color:#0d1117}}
 button.secondary,.button.secondary{background:transparent;color:var(--accent)}
@@ -81,5 +84,9 @@ footer{max-width:72rem;margin:2rem auto 1rem;padding:0 1rem;color:var(--muted);f
 .chart .line{stroke-width:2;vector-effect:non-scaling-stroke}
 .chart .s1{stroke:var(--accent)}
 .chart .s2{stroke:var(--ok)}
+.chart .s3{stroke:var(--warn)}
+.chart .s4{stroke:var(--bad)}
+.chart .s5{stroke:#8250df}
+.chart .s6{stroke:#bf8700}
 .terminal{height:28rem;padding:.25rem;background:#000;border-radius:6px}
 `;

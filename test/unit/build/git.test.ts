@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkout, execGit, gitEnv, type GitRunner } from '../../../src/build/git.js';
 import { repoUrlProblem } from '../../../src/build/repo-url.js';
 import { createTestRepo, type TestRepo } from '../../support/git-repo.js';
+import { startGitHttpServer } from '../../support/git-http-server.js';
 
 let repo: TestRepo;
 let first: string;
@@ -62,6 +63,34 @@ describe('checkout', () => {
     const header = Object.keys(env).find((k) => env[k] === 'http.extraHeader')!;
     expect(env[header.replace('KEY', 'VALUE')]).toBe(`Authorization: Basic ${Buffer.from('x-access-token:ghs_secrettoken').toString('base64')}`);
     expect(calls[0].env).toEqual(env);
+  });
+
+  it('clones over HTTP from a code host that requires the token, with the host\'s Basic user (GitLab: oauth2)', async () => {
+    const root = repo.url.slice('file://'.length).replace(/\/acme\/site\.git$/, '');
+    const server = await startGitHttpServer(root, { user: 'oauth2', token: 'glpat-secret' });
+    try {
+      const url = `${server.url}/acme/site.git`;
+      expect(await checkout({ url, branch: 'main', commit: first, dir: await freshDir(), token: 'glpat-secret', tokenUser: 'oauth2' })).toBe(first);
+      expect(server.requests.filter((r) => r.authorized).length).toBeGreaterThan(0);
+      expect(server.requests.some((r) => r.urlHadCredentials)).toBe(false);
+      // Without the token, or with GitHub's user name, the host refuses.
+      await expect(checkout({ url, branch: 'main', dir: await freshDir() })).rejects.toThrow(/could not fetch branch main/);
+      await expect(checkout({ url, branch: 'main', dir: await freshDir(), token: 'glpat-secret' })).rejects.toThrow(/could not fetch/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('never lets the token or its header value through an error message', async () => {
+    const header = Buffer.from('oauth2:glpat-leak').toString('base64');
+    const failing: GitRunner = async (args, o) => {
+      if (args[0] === 'fetch') throw new Error(`fatal: unable to access 'https://oauth2:glpat-leak@host/': header Authorization: Basic ${header}`);
+      return execGit(args, o);
+    };
+    const err = await checkout({ url: 'https://gitlab.example/acme/site.git', branch: 'main', dir: await freshDir(), token: 'glpat-leak', tokenUser: 'oauth2' }, failing).catch((e: Error) => e);
+    expect(String(err)).toMatch(/could not fetch/);
+    expect(String(err)).not.toContain('glpat-leak');
+    expect(String(err)).not.toContain(header);
   });
 });
 

@@ -2,8 +2,9 @@
 // per-app sums over replicas, nothing new for a stopped container, and the three tiers downsampled and
 // pruned right.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCollector, subjectOf } from '../../../src/metrics/collector.js';
-import { readMetricRange } from '../../../src/store/metrics.js';
+import { createCollector, replicaOf, subjectOf } from '../../../src/metrics/collector.js';
+import { readMetricRange, subjectsWithPrefix } from '../../../src/store/metrics.js';
+import { metricsJson } from '../../../src/metrics/query.js';
 import { rangeWindow } from '../../../src/metrics/tiers.js';
 import type { ContainerCounters, RunningContainer, StatsSource } from '../../../src/runtime/stats.js';
 import { silentLogger } from '../../../src/log.js';
@@ -52,6 +53,19 @@ describe('metrics collector', () => {
     expect(subjectOf({ 'svc.role': 'service', 'svc.service': 'gone' }, ids)).toBeUndefined();
     expect(subjectOf({ 'svc.role': 'proxy' }, ids)).toBeUndefined();
     expect(subjectOf({ 'svc.role': 'build', 'svc.app-id': '3' }, ids)).toBeUndefined();
+    expect(replicaOf(appLabels(3, 2))).toBe(2);
+    expect(replicaOf({ 'svc.role': 'service', 'svc.slot': '1' })).toBeUndefined();
+    expect(replicaOf({ 'svc.role': 'app', 'svc.slot': '../x' })).toBeUndefined();
+  });
+
+  it('keeps no per-replica rows for an app of one replica', async () => {
+    const { clock, busy, collector } = setup();
+    busy.set('a0', { labels: appLabels(2, 0), cores: 0.5, since: START, mem: 10 << 20 });
+    await collector.round();
+    await clock.advance(10_000);
+    await collector.round();
+    expect(subjectsWithPrefix(db, 'app:2/r', 10, 0)).toEqual([]);
+    expect(readMetricRange(db, 'app:2', 10, 0)).toHaveLength(2);
   });
 
   it('sums replicas into the app, gives a rate from the second round on, and stops at a stopped container', async () => {
@@ -70,6 +84,16 @@ describe('metrics collector', () => {
     expect(readMetricRange(db, 'service:7', 10, now - 3600).at(-1)!.cpu).toBeCloseTo(0.1);
     expect(readMetricRange(db, 'host', 10, now - 3600).at(-1)).toMatchObject({ cpu: 0.5, memoryBytes: 1e9, diskUsedBytes: 10 });
     expect(collector.latest()!.containers.map((c) => c.name).sort()).toEqual(['a0', 'a1', 's']);
+
+    // Two replicas: each slot is kept as well as the sum; `svc top`'s subjects stay the app and the service.
+    expect(readMetricRange(db, 'app:1/r0', 10, now - 3600).map((p) => p.cpu)).toEqual([null, 0.5, 0.5]);
+    expect(readMetricRange(db, 'app:1/r1', 10, now - 3600).at(-1)).toMatchObject({ cpu: 0.25, memoryBytes: 20 << 20, containers: 1 });
+    expect([...collector.latest()!.subjects.keys()].sort()).toEqual(['app:1', 'host', 'service:7']);
+    const json = metricsJson(db, 'app:1', '1h', clock.now(), undefined, { byReplica: true });
+    expect(json.replicas!.map((r) => [r.replica, r.points.at(-1)!.cpu_cores])).toEqual([[0, 0.5], [1, 0.25]]);
+    expect(metricsJson(db, 'app:1', '1h', clock.now(), undefined).replicas).toBeUndefined();
+    // A service and an app of one replica get no per-replica rows.
+    expect(subjectsWithPrefix(db, 'service:7/', 10, 0)).toEqual([]);
 
     busy.delete('a0');
     busy.delete('a1');

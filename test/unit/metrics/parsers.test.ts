@@ -2,7 +2,7 @@
 // fields, no cap = the host's memory) and the kernel's files (net/dev, blkio v1, io.stat v2, key/value).
 import { describe, expect, it } from 'vitest';
 import { countersOf } from '../../../src/runtime/docker-stats.js';
-import { blockIo, keyed, netDev } from '../../../src/runtime/cgroup-stats.js';
+import { blockIo, keyedValue, netDev } from '../../../src/runtime/cgroup-stats.js';
 import { linePath } from '../../../src/ui/chart.js';
 
 describe('stats readers', () => {
@@ -23,7 +23,11 @@ describe('stats readers', () => {
     expect(netDev(dev)).toEqual({ rx: 290, tx: 120 });
     expect(blockIo('8:0 Read 4096\n8:0 Write 8192\n8:0 Total 12288\nTotal 12288\n', 1)).toEqual({ read: 4096, write: 8192 });
     expect(blockIo('8:0 rbytes=100 wbytes=200 rios=1 wios=2\n259:0 rbytes=1 wbytes=2\n', 2)).toEqual({ read: 101, write: 202 });
-    expect(keyed('usage_usec 1234\nuser_usec 1000\n').get('usage_usec')).toBe(1234);
+    expect(keyedValue('usage_usec 1234\nuser_usec 1000\n', 'usage_usec')).toBe(1234);
+    expect(keyedValue('usage_usec 1234\nuser_usec 1000\n', 'user_usec')).toBe(1000);
+    expect(keyedValue('cache 5\ntotal_inactive_file 77', 'total_inactive_file')).toBe(77); // last line, no newline
+    expect(keyedValue('total_inactive_file_x 1\ninactive_file 9\n', 'inactive_file')).toBe(9); // a longer key is not it
+    expect(keyedValue('x_usage_usec 3\n', 'usage_usec')).toBeUndefined();
   });
 
   it('draws a chart line with a gap where a value is unknown', () => {

@@ -87,6 +87,18 @@ describe('notifications: raise and deliver', () => {
     answers = [];
   });
 
+  it('a dispatcher gone quiet on an empty outbox (it skips the query while nothing is written) still sends the next raise', async () => {
+    createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${rx.url}/quiet` } }, 'api');
+    let looks = 0; // now() is asked on each quiet tick
+    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5 });
+    dispatchers.push(d);
+    d.start();
+    await waitFor(() => looks >= 5, { what: 'quiet ticks' });
+    raise(db, notice(7));
+    await waitFor(() => rx.requests.length === 1, { what: 'the message raised while quiet' });
+    expect(rx.requests[0].path).toBe('/quiet');
+  });
+
   it('gives up after 24 hours: the message ends failed', async () => {
     createChannel(ctx, { name: 'down', type: 'discord', events: ['deploy_failed'], config: { url: rx.url + '/d' } }, 'api');
     rx.answer = () => 503;

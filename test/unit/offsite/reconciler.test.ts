@@ -48,7 +48,7 @@ function setup(outcomes: (string | undefined)[]) {
       calls.push(i);
       const fail = outcomes.shift();
       if (fail) throw new CopyError(fail);
-      return { sha256: 'ab'.repeat(32), size: 42, pruned: [] };
+      return { sha256: 'ab'.repeat(32), size: 42, verifiedBy: 'read_back' as const, pruned: [] };
     },
   });
   return { db, r, events, lines, calls, upload, backup, target, advance: (ms: number) => (now += ms), ctx: { db, sealer, log, enqueue, config } };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePortRange } from '../../../src/config.js';
 import { envKeySchema } from '../../../src/desired/fields.js';
 import { pullRequestPayload } from '../../../src/codehost/payloads.js';
+import { githubPullRequest } from '../../../src/previews/github.js';
 import { decidePullRequest, evictions, expired, type PreviewFacts } from '../../../src/previews/decide.js';
 import { pickPort, previewDomain, previewName } from '../../../src/previews/naming.js';
 import { previewSettingsSchema, settingsOf, settingsToStore } from '../../../src/previews/settings.js';
@@ -14,12 +15,12 @@ const app = (o: Partial<PreviewFacts> = {}): PreviewFacts => ({
   id: 1, name: 'web', appType: 'managed', buildMode: 'svc_build', repoUrl: 'https://github.com/acme/web.git', branch: 'main', imageRef: null, ciWorkflow: null, previews: ON, ...o,
 });
 const pr = (action: string, o: { head?: string | null; base?: string; repo?: string } = {}) =>
-  pullRequestPayload.parse({
+  githubPullRequest(pullRequestPayload.parse({
     action,
     number: 7,
     repository: { full_name: o.repo ?? 'acme/web' },
     pull_request: { merged: false, head: { sha: SHA.toUpperCase(), ref: 'feature/x', repo: o.head === null ? null : { full_name: o.head ?? 'acme/web' } }, base: { ref: o.base ?? 'main' } },
-  });
+  }));
 
 describe('decidePullRequest', () => {
   it.each(['opened', 'reopened', 'synchronize'])('%s of a same-repository head creates or updates the preview at the head commit', (action) => {

@@ -4,6 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { signBody } from '../../../src/codehost/signature.js';
+import { sendGithub } from '../../support/github-delivery.js';
 import { listDeploys } from '../../../src/store/deploys.js';
 import { allPreviews } from '../../../src/store/previews.js';
 import { resolveEnv } from '../../../src/store/env.js';
@@ -22,14 +23,11 @@ beforeEach(async () => {
 
 const sha = (c: string) => c.repeat(40);
 function deliver(action: string, number: number, head: string, o: { fork?: string } = {}) {
-  const body = JSON.stringify({
+  const body = {
     action, number, repository: { full_name: 'acme/web' },
     pull_request: { merged: action === 'closed', head: { sha: head, ref: `feature-${number}`, repo: { full_name: o.fork ?? 'acme/web' } }, base: { ref: 'main' } },
-  });
-  return t.request('POST', '/api/webhooks/github', undefined, {
-    raw: body, contentType: 'application/json', cookie: 'none',
-    headers: { 'x-github-event': 'pull_request', 'x-github-delivery': `pr-${++n}`, 'x-hub-signature-256': signBody(SECRET, body) },
-  });
+  };
+  return sendGithub(t, SECRET, 'pull_request', body);
 }
 
 async function parent(previews: Record<string, unknown> = { enabled: true }) {
@@ -57,7 +55,7 @@ describe('pull_request previews', () => {
     expect(getAppByName(t.db, 'web-pr-7')!.id).toBe(preview.id);
     expect(listDeploys(t.db, preview.id).map((d) => d.commitSha)).toContain(sha('b'));
     const listed = await t.request('GET', `/api/apps/${id}/previews`);
-    expect(listed.body).toMatchObject([{ pr_number: 7, app: 'web-pr-7', head_sha: sha('b'), fork: false }]);
+    expect(listed.body).toMatchObject([{ pr_number: 7, app: 'web-pr-7', head_sha: sha('b'), fork: false, status: 'inactive' }]);
     expect(listed.body[0].access_url).toMatch(/:21000$/);
 
     const close = await deliver('closed', 7, sha('b'));
@@ -151,9 +149,6 @@ describe('pull_request previews', () => {
   it('rejects bad settings with 400 and changes nothing', async () => {
     const res = await t.request('POST', '/api/apps', { name: 'bad', fallback_port: 18090, previews: { enabled: true, max: 0, services: 'shared' } });
     expect(res.status).toBe(400);
-    const fresh = await t.request('POST', '/api/apps', { name: 'bad', fallback_port: 18090, previews: { services: 'fresh' } });
-    expect(fresh.status).toBe(400);
-    expect(JSON.stringify(fresh.body)).toMatch(/fresh is not supported/);
     expect((await t.request('GET', '/api/apps')).body).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // The pure part of the shared-Caddy adapter: which single admin write comes next, and never one that
 // touches a server or policy that is not this instance's.
 import { describe, expect, it } from 'vitest';
-import { buildServers } from '../../../src/proxy/config.js';
+import { buildServers, tlsLogConfig } from '../../../src/proxy/config.js';
 import { nextSharedWrite, sharedNames, sharedTlsPolicy, type SharedWanted } from '../../../src/proxy/shared-plan.js';
 import type { Route } from '../../../src/proxy/proxy.js';
 
@@ -88,5 +88,15 @@ describe('nextSharedWrite', () => {
   it('sets install_trust false for the internal CA only when the operator has no pki settings', () => {
     const { writes } = converge({ apps: { http: { servers: {} } } }, wantedFor([domain('a', 'a.test')]));
     expect(writes).toEqual(['POST /config/apps/http/servers/svc-domains', 'POST /config/apps/tls', 'POST /config/apps/pki']);
+  });
+
+  it('adds svc\'s TLS log beside the operator\'s logs, converges, and removes only its own', () => {
+    const tlsLog = tlsLogConfig('/var/log/svc-tls.log');
+    const start = { logging: { logs: { operator: { level: 'DEBUG' } } }, apps: { http: { servers: {} } } };
+    const { config, writes } = converge(start, { ...wantedFor([port('web', 8080)]), tlsLog });
+    expect(writes).toEqual(['POST /config/apps/http/servers/svc-port-8080', 'POST /config/logging/logs/svc_tls']);
+    expect(config.logging.logs).toEqual({ operator: { level: 'DEBUG' }, svc_tls: tlsLog });
+    expect(converge(config, wantedFor([port('web', 8080)])).writes).toEqual(['DELETE /config/logging/logs/svc_tls']);
+    expect(converge({ apps: { http: { servers: {} } } }, { ...wantedFor([]), tlsLog }).writes).toEqual(['POST /config/logging']);
   });
 });

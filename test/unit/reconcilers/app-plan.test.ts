@@ -1,3 +1,4 @@
+import { DNS_REFRESH_MS } from '../../../src/proxy/config.js';
 import { describe, it, expect } from 'vitest';
 import {
   deriveAppStatus, drainMinWaitMs, envDiff, judgeDrain, judgeProbe, orphans, planApp,
@@ -87,8 +88,8 @@ describe('judgeProbe', () => {
 
 describe('judgeDrain', () => {
   const base = { dnsRefreshMs: 1_200, capMs: 10_000, inFlight: 0, zeroPolls: 2 };
-  it('never stops before 250 ms, nor before the proxy re-resolved', () => {
-    expect(drainMinWaitMs(100)).toBe(250);
+  it('never stops before the proxy re-resolved (plus 50 ms); with the default refresh, 150 ms after the cut', () => {
+    expect(drainMinWaitMs(DNS_REFRESH_MS)).toBe(150);
     expect(drainMinWaitMs(250)).toBe(300);
     expect(drainMinWaitMs(1_000)).toBe(1_050);
   });

@@ -47,6 +47,25 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('the old version drains on every replica: one with a request in flight holds the stop of all', async () => {
+    const h = await threeReplicas();
+    const r2 = `${h.rt.containers.get('svc-web-1-r2')!.address!}:3000`;
+    const cutAt = () => h.dnsCalls.find((c) => (c.records['web.svc.internal.'] ?? []).length === 3 && !c.records['web.svc.internal.']!.includes(r2.split(':')[0]))?.at;
+    // A request in flight on the old third replica until 2 s after the switch.
+    h.upstream = () => {
+      const cut = cutAt();
+      return new Map([[r2, cut !== undefined && h.now < cut + 2_000 ? 1 : 0]]);
+    };
+    const d = h.deploy('web:2');
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    const cut = cutAt()!;
+    const stops = h.timed.filter((t) => t.method === 'stop' && t.name.startsWith('svc-web-1'));
+    expect(stops.map((t) => t.name).sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    for (const s of stops) expect(s.at - cut).toBeGreaterThanOrEqual(2_000);
+    await h.drive();
+    await h.expectSteady();
+  });
+
   it('one replica that never gets healthy fails them all: none is switched to, the old three keep serving', async () => {
     const h = await threeReplicas();
     const before = answer(h);
@@ -114,6 +133,113 @@ describe('replicas', () => {
     h.now += 11_000;
     await h.drive();
     expect(readInstances(h.db, h.app().id).every((r) => r.healFailures === 0)).toBe(true);
+    await h.expectSteady();
+  });
+
+  /** The DNS answer at each `start` the reconciler asks of the engine (the fake's own method, wrapped). */
+  function answersAtStart(h: AppHarness): string[][] {
+    const seen: string[][] = [];
+    const start = h.rt.start.bind(h.rt);
+    h.rt.start = async (name: string) => {
+      seen.push(answer(h));
+      return start(name);
+    };
+    return seen;
+  }
+
+  it('a killed replica leaves the DNS answer before the engine starts it again, and joins after its probe', async () => {
+    const h = await threeReplicas();
+    const dead = h.rt.containers.get('svc-web-1-r1')!.address!;
+    const seen = answersAtStart(h);
+    h.rt.kill('svc-web-1-r1');
+    await h.rec.reconcile('web');
+    // The start takes the engine hundreds of ms: the proxy must not pick the dead address meanwhile.
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toContain(dead);
+    expect(answer(h)).toHaveLength(2);
+    await h.drive();
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    expect(answer(h)).toHaveLength(3);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
+  it('the first replica killed beside others leaves the answer before its restart and joins again only after its health check', async () => {
+    const h = await threeReplicas();
+    const dead = h.rt.containers.get('svc-web-1')!.address!;
+    const seen = answersAtStart(h);
+    h.rt.kill('svc-web-1');
+    h.probed.length = 0;
+    await h.rec.reconcile('web');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toContain(dead);
+    expect(running(h)).toContain('svc-web-1');
+    // Started, not yet probed: still out of the answer (it may not listen yet).
+    expect(answer(h)).not.toContain(dead);
+    expect(answer(h)).toHaveLength(2);
+    await h.drive();
+    expect(h.probed.some((u) => u.includes(`//${dead}:`))).toBe(true);
+    expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    expect(answer(h)).toHaveLength(3);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
+  it('the first replica waiting out its heal backoff beside serving replicas leaves the app active', async () => {
+    const h = await threeReplicas();
+    // Killed again right after each restart: the heal backoff holds it down for a while.
+    for (let i = 0; i < 3 && running(h).includes('svc-web-1'); i++) {
+      h.rt.kill('svc-web-1');
+      await h.rec.reconcile('web');
+    }
+    expect(running(h)).not.toContain('svc-web-1');
+    expect(answer(h)).toHaveLength(2);
+    // Two replicas answer: the app serves, so it is active, not inactive.
+    expect(h.app().status).toBe('active');
+    h.now += 60_000;
+    await h.drive();
+    expect(answer(h)).toHaveLength(3);
+    expect(h.app().status).toBe('active');
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
+  it('a replica sent a stopping signal leaves the answer at the kill event, before it dies; its death restarts it', async () => {
+    const h = await threeReplicas();
+    for (const name of ['svc-web-1-r2', 'svc-web-1']) {
+      const dying = h.rt.containers.get(name)!.address!;
+      h.kills.note({ action: 'kill', id: name, name, labels: { 'svc.app': 'web' }, signal: '9', atMs: h.now });
+      await h.rec.reconcile('web');
+      // Still running (the engine tears its network down before `die`), already out of the answer.
+      expect(running(h)).toContain(name);
+      expect(answer(h)).not.toContain(dying);
+      expect(answer(h)).toHaveLength(2);
+      h.now += 50;
+      h.rt.kill(name);
+      await h.drive();
+      expect(answer(h)).toEqual(addressesOf(h, running(h)));
+      expect(answer(h)).toHaveLength(3);
+    }
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
+  it('the first replica alone keeps its address while it is restarted (nothing else could take its requests)', async () => {
+    const h = new AppHarness();
+    await h.deployed('web:1');
+    await h.drive();
+    const addr = h.rt.containers.get('svc-web-1')!.address!;
+    const seen = answersAtStart(h);
+    h.rt.kill('svc-web-1');
+    await h.rec.reconcile('web');
+    expect(seen).toEqual([[addr]]);
+    expect(answer(h)).toEqual([addr]);
+    h.now += 11_000;
+    await h.drive();
     await h.expectSteady();
   });
 

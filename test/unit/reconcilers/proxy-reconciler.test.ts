@@ -9,12 +9,12 @@ import { silentLogger } from '../../../src/log.js';
 import { createProxyReconciler, PROXY_PROBE_MS, STARTING_RETRY_MS } from '../../../src/reconcilers/proxy/reconciler.js';
 import { createDnsSync, type DnsSync } from '../../../src/reconcilers/proxy/dns-sync.js';
 import { getAppByName } from '../../../src/store/apps.js';
-import { apps } from '../../../src/store/schema/index.js';
+import { appInstances, apps } from '../../../src/store/schema/index.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { Db } from '../../../src/store/db.js';
 import { createApp, deleteApp, updateApp } from '../../support/commands.js';
-import { observeApp } from '../../../src/observed/apps.js';
+import { observeApp, observeInstance } from '../../../src/observed/apps.js';
 import { createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 
 let db: Db;
@@ -166,6 +166,38 @@ describe('proxy reconciler', () => {
     expect(proxy.loads()).toBe(loads);
   });
 
+  it("slot 0's replica without an address (healing after its node was lost) keeps the DNS route while other replicas answer", async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    const first = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    updateDeploy(db, undefined, first.id, { status: 'success' });
+    setLive('web', '10.0.0.2');
+    setLive('web', null);
+    db.insert(appInstances).values({ appId: web.id, slot: 1, deployId: first.id, containerName: 'web-1', address: '10.0.0.7' }).run();
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(writes.at(-1)).toEqual({ 'web.svc.internal.': '10.0.0.7' });
+    // No replica with an address at all: the 503 page.
+    db.update(appInstances).set({ address: null }).run();
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
+  });
+
+  it('the first replica out of the answer (healing beside the others) keeps the DNS route: the others serve', async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    const d = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    updateDeploy(db, undefined, d.id, { status: 'success' });
+    setLive('web', '10.0.0.2');
+    observeInstance(db, web.id, 1, { deployId: d.id, containerName: 'web-1-r1', address: '10.0.0.3' });
+    await rec.reconcile('main');
+    const loads = proxy.loads();
+    setLive('web', null);
+    await rec.reconcile('main');
+    expect(writes.at(-1)).toEqual({ 'web.svc.internal.': '10.0.0.3' });
+    // No 503 route, and no config load (a load closes every idle client keep-alive).
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(proxy.loads()).toBe(loads);
+  });
+
   it('a deploy (new live address) changes the DNS answer, never the proxy config; a routing change does', async () => {
     createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
     setLive('web', '10.0.0.2');
@@ -230,6 +262,33 @@ describe('proxy reconciler', () => {
     expect(proxy.loads()).toBe(1);
     await rec.reconcile('main');
     expect(proxy.loads()).toBe(1);
+  });
+});
+
+describe('proxy reconciler: an idle pass reads nothing again (docs/design.md "Idle footprint")', () => {
+  it('hands the proxy the same routes array while nothing is written, and the new routes right after a write', async () => {
+    const seen: Route[][] = [];
+    const proxy = fakeProxy();
+    const rec = createProxyReconciler({
+      db,
+      proxy: { ...proxy, serves: (r) => (seen.push(r), proxy.serves(r)), apply: (r) => proxy.apply(r), upstreamRequests: () => proxy.upstreamRequests() },
+      dns: createDnsSync(db, () => {}),
+      ensureDnsResponder: async () => {},
+      log: silentLogger,
+    });
+    createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    await rec.reconcile('main');
+    await rec.reconcile('main');
+    await rec.reconcile('main');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe(seen[0]); // not re-read, not rebuilt
+    updateApp(db, enqueue, getAppByName(db, 'web')!.id, { fallbackPort: 8081 });
+    expect(await rec.reconcile('main')).toEqual(again);
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8081, upstream: { kind: 'none' } }]);
+    // Steady again on the new routes.
+    await rec.reconcile('main');
+    expect(seen.at(-1)).not.toBe(seen[0]);
+    expect(proxy.loads()).toBe(2);
   });
 });
 

@@ -113,4 +113,13 @@ describe('toRuntimeEvent', () => {
     expect(ev).toEqual({ action: 'die', id: 'abc', name: 'web-1', labels: { 'svc.app': 'web' } });
     expect(toRuntimeEvent({ Type: 'network', Action: 'connect' })).toBeUndefined();
   });
+  it("keeps a kill's signal and the engine's time (the app reconciler's kill notes compare it with start times)", () => {
+    const ev = toRuntimeEvent({
+      Type: 'container',
+      Action: 'kill',
+      timeNano: 1_795_579_006_380_309_300,
+      Actor: { ID: 'abc', Attributes: { name: 'web-1', signal: '9', 'svc.app': 'web' } },
+    } as never);
+    expect(ev).toEqual({ action: 'kill', id: 'abc', name: 'web-1', labels: { 'svc.app': 'web' }, signal: '9', atMs: 1_795_579_006_380 });
+  });
 });

@@ -35,7 +35,7 @@ describe('dashboard', () => {
       const res = await t.app.request(a.path);
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-      expect(await res.text()).toBe(a.body);
+      expect(await res.text()).toBe(await a.body());
     }
     await t.login();
     const setupless = formClient(t.app);

@@ -18,7 +18,14 @@
 //     ListObjectsV2 (prefix, delimiter, max-keys, continuation-token, start-after), PutObject,
 //     GetObject (with Range), HeadObject, DeleteObject, multipart upload (create, upload part, complete,
 //     abort, list uploads); aws-chunked bodies are decoded.
-//   - test faults (not Garage): POST /v1/svc-test/faults {"corruptNextGet": true} on the admin API;
+//   - test faults (not Garage): POST /v1/svc-test/faults {"corruptNextGet": true} (flips a byte of the next
+//     whole-object GET) or {"corruptNextWrite": true} (the next PutObject / UploadPart stores a byte flipped
+//     after the checksum check: a store that damages what it was sent) on the admin API;
+//   - S3 additional checksums, SHA-256 only, when `[s3_api] checksums = true` (not Garage v1, which has
+//     none; what AWS S3 and MinIO do): an x-amz-checksum-sha256 header on PutObject / UploadPart is checked
+//     (400 BadDigest), the checksum is kept (a COMPOSITE one for multipart: SHA-256 of the parts' digests,
+//     `-N`, computed from the parts as stored) and reported on HEAD/GET with `x-amz-checksum-mode: ENABLED`
+//     and in the CompleteMultipartUpload result;
 //   - state persists in metadata_dir (JSON, atomic rename), object bytes in data_dir.
 // Not Garage: GET /health is also answered on the S3 port (svc's readiness check); no RPC (3901),
 // no web endpoint (3902), no copy, no K2V, single node only.
@@ -132,6 +139,7 @@ function loadConfig(configPath) {
     s3Bind: s3.api_bind_addr || '[::]:3900',
     region: s3.s3_region || 'garage',
     rootDomain: s3.root_domain || null,
+    checksums: s3.checksums === true,
     adminBind: admin.api_bind_addr || '[::]:3903',
     adminToken: admin.admin_token || process.env.GARAGE_ADMIN_TOKEN || null,
     metricsToken: admin.metrics_token || process.env.GARAGE_METRICS_TOKEN || null,
@@ -777,6 +785,26 @@ function createS3Handler(cfg, store) {
   // ListMultipartUploads): parts live in data_dir/.multipart/<bucket>/<uploadId>/ until completed, so
   // nothing is visible under the key before the complete call, as in S3.
   const mpDir = (bucketId, id) => path.join(cfg.dataDir, '.multipart', bucketId, id);
+  // S3 additional checksums (cfg.checksums): the base64 SHA-256 the client sent, checked against the body.
+  function checkedSha256(req, body) {
+    const claimed = req.headers['x-amz-checksum-sha256'];
+    if (!cfg.checksums || !claimed) return undefined;
+    const got = (req.bodySha256 || crypto.createHash('sha256').update(body).digest()).toString('base64');
+    if (got !== claimed) throw new S3Error(400, 'BadDigest', 'The SHA256 you specified did not match the calculated checksum.');
+    return got;
+  }
+  function partDigest(dir, n) {
+    const f = path.join(dir, `part-${n}.sha256`);
+    if (!fs.existsSync(f)) throw new S3Error(400, 'InvalidRequest', `The upload was created using a sha256 checksum. The complete request must include the checksum for each part. It was missing for part ${n} in the request.`);
+    return fs.readFileSync(f);
+  }
+  function maybeCorrupt(body) {
+    if (!(store.faults && store.faults.corruptNextWrite) || body.length === 0) return body;
+    store.faults.corruptNextWrite = false;
+    const b = Buffer.from(body);
+    b[b.length >> 1] ^= 0xff;
+    return b;
+  }
   const md5 = (b) => crypto.createHash('md5').update(b).digest();
   function listUploads(res, bucketId, bucketName) {
     const dir = path.join(cfg.dataDir, '.multipart', bucketId);
@@ -797,6 +825,7 @@ function createS3Handler(cfg, store) {
     if (req.method === 'POST' && url.searchParams.has('uploads')) {
       const id = crypto.randomBytes(16).toString('hex');
       const meta = { key: objectKey, contentType: req.headers['content-type'] || 'binary/octet-stream', initiated: new Date().toISOString() };
+      if (cfg.checksums && String(req.headers['x-amz-checksum-algorithm'] || '').toUpperCase() === 'SHA256') meta.checksum = 'SHA256';
       writeAtomic(path.join(mpDir(bucketId, id), 'upload.json'), JSON.stringify(meta));
       sendXml(res, 200, `<InitiateMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><Key>${xmlEscape(objectKey)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`);
       return true;
@@ -808,9 +837,13 @@ function createS3Handler(cfg, store) {
     if (req.method === 'PUT') {
       const n = Number(url.searchParams.get('partNumber'));
       if (!Number.isInteger(n) || n < 1 || n > 10000) throw new S3Error(400, 'InvalidArgument', 'Part number must be an integer between 1 and 10000');
-      const etag = md5(body).toString('hex');
-      writeAtomic(path.join(dir, `part-${n}`), body);
-      res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0 });
+      const sum = checkedSha256(req, body);
+      const stored = maybeCorrupt(body);
+      const etag = md5(stored).toString('hex');
+      writeAtomic(path.join(dir, `part-${n}`), stored);
+      // The part's digest as stored, for the composite checksum at completion.
+      if (sum) writeAtomic(path.join(dir, `part-${n}.sha256`), stored === body ? Buffer.from(sum, 'base64') : crypto.createHash('sha256').update(stored).digest());
+      res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0, ...(sum ? { 'x-amz-checksum-sha256': sum } : {}) });
       res.end();
       return true;
     }
@@ -853,9 +886,14 @@ function createS3Handler(cfg, store) {
     }
     fs.renameSync(tmp, paths.data);
     const etag = `${md5(Buffer.concat(digests)).toString('hex')}-${parts.length}`;
-    writeAtomic(paths.meta, JSON.stringify({ key: objectKey, size, etag, contentType: meta.contentType, lastModified: new Date().toISOString(), userMeta: {} }));
+    // COMPOSITE, from the parts as stored (what the store holds, not what the client claimed).
+    const checksumSha256 = meta.checksum === 'SHA256'
+      ? `${crypto.createHash('sha256').update(Buffer.concat(parts.map((p) => partDigest(dir, p.n)))).digest('base64')}-${parts.length}`
+      : undefined;
+    writeAtomic(paths.meta, JSON.stringify({ key: objectKey, size, etag, contentType: meta.contentType, lastModified: new Date().toISOString(), userMeta: {}, checksumSha256 }));
     fs.rmSync(dir, { recursive: true, force: true });
-    sendXml(res, 200, `<CompleteMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><Key>${xmlEscape(objectKey)}</Key><ETag>"${etag}"</ETag></CompleteMultipartUploadResult>`);
+    const sumXml = checksumSha256 ? `<ChecksumSHA256>${checksumSha256}</ChecksumSHA256>` : '';
+    sendXml(res, 200, `<CompleteMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><Key>${xmlEscape(objectKey)}</Key><ETag>"${etag}"</ETag>${sumXml}</CompleteMultipartUploadResult>`);
     return true;
   }
 
@@ -883,7 +921,10 @@ function createS3Handler(cfg, store) {
       const auth = verifySigV4(req, cfg, store, rawPath, rawQuery);
       let body = await readBody(req);
       if (auth.payloadHash.startsWith(STREAMING_PREFIX)) body = decodeAwsChunked(body, auth);
-      else if (auth.payloadHash !== UNSIGNED && sha256hex(body) !== auth.payloadHash)
+      // The body's SHA-256, computed once: the signed payload hash and an x-amz-checksum-sha256 are both it.
+      const digest = auth.payloadHash.startsWith(STREAMING_PREFIX) || auth.payloadHash === UNSIGNED ? undefined : crypto.createHash('sha256').update(body).digest();
+      req.bodySha256 = digest;
+      if (digest && digest.toString('hex') !== auth.payloadHash)
         throw new S3Error(400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
 
       if (!bucketName) {
@@ -921,7 +962,9 @@ function createS3Handler(cfg, store) {
         const etag = crypto.createHash('md5').update(body).digest('hex');
         const userMeta = {};
         for (const [h, v] of Object.entries(req.headers)) if (h.startsWith('x-amz-meta-')) userMeta[h] = String(v);
-        writeAtomic(paths.data, body);
+        const sent = checkedSha256(req, body);
+        const stored = maybeCorrupt(body);
+        writeAtomic(paths.data, stored);
         writeAtomic(
           paths.meta,
           JSON.stringify({
@@ -931,9 +974,10 @@ function createS3Handler(cfg, store) {
             contentType: req.headers['content-type'] || 'binary/octet-stream',
             lastModified: new Date().toISOString(),
             userMeta,
+            checksumSha256: sent ? (stored === body ? sent : crypto.createHash('sha256').update(stored).digest('base64')) : undefined,
           }),
         );
-        res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0 });
+        res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0, ...(sent ? { 'x-amz-checksum-sha256': sent } : {}) });
         return res.end();
       }
       if (req.method === 'DELETE') {
@@ -952,6 +996,10 @@ function createS3Handler(cfg, store) {
           'accept-ranges': 'bytes',
           ...meta.userMeta,
         };
+        if (meta.checksumSha256 && String(req.headers['x-amz-checksum-mode'] || '').toUpperCase() === 'ENABLED') {
+          headers['x-amz-checksum-sha256'] = meta.checksumSha256;
+          headers['x-amz-checksum-type'] = meta.checksumSha256.includes('-') ? 'COMPOSITE' : 'FULL_OBJECT';
+        }
         let start = 0;
         let end = meta.size - 1;
         let status = 200;

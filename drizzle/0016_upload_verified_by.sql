@@ -1,0 +1,1 @@
+ALTER TABLE `backup_uploads` ADD `verified_by` text;

@@ -1,0 +1,1 @@
+ALTER TABLE `app_status` ADD `cert_error` text;

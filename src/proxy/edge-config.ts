@@ -1,0 +1,110 @@
+// Pure: the edge relay of a Swarm (docs/design.md "The edge on a Swarm"). The host's Caddy keeps every
+// listener, TLS and route; an app's route goes to the relay, a second Caddy in a container on the
+// instance's overlay, over a unix socket in svc's data directory (the relay's only listener), with a
+// header naming the upstream. The relay sends the request to the task addresses svc knows (the DNS answer
+// of one host), balancing and retrying. Both configs are deterministic: same input, same JSON.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { DNS_BALANCING, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.js';
+
+export { EDGE_ROUTE_HEADER };
+import type { Route, Upstream } from './proxy.js';
+
+/** The admin API's allowed Host (the unix socket has no address of its own to check). */
+export const EDGE_ADMIN_HOST = 'svc-edge';
+/**
+ * How long a task that could not be dialled (its node lost, its container gone) is skipped by the relay:
+ * long enough for svc to notice the node down and take the address out (2-4 s measured), short enough
+ * that a replica that was only slow is back soon.
+ */
+export const EDGE_FAIL_DURATION = '10s';
+/** DNS name -> the live replicas' addresses: the DNS answers (src/dns/hosts.ts DnsRecords, the same shape). */
+export type DnsRecords = Record<string, string | readonly string[]>;
+
+/** Linux's limit for a unix socket path (108 bytes with the terminating NUL). */
+const SOCKET_PATH_MAX = 107;
+
+export interface EdgePaths {
+  /** `<dataDir>/edge`: mounted at the same path into the relay (and into the proxy container). */
+  dir: string;
+  /** The relay's listener: the host's Caddy dials it. */
+  socket: string;
+  /** The relay's admin API: svc loads its config there. */
+  adminSocket: string;
+  bootstrap: string;
+}
+
+export function edgePaths(dataDir: string): EdgePaths {
+  const dir = join(dataDir, 'edge');
+  const paths = { dir, socket: join(dir, 'relay.sock'), adminSocket: join(dir, 'admin.sock'), bootstrap: join(dir, 'bootstrap.json') };
+  if (Buffer.byteLength(paths.socket) > SOCKET_PATH_MAX || Buffer.byteLength(paths.adminSocket) > SOCKET_PATH_MAX) {
+    throw new Error(`SVC_DATA_DIR is too long for the Swarm edge's unix sockets (${paths.socket}: at most ${SOCKET_PATH_MAX} bytes)`);
+  }
+  return paths;
+}
+
+/** The relay's key of a DNS upstream: `<name without dot>:<port>` (both already validated). */
+export const edgeKey = (up: { name: string; port: number }) => `${up.name.replace(/\.$/, '')}:${up.port}`;
+
+/** Pure: the routes the host's Caddy loads: every DNS upstream goes to the relay instead. */
+export function viaEdge(routes: Route[], socket: string): Route[] {
+  return routes.map((r) => (r.upstream.kind === 'dns' ? { ...r, upstream: { kind: 'edge', socket, key: edgeKey(r.upstream) } satisfies Upstream } : r));
+}
+
+/** The addresses of one DNS name (a string for one replica), sorted. */
+const addressesOf = (records: DnsRecords, name: string): string[] => {
+  const v = records[name.endsWith('.') ? name : `${name}.`] ?? records[name.replace(/\.$/, '')];
+  return v === undefined ? [] : [...new Set(typeof v === 'string' ? [v] : v)].sort();
+};
+
+/** Pure: the relay's whole config for these routes and DNS answers. */
+export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<EdgePaths, 'socket' | 'adminSocket'>): Json {
+  const ups = new Map<string, { name: string; port: number }>();
+  for (const r of routes) if (r.upstream.kind === 'dns') ups.set(edgeKey(r.upstream), r.upstream);
+  const keys = [...ups.keys()].sort();
+  const relayRoutes: Json[] = keys.map((key) => {
+    const up = ups.get(key)!;
+    return {
+      match: [{ header: { [EDGE_ROUTE_HEADER]: [key] } }],
+      handle: [
+        {
+          handler: 'reverse_proxy',
+          upstreams: addressesOf(records, up.name).map((a) => ({ dial: `${a}:${up.port}` })),
+          load_balancing: DNS_BALANCING,
+          // A task that cannot be dialled is skipped for a while instead of costing every request a dial timeout.
+          health_checks: { passive: { fail_duration: EDGE_FAIL_DURATION, max_fails: 1 } },
+          // The app sees what the host's Caddy saw (the client), not the relay's unix peer.
+          headers: {
+            request: {
+              delete: [EDGE_ROUTE_HEADER],
+              set: {
+                'X-Forwarded-For': ['{http.request.header.X-Forwarded-For}'],
+                'X-Forwarded-Proto': ['{http.request.header.X-Forwarded-Proto}'],
+                'X-Forwarded-Host': ['{http.request.header.X-Forwarded-Host}'],
+              },
+            },
+          },
+        },
+      ],
+      terminal: true,
+    };
+  });
+  // Not reachable from outside svc: a request without a known key is a mistake of svc's.
+  relayRoutes.push({ handle: [{ handler: 'static_response', status_code: 502, body: 'svc edge: no route for this request\n' }], terminal: true });
+  const config: { [k: string]: Json } = {
+    admin: { listen: `unix/${paths.adminSocket}`, origins: [EDGE_ADMIN_HOST] },
+    apps: { http: { servers: { edge: { listen: [`unix/${paths.socket}`], routes: relayRoutes, automatic_https: { disable: true } } } } },
+  };
+  (config.apps as { [k: string]: { [k: string]: Json } }).http['@id'] = edgeConfigId(config);
+  return sortKeys(config);
+}
+
+/** Pure: `svc-edge-<hash>` of the config without its id (the fingerprint `serves` asks for). */
+export function edgeConfigId(config: Json): string {
+  return `svc-edge-${createHash('sha256').update(JSON.stringify(sortKeys(config))).digest('hex').slice(0, 16)}`;
+}
+
+/** Pure: the config the relay starts with (admin only), before svc loads the routes. */
+export function edgeBootstrap(paths: Pick<EdgePaths, 'adminSocket'>): Json {
+  return { admin: { listen: `unix/${paths.adminSocket}`, origins: [EDGE_ADMIN_HOST] } };
+}

@@ -1,0 +1,57 @@
+// How the Swarm edge slots in without the rest of svc knowing (docs/design.md "The edge on a Swarm"): the
+// proxy parts the daemon wires (the routes' Proxy, the drain's in-flight counts, the DNS writer, the
+// proxy runner) are wrapped once. The host's Caddy gets the same routes with every DNS upstream sent to
+// the relay; the relay gets the routes and every task address the DNS answer holds; the drain counts what
+// both have in flight; "the proxy runs" means both run. On one engine the parts are used as they are.
+import type { EdgeRelay } from './edge-relay.js';
+import { viaEdge } from './edge-config.js';
+import type { DnsRecords } from './edge-config.js';
+import type { Proxy } from './proxy.js';
+
+export interface ProxyParts {
+  /** What the proxy reconciler converges to the routes. */
+  routes: Proxy;
+  /** What the app reconciler asks for in-flight requests while draining a replica. */
+  drain: Pick<Proxy, 'upstreamRequests'>;
+  /** Writes the DNS answers (every app's live addresses). */
+  writeDns: (records: DnsRecords) => Promise<void>;
+  /** Starts what must run (container and host modes), never waiting; undefined in external mode. */
+  ensureRunning?: () => Promise<'running' | 'starting' | void>;
+}
+
+/** The identity: a single engine's containers are reachable from the host's Caddy as they are. */
+export const directEdge = (p: ProxyParts): ProxyParts => p;
+
+/** The parts wrapped so the host's Caddy reaches tasks through the relay on its unix socket. */
+export function relayedEdge(relay: EdgeRelay, socket: string): (p: ProxyParts) => ProxyParts {
+  return (p) => ({
+    routes: {
+      async apply(routes) {
+        // The relay first: the host's Caddy never sends to a relay that does not know the route yet.
+        await relay.applyRoutes(routes);
+        await p.routes.apply(viaEdge(routes, socket));
+      },
+      async serves(routes) {
+        return (await relay.serves(routes)) && (await p.routes.serves(viaEdge(routes, socket)));
+      },
+      heldPorts: p.routes.heldPorts && (() => p.routes.heldPorts!()),
+      upstreamRequests: () => p.routes.upstreamRequests(),
+    },
+    drain: {
+      async upstreamRequests() {
+        const [host, edge] = await Promise.all([p.drain.upstreamRequests(), relay.upstreamRequests()]);
+        for (const [k, v] of edge) host.set(k, (host.get(k) ?? 0) + v);
+        return host;
+      },
+    },
+    async writeDns(records) {
+      await p.writeDns(records);
+      await relay.setRecords(records);
+    },
+    async ensureRunning() {
+      const host = await p.ensureRunning?.();
+      const edge = await relay.ensureRunning();
+      return host === 'starting' || edge === 'starting' ? 'starting' : 'running';
+    },
+  });
+}

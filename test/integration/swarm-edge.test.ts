@@ -1,0 +1,150 @@
+// Requests through svc's proxy on a real three-node Swarm (test/support/swarm-cluster.ts): the host's Caddy
+// (the test's shared Caddy, external mode) keeps the listener, the edge relay on the manager reaches the
+// tasks on every node over the overlay (docs/design.md "The edge on a Swarm"). A 3-replica app spread over
+// the nodes serves through Caddy's port listener; a deploy under a keep-alive GET/POST load fails no GET
+// (POSTs: see the known race below); a worker's engine killed while GETs run: none fails, and the replica
+// comes back elsewhere.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
+import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
+import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
+import { freePort } from '../support/caddy.js';
+import { waitFor } from '../support/wait.js';
+import { formatCounts, startLoad } from '../../bench/common.js';
+
+let cluster: Cluster;
+let t: TestDaemon;
+let v1: string;
+let v2: string;
+let appId: number;
+let port: number;
+
+interface NodeJson {
+  id: string;
+  hostname: string;
+  role: string;
+  state: string;
+  replicas: { app?: string; container: string }[];
+}
+
+beforeAll(async () => {
+  await Promise.all([ensureTestImages(), ensureCaddyImage()]);
+  cluster = await createCluster(3);
+  v1 = cluster.pushImage(WEB_V1);
+  v2 = cluster.pushImage(WEB_V2);
+  // The relay runs the proxy image on the manager (no registry reachable: copied in).
+  cluster.docker(cluster.manager, ['load'], execFileSync('docker', ['save', CADDY_IMAGE], { maxBuffer: 1 << 30 }));
+  t = await startTestDaemon('swedge', {
+    DOCKER_HOST: cluster.manager.dockerHost,
+    SVC_RUNTIME: 'swarm',
+    SVC_PROBE_IMAGE: v1,
+    SVC_REGISTRY: cluster.registry,
+    SVC_PROXY_IMAGE: CADDY_IMAGE,
+  });
+  port = await freePort();
+  const res = await t.api('POST', '/api/apps', { name: 'edge-web', internal_port: 3000, access_mode: 'port', fallback_port: port, replicas: 3, health_check_path: '/health' });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  appId = res.body.id;
+}, 240_000);
+
+afterAll(async () => {
+  await t?.close();
+  destroyCluster(cluster);
+});
+
+/** The relay's and the shared Caddy's error lines, for a failure's message. */
+const relayErrors = () => {
+  const r = spawnSync('docker', ['-H', cluster.manager.dockerHost, 'logs', '--tail', '2000', `${t.instance}-edge`], { encoding: 'utf8' });
+  const errors = (text: string) => text.split('\n').filter((l) => l.includes('"error"'));
+  const relay = errors(`${r.stdout}${r.stderr}`);
+  const host = errors(t.caddy.output());
+  const summary = (lines: string[]) => [...new Set(lines.map((l) => /"msg":"([^"]*)".*?"method":"(\w+)".*?"status":(\d+)/.exec(l)?.slice(1).join(' ') ?? l.slice(0, 300)))].slice(0, 8).join('\n  ');
+  const loadLines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.includes('"uri":"/load"'));
+  const loads = `${loadLines.length} (at ${loadLines.map((l) => /"ts":([\d.]+)/.exec(l)?.[1]).join(', ')})`;
+  return `relay: ${loads} config loads so far, ${relay.length} error lines\n  ${summary(relay)}\nhost Caddy: ${host.length} error lines\n  ${host.slice(-4).map((l) => l.slice(0, 400)).join('\n  ')}`;
+};
+
+const nodes = async () => (await t.api<NodeJson[]>('GET', '/api/nodes')).body;
+const spread = async () => (await nodes()).map((n) => n.replicas.filter((r) => r.app === 'edge-web').length);
+const get = async (path = '/') => {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(15_000) });
+  return { status: res.status, text: await res.text() };
+};
+
+describe('the edge on a Swarm', () => {
+  it('serves a 3-replica app spread over the nodes through the proxy listener', async () => {
+    const first = await requestImageDeploy(t, appId, v1);
+    await deployReaching(t, first, (d) => d.status === 'success', 'to succeed', 90_000);
+    await waitFor(async () => (await spread()).join() === '1,1,1', { timeoutMs: 20_000, what: 'one replica per node' });
+    await waitFor(async () => (await get().catch(() => undefined))?.status === 200, { timeoutMs: 10_000, what: 'the app through the proxy' });
+    const answers = await Promise.all(Array.from({ length: 30 }, () => get()));
+    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+    expect(answers[0]!.text).toContain('svc-test web v1');
+    const post = await fetch(`http://127.0.0.1:${port}/cgi-bin/echo`, { method: 'POST', body: 'x=1' });
+    expect(await post.text()).toContain('posted to v1');
+  });
+
+  it('a deploy under a keep-alive GET and POST load: no failed request', async () => {
+    const load = startLoad(port, { clients: 8, maxMs: 120_000 });
+    try {
+      const second = await requestImageDeploy(t, appId, v2);
+      await deployReaching(t, second, (d) => d.status === 'success', 'to succeed', 90_000);
+      await waitFor(async () => (await get()).text.includes('v2'), { timeoutMs: 10_000, what: 'v2 through the proxy' });
+    } finally {
+      await load.stop();
+    }
+    const s = load.stats;
+    console.log(`deploy under load through the edge: ${s.total} requests, ${s.ok} ok, non-2xx ${formatCounts(s.non2xx)}, errors ${formatCounts(s.connErrors)}`);
+    console.log(relayErrors());
+    expect(s.total).toBeGreaterThan(50);
+    // GETs: none may fail. POSTs: the relay's reload at the switch can close an idle keep-alive connection
+    // as the host's Caddy writes on it, and Caddy 2.6.2 cannot resend a body (docs/design.md "The edge on
+    // a Swarm": 0-1 per deploy measured). Bounded here so a regression shows; the goal is 0.
+    expect([...s.non2xx.keys()].filter((k) => !k.startsWith('POST 502'))).toEqual([]);
+    expect(s.connErrors.size).toBe(0);
+    expect(s.total - s.ok).toBeLessThanOrEqual(Math.max(3, s.total / 1000));
+  });
+
+  it("a worker's engine killed while serving: no GET fails, the replica comes back elsewhere", async () => {
+    // The worker of slot 0 (the app's live container) when a worker runs it: its heal must not turn the
+    // route into the 503 page while the other replicas answer (a defect this test found).
+    const live = (await t.api('GET', `/api/apps/${appId}`)).body.live_container_name as string;
+    const all = await nodes();
+    const worker = all.find((n) => n.role === 'worker' && n.replicas.some((r) => r.container === live)) ?? all.find((n) => n.role === 'worker' && n.replicas.length > 0)!;
+    let ok = 0;
+    const failed: string[] = [];
+    let stop = false;
+    const deadline = Date.now() + 90_000;
+    // Bounded GET loop (4 clients) through the proxy while the node goes.
+    const loop = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (!stop && Date.now() < deadline) {
+          const r = await get().catch((err: Error) => ({ status: 0, text: err.message }));
+          if (r.status === 200) ok++;
+          else failed.push(`${r.status} ${r.text.slice(0, 80)}`);
+        }
+      }),
+    );
+    const t0 = Date.now();
+    try {
+      await cluster.killNode(cluster.nodes.find((n) => n.hostname === worker.hostname)!);
+      await waitFor(async () => {
+        const now = await nodes();
+        const total = now.reduce((s, n) => s + n.replicas.filter((r) => r.app === 'edge-web').length, 0);
+        return total === 3 && now.find((n) => n.id === worker.id)!.replicas.length === 0;
+      }, { timeoutMs: 45_000, what: 'three replicas on the two nodes left' });
+      const back = Date.now() - t0;
+      // Some more GETs once healed: the new replica is in the rotation too.
+      const more = ok + 40;
+      await waitFor(() => ok >= more, { timeoutMs: 20_000, what: '40 more GETs after the heal' });
+      console.log(`worker lost through the edge: back at 3 replicas after ${back} ms; GETs ${ok} ok, ${failed.length} failed ${failed.slice(0, 5).join(' | ')}`);
+    } finally {
+      stop = true;
+      await loop;
+    }
+    expect(failed).toEqual([]);
+    expect(ok).toBeGreaterThan(20);
+  });
+});
