@@ -1,7 +1,8 @@
 // `svc uninstall [--purge] [--yes]`: removes what one svc (one data directory) made outside its data
-// directory: its containers (apps, services, the proxy container: everything labelled with its
-// svc.instance; on a Swarm manager its Swarm services first, uninstall-swarm.ts), its Docker network (the
-// overlay on a Swarm) and its detached helpers (dnsmasq, the host Caddy, their guards).
+// directory: its containers (apps, services, the proxy container, the edge relay `<instance>-edge` on a
+// Swarm: everything labelled with its svc.instance; on a Swarm manager its Swarm services first,
+// uninstall-swarm.ts), its Docker network (the overlay on a Swarm, whose load-balancer endpoint is not a
+// user: uninstall-network.ts) and its detached helpers (dnsmasq, the host Caddy, their guards).
 // The data directory stays unless --purge. Offline, like `svc restore FILE`: it refuses while the daemon of
 // that data directory runs, since that one would recreate everything at once.
 import { existsSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { LABELS } from '../runtime/runtime.js';
 import { INSTANCE_KEY, LEGACY_INSTANCE } from '../store/instance.js';
 import { CliError } from './client.js';
 import { removeSwarmServices, SWARM_SERVICE_LABEL } from './uninstall-swarm.js';
+import { networkUsers } from './uninstall-network.js';
 import { registryDir, stopOwnRegistry } from '../cluster/registry.js';
 import type Docker from 'dockerode';
 
@@ -90,7 +92,7 @@ export async function uninstallInstance(t: UninstallTarget): Promise<string[]> {
     const owner = net.Labels?.[LABELS.instance];
     // Only this instance's network (or, unlabelled from before labels, the one named after it).
     if (owner === t.instance || (owner === undefined && t.network === t.instance)) {
-      const users = Object.values(net.Containers ?? {}).map((c) => c.Name);
+      const users = networkUsers(t.network, net.Containers);
       if (users.length > 0) lines.push(`kept network ${t.network}: other containers still use it (${users.join(', ')})`);
       else {
         await removeNetwork(runtime.docker, net.Id, t.network);

@@ -115,7 +115,7 @@ describe('svc on a Swarm', () => {
     const lines = await uninstallInstance({ dataDir: t.dataDir, instance: t.instance, network: t.network, dockerHost: cluster.manager.dockerHost });
     expect(lines.filter((l) => l.startsWith('removed Swarm service ')).length).toBeGreaterThanOrEqual(3);
     expect(lines).toContain(`removed container ${t.instance}-probe`);
-    expect(lines).toContain(`removed network ${t.network}`);
+    expect(lines, lines.join('\n')).toContain(`removed network ${t.network}`);
     expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
     expect(d(['ps', '-aq', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
     expect(d(['network', 'ls', '-q', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
