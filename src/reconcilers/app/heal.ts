@@ -15,7 +15,10 @@ import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
-export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false): Promise<Result> {
+/** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
+export type HealResult = Result & { liveRunning: boolean };
+
+export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false): Promise<HealResult> {
   const name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
@@ -41,12 +44,12 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
     }
     if (how === 'recreated') await recreate(deps, app, name);
   } catch (err) {
-    if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS }; // not a failure
+    if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS, liveRunning: false }; // not a failure
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
     if (how === 'recreated') failures = count(deps, app, failures + 1);
     const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
     addAppEvent(deps.db, app.id, 'heal', `could not restart ${name}: ${message}`, 'error');
-    return { requeueAfterMs: restartBackoffMs(failures) || 1_000 };
+    return { requeueAfterMs: restartBackoffMs(failures) || 1_000, liveRunning: false };
   }
   const info = await deps.runtime.inspect(name, deps.settings.network);
   const unpublished = beside || (app.liveAddress === null && readInstances(deps.db, app.id).some((r) => r.address !== null));
@@ -58,7 +61,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   const message = how === 'restarted' ? `live container ${name} ${why}; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
-  return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0 };
+  return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0, liveRunning: info?.running ?? false };
 }
 
 /** When the steady pass first probes a healed container that is out of the answer. */
