@@ -109,18 +109,23 @@ export async function uninstallInstance(t: UninstallTarget): Promise<string[]> {
 
 /**
  * `network rm`, retried for a few seconds while the engine still answers "active endpoints": an overlay's
- * endpoints of removed Swarm tasks go away a moment after their containers.
+ * endpoints of removed Swarm tasks go away a moment after their containers. A Swarm manager accepts the
+ * removal of an overlay and drops it from its list a moment later: waited for too, so "removed" is true.
  */
 async function removeNetwork(docker: Docker, id: string, name: string): Promise<void> {
   const end = Date.now() + 15_000;
   for (;;) {
     try {
       await call(`network rm ${name}`, () => docker.getNetwork(id).remove(), [404]);
-      return;
+      break;
     } catch (err) {
       if (Date.now() > end || !/active endpoints/i.test((err as Error).message)) throw err;
       await new Promise((r) => setTimeout(r, 250));
     }
+  }
+  while ((await call(`network inspect ${name}`, () => docker.getNetwork(id).inspect(), [404])) !== undefined) {
+    if (Date.now() > end) throw new Error(`network rm ${name}: accepted, but the engine still lists it after 15 s`);
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 

@@ -10,6 +10,9 @@ import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } 
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 import { uninstallInstance } from '../../src/cli/uninstall.js';
+import { dnsmasqPaths } from '../../src/dns/dnsmasq.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let cluster: Cluster;
 let t: TestDaemon;
@@ -44,6 +47,12 @@ afterAll(async () => {
 });
 
 const nodes = async () => (await t.api<NodeJson[]>('GET', '/api/nodes')).body;
+/** The app's addresses in svc's DNS answer (the hosts file the DNS writer keeps). */
+const dnsAnswer = (): string[] => {
+  const dir = dnsmasqPaths(t.dataDir).hostsDir;
+  const file = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith('sw-web.')) : undefined;
+  return file ? readFileSync(join(dir, file), 'utf8').split('\n').filter(Boolean) : [];
+};
 /** Replica containers per node, of the app. */
 const spread = async () => (await nodes()).map((n) => n.replicas.filter((r) => r.app === 'sw-web').length);
 
@@ -84,6 +93,8 @@ describe('svc on a Swarm', () => {
     await waitFor(async () => (await total()) === 0 && (await t.api('GET', `/api/apps/${appId}`)).body.status === 'inactive', { timeoutMs: 30_000, what: 'no replica, app inactive' });
     await scale(3);
     await waitFor(async () => (await spread()).filter((n) => n === 1).length === 3, { timeoutMs: 45_000, what: 'three replicas, one per node' });
+    // Placed is not serving: each replica joins the DNS answer after its own health check.
+    await waitFor(() => dnsAnswer().length === 3, { timeoutMs: 30_000, what: 'three addresses in the DNS answer' });
     // Active from the pass that started the first replica on (it used to stay `inactive` until a later pass).
     expect((await t.api('GET', `/api/apps/${appId}`)).body.status).toBe('active');
   });
