@@ -43,11 +43,11 @@ import { installationTokenFor } from './codehost/tokens.js';
 import { createCollector } from './metrics/collector.js';
 import { createDockerStats } from './runtime/docker-stats.js';
 import { createCgroupStats } from './runtime/cgroup-stats.js';
-import { createDockerTerminal } from './runtime/docker-terminal.js';
 import { systemClock } from './controller/clock.js';
 import { listServices } from './store/services.js';
 import { createDispatcher } from './notify/dispatcher.js';
 import { watchDisk } from './notify/disk.js';
+import { createNodeWatch } from './cluster/node-watch.js';
 import { watchCertificates } from './certs/watch.js';
 import { messageBaseUrl } from './notify/base-url.js';
 
@@ -83,6 +83,9 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const wired = wireRuntime(config, log);
   const runtime = wired.runtime;
   log.info('runtime', { SVC_RUNTIME: config.runtime.kind });
+  // Node down/up as stored events and notifications (the dispatcher, made later, is woken through `wake`).
+  let wake = () => {};
+  const nodeWatch = createNodeWatch({ db, runtime, log, onRaise: () => wake() });
   // Stopping signals sent to app containers: a replica leaves the DNS answer at once (kills.ts).
   const kills = createKillNotes(Date.now);
   const manager = createManager({
@@ -92,6 +95,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     log,
     resyncMs: config.resyncMs,
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
+    onNodesChanged: () => void nodeWatch.check(),
   });
   const enqueue = manager.enqueue;
   const bus = new Bus();
@@ -120,7 +124,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     intervalMs: config.metricsIntervalMs,
     serviceIds: () => new Map(listServices(db).map((s) => [s.name, s.id])),
   });
-  const terminal = createDockerTerminal(wired.docker, config.instance);
+  const terminal = wired.terminal;
   const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal });
 
   // WebSockets (the terminal) on the daemon's own port: @hono/node-server upgrades onto this ws server.
@@ -149,6 +153,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
+  wake = dispatcher.wake;
   const disk = watchDisk({ db, dir: config.dataDir, log, onRaise: dispatcher.wake });
   // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
   const certs = config.proxy.tlsLog ? watchCertificates({ db, file: config.proxy.tlsLog.svcPath, log, onRaise: dispatcher.wake }) : undefined;
@@ -175,6 +180,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       await previewReports.stop();
       await manifests.stop();
       await manager.stop();
+      await nodeWatch.stop();
       disk.stop();
       certs?.stop();
       await dispatcher.stop();

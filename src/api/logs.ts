@@ -6,11 +6,14 @@ import { z } from 'zod';
 import { notFound, unavailable } from '../errors.js';
 import { parseInput } from '../desired/parse.js';
 import { getApp } from '../store/apps.js';
+import { readInstances } from '../observed/apps.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam } from '../http/request.js';
 
 const KEEPALIVE_MS = 15_000;
+/** How often the followed containers are compared with the app's replicas. */
+const RECHECK_MS = 5_000;
 const querySchema = z.object({ tail: z.coerce.number().int().min(0).max(10_000).default(100) });
 
 export function logRoutes(deps: ApiDeps) {
@@ -22,11 +25,14 @@ export function logRoutes(deps: ApiDeps) {
     const runtime = deps.runtime;
     if (!runtime) throw unavailable('engine_unavailable', 'the container engine is not available');
     const liveName = () => getApp(deps.db, appId)?.liveContainerName ?? null;
+    const seen = new Set<string>();
 
     return streamSSE(c, async (stream) => {
       await stream.writeSSE({ event: 'status', data: 'connected' });
-      let follower: AbortController | undefined;
-      let current: string | null = null;
+      // Container name -> its follower. Every replica is followed (issue 19: on a Swarm a replica may run on
+      // another node; the runtime's logs reach it there); lines of replica N >= 1 are prefixed `[rN] `.
+      const followers = new Map<string, { abort: AbortController; ended: boolean }>();
+      let live: string | null = null;
       const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => {}), KEEPALIVE_MS);
       let changed: () => void = () => {};
       const off = deps.bus?.on('live', (id) => id === appId && changed());
@@ -34,32 +40,51 @@ export function logRoutes(deps: ApiDeps) {
       try {
         for (let first = true; !stream.aborted; first = false) {
           const name = liveName();
-          if (name !== current) {
-            follower?.abort();
-            if (!first) await stream.writeSSE({ event: 'status', data: 'switched' });
-            current = name;
-            follower = new AbortController();
-            if (name) void pump(runtime, name, first ? tail : 100, follower.signal, stream);
+          if (name !== live && !first) await stream.writeSSE({ event: 'status', data: 'switched' });
+          live = name;
+          const want = followedContainers(name, readInstances(deps.db, appId));
+          for (const [n, f] of followers) {
+            if (want.has(n) && !f.ended) continue;
+            f.abort.abort();
+            followers.delete(n);
           }
-          // Sleep until the live container changes, the client leaves, or a slow re-check is due.
-          await Promise.race([done, new Promise<void>((resolve) => ((changed = resolve), setTimeout(resolve, KEEPALIVE_MS).unref()))]);
+          for (const [n, slot] of want) {
+            if (followers.has(n)) continue;
+            // A replica already followed whose stream ended (it stopped, then was healed): only new lines.
+            const f = { abort: new AbortController(), ended: false };
+            const again = !first && (n === name || slot > 0) && seen.has(n);
+            seen.add(n);
+            followers.set(n, f);
+            void pump(runtime, n, first ? tail : again ? 0 : 100, f.abort.signal, stream, slot > 0 ? `[r${slot}] ` : '').finally(() => (f.ended = true));
+          }
+          // Sleep until the live container changes, the client leaves, or a re-check is due (replicas added,
+          // removed or restarted do not announce themselves here).
+          await Promise.race([done, new Promise<void>((resolve) => ((changed = resolve), setTimeout(resolve, RECHECK_MS).unref()))]);
         }
       } finally {
         clearInterval(keepalive);
         off?.();
-        follower?.abort();
+        for (const f of followers.values()) f.abort.abort();
       }
     });
   });
   return r;
 }
 
+/** Pure: the containers to follow: the live one (slot 0) and every replica row's container. */
+export function followedContainers(live: string | null, replicas: { slot: number; containerName: string | null }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (live) out.set(live, 0);
+  for (const r of replicas) if (r.containerName && !out.has(r.containerName)) out.set(r.containerName, r.slot);
+  return out;
+}
+
 /** Copies one container's log lines into the SSE stream until aborted or the container stops. */
-async function pump(runtime: Runtime, container: string, tail: number, signal: AbortSignal, stream: SSEStreamingApi) {
+async function pump(runtime: Runtime, container: string, tail: number, signal: AbortSignal, stream: SSEStreamingApi, prefix: string) {
   try {
     for await (const line of runtime.logs(container, { follow: true, tail, signal })) {
       if (signal.aborted || stream.aborted) break;
-      await stream.writeSSE({ event: line.stream, id: line.time, data: line.line });
+      await stream.writeSSE({ event: line.stream, id: line.time, data: prefix + line.line });
     }
   } catch {
     // The container went away mid-stream; the loop above picks up the next live one.

@@ -2,7 +2,7 @@
 // availability and labels. Thin adapters over src/cluster/nodes.ts; Swarm itself holds this state.
 import { Hono } from 'hono';
 import { unavailable } from '../errors.js';
-import { joinCommand, listNodes, updateNode } from '../cluster/nodes.js';
+import { joinCommand, listNodes, nodeEvents, updateNode } from '../cluster/nodes.js';
 import { jsonBody } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 
@@ -12,10 +12,12 @@ export function nodeRoutes(deps: ApiDeps) {
     if (!deps.runtime) throw unavailable('engine_unavailable', 'the container engine is not available');
     return deps.runtime;
   };
-  r.get('/nodes', async (c) => c.json(await listNodes(runtime())));
+  r.get('/nodes', async (c) => c.json(await listNodes(runtime(), deps.db)));
+  // The stored history: readable without the engine.
+  r.get('/nodes/events', (c) => c.json(nodeEvents(deps.db, c.req.query('limit'))));
   r.post('/nodes/join', async (c) => {
     return c.json(await joinCommand(runtime(), await jsonBody(c)));
   });
-  r.put('/nodes/:id', async (c) => c.json(await updateNode(runtime(), c.req.param('id'), await jsonBody(c))));
+  r.put('/nodes/:id', async (c) => c.json(await updateNode(runtime(), c.req.param('id'), await jsonBody(c), deps.db)));
   return r;
 }

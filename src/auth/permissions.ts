@@ -169,6 +169,7 @@ export const RULES: Record<string, Rule> = {
   // Nodes (issue 19 section 2): the list is a read; the join command carries the Swarm's join token, a
   // credential, so it is admin work like a node's availability and labels.
   'GET /api/nodes': r('read'),
+  'GET /api/nodes/events': r('read'),
   'POST /api/nodes/join': r('manage'),
   'PUT /api/nodes/:id': r('manage'),
 

@@ -1,6 +1,6 @@
 // `svc nodes`: the machines apps run on (issue 19). `svc nodes` lists them with the replicas on each,
 // `svc nodes join [--manager]` prints the exact `docker swarm join` command for a new machine, and
-// `svc nodes drain|activate NODE` and `svc nodes label NODE KEY=VALUE...` change a node. Thin calls of the
+// `svc nodes events` lists the nodes that went down and came back, `svc nodes drain|activate NODE` and `svc nodes label NODE KEY=VALUE...` change a node. Thin calls of the
 // nodes endpoints (API.md "Nodes").
 import { CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
@@ -25,11 +25,30 @@ export function nodesTable(nodes: NodeJson[]): string {
   return formatTable(rows);
 }
 
+/** A node event as GET /api/nodes/events answers it. */
+export interface NodeEventJson {
+  id: number;
+  node_id: string;
+  hostname: string;
+  kind: 'down' | 'up';
+  state: string;
+  at: string;
+}
+
+/** Pure: the table `svc nodes events` prints (newest first, as the API answers). */
+export function nodeEventsTable(events: NodeEventJson[]): string {
+  if (events.length === 0) return 'no node went down so far\n';
+  return formatTable([['TIME', 'HOSTNAME', 'EVENT', 'STATE'], ...events.map((e) => [e.at, e.hostname, e.kind === 'down' ? 'down' : 'ready again', e.state])]);
+}
+
 export async function nodesCommand(client: Client, o: { action?: string; args: string[]; manager: boolean }): Promise<number> {
   switch (o.action ?? 'list') {
     case 'list':
     case 'ls':
       process.stdout.write(nodesTable(await client.json<NodeJson[]>('GET', '/api/nodes')));
+      return 0;
+    case 'events':
+      process.stdout.write(nodeEventsTable(await client.json<NodeEventJson[]>('GET', '/api/nodes/events')));
       return 0;
     case 'join': {
       const r = await client.json<{ command_line: string; role: string }>('POST', '/api/nodes/join', { role: o.manager ? 'manager' : 'worker' });
@@ -61,6 +80,6 @@ export async function nodesCommand(client: Client, o: { action?: string; args: s
       return 0;
     }
     default:
-      throw new CliError(`unknown nodes action "${o.action}": list, join, drain, activate or label`, 2);
+      throw new CliError(`unknown nodes action "${o.action}": list, events, join, drain, activate or label`, 2);
   }
 }

@@ -1,6 +1,8 @@
 // `svc uninstall [--purge] [--yes]`: removes what one svc (one data directory) made outside its data
-// directory: its containers (apps, services, the proxy container: everything labelled with its
-// svc.instance), its Docker network and its detached helpers (dnsmasq, the host Caddy, their guards).
+// directory: its containers (apps, services, the proxy container, the edge relay `<instance>-edge` on a
+// Swarm: everything labelled with its svc.instance; on a Swarm manager its Swarm services first,
+// uninstall-swarm.ts), its Docker network (the overlay on a Swarm, whose load-balancer endpoint is not a
+// user: uninstall-network.ts) and its detached helpers (dnsmasq, the host Caddy, their guards).
 // The data directory stays unless --purge. Offline, like `svc restore FILE`: it refuses while the daemon of
 // that data directory runs, since that one would recreate everything at once.
 import { existsSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
@@ -15,6 +17,10 @@ import { call } from '../runtime/docker-errors.js';
 import { LABELS } from '../runtime/runtime.js';
 import { INSTANCE_KEY, LEGACY_INSTANCE } from '../store/instance.js';
 import { CliError } from './client.js';
+import { removeSwarmServices, SWARM_SERVICE_LABEL } from './uninstall-swarm.js';
+import { networkUsers } from './uninstall-network.js';
+import { registryDir, stopOwnRegistry } from '../cluster/registry.js';
+import type Docker from 'dockerode';
 
 /** Pids (not this process) that hold the database file open: the daemon of that data directory. */
 export function pidsHolding(path: string): number[] {
@@ -70,7 +76,9 @@ export async function uninstallInstance(t: UninstallTarget): Promise<string[]> {
   const lines: string[] = [];
   const runtime = createDockerRuntime({ dockerHost: t.dockerHost, log: createLogger('error'), instance: t.instance });
   if (!(await runtime.ping())) throw new Error(`the Docker engine does not answer${t.dockerHost ? ` at ${t.dockerHost}` : ''}; start it and run svc uninstall again`);
-  const containers = await runtime.list({ [LABELS.instance]: t.instance });
+  // On a Swarm manager: the instance's services first (their tasks are not containers to remove by hand).
+  lines.push(...(await removeSwarmServices(runtime.docker, t.instance)));
+  const containers = (await runtime.list({ [LABELS.instance]: t.instance })).filter((c) => !c.labels[SWARM_SERVICE_LABEL]);
   // Stopped with their grace period first, so databases of services shut down cleanly; the data stays.
   await Promise.all(containers.map((c) => runtime.stop(c.id, 10)));
   for (const c of containers) {
@@ -84,10 +92,10 @@ export async function uninstallInstance(t: UninstallTarget): Promise<string[]> {
     const owner = net.Labels?.[LABELS.instance];
     // Only this instance's network (or, unlabelled from before labels, the one named after it).
     if (owner === t.instance || (owner === undefined && t.network === t.instance)) {
-      const users = Object.values(net.Containers ?? {}).map((c) => c.Name);
+      const users = networkUsers(t.network, net.Containers);
       if (users.length > 0) lines.push(`kept network ${t.network}: other containers still use it (${users.join(', ')})`);
       else {
-        await call(`network rm ${t.network}`, () => runtime.docker.getNetwork(net.Id).remove(), [404]);
+        await removeNetwork(runtime.docker, net.Id, t.network);
         lines.push(`removed network ${t.network}`);
       }
     } else lines.push(`kept network ${t.network}: it belongs to ${owner ? `svc instance ${owner}` : 'something else'}`);
@@ -95,7 +103,30 @@ export async function uninstallInstance(t: UninstallTarget): Promise<string[]> {
   // A guard may restart its helper between two signals: look again until none is left.
   for (let i = 0; i < 3; i++) await stopHelpersOf(t.dataDir);
   lines.push('stopped the proxy and DNS helpers of this data directory (if any ran)');
+  if (await stopOwnRegistry(t.dataDir)) lines.push(`stopped svc's registry (its images stay in ${registryDir(t.dataDir)} unless --purge)`);
   return lines;
+}
+
+/**
+ * `network rm`, retried for a few seconds while the engine still answers "active endpoints": an overlay's
+ * endpoints of removed Swarm tasks go away a moment after their containers. A Swarm manager accepts the
+ * removal of an overlay and drops it from its list a moment later: waited for too, so "removed" is true.
+ */
+async function removeNetwork(docker: Docker, id: string, name: string): Promise<void> {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    try {
+      await call(`network rm ${name}`, () => docker.getNetwork(id).remove(), [404]);
+      break;
+    } catch (err) {
+      if (Date.now() > end || !/active endpoints/i.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  while ((await call(`network inspect ${name}`, () => docker.getNetwork(id).inspect(), [404])) !== undefined) {
+    if (Date.now() > end) throw new Error(`network rm ${name}: accepted, but the engine still lists it after 15 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 async function confirmed(dataDir: string): Promise<boolean> {

@@ -67,8 +67,8 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
   },
   nodes: {
-    usage: 'svc nodes [list | join [--manager] | drain NODE | activate NODE | label NODE KEY=VALUE...]',
-    about: 'the machines apps run on and the replicas on each; the `docker swarm join` command for a new one; drain, activate or label a node (SVC_RUNTIME=swarm)',
+    usage: 'svc nodes [list | events | join [--manager] | drain NODE | activate NODE | label NODE KEY=VALUE...]',
+    about: 'the machines apps run on and the replicas on each; the nodes that went down and came back (events); the `docker swarm join` command for a new one; drain, activate or label a node (SVC_RUNTIME=swarm)',
     options: '      --manager       with join: the command that joins a manager, not a worker',
   },
   top: { usage: 'svc top', about: "CPU, memory, network and block I/O of every app, service and container, and the host (the last 10 s round)" },

@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import { conflict, DomainError, notFound } from '../errors.js';
 import { parseInput } from '../desired/parse.js';
+import type { Db } from '../store/db.js';
+import { lastNodeEvents, listNodeEvents } from '../store/node-events.js';
+import { nodeEventJson } from './node-events.js';
 import { LABELS, NoSuchNodeError, NotASwarmError, type NodeView, type Runtime } from '../runtime/runtime.js';
 
 /** A node as GET /api/nodes answers it. */
@@ -23,10 +26,16 @@ export interface NodeJson {
   memory_mb: number;
   /** This instance's app replicas and services running there. */
   replicas: { app?: string; service?: string; container: string }[];
+  /** When svc saw the node go down, while it has not come back (node_events); else null. */
+  down_since: string | null;
 }
 
 /** Pure: the node views joined with what runs where, managers first, then by host name. */
-export function nodeList(nodes: NodeView[], placements: Map<string, { name: string; labels: Record<string, string> }[]>): NodeJson[] {
+export function nodeList(
+  nodes: NodeView[],
+  placements: Map<string, { name: string; labels: Record<string, string> }[]>,
+  lastEvents: Map<string, { kind: string; timestamp: string }> = new Map(),
+): NodeJson[] {
   return [...nodes]
     .sort((a, b) => (a.role === b.role ? a.hostname.localeCompare(b.hostname) : a.role === 'manager' ? -1 : 1))
     .map((n) => ({
@@ -44,12 +53,19 @@ export function nodeList(nodes: NodeView[], placements: Map<string, { name: stri
       replicas: (placements.get(n.id) ?? [])
         .map((p) => ({ app: p.labels[LABELS.app], service: p.labels[LABELS.service], container: p.name }))
         .sort((a, b) => a.container.localeCompare(b.container)),
+      down_since: lastEvents.get(n.id)?.kind === 'down' ? lastEvents.get(n.id)!.timestamp : null,
     }));
 }
 
-export async function listNodes(runtime: Runtime): Promise<NodeJson[]> {
+export async function listNodes(runtime: Runtime, db?: Db): Promise<NodeJson[]> {
   const [nodes, placements] = await Promise.all([runtime.nodes(), runtime.placements()]);
-  return nodeList(nodes, placements);
+  return nodeList(nodes, placements, db ? lastNodeEvents(db) : undefined);
+}
+
+/** GET /api/nodes/events: the newest `limit` (1..500, default 50) node events, newest first. */
+export function nodeEvents(db: Db, rawLimit: string | undefined) {
+  const limit = parseInput(z.coerce.number().int().min(1).max(500).default(50), rawLimit === undefined || rawLimit === '' ? undefined : rawLimit);
+  return listNodeEvents(db, limit).map(nodeEventJson);
 }
 
 /** Swarm's label grammar is loose; svc keeps keys and values to what a constraint can name safely. */
@@ -68,7 +84,7 @@ export const nodeChangeSchema = z
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** PUT /api/nodes/{id}: availability (drain moves the node's replicas off it) and labels. */
-export async function updateNode(runtime: Runtime, id: string, raw: unknown): Promise<NodeJson> {
+export async function updateNode(runtime: Runtime, id: string, raw: unknown, db?: Db): Promise<NodeJson> {
   if (!NODE_ID.test(id)) throw notFound('node');
   const change = parseInput(nodeChangeSchema, raw);
   try {
@@ -76,7 +92,7 @@ export async function updateNode(runtime: Runtime, id: string, raw: unknown): Pr
   } catch (err) {
     throw domainOf(err);
   }
-  const found = (await listNodes(runtime)).find((n) => n.id === id || n.hostname === id);
+  const found = (await listNodes(runtime, db)).find((n) => n.id === id || n.hostname === id);
   if (!found) throw notFound('node');
   return found;
 }

@@ -26,6 +26,11 @@ export interface ManagerOptions {
   retry?: { baseDelayMs?: number; maxDelayMs?: number };
   /** Event-stream reconnect delays (default 500 ms .. 30 s). */
   eventsRetry?: { minDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Called when the machines may have changed: a Swarm node went down or came back, or the event stream
+   * (re)connected (what happened meanwhile was not seen). src/cluster/node-watch.ts records node events.
+   */
+  onNodesChanged?: () => void;
   /** Sees every engine event before its keys are enqueued (the app reconciler's kill notes). */
   onEvent?: (ev: RuntimeEvent) => void;
 }
@@ -132,14 +137,14 @@ export function createManager(o: ManagerOptions): Manager {
         onEvent: (ev) => {
           // A Swarm node that went down or came back (SVC_RUNTIME=swarm): no app's own event; its replicas'
           // tasks get `die` events of their own, which enqueue their apps.
-          if (ev.action === 'node_down') log.warn('node down', { node: ev.name, id: ev.id });
-          else if (ev.action === 'node_up') log.info('node up again', { node: ev.name, id: ev.id });
+          if (ev.action === 'node_down' || ev.action === 'node_up') o.onNodesChanged?.();
           o.onEvent?.(ev);
           const keys = keysForEvent(ev, o.instance);
           if (keys.length) log.debug('engine event', { action: ev.action, container: ev.name, targets: keys });
           for (const k of keys) enqueue(k);
         },
         onConnected: (again) => {
+          o.onNodesChanged?.();
           if (again) void enqueueAll();
         },
       });

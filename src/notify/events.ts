@@ -15,6 +15,8 @@ export const NOTIFY_EVENTS = [
   'disk_ok', // ... and back under 85 % (only after a `disk_full` was sent)
   'job_failed', // a scheduled job's run failed, timed out or could not start (src/jobs/report.ts)
   'job_recovered', // ... and a later run of that job succeeded (only after a `job_failed` was sent)
+  'node_down', // a Swarm node went down or lost its manager (src/cluster/node-events.ts)
+  'node_recovered', // ... and is ready again (only after a `node_down` was sent)
   'certificate_failed', // Caddy cannot get the certificate of an app's domain (its TLS log; src/certs/watch.ts)
   'certificate_recovered', // ... and then obtained one (only after a `certificate_failed` was sent)
   'test', // the "test" action; not selectable

@@ -106,6 +106,12 @@ export interface ContainerInfo {
    * what tells an OOM kill from any other exit 137. Only set (true) when the engine says so.
    */
   oomKilled?: boolean;
+  /**
+   * Swarm only: exit 137 of a task that ended on its own under a memory limit, on a node whose engine svc
+   * cannot ask (Swarm's task status carries no OOMKilled flag). Most likely a kill for memory; never set
+   * together with `oomKilled`.
+   */
+  oomLikely?: boolean;
   /** IPv4 address on the named network (the `svc` network), when attached and running. */
   address?: string;
   /** Docker HEALTHCHECK status; `none` when the image defines no health check. */

@@ -18,7 +18,25 @@ export interface TaskDoc {
 
 export interface ServiceDoc {
   ID: string;
-  Spec: { Name: string; Labels?: Record<string, string>; TaskTemplate?: { ContainerSpec?: { Image?: string } }; Mode?: { Replicated?: { Replicas?: number } } };
+  Spec: {
+    Name: string;
+    Labels?: Record<string, string>;
+    TaskTemplate?: { ContainerSpec?: { Image?: string }; Resources?: { Limits?: { MemoryBytes?: number } } };
+    Mode?: { Replicated?: { Replicas?: number } };
+  };
+}
+
+/**
+ * Pure: what svc can say about an exit 137 (SIGKILL) of a task. Swarm's task status has no OOMKilled flag.
+ * On the manager svc asks the engine (`managerSays`: the container's State.OOMKilled) and reports exactly
+ * that. Elsewhere it can only suspect: a task that failed by itself (task state `failed`; one svc stopped
+ * ends `shutdown`, even when its grace ran out and it was SIGKILLed) under a memory limit was most likely
+ * killed for memory. (The desired state says nothing here: Swarm sets a failed task's to `shutdown` too.)
+ */
+export function oomVerdict(i: { exitCode?: number; taskState?: string; memoryLimitBytes?: number; managerSays?: boolean }): { oomKilled?: true; oomLikely?: true } {
+  if (i.exitCode !== 137) return {};
+  if (i.managerSays !== undefined) return i.managerSays ? { oomKilled: true } : {};
+  return i.taskState === 'failed' && (i.memoryLimitBytes ?? 0) > 0 ? { oomLikely: true } : {};
 }
 
 /** The subset of GET /nodes svc reads. */

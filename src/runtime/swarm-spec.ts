@@ -40,6 +40,41 @@ export interface PlacementNode {
   schedulable: boolean;
 }
 
+/** Node label naming the node managed services run on (`svc.services=true` on exactly one node). */
+export const SERVICES_NODE_LABEL = 'svc.services';
+
+export interface PinInput {
+  /** The container's `svc.role`. */
+  role: string | undefined;
+  /** It bind-mounts directories of the data directory (an app's volumes, a service's data). */
+  hasMounts: boolean;
+  /** The manager svc runs on: its disk holds the data directory. */
+  managerId: string;
+  nodes: { id: string; labels: Record<string, string> }[];
+  /** The service's constraints now, when it exists (a heal): where its data already is. */
+  current?: string[];
+}
+
+/**
+ * Pure: the node a container must run on, or undefined when it may go anywhere (spread). Data decides:
+ * - a container already pinned stays on its node, whatever the labels say now (its data is there; a moved
+ *   service would start on an empty directory);
+ * - a managed service goes to the one node labelled `svc.services=true`, else (none, or more than one:
+ *   ambiguous) to the manager;
+ * - anything else with a bind mount (an app's volumes) goes to the manager: the daemon makes, backs up and
+ *   restores those directories on its own disk.
+ */
+export function pinnedNode(i: PinInput): string | undefined {
+  if (i.role !== 'service' && !i.hasMounts) return undefined;
+  const kept = (i.current ?? []).map((c) => /^node\.id\s*==\s*(\S+)$/.exec(c)?.[1]).find((id) => id !== undefined);
+  if (kept) return kept;
+  if (i.role === 'service') {
+    const labelled = i.nodes.filter((n) => n.labels[SERVICES_NODE_LABEL] === 'true');
+    if (labelled.length === 1) return labelled[0]!.id;
+  }
+  return i.managerId;
+}
+
 /**
  * Constraints for one replica: `node.id!=` every node where a sibling replica (same app, same deploy) runs,
  * as long as some schedulable node is left; when every schedulable node already has one, no spread

@@ -5,16 +5,16 @@
 // helpers, images, exec into a service pinned to this node) is the manager's local engine, through the
 // docker runtime. Nothing outside src/runtime knows which of the two it has.
 import type Docker from 'dockerode';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
 import { LABELS, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type Runtime, type RuntimeEvent } from './runtime.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
-import { placementConstraints, toServiceSpec } from './swarm-spec.js';
-import { currentTask, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
+import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
+import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
-import { followProgress } from './docker-streams.js';
+import { demuxLines, followProgress } from './docker-streams.js';
 
 /** Roles that run as Swarm services; the rest (proxy, build, probe helper) are local containers. */
 const SERVICE_ROLES = new Set(['app', 'service']);
@@ -34,6 +34,12 @@ export interface SwarmRuntimeOptions {
    * run them from there, so every node can pull them. Without it a built image exists on the manager only.
    */
   registry?: string;
+  /**
+   * Without `registry`: starts svc's own registry on the manager (src/cluster/registry.ts) given the
+   * manager's Swarm address, resolving with its `host:port`. Asked at the first build or run of a svc_build
+   * image. Absent: built images stay on the manager.
+   */
+  ownRegistry?: (managerAddress: string) => Promise<string>;
 }
 
 export interface SwarmRuntime extends Runtime {
@@ -55,6 +61,21 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     return selfId;
   };
 
+  let own: Promise<string> | undefined;
+  /** The registry a svc_build image goes through: SVC_REGISTRY, else svc's own (started on demand). */
+  const registryFor = async (image: string): Promise<string | undefined> => {
+    if (opts.registry || !opts.ownRegistry || !image.startsWith('svc-build/')) return opts.registry;
+    own ??= (async () => {
+      const info = (await call('info', () => docker.info())) as { Swarm?: { NodeAddr?: string } };
+      if (!info.Swarm?.NodeAddr) throw new Error('SVC_RUNTIME=swarm: this engine reports no Swarm address for the registry');
+      return opts.ownRegistry!(info.Swarm.NodeAddr);
+    })().catch((err) => {
+      own = undefined; // asked again at the next build
+      throw err;
+    });
+    return own;
+  };
+
   const nodeDocs = async () => ((await call('node ls', () => docker.listNodes())) ?? []) as NodeDoc[];
   const downNodes = (nodes: NodeDoc[]) => new Set(nodes.filter((n) => n.Status?.State !== 'ready').map((n) => n.ID));
 
@@ -63,13 +84,28 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
 
   const tasksOf = async (serviceId: string) => ((await call('task ls', () => docker.listTasks({ filters: { service: [serviceId] } }))) ?? []) as TaskDoc[];
 
-  const infoOf = async (svc: ServiceDoc, network: string | undefined, nodes?: NodeDoc[]) =>
-    toContainerInfoFromTask(svc, currentTask(await tasksOf(svc.ID)), { network, downNodes: downNodes(nodes ?? (await nodeDocs())) });
+  /** The task as a container, with what can be known of an exit 137 (swarm-map.ts `oomVerdict`). */
+  const describe = async (svc: ServiceDoc, task: TaskDoc | undefined, network: string | undefined, nodes: NodeDoc[]): Promise<ContainerInfo> => {
+    const info = toContainerInfoFromTask(svc, task, { network, downNodes: downNodes(nodes) });
+    if (info.state !== 'exited' || info.exitCode !== 137 || !task) return info;
+    const containerId = task.Status?.ContainerStatus?.ContainerID;
+    // A task on this node: its container is in this engine, which says whether it was OOMKilled.
+    const here = containerId && task.NodeID === (await selfNodeId()) ? await local.inspect(containerId).catch(() => undefined) : undefined;
+    const verdict = oomVerdict({ exitCode: 137, taskState: task.Status?.State, memoryLimitBytes: svc.Spec.TaskTemplate?.Resources?.Limits?.MemoryBytes, managerSays: here ? here.oomKilled === true : undefined });
+    return { ...info, ...verdict };
+  };
 
-  /** Where the running replicas of the same app and deploy are (spread: at most one per node). */
-  const constraintsFor = async (spec: ContainerSpec, nodes: NodeDoc[]): Promise<string[]> => {
+  const infoOf = async (svc: ServiceDoc, network: string | undefined, nodes?: NodeDoc[]) => describe(svc, currentTask(await tasksOf(svc.ID)), network, nodes ?? (await nodeDocs()));
+
+  /**
+   * Where the task may run: pinned where its data is (swarm-spec.ts `pinnedNode`), else away from the
+   * running replicas of the same app and deploy (spread: at most one per node). `current`: the service's
+   * constraints now, when it is healed.
+   */
+  const constraintsFor = async (spec: ContainerSpec, nodes: NodeDoc[], current?: string[]): Promise<string[]> => {
     const role = spec.labels[LABELS.role];
-    if (role === 'service' || spec.mounts?.length) return placementConstraints({ nodes: [], siblingNodes: [], pinnedNode: await selfNodeId() });
+    const pin = pinnedNode({ role, hasMounts: (spec.mounts?.length ?? 0) > 0, managerId: await selfNodeId(), nodes: nodes.map((n) => ({ id: n.ID, labels: n.Spec?.Labels ?? {} })), current });
+    if (pin) return placementConstraints({ nodes: [], siblingNodes: [], pinnedNode: pin });
     const app = spec.labels[LABELS.app];
     const deploy = spec.labels[LABELS.deploy];
     const siblings: string[] = [];
@@ -92,7 +128,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     for (;;) {
       const nodes = await nodeDocs();
       const task = currentTask(await tasksOf(svc.ID));
-      const info = toContainerInfoFromTask(svc, task, { network, downNodes: downNodes(nodes) });
+      const info = await describe(svc, task, network, nodes);
       const fresh = task !== undefined && task.ID !== replacing;
       if (fresh && (info.running || info.state === 'exited')) return info;
       if (Date.now() > end) return info;
@@ -166,7 +202,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       checkImageRef(spec.image);
       if (await serviceDoc(spec.name)) throw new Error(`docker service create ${spec.name}: a service of that name exists`);
       const constraints = await constraintsFor(spec, await nodeDocs());
-      const image = clusterImage(spec.image, opts.registry);
+      const image = clusterImage(spec.image, await registryFor(spec.image));
       const created = await call(`service create ${spec.name}`, () => docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never));
       const svc = (await serviceDoc(created!.id))!;
       return settle(svc, spec.network);
@@ -178,7 +214,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       const before = currentTask(await tasksOf(svc.ID));
       const labels = svc.Spec.Labels ?? {};
       const spec = { name: svc.Spec.Name, labels, mounts: (svc.Spec as any).TaskTemplate?.ContainerSpec?.Mounts } as ContainerSpec;
-      const constraints = await constraintsFor(spec, await nodeDocs());
+      const constraints = await constraintsFor(spec, await nodeDocs(), (svc.Spec as any).TaskTemplate?.Placement?.Constraints);
       // A new task for the one slot: Swarm never restarts it by itself (restart policy none).
       await update(svc, (s) => {
         s.Mode = { Replicated: { Replicas: 1 } };
@@ -223,7 +259,20 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     },
 
     async *logs(nameOrId, o) {
-      yield* local.logs(await localContainer(nameOrId), o);
+      const svc = await serviceDoc(nameOrId);
+      if (!svc) return yield* local.logs(nameOrId, o);
+      // The service's logs: Swarm fetches them from the node its task runs on (and ran on: earlier tasks of
+      // this replica too, as a container's log keeps its earlier runs), so a replica on a worker has its logs.
+      const op = `service logs ${svc.Spec.Name}`;
+      let stream: Readable;
+      try {
+        const got: unknown = await docker.getService(svc.ID).logs({ stdout: true, stderr: true, timestamps: true, tail: o.tail ?? 'all', follow: o.follow, abortSignal: o.signal } as never);
+        stream = Buffer.isBuffer(got) ? Readable.from([got]) : (got as Readable);
+      } catch (err) {
+        if (o.signal?.aborted) return;
+        throw engineError(op, err);
+      }
+      yield* demuxLines(docker.modem, stream, o.signal);
     },
 
     events(signal, o) {
@@ -232,7 +281,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
 
     async build(contextDir, tag, onLog, signal) {
       await local.build(contextDir, tag, onLog, signal);
-      const target = clusterImage(tag, opts.registry);
+      const target = clusterImage(tag, await registryFor(tag));
       if (target === tag) return;
       // Pushed under the registry's name, so a task on any node pulls what the manager built.
       const [repo, version] = splitTag(target);

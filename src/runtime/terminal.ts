@@ -18,6 +18,11 @@ export interface AppContainer {
   name: string;
   slot: number;
   deployId: number;
+  /**
+   * Swarm: the host name of the node it runs on when that is not the manager svc runs on. Such a replica
+   * cannot have a terminal: Swarm has no exec across nodes and svc reaches only its own engine.
+   */
+  node?: string;
 }
 
 export interface TerminalPort {

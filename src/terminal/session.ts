@@ -5,7 +5,7 @@
 // Each session is an app event: who, from where, which container, how long, the exit code; never what was
 // typed (nor the command's arguments, which may hold a secret).
 import type { WSContext, WSEvents } from 'hono/ws';
-import { conflict } from '../errors.js';
+import { conflict, DomainError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { addAppEvent } from '../store/deploys.js';
@@ -30,13 +30,25 @@ export interface TerminalRequest {
   rows: number;
 }
 
-/** The container the session attaches to; 403 for a non-administrator, 409 when none runs. */
+/**
+ * The container the session attaches to; 403 for a non-administrator, 409 when none runs, 409
+ * `replica_on_other_node` when it runs on a Swarm node svc cannot reach (without `replica`, a reachable
+ * one is preferred).
+ */
 export async function pickContainer(deps: TerminalDeps, req: TerminalRequest): Promise<AppContainer> {
   requireTerminalAccess(req.user);
   const running = await deps.terminal.appContainers(req.app.id);
-  const found = req.replica === undefined ? running[0] : running.find((c) => c.slot === req.replica);
+  const found = req.replica === undefined ? (running.find((c) => !c.node) ?? running[0]) : running.find((c) => c.slot === req.replica);
   if (!found) {
     throw conflict(req.replica === undefined ? `app ${req.app.name} has no running container` : `app ${req.app.name} has no running replica ${req.replica}`);
+  }
+  if (found.node) {
+    throw new DomainError(
+      'conflict',
+      'replica_on_other_node',
+      `replica ${found.slot} of app ${req.app.name} (${found.name}) runs on node ${found.node}; a terminal reaches only replicas on the Swarm manager svc runs on (Swarm has no exec across nodes)`,
+      { node: found.node, replica: found.slot },
+    );
   }
   return found;
 }

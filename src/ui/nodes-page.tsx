@@ -3,7 +3,7 @@
 // `down`), availability, resources and this instance's replicas on it; "Drain" and "Activate" per node and
 // the `docker swarm join` command for a new machine. Over src/cluster/nodes.ts, like the API.
 import { Hono, type Context } from 'hono';
-import { joinCommand, listNodes, updateNode, type NodeJson } from '../cluster/nodes.js';
+import { joinCommand, listNodes, nodeEvents, updateNode, type NodeJson } from '../cluster/nodes.js';
 import { DomainError } from '../errors.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Layout, PostButton } from './layout.js';
@@ -15,12 +15,13 @@ export function nodesPage(deps: UiDeps) {
     let nodes: NodeJson[] = [];
     let error = o.error;
     try {
-      if (deps.runtime) nodes = await listNodes(deps.runtime);
+      if (deps.runtime) nodes = await listNodes(deps.runtime, deps.db);
       else error ??= 'The container engine is not available.';
     } catch (err) {
       error ??= `The engine did not answer: ${(err as Error).message}`;
     }
     const single = nodes.length === 1 && nodes[0]!.address === '';
+    const history = nodeEvents(deps.db, '20');
     return render(
       c,
       <Layout title="Nodes" csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={error}>
@@ -52,7 +53,15 @@ export function nodesPage(deps: UiDeps) {
                 </td>
                 <td>{n.address || '-'}</td>
                 <td>{n.role + (n.leader ? ' (leader)' : '')}</td>
-                <td>{n.state === 'ready' ? 'ready' : <strong>{n.state}</strong>}</td>
+                <td>
+                  {n.state === 'ready' ? 'ready' : <strong>{n.state}</strong>}
+                  {n.down_since && (
+                    <>
+                      <br />
+                      <span class="muted">down since {n.down_since.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</span>
+                    </>
+                  )}
+                </td>
                 <td>{n.availability}</td>
                 <td>
                   {n.cpus} CPUs, {n.memory_mb} MiB
@@ -76,6 +85,18 @@ export function nodesPage(deps: UiDeps) {
             ))}
           </tbody>
         </table>
+        {history.length > 0 && (
+          <section aria-labelledby="h-node-events">
+            <h2 id="h-node-events">Recent node events</h2>
+            <ul>
+              {history.map((e) => (
+                <li>
+                  {e.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}: {e.hostname} {e.kind === 'down' ? `went ${e.state}` : 'is ready again'}
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
         {!single && (
           <section aria-labelledby="h-join">
             <h2 id="h-join">Add a machine</h2>
@@ -110,7 +131,7 @@ export function nodesPage(deps: UiDeps) {
       await readForm(c, deps);
       try {
         if (!deps.runtime) throw new Error('the container engine is not available');
-        await updateNode(deps.runtime, c.req.param('id'), { availability });
+        await updateNode(deps.runtime, c.req.param('id'), { availability }, deps.db);
       } catch (err) {
         return page(c, { error: (err as Error).message, status: err instanceof DomainError ? 409 : 503 });
       }

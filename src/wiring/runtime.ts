@@ -9,6 +9,11 @@ import { createDockerRuntime } from '../runtime/docker.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { createSwarmRuntime } from '../runtime/swarm.js';
 import { createHelperProbe } from '../runtime/swarm-probe.js';
+import { createSwarmTerminal } from '../runtime/swarm-terminal.js';
+import { createDockerTerminal } from '../runtime/docker-terminal.js';
+import type { TerminalPort } from '../runtime/terminal.js';
+import { ensureOwnRegistry, REGISTRY_BINARY } from '../cluster/registry.js';
+import { existsSync } from 'node:fs';
 import { httpProbe } from '../reconcilers/app/probe.js';
 import { tcpOpen } from '../reconcilers/service/readiness.js';
 import type { Mount } from '../runtime/runtime.js';
@@ -23,6 +28,8 @@ export interface RuntimeWiring {
   /** Status of `GET url` as the proxy would reach it. */
   probe: (url: string, timeoutMs: number) => Promise<number | undefined>;
   tcpOpen: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
+  /** Terminal sessions into app containers (on Swarm: the replicas on the manager only). */
+  terminal: TerminalPort;
   /** How the proxy reaches what the runtime runs: as it is on one engine, through the edge relay on a Swarm. */
   edge: (parts: ProxyParts) => ProxyParts;
   /** Extra mounts of the proxy container (the edge relay's socket directory on a Swarm); none on one engine. */
@@ -32,12 +39,22 @@ export interface RuntimeWiring {
 export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
   if (config.runtime.kind === 'docker') {
     const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
-    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, edge: directEdge };
+    return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, terminal: createDockerTerminal(runtime.docker, config.instance), edge: directEdge };
   }
-  const runtime = createSwarmRuntime({ dockerHost: config.dockerHost, log, instance: config.instance, registry: config.runtime.registry });
+  // Without SVC_REGISTRY, svc runs Debian's docker-registry on the manager when it is installed.
+  const own = !config.runtime.registry && existsSync(REGISTRY_BINARY);
+  if (!config.runtime.registry && !own) log.warn('SVC_REGISTRY is unset and docker-registry is not installed: built images stay on the manager (tasks of svc_build apps on other nodes cannot pull them)');
+  const runtime = createSwarmRuntime({
+    dockerHost: config.dockerHost,
+    log,
+    instance: config.instance,
+    registry: config.runtime.registry,
+    ownRegistry: own ? (address) => ensureOwnRegistry({ dataDir: config.dataDir, address }) : undefined,
+  });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
+  const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance });
   // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
   const paths = edgePaths(config.dataDir);
   const relay = createEdgeRelay({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
-  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, edge: relayedEdge(relay, paths.socket), proxyMounts: [{ source: paths.dir, target: paths.dir }] };
+  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal, edge: relayedEdge(relay, paths.socket), proxyMounts: [{ source: paths.dir, target: paths.dir }] };
 }

@@ -2,8 +2,8 @@
 // (the test's shared Caddy, external mode) keeps the listener, the edge relay on the manager reaches the
 // tasks on every node over the overlay (docs/design.md "The edge on a Swarm"). A 3-replica app spread over
 // the nodes serves through Caddy's port listener; a deploy under a keep-alive GET/POST load fails no
-// request; a worker's engine killed while GETs run: none fails, and the replica
-// comes back elsewhere.
+// request; a worker's engine killed while GETs run: none fails, and the replica comes back elsewhere;
+// svc uninstall then removes the relay and the overlay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
@@ -13,6 +13,7 @@ import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 import { formatCounts, startLoad } from '../../bench/common.js';
+import { uninstallInstance } from '../../src/cli/uninstall.js';
 
 let cluster: Cluster;
 let t: TestDaemon;
@@ -145,5 +146,16 @@ describe('the edge on a Swarm', () => {
     }
     expect(failed).toEqual([]);
     expect(ok).toBeGreaterThan(20);
+  });
+
+  it('svc uninstall removes the edge relay and then the overlay (its load-balancer endpoint is no user)', async () => {
+    await t.daemon.stop();
+    const d = (args: string[]) => cluster.docker(cluster.manager, args).trim();
+    expect(d(['ps', '-q', '--filter', `name=^${t.instance}-edge$`])).not.toBe('');
+    const lines = await uninstallInstance({ dataDir: t.dataDir, instance: t.instance, network: t.network, dockerHost: cluster.manager.dockerHost });
+    expect(lines, lines.join('\n')).toContain(`removed container ${t.instance}-edge`);
+    expect(lines, lines.join('\n')).toContain(`removed network ${t.network}`);
+    expect(d(['ps', '-aq', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
+    expect(d(['network', 'ls', '-q', '--filter', `label=svc.instance=${t.instance}`])).toBe('');
   });
 });

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 let cluster: Cluster;
 let rt: SwarmRuntime;
 let image: string;
+let oomImage: string;
 let probe: (url: string, t: number) => Promise<number | undefined>;
 const instance = 'swt';
 const network = 'swt-net';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   await ensureTestImages();
   cluster = await createCluster(3);
   image = cluster.pushImage(WEB_V1);
-  cluster.pushImage(WEB_OOM);
+  oomImage = cluster.pushImage(WEB_OOM);
   rt = createSwarmRuntime({ dockerHost: cluster.manager.dockerHost, log: silentLogger, instance, watchIntervalMs: 200, registry: cluster.registry });
   probe = createHelperProbe({ runtime: rt, instance, network, image });
   await rt.ensureNetwork(network);
@@ -140,6 +141,62 @@ describe('swarm runtime', () => {
     expect(svc.Spec.EndpointSpec.Mode).toBe('dnsrr');
     for (const name of ['swt-web-1', 'swt-web-1-r1', 'swt-web-1-r2', 'swt-web-2']) await rt.remove(name);
     expect(await rt.list({ [LABELS.instance]: instance, [LABELS.role]: 'app' })).toEqual([]);
+  });
+
+  it('pins where the data is: a service on the manager or the node labelled svc.services=true (kept there when healed), an app with volumes on the manager', async () => {
+    const nodes = await rt.nodes();
+    const manager = nodes.find((n) => n.role === 'manager')!;
+    const worker = nodes.find((n) => n.role === 'worker' && n.state === 'ready')!;
+    const dir = await mkdtemp(join(tmpdir(), 'swt-pin-'));
+    const mounts = [{ source: dir, target: '/data' }];
+    const service = (name: string): ContainerSpec => ({ name, image, network, init: true, mounts, labels: { [LABELS.managed]: 'true', [LABELS.instance]: instance, [LABELS.role]: 'service', [LABELS.service]: name } });
+    const made = ['swt-db1', 'swt-db2', 'swt-web-4', 'swt-web-4-r1'];
+    try {
+      expect((await rt.run(service('swt-db1'))).running).toBe(true);
+      expect(await nodeOf('swt-db1')).toBe(manager.id);
+      await rt.updateNode(worker.id, { labels: { 'svc.services': 'true' } });
+      expect((await rt.run(service('swt-db2'))).running).toBe(true);
+      expect(await nodeOf('swt-db2')).toBe(worker.id);
+      // The label goes; a healed service stays with its data rather than start on an empty directory.
+      await rt.updateNode(worker.id, { labels: {} });
+      await rt.stop('swt-db2', 1);
+      await rt.start('swt-db2');
+      expect(await waitFor(() => nodeOf('swt-db2'), { timeoutMs: 20_000, what: 'swt-db2 placed' })).toBe(worker.id);
+      // Two replicas of an app with volumes: both on the manager, no spread.
+      for (const slot of [0, 1]) expect((await rt.run(spec(4, slot, { mounts }))).running).toBe(true);
+      expect([await nodeOf('swt-web-4'), await nodeOf('swt-web-4-r1')]).toEqual([manager.id, manager.id]);
+    } finally {
+      for (const name of made) await rt.remove(name).catch(() => {});
+      await rt.updateNode(worker.id, { labels: {} }).catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an OOM kill: OOMKilled for a task on the manager, suspected (exit 137 under its limit) on a worker', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'swt-oom-'));
+    const oom = (slot: number, extra: Partial<ContainerSpec>) => spec(5, slot, { image: oomImage, env: { ALLOC_MB: '256' }, resources: { memoryMb: 16 }, ...extra });
+    try {
+      // The mount pins slot 0 to the manager; slot 1 is spread away from it, to the worker left.
+      await rt.run(oom(0, { mounts: [{ source: dir, target: '/data' }] }));
+      await rt.run(oom(1, {}));
+      const ended = async (name: string) => waitFor(async () => {
+        const info = await rt.inspect(name, network);
+        return info?.state === 'exited' ? info : undefined;
+      }, { timeoutMs: 30_000, what: `${name} killed` });
+      const onManager = await ended('swt-web-5');
+      expect(onManager).toMatchObject({ exitCode: 137, oomKilled: true });
+      expect(onManager.oomLikely).toBeUndefined();
+      const onWorker = await ended('swt-web-5-r1');
+      expect(onWorker).toMatchObject({ exitCode: 137, oomLikely: true });
+      expect(onWorker.oomKilled).toBeUndefined();
+      // The worker's replica has its logs: Swarm's service logs reach the node it ran on.
+      const lines: string[] = [];
+      for await (const l of rt.logs('swt-web-5-r1', { follow: false })) lines.push(l.line);
+      expect(lines.join('\n')).toContain('svc-test web oom: allocating 256 MB');
+    } finally {
+      for (const name of ['swt-web-5', 'swt-web-5-r1']) await rt.remove(name).catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a built image is pushed to the registry and runs on the workers too', async () => {

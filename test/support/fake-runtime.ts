@@ -26,6 +26,8 @@ export interface FakeContainer {
   exitCode?: number;
   /** Set by oom(); cleared by the next start, as the engine does. */
   oomKilled?: boolean;
+  /** Set by oomOnWorker() (a Swarm task on another node: only suspected); cleared by the next start. */
+  oomLikely?: boolean;
   health: ContainerInfo['health'];
   address?: string;
   startedAt?: string;
@@ -146,6 +148,13 @@ export class FakeRuntime implements Runtime {
     const c = this.must(name);
     c.oomKilled = true;
     this.emit(c, 'oom');
+    this.exit(c, 137);
+  }
+
+  /** A Swarm task on a worker killed for memory: exit 137 that the runtime can only suspect (`oomLikely`). */
+  oomOnWorker(name: string): void {
+    const c = this.must(name);
+    c.oomLikely = true;
     this.exit(c, 137);
   }
 
@@ -378,6 +387,7 @@ export class FakeRuntime implements Runtime {
     c.state = 'running';
     c.exitCode = undefined;
     c.oomKilled = undefined;
+    c.oomLikely = undefined;
     c.startedAt = new Date(this.now()).toISOString();
     c.health = b === 'unhealthy' ? 'unhealthy' : b === 'healthy' ? 'healthy' : 'none';
     this.emit(c, 'start');
@@ -408,6 +418,7 @@ export class FakeRuntime implements Runtime {
       running,
       exitCode: c.exitCode,
       oomKilled: c.oomKilled || undefined,
+      ...(c.oomLikely ? { oomLikely: true } : {}),
       address: running && onNetwork ? c.address : undefined,
       health: c.health,
       startedAt: c.startedAt,

@@ -3,6 +3,7 @@
 // instead of spinning the daemon. A container that is gone (`docker rm -f`, or the engine still removing
 // it) is not a crash loop: it is recreated at once from its deploy's image and env snapshot, uncounted
 // unless the recreation itself fails.
+import { exitWhy } from './exit-why.js';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { appContainerSpec, ensureAppVolumes } from './container-spec.js';
@@ -15,12 +16,23 @@ import { crashing } from './notices.js';
 import { healName } from './plan.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
+/** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
+export type HealResult = Result & { liveRunning: boolean };
+
 /**
  * `renames`: whether a container the engine is still removing may be replaced under the next generation's
  * name (plan.ts healName) instead of waiting for its name; not while a watch window is open, whose rules
  * follow the watched container by name. `removing`: the pass saw the engine removing it (no need to ask).
  */
-export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, renames = false, removing = false): Promise<Result> {
+export async function heal(
+  deps: AppReconcilerDeps,
+  app: AppView,
+  exists: boolean,
+  oomKilled = false,
+  oomLikely = false,
+  renames = false,
+  removing = false,
+): Promise<HealResult> {
   let name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
@@ -46,12 +58,12 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
     }
     if (how === 'recreated') name = await recreate(deps, app, name, renames, removing && !exists);
   } catch (err) {
-    if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS }; // not a failure
+    if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS, liveRunning: false }; // not a failure
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
     if (how === 'recreated') failures = count(deps, app, failures + 1);
     const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
     addAppEvent(deps.db, app.id, 'heal', `could not restart ${name}: ${message}`, 'error');
-    return { requeueAfterMs: restartBackoffMs(failures) || 1_000 };
+    return { requeueAfterMs: restartBackoffMs(failures) || 1_000, liveRunning: false };
   }
   const info = await deps.runtime.inspect(name, deps.settings.network);
   const unpublished = beside || (app.liveAddress === null && readInstances(deps.db, app.id).some((r) => r.address !== null));
@@ -60,7 +72,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
-  const why = oomKilled ? 'was killed for memory (OOMKilled)' : 'was not running';
+  const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';
   const gone = app.liveContainerName!;
   const message =
     how === 'restarted'
@@ -70,7 +82,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
         : `live container ${gone} was being removed; recreated as ${name}`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
-  return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0 };
+  return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0, liveRunning: info?.running ?? false };
 }
 
 /** When the steady pass first probes a healed container that is out of the answer. */

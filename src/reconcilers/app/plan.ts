@@ -17,6 +17,8 @@ export interface ObservedContainer {
   removing?: boolean;
   /** A stopped container the kernel killed for memory. */
   oomKilled?: boolean;
+  /** Exit 137 under a memory limit where the engine cannot confirm OOMKilled (a Swarm task on a worker). */
+  oomLikely?: boolean;
   /**
    * A stopped container that someone stopped through the engine's API (`docker stop`, `docker kill`,
    * `docker rm -f`: the engine recorded a `kill` for it since it started). Only looked up for the watched
@@ -66,7 +68,7 @@ export type AppAction =
   | WatchAction
   | { kind: 'begin_deploy'; deployId: number }
   | { kind: 'deploy_step'; deployId: number; step: DeployStep }
-  | { kind: 'heal'; container: string; exists: boolean; oomKilled?: boolean }
+  | { kind: 'heal'; container: string; exists: boolean; oomKilled?: boolean; oomLikely?: boolean }
   /** `replicas: 0`: slot 0 leaves the DNS answer, then (after the proxy's refresh) is stopped and removed. */
   | { kind: 'stop_live'; container: string; unpublish: boolean }
   | { kind: 'heal_wait'; afterMs: number }
@@ -122,7 +124,7 @@ export function planApp(
   // Gone (or going) is not a crash loop: recreate at once, whatever the backoff says.
   if (!live || live.removing) return { kind: 'heal', container: app.liveContainerName, exists: false };
   if (app.healNotBeforeMs !== null && app.healNotBeforeMs > nowMs) return { kind: 'heal_wait', afterMs: app.healNotBeforeMs - nowMs };
-  return { kind: 'heal', container: app.liveContainerName, exists: true, oomKilled: live.oomKilled };
+  return { kind: 'heal', container: app.liveContainerName, exists: true, oomKilled: live.oomKilled, oomLikely: live.oomLikely };
 }
 
 /**

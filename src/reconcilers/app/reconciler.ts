@@ -44,6 +44,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       exitCode: c.exitCode,
       removing: c.state === 'removing' || c.state === 'dead',
       oomKilled: c.oomKilled,
+      oomLikely: c.oomLikely,
       dying: c.running && deps.kills?.dying(c.name, c.startedAt ? Date.parse(c.startedAt) : undefined),
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
@@ -131,7 +132,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       case 'heal': {
         // Outside a watch window a container the engine is still removing is replaced under a new name at once.
         const removing = containers.some((c) => c.name === row.liveContainerName && c.removing);
-        const healed = await heal(deps, row, action.exists, action.oomKilled, !watched, removing);
+        const { liveRunning, ...healed } = await heal(deps, row, action.exists, action.oomKilled, action.oomLikely, !watched, removing);
+        // The status as the heal left it, before the other replicas are made: on a Swarm each one's start
+        // waits for its task (seconds), and `inactive` (from replicas 0) must not outlive the first replica.
+        await writeStatus(row, liveRunning);
         return soonest(healed, await scaleReplicas(deps, row, containers, row.currentDeployId));
       }
       case 'heal_wait':
@@ -180,9 +184,10 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       const info = await runtime.inspect(live.name, settings.network);
       if (info?.address && observeLive(db, row.id, { address: info.address })) await deps.dns.sync();
     }
+    // The status from what was observed, before the replicas' effects (each start on a Swarm takes seconds).
+    await writeStatus(row, live?.running ?? false);
     const scaled = row.replicas > 0 ? await scaleReplicas(deps, row, containers, row.currentDeployId) : await scaleReplicas(deps, row, containers, null);
     if (scaled.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, scaled.requeueAfterMs);
-    await writeStatus(row, live?.running ?? false);
     // No proxy pass from here: routes do not depend on a container's state (DNS answers do, synced above),
     // and the proxy reconciler checks Caddy every second anyway. Enqueueing it from every steady pass made
     // each app write cost a full read of every app and of Caddy's config.

@@ -21,7 +21,7 @@ export type ReplicaAction =
   /** Running, not yet in the answer: probe it (joins on success, replaced when it never passes). */
   | { kind: 'probe'; slot: number; startedAtMs: number }
   /** Stopped on its own or killed: restart with backoff (the event says OOMKilled when it was). */
-  | { kind: 'restart'; slot: number; oomKilled: boolean; exitCode?: number }
+  | { kind: 'restart'; slot: number; oomKilled: boolean; oomLikely?: boolean; exitCode?: number }
   | { kind: 'wait'; slot: number; afterMs: number }
   /** Up long enough: its failure count resets. */
   | { kind: 'reset'; slot: number }
@@ -77,7 +77,7 @@ export function planReplicas(input: {
     }
     if (!c.running) {
       if (backoffMs > 0) out.push({ kind: 'wait', slot, afterMs: backoffMs });
-      else out.push({ kind: 'restart', slot, oomKilled: c.oomKilled === true, exitCode: c.exitCode });
+      else out.push({ kind: 'restart', slot, oomKilled: c.oomKilled === true, ...(c.oomLikely ? { oomLikely: true } : {}), exitCode: c.exitCode });
       continue;
     }
     const upMs = nowMs - (c.startedAtMs ?? nowMs);

@@ -1,6 +1,7 @@
 // Effects of scaling (replicas-plan.ts): the replicas of the live version beyond the first are added,
 // probed into the DNS answer, healed with backoff and removed after leaving the answer, each on its own.
 // Nothing here switches a version: a deploy does that (pipeline.ts).
+import { exitWhy } from './exit-why.js';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import type { AppView } from '../../store/app-view.js';
@@ -114,7 +115,7 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
       // Caddy 2.6.2, which cannot resend a body). It joins again after its own health check (`probe`).
       if (observeInstance(db, app.id, a.slot, { address: null, healFailures: failures, healNotBefore: iso(deps.now() + restartBackoffMs(failures)) })) await deps.dns.sync();
       await deps.runtime.start(name);
-      const why = a.oomKilled ? 'was killed for memory (OOMKilled)' : `exited with code ${a.exitCode ?? 'unknown'}`;
+      const why = exitWhy(a);
       addAppEvent(db, app.id, 'heal', `replica ${a.slot} (${name}) ${why}; restarted (attempt ${failures})`, 'warn');
       return { dns: false, afterMs: 25 };
     }

@@ -3,6 +3,7 @@
 // kept stopped; an exit of its own (or OOMKilled) or 3 failed probes in a row flip back. A container
 // removed or stopped through the engine's API by someone else says nothing about its version: it is
 // healed. The effects live in watch.ts.
+import { exitWhy } from './exit-why.js';
 import type { AppFacts, DeployFacts, ObservedContainer } from './plan.js';
 import type { WatchFacts } from './plan.js';
 
@@ -56,8 +57,7 @@ export function planWatch(
 /** Stopped by itself (or for memory), not removed and not stopped through the engine's API by someone. */
 const ownExit = (c: ObservedContainer) => !c.running && !c.removing && (c.oomKilled === true || !c.stoppedFromOutside);
 
-const exitReason = (c: ObservedContainer) =>
-  c.oomKilled ? `${c.name} was killed for memory (OOMKilled)` : `${c.name} exited with code ${c.exitCode ?? 'unknown'}`;
+const exitReason = (c: ObservedContainer) => `${c.name} ${exitWhy(c)}`;
 
 /**
  * Whether a stopped container was stopped through the engine's API (`docker stop`, `docker kill`,

@@ -15,3 +15,4 @@ export * from './jobs.js';
 export * from './previews.js';
 export * from './notify.js';
 export * from './offsite.js';
+export * from './cluster.js';

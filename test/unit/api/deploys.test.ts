@@ -7,7 +7,7 @@ import { FakeRuntime } from '../../support/fake-runtime.js';
 import { Bus } from '../../../src/events/bus.js';
 import { addDeployEvent, createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 import { apps, deploys } from '../../../src/store/schema/index.js';
-import { observeApp } from '../../../src/observed/apps.js';
+import { observeApp, observeInstance } from '../../../src/observed/apps.js';
 
 let t: TestApi;
 let cookie: string;
@@ -383,6 +383,25 @@ describe('GET /api/apps/{appID}/logs/stream', () => {
     const frames = await s.until((f) => f.length === 4);
     await s.cancel();
     expect(frames.map((f) => [f.event, f.data])).toEqual([['status', 'connected'], ['stdout', 'old'], ['status', 'switched'], ['stdout', 'new']]);
+  });
+
+  it('follows every replica, lines of replica N >= 1 prefixed [rN] (on a Swarm they may run on other nodes)', async () => {
+    const rt = new FakeRuntime({ images: ['web:1'] });
+    const api = createTestApi({ runtime: rt });
+    cookie = (await api.login()).cookie;
+    const id = await makeApp({}, api);
+    const deployId = createDeploy(api.db, api.enqueue, undefined, { appId: id, appName: 'web', imageRef: 'web:1', trigger: 'manual' }).id;
+    for (const n of ['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']) {
+      await rt.run({ name: n, image: 'web:1', network: 'svc', labels: {} });
+      rt.log(n, `hello from ${n}`);
+    }
+    observeApp(api.db, id, { liveContainerName: 'svc-web-1' });
+    for (const slot of [1, 2]) observeInstance(api.db, id, slot, { deployId, containerName: `svc-web-1-r${slot}` });
+
+    const s = await openStream(api, `/api/apps/${id}/logs/stream?tail=10`);
+    const frames = await s.until((f) => f.length >= 4);
+    await s.cancel();
+    expect(frames.slice(1).map((f) => f.data).sort()).toEqual(['[r1] hello from svc-web-1-r1', '[r2] hello from svc-web-1-r2', 'hello from svc-web-1']);
   });
 
   it('400 on a bad tail', async () => {

@@ -20,7 +20,7 @@ describe('nodes on a single engine (SVC_RUNTIME=docker)', () => {
     const res = await t.request('GET', '/api/nodes');
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { id: 'local', hostname: 'host', address: '', role: 'manager', leader: true, availability: 'active', state: 'ready', labels: {}, engine_version: '20.10.24', cpus: 2, memory_mb: 4096, replicas: [{ app: 'web', container: 'svc-web-1' }] },
+      { id: 'local', hostname: 'host', address: '', role: 'manager', leader: true, availability: 'active', state: 'ready', labels: {}, engine_version: '20.10.24', cpus: 2, memory_mb: 4096, replicas: [{ app: 'web', container: 'svc-web-1' }], down_since: null },
     ]);
   });
 

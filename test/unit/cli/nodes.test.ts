@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { nodesTable } from '../../../src/cli/nodes.js';
+import { nodeEventsTable, nodesTable } from '../../../src/cli/nodes.js';
 import { nodeList } from '../../../src/cluster/nodes.js';
 import type { NodeView } from '../../../src/runtime/runtime.js';
 
 const view = (id: string, hostname: string, role: 'manager' | 'worker', state = 'ready'): NodeView => ({
   id, hostname, address: `10.1.0.${id.length}`, role, leader: role === 'manager', availability: 'active', state, labels: {}, engineVersion: '20.10.24', cpus: 2, memoryMb: 2048,
+});
+
+describe('svc nodes events', () => {
+  it('prints the events newest first, or says there are none', () => {
+    expect(nodeEventsTable([])).toBe('no node went down so far\n');
+    expect(nodeEventsTable([
+      { id: 2, node_id: 'w1', hostname: 'box-w1', kind: 'up', state: 'ready', at: '2026-11-25T04:12:09.113Z' },
+      { id: 1, node_id: 'w1', hostname: 'box-w1', kind: 'down', state: 'down', at: '2026-11-25T04:10:51.020Z' },
+    ])).toBe(
+      'TIME                      HOSTNAME  EVENT        STATE\n' +
+        '2026-11-25T04:12:09.113Z  box-w1    ready again  ready\n' +
+        '2026-11-25T04:10:51.020Z  box-w1    down         down\n',
+    );
+  });
 });
 
 describe('node view and table', () => {

@@ -119,6 +119,34 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('raised from 0: the pass that starts the first replica writes active, before the other replicas are made', async () => {
+    // On a Swarm each replica's start waits for its task to run (seconds): the status must not stay
+    // `inactive` until a later pass while the first replica already serves (issue 19, status after a scale-up).
+    const h = await threeReplicas();
+    scale(h, 0);
+    await h.drive();
+    expect(h.app().status).toBe('inactive');
+    scale(h, 3);
+    let atFirstReplica: string | undefined;
+    const run = h.rt.run.bind(h.rt);
+    h.rt.run = async (spec) => {
+      // What the API answers while the second replica is being started (same pass as the first's start).
+      if (spec.name === 'svc-web-1-r1') atFirstReplica = h.app().status;
+      return run(spec);
+    };
+    await h.rec.reconcile('web');
+    expect(running(h)).toContain('svc-web-1');
+    expect(atFirstReplica).toBe('active');
+    expect(h.app().status).toBe('active');
+    h.rt.run = run;
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect(h.app().status).toBe('active');
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
+  });
+
   it('a replica killed is healed alone with backoff; one killed for memory says OOMKilled', async () => {
     const h = await threeReplicas();
     h.rt.kill('svc-web-1-r1');
@@ -254,6 +282,20 @@ describe('replicas', () => {
     await h.drive();
     await h.expectSteady();
     expect(h.db.select().from(apps).where(eq(apps.name, 'web')).get()!.replicas).toBe(1);
+  });
+
+  it('a Swarm task on a worker killed at its memory limit: the event says most likely for memory, not OOMKilled', async () => {
+    const h = await threeReplicas();
+    h.rt.oomOnWorker('svc-web-1-r1');
+    await h.drive();
+    expect(events(h).some((m) => /replica 1 \(svc-web-1-r1\) was killed \(exit 137\) under its memory limit: most likely for memory \(OOMKilled cannot be confirmed/.test(m))).toBe(true);
+    h.rt.oomOnWorker('svc-web-1');
+    await h.drive();
+    expect(events(h).some((m) => /svc-web-1\b.*most likely for memory/.test(m))).toBe(true);
+    expect(events(h).some((m) => /OOMKilled\)/.test(m))).toBe(false);
+    h.now += 11_000;
+    await h.drive();
+    await h.expectSteady();
   });
 });
 

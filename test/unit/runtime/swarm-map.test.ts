@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressOn, currentTask, toContainerInfoFromTask, toNodeView, type ServiceDoc, type TaskDoc } from '../../../src/runtime/swarm-map.js';
+import { addressOn, currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type ServiceDoc, type TaskDoc } from '../../../src/runtime/swarm-map.js';
 import { diffSnapshots, type SwarmSnapshot } from '../../../src/runtime/swarm-watch.js';
 import { statusOfLine } from '../../../src/runtime/swarm-probe.js';
 
@@ -104,4 +104,17 @@ describe('statusOfLine', () => {
     ['', undefined],
     ['garbage', undefined],
   ])('%j -> %s', (line, want) => expect(statusOfLine(line)).toBe(want));
+});
+
+describe('oomVerdict: what an exit 137 of a Swarm task says', () => {
+  it.each([
+    ['not a SIGKILL', { exitCode: 1, taskState: 'failed', memoryLimitBytes: 1 }, {}],
+    ['on the manager, the engine says OOMKilled', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, managerSays: true }, { oomKilled: true }],
+    ['on the manager, the engine says no (a kill)', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, managerSays: false }, {}],
+    ['on a worker, ended on its own under a limit: suspected', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 64 << 20 }, { oomLikely: true }],
+    ['on a worker, without a memory limit', { exitCode: 137, taskState: 'failed' }, {}],
+    ['on a worker, stopped by svc (task shutdown after its grace)', { exitCode: 137, taskState: 'shutdown', memoryLimitBytes: 64 << 20 }, {}],
+  ] as const)('%s', (_, input, want) => {
+    expect(oomVerdict(input)).toEqual(want);
+  });
 });

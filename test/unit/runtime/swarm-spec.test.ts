@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { placementConstraints, toServiceSpec } from '../../../src/runtime/swarm-spec.js';
+import { pinnedNode, placementConstraints, toServiceSpec } from '../../../src/runtime/swarm-spec.js';
 import type { ContainerSpec } from '../../../src/runtime/runtime.js';
 
 const nodes = (...ids: [string, boolean][]) => ids.map(([id, schedulable]) => ({ id, schedulable }));
@@ -17,6 +17,23 @@ describe('placementConstraints', () => {
 
   it('a pinned service runs on its node only', () => {
     expect(placementConstraints({ nodes: nodes(['a', true]), siblingNodes: ['a'], pinnedNode: 'm' })).toEqual(['node.id==m']);
+  });
+});
+
+describe('pinnedNode: data decides where a container runs', () => {
+  const cluster = (labelled: string[]) => ['m', 'w1', 'w2'].map((id) => ({ id, labels: (labelled.includes(id) ? { 'svc.services': 'true', other: 'x' } : { 'svc.edge': 'true' }) as Record<string, string> }));
+  it.each([
+    ['an app replica without volumes: anywhere (spread)', 'app', false, [], undefined, undefined],
+    ['an app with volumes: the manager (its disk holds them)', 'app', true, [], undefined, 'm'],
+    ['an app with volumes ignores the services label', 'app', true, ['w1'], undefined, 'm'],
+    ['a managed service, no label: the manager', 'service', true, [], undefined, 'm'],
+    ['a managed service, one node labelled svc.services=true: that node', 'service', true, ['w2'], undefined, 'w2'],
+    ['a managed service, two nodes labelled: ambiguous, the manager', 'service', true, ['w1', 'w2'], undefined, 'm'],
+    ['a healed service stays where it is, the label moved since', 'service', true, ['w2'], ['node.id==w1'], 'w1'],
+    ['a healed app with volumes stays where it is', 'app', true, [], ['node.id == m'], 'm'],
+    ['a healed app replica: spread constraints are not a pin', 'app', false, [], ['node.id!=w1'], undefined],
+  ] as const)('%s', (_, role, hasMounts, labelled, current, want) => {
+    expect(pinnedNode({ role, hasMounts, managerId: 'm', nodes: cluster([...labelled]), current: current ? [...current] : undefined })).toBe(want);
   });
 });
 
@@ -84,5 +101,14 @@ describe('clusterImage and splitTag', () => {
     expect(clusterImage('nginx:1', '10.0.0.1:5000')).toBe('nginx:1');
     expect(splitTag('10.0.0.1:5000/svc-build/web:abc')).toEqual(['10.0.0.1:5000/svc-build/web', 'abc']);
     expect(splitTag('10.0.0.1:5000/web')).toEqual(['10.0.0.1:5000/web', 'latest']);
+  });
+});
+
+describe("svc's own registry configuration", () => {
+  it('stores under the given directory and listens on the given address only', async () => {
+    const { registryConfig } = await import('../../../src/cluster/registry.js');
+    expect(registryConfig({ storageDir: '/data/registry/data', listen: '10.1.0.11:5000' })).toBe(
+      ['version: 0.1', 'log:', '  level: warn', 'storage:', '  filesystem:', '    rootdirectory: "/data/registry/data"', '  delete:', '    enabled: true', 'http:', '  addr: "10.1.0.11:5000"', ''].join('\n'),
+    );
   });
 });

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { formClient } from './form-client.js';
+import { recordNodeStates } from '../../../src/cluster/node-events.js';
 
 let t: TestApi;
 let rt: FakeRuntime;
@@ -33,9 +34,14 @@ describe('/nodes', () => {
   it('a Swarm: a down node shows as down; drain, activate and the join command', async () => {
     rt.swarm = true;
     rt.nodeList = [node('m1', 'box-m', 'manager'), node('w1', 'box-a', 'worker', 'down')];
+    expect((await b.get('/nodes')).html).not.toContain('Recent node events');
+    recordNodeStates(t.db, rt.nodeList, Date.parse('2026-11-25T04:00:00Z'));
     const page = await b.get('/nodes');
     expect(page.html).toContain('box-a');
     expect(page.html).toContain('<strong>down</strong>');
+    expect(page.html).toContain('down since 2026-11-25 04:00:00 UTC');
+    expect(page.html).toContain('Recent node events');
+    expect(page.html).toContain('2026-11-25 04:00:00 UTC: box-a went down');
     const drained = await b.post('/nodes/w1/drain', {});
     expect(drained.status).toBe(303);
     expect(rt.nodeList[1]!.availability).toBe('drain');
