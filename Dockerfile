@@ -24,7 +24,7 @@ COPY package.json ./
 # The daemon talks to the host's Docker socket, which is root-owned; run as root only where that is
 # needed (most installs mount the socket with a docker group instead: then pass --user node:<gid>).
 WORKDIR /srv/svc
-ENV SVC_DATA_DIR=/srv/svc/data NODE_ENV=production
+ENV SVC_DATA_DIR=/srv/svc/data NODE_ENV=production MALLOC_ARENA_MAX=2
 EXPOSE 3000
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "--optimize-for-size", "--max-semi-space-size=1", "--v8-pool-size=2", "/app/dist/cli.js"]
 CMD ["serve"]

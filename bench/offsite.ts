@@ -81,9 +81,14 @@ async function benchMode(s3: S3Standin, mode: 'passphrase' | 'recipient'): Promi
       // (src/offsite/warm.ts); the first copy comes after, as on a daemon that has been up a while.
       await waitFor(async () => isOffsiteWarm() || undefined, { timeoutMs: 120_000, intervalMs: 20, what: 'the offsite worker warm' });
       global.gc?.();
-      const base = process.memoryUsage().rss;
+      const m0 = process.memoryUsage();
+      const base = m0.rss;
       let peak = base;
-      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+      let atPeak = m0;
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        if (m.rss > peak) [peak, atPeak] = [m.rss, m];
+      }, 20);
       const t0 = Date.now();
       const c0 = cpuNow(s3);
       await d.api('POST', `/api/backups/${b.id}/upload`);
@@ -101,7 +106,9 @@ async function benchMode(s3: S3Standin, mode: 'passphrase' | 'recipient'): Promi
       const took = Date.now() - t0;
       const cpu = cpuNow(s3) - c0;
       clearInterval(sampler);
-      return { took, cpu, peak: peak - base, verifiedBy: String(row.verified_by) };
+      // ArrayBuffers (live buffers and those awaiting GC) before and at the RSS peak: what of the peak is
+      // buffers and what is the allocator keeping freed memory.
+      return { took, cpu, peak: peak - base, buffers: `${mib(m0.arrayBuffers)} -> ${mib(atPeak.arrayBuffers)}`, verifiedBy: String(row.verified_by) };
     };
     const byHand = async (round: number) => {
       const t1 = Date.now();
@@ -124,7 +131,7 @@ async function benchMode(s3: S3Standin, mode: 'passphrase' | 'recipient'): Promi
       pairs.push({ svc: svc.took, hand: hand.took, svcCpu: svc.cpu, handCpu: hand.cpu, peak: svc.peak, verifiedBy: svc.verifiedBy });
       log(
         `${mode} round ${round} (${svcFirst ? 'svc first' : 'by hand first'}): svc ${secs(svc.took)} (verified by ${svc.verifiedBy}), by hand ${secs(hand.took)}, ratio ${(svc.took / hand.took).toFixed(2)}x; ` +
-          `CPU svc ${secs(svc.cpu)}, by hand ${secs(hand.cpu)}, ratio ${(svc.cpu / hand.cpu).toFixed(2)}x; daemon peak +${mib(svc.peak)}; ${await loadAvg()}`,
+          `CPU svc ${secs(svc.cpu)}, by hand ${secs(hand.cpu)}, ratio ${(svc.cpu / hand.cpu).toFixed(2)}x; daemon peak +${mib(svc.peak)} (ArrayBuffers ${svc.buffers}); ${await loadAvg()}`,
       );
     }
     client.destroy();
