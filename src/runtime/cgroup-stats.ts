@@ -69,7 +69,7 @@ export function createCgroupStats(docker: Docker, fallback: StatsSource, now: ()
   const known = new Map<string, { v: 1 | 2; files: string[]; pid: number } | null>();
   // Synchronous on purpose: these are kernel pseudo-files answered from memory (a few µs, never a disk
   // wait); an async read costs four thread-pool round trips each, which measured as most of the round's CPU.
-  // One reused buffer (kernel-file.ts): readFileSync took a fresh 64 KiB one for each /proc file.
+  // Into one reused buffer (kernel-file.ts) rather than a fresh allocation per file.
   const text = readKernelFile;
 
   async function locate(id: string) {
