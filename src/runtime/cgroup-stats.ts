@@ -4,10 +4,11 @@
 // the engine's one-shot stats (which cost dockerd ~2 ms of CPU per container and wait for its 1 s tick).
 // A container whose files are not found (the engine elsewhere, another layout) is read through `fallback`.
 import type Docker from 'dockerode';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerCounters, StatsSource } from './stats.js';
+import { readKernelFile } from './kernel-file.js';
 
 const ROOT = '/sys/fs/cgroup';
 
@@ -68,7 +69,8 @@ export function createCgroupStats(docker: Docker, fallback: StatsSource, now: ()
   const known = new Map<string, { v: 1 | 2; files: string[]; pid: number } | null>();
   // Synchronous on purpose: these are kernel pseudo-files answered from memory (a few µs, never a disk
   // wait); an async read costs four thread-pool round trips each, which measured as most of the round's CPU.
-  const text = (p: string) => readFileSync(p, 'utf8');
+  // Into one reused buffer (kernel-file.ts) rather than a fresh allocation per file.
+  const text = readKernelFile;
 
   async function locate(id: string) {
     if (!known.has(id)) {

@@ -1,0 +1,33 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readKernelFile } from '../../../src/runtime/kernel-file.js';
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('readKernelFile', () => {
+  it('reads a /proc file (stat size 0) as readFileSync does', () => {
+    expect(readKernelFile('/proc/self/net/dev')).toBe(readFileSync('/proc/self/net/dev', 'latin1'));
+  });
+
+  it('reads a file larger than its buffer whole, and a small one after it without leftovers', () => {
+    dir = mkdtempSync(join(tmpdir(), 'kernel-file-'));
+    const big = join(dir, 'big');
+    const small = join(dir, 'small');
+    writeFileSync(big, 'x'.repeat(40_000) + 'end');
+    writeFileSync(small, 'usage_usec 42\n');
+    expect(readKernelFile(big)).toBe('x'.repeat(40_000) + 'end');
+    expect(readKernelFile(small)).toBe('usage_usec 42\n');
+    writeFileSync(small, '');
+    expect(readKernelFile(small)).toBe('');
+  });
+
+  it('throws for a file that is gone (the container stopped)', () => {
+    expect(() => readKernelFile('/proc/self/no-such-file')).toThrow();
+  });
+});
