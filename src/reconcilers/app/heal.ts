@@ -13,27 +13,13 @@ import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
-import { healName } from './plan.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 
 /** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
 export type HealResult = Result & { liveRunning: boolean };
 
-/**
- * `renames`: whether a container the engine is still removing may be replaced under the next generation's
- * name (plan.ts healName) instead of waiting for its name; not while a watch window is open, whose rules
- * follow the watched container by name. `removing`: the pass saw the engine removing it (no need to ask).
- */
-export async function heal(
-  deps: AppReconcilerDeps,
-  app: AppView,
-  exists: boolean,
-  oomKilled = false,
-  oomLikely = false,
-  renames = false,
-  removing = false,
-): Promise<HealResult> {
-  let name = app.liveContainerName!;
+export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false): Promise<HealResult> {
+  const name = app.liveContainerName!;
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
   // Beside other replicas in the answer, the dead one leaves it before the restart and joins again only
@@ -56,7 +42,7 @@ export async function heal(
         how = 'recreated';
       }
     }
-    if (how === 'recreated') name = await recreate(deps, app, name, renames, removing && !exists);
+    if (how === 'recreated') await recreate(deps, app, name);
   } catch (err) {
     if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS, liveRunning: false }; // not a failure
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
@@ -67,19 +53,12 @@ export async function heal(
   }
   const info = await deps.runtime.inspect(name, deps.settings.network);
   const unpublished = beside || (app.liveAddress === null && readInstances(deps.db, app.id).some((r) => r.address !== null));
-  const id = { containerName: name, containerId: info?.id ?? null };
-  observeLive(deps.db, app.id, unpublished ? id : { ...id, address: info?.address ?? null });
+  observeLive(deps.db, app.id, unpublished ? { containerId: info?.id ?? null } : { address: info?.address ?? null, containerId: info?.id ?? null });
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
   const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';
-  const gone = app.liveContainerName!;
-  const message =
-    how === 'restarted'
-      ? `live container ${name} ${why}; restarted (attempt ${failures})`
-      : name === gone
-        ? `live container ${name} was gone; recreated`
-        : `live container ${gone} was being removed; recreated as ${name}`;
+  const message = how === 'restarted' ? `live container ${name} ${why}; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
   return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0, liveRunning: info?.running ?? false };
@@ -101,27 +80,11 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
   return !info || info.state === 'removing' || info.state === 'dead';
 }
 
-/**
- * Runs the container its deploy made; returns its name. While the engine still removes the old one (its
- * name is taken until `destroy`), the new one takes the next generation's name at once when `renames`,
- * else RemovalInProgressError says come back. The old one is never touched: renaming a container the
- * engine is removing made that removal fail ("unable to remove filesystem ... directory not empty", engine
- * 20.10) and left it `dead`. A half-made one of an interrupted pass goes first; one made under the other
- * name by a pass that crashed before recording it is an orphan, removed by the sweep.
- */
-async function recreate(deps: AppReconcilerDeps, app: AppView, name: string, renames: boolean, removing: boolean): Promise<string> {
+/** Runs the container its deploy made (a removal still in progress throws RemovalInProgressError: come back). */
+async function recreate(deps: AppReconcilerDeps, app: AppView, name: string) {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-  let target = renames && removing ? healName(name) : name;
-  try {
-    await deps.runtime.remove(target);
-  } catch (err) {
-    if (!(err instanceof RemovalInProgressError) || !renames || target !== name) throw err;
-    target = healName(name);
-    await deps.runtime.remove(target);
-  }
+  await deps.runtime.remove(name);
   ensureAppVolumes(deps.settings, app);
-  const spec = appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed));
-  await deps.runtime.run({ ...spec, name: target });
-  return target;
+  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
 }

@@ -13,7 +13,7 @@ import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
 import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 import { appContainerSpec, ensureAppVolumes, SLOT_LABEL } from './container-spec.js';
-import { baseName, containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
+import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
 import { watchesOld } from './watch-plan.js';
@@ -309,10 +309,10 @@ async function stagingReplicas(deps: AppReconcilerDeps, app: AppView, deploy: De
   return mine.length > 0 ? mine.map((c) => c.name) : [deploy.stagingContainer!];
 }
 
-/** The other replicas of the old version (`<old>-r<slot>`, `old` without its heal generation). */
+/** The other replicas of the old version (`<old>-r<slot>`). */
 async function oldReplicas(deps: AppReconcilerDeps, app: AppView, old: string): Promise<string[]> {
   const list = await deps.runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: deps.settings.instance, [LABELS.app]: app.name });
-  return list.filter((c) => c.name.startsWith(`${baseName(old)}-r`)).map((c) => c.name);
+  return list.filter((c) => c.name.startsWith(`${old}-r`)).map((c) => c.name);
 }
 
 /** stop_first whose new version failed: the old version (stopped, kept) serves again. */

@@ -85,20 +85,6 @@ export const replicaName = (instance: string, app: string, deployId: number, slo
   slot === 0 ? containerName(instance, app, deployId) : `${containerName(instance, app, deployId)}-r${slot}`;
 
 /**
- * A replica recreated while the engine still removes its container (`docker rm -f`) takes the next
- * generation's name, `<name>-h<n>`, instead of waiting for the old name (the engine frees it only at
- * `destroy`, 0.2 to 1.5 s after the `die`). Every name rule that derives one container's name from
- * another (`<slot 0>-r<slot>` siblings, the deploy id at the end) goes through `baseName`.
- */
-export const healName = (name: string) => {
-  const m = /-h(\d+)$/.exec(name);
-  return m ? `${name.slice(0, m.index)}-h${Number(m[1]) + 1}` : `${name}-h1`;
-};
-
-/** The deploy's own name of a container, without its heal generation. */
-export const baseName = (name: string) => name.replace(/-h\d+$/, '');
-
-/**
  * The next action for an app. A deploy in progress always goes first (self-healing waits for it: the
  * pipeline decides what serves); otherwise a live container that is not running is healed: started again
  * with crash-loop backoff, or recreated at once when it is gone or being removed.
@@ -143,7 +129,7 @@ export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containe
     if (deploy.previousContainer) keep.add(deploy.previousContainer);
   }
   // The old version's other replicas drain with its first one (pipeline.ts stopOld removes them).
-  const oldReplica = (c: ObservedContainer) => deploy?.status === 'running' && !!deploy.previousContainer && c.name.startsWith(`${baseName(deploy.previousContainer)}-r`);
+  const oldReplica = (c: ObservedContainer) => deploy?.status === 'running' && !!deploy.previousContainer && c.name.startsWith(`${deploy.previousContainer}-r`);
   // A flip-back stops the failed version's other replicas with its first one (watch.ts stopFailed).
   const failedReplica = (c: ObservedContainer) => (watch?.step === 'flip_back' || watch?.step === 'flip_stop') && !!watch.watched && c.name.startsWith(`${watch.watched}-r`);
   const foreign = (c: ObservedContainer) => c.appId !== undefined && c.appId !== app.id;

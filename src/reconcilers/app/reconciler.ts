@@ -4,7 +4,7 @@
 import { recovered } from './notices.js';
 import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
-import { LABELS, RemovalInProgressError } from '../../runtime/runtime.js';
+import { LABELS } from '../../runtime/runtime.js';
 import { apps } from '../../store/schema/index.js';
 import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
@@ -84,12 +84,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     const replicaNames = row ? readInstances(db, row.id).map((r) => r.containerName) : [];
     for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
-      try {
-        await runtime.remove(orphan);
-      } catch (err) {
-        // Already being removed (the old container of a heal under a new name, heal.ts): the engine ends it.
-        if (!(err instanceof RemovalInProgressError)) throw err;
-      }
+      await runtime.remove(orphan);
     }
     if (!row) {
       // Volumes of a purged app (moved aside by the delete command) go once its containers are gone.
@@ -130,9 +125,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
       }
       case 'heal': {
-        // Outside a watch window a container the engine is still removing is replaced under a new name at once.
-        const removing = containers.some((c) => c.name === row.liveContainerName && c.removing);
-        const { liveRunning, ...healed } = await heal(deps, row, action.exists, action.oomKilled, action.oomLikely, !watched, removing);
+        const { liveRunning, ...healed } = await heal(deps, row, action.exists, action.oomKilled, action.oomLikely);
         // The status as the heal left it, before the other replicas are made: on a Swarm each one's start
         // waits for its task (seconds), and `inactive` (from replicas 0) must not outlive the first replica.
         await writeStatus(row, liveRunning);

@@ -13,7 +13,7 @@ import { nowIso, type DeployRow, type EventLevel } from '../../store/schema/inde
 import { servingPort, shownImageRef, type AppView } from '../../store/app-view.js';
 import { dropInstances, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
-import { baseName, drainMinWaitMs } from './plan.js';
+import { drainMinWaitMs } from './plan.js';
 import { checkHealth } from './health-check.js';
 import { judgeWatchProbe } from './watch-plan.js';
 
@@ -164,10 +164,9 @@ export async function endWatch(deps: AppReconcilerDeps, failures: WatchMemory, a
   return { requeueAfterMs: 0 };
 }
 
-/** The deploy a kept container was made by: its name ends with the deploy id (plan.ts containerName, baseName). */
+/** The deploy a kept container was made by: its name ends with the deploy id (plan.ts containerName). */
 function keptDeployOf(deps: AppReconcilerDeps, kept: string) {
-  const base = baseName(kept);
-  const id = Number(base.slice(base.lastIndexOf('-') + 1));
+  const id = Number(kept.slice(kept.lastIndexOf('-') + 1));
   return Number.isInteger(id) ? getDeploy(deps.db, id) : undefined;
 }
 

@@ -1,7 +1,7 @@
 import { DNS_REFRESH_MS } from '../../../src/proxy/config.js';
 import { describe, it, expect } from 'vitest';
 import {
-  baseName, deriveAppStatus, drainMinWaitMs, envDiff, healName, judgeDrain, judgeProbe, orphans, planApp,
+  deriveAppStatus, drainMinWaitMs, envDiff, judgeDrain, judgeProbe, orphans, planApp,
   type AppFacts, type DeployFacts,
 } from '../../../src/reconcilers/app/plan.js';
 import { isLatest, mustPull } from '../../../src/reconcilers/app/images.js';
@@ -55,19 +55,6 @@ describe('orphans', () => {
     const old = { name: 'svc-web-1', running: true, deployId: 1, appId: 3 };
     expect(orphans(app(), undefined, [old, { name: 'svc-web-4', running: true, deployId: 4, appId: 7 }])).toEqual(['svc-web-1', 'svc-web-4']);
     expect(orphans(app({ liveContainerName: 'svc-web-4' }), undefined, [{ name: 'svc-web-4', running: true, appId: 7 }])).toEqual([]);
-  });
-  it('a deploy replacing a first replica recreated under a new name keeps the old version\'s other replicas to drain', () => {
-    const list = [c('svc-web-1-h2', 1), c('svc-web-1-r1', 1), c('svc-web-2', 2)];
-    const d = deploy({ previousContainer: 'svc-web-1-h2' });
-    expect(orphans(app({ liveContainerName: 'svc-web-1-h2' }), d, list)).toEqual([]);
-  });
-  it('heal names: the next generation, and the deploy\'s own name back (no app name or slot is mistaken for one)', () => {
-    expect(healName('svc-web-1')).toBe('svc-web-1-h1');
-    expect(healName('svc-web-1-h1')).toBe('svc-web-1-h2');
-    expect(healName('svc-web-12-r3-h9')).toBe('svc-web-12-r3-h10');
-    expect(baseName('svc-web-12-r3-h10')).toBe('svc-web-12-r3');
-    expect(baseName('svc-web-1-h2')).toBe('svc-web-1');
-    expect(baseName('svc-web-h1-7')).toBe('svc-web-h1-7'); // an app named web-h1
   });
   it('removes everything of an app that no longer exists', () => {
     expect(orphans(app({ exists: false }), undefined, [c('a'), c('b')])).toEqual(['a', 'b']);

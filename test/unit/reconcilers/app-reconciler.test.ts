@@ -473,18 +473,15 @@ describe('app reconciler: self-healing and cleanup', () => {
     const before = mutations().length;
     await drive();
 
-    // Under the next name at once (no wait for the engine to free its own); the old one is an orphan.
     expect(mutations().slice(before).map((c) => [c.method, (c.args[0] as { name?: string }).name ?? c.args[0]])).toEqual([
       ['ensureNetwork', 'svc-unit'],
-      ['remove', 'svc-web-1-h1'],
-      ['run', 'svc-web-1-h1'],
       ['remove', 'svc-web-1'],
+      ['run', 'svc-web-1'],
     ]);
-    expect(rt.containers.get('svc-web-1-h1')!.state).toBe('running');
-    expect(app().liveContainerName).toBe('svc-web-1-h1');
+    expect(rt.containers.get('svc-web-1')!.state).toBe('running');
     expect(listAppEvents(db, app().id).map((e) => [e.level, e.message])).toEqual([
       ['warn', 'live container svc-web-1 was not running; restarted (attempt 1)'],
-      ['warn', 'live container svc-web-1 was being removed; recreated as svc-web-1-h1'],
+      ['warn', 'live container svc-web-1 was gone; recreated'],
     ]);
     expect(app()).toMatchObject({ status: 'active', healFailures: 0 }); // 10 s up since the restart: reset
     await expectSteady();
