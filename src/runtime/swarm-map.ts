@@ -97,7 +97,9 @@ export function toContainerInfoFromTask(svc: ServiceDoc, task: TaskDoc | undefin
   let state: ContainerState;
   if (running) state = 'running';
   else if (s === 'remove') state = 'removing';
-  else if (STARTING.has(s) && task.DesiredState === 'running' && !nodeDown) state = 'created';
+  // Swarm's updater makes a new task with desired state `ready` and raises it to `running` once the old
+  // one is stopped: it is starting, not ended (read as ended, a start returned before its task ran).
+  else if (STARTING.has(s) && (task.DesiredState === 'running' || task.DesiredState === 'ready') && !nodeDown) state = 'created';
   else state = 'exited';
   const exited = state === 'exited';
   return {

@@ -30,6 +30,8 @@ describe('toContainerInfoFromTask', () => {
 
   it.each([
     ['pending', 'running', 'created', false],
+    ['pending', 'ready', 'created', false],
+    ['ready', 'ready', 'created', false],
     ['failed', 'shutdown', 'exited', false],
     ['shutdown', 'shutdown', 'exited', false],
     ['running', 'shutdown', 'exited', false],
