@@ -84,10 +84,12 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
     },
     async close() {
       await daemon.stop().catch(() => {});
-      await removeInstance(instance, network);
+      // Every step runs even when the containers' removal fails; that failure is reported last.
+      const notRemoved = await removeInstance(instance, network).then(() => undefined, (err: unknown) => err);
       await stopHelpersOf(dataDir).catch(() => {});
       await caddy.stop().catch(() => {});
       await rm(dataDir, { recursive: true, force: true });
+      if (notRemoved) throw notRemoved;
     },
   };
   return td;
@@ -119,10 +121,25 @@ export async function isolatedDaemonEnv(o: { dataDir: string; caddyAdminUrl: str
 }
 
 /** Removes every container of a test instance and its network. */
+/**
+ * Removes every container of `instance`, then its network. Each container is removed on its own and retried
+ * until the engine no longer lists it (bounded): a removal the engine has in progress, or one it failed
+ * ("directory not empty" after a `docker rm -f` raced it), must neither leave the other containers behind
+ * nor pass silently. What is still there at the end is thrown, naming it.
+ */
 export async function removeInstance(instance: string, network: string) {
   const runtime = createDockerRuntime({ log: silentLogger });
-  for (const c of await runtime.list({ [LABELS.instance]: instance })) await runtime.remove(c.id);
+  const left: string[] = [];
+  for (const c of await runtime.list({ [LABELS.instance]: instance })) {
+    const gone = async () => {
+      await runtime.remove(c.id);
+      // The list, not inspect: a container the engine failed to remove is listed ("removing") but not inspectable.
+      return !(await runtime.list({ [LABELS.instance]: instance })).some((x) => x.id === c.id);
+    };
+    await waitFor(gone, { timeoutMs: 15_000, intervalMs: 200, what: `container ${c.name} removed` }).catch((err: Error) => left.push(err.message));
+  }
   await runtime.docker.getNetwork(network).remove().catch(() => {});
+  if (left.length > 0) throw new Error(`containers of ${instance} left on the engine: ${left.join('; ')}`);
 }
 
 function safeJson(text: string): unknown {
