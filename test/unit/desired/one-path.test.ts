@@ -2,18 +2,15 @@
 // command, so the same input gets the same refusal (status and sentence) whichever way it comes, and every
 // deploy records the entry point that asked for it (`origin`).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../../support/api.js';
-import { formClient, roleText } from '../ui/form-client.js';
+import type { TestApi } from '../../support/api.js';
+import { formClient, signedInForms, roleText } from '../ui/form-client.js';
 import { listDeploys } from '../../../src/store/deploys.js';
 
 let t: TestApi;
 let b: ReturnType<typeof formClient>;
 
 beforeEach(async () => {
-  t = createTestApi();
-  const { cookie } = await t.login();
-  b = formClient(t.app);
-  b.jar.set('session', cookie);
+  ({ t, b } = await signedInForms());
 });
 
 const FORM = { image_ref: 'svc-test/web:v1', internal_port: '3000', access_mode: 'port', build_mode: 'external_ci', branch: 'main', health_check_path: '/', app_type: 'managed' };

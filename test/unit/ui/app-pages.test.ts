@@ -5,17 +5,14 @@ import { addDeployEvent, listDeploys, updateDeploy } from '../../../src/store/de
 import { getApp } from '../../../src/store/apps.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
-import { formClient, roleText } from './form-client.js';
+import { formClient, signedInForms, roleText } from './form-client.js';
 import { observeApp } from '../../../src/observed/apps.js';
 
 let t: TestApi;
 let b: ReturnType<typeof formClient>;
 
 beforeEach(async () => {
-  t = createTestApi();
-  const { cookie } = await t.login();
-  b = formClient(t.app);
-  b.jar.set('session', cookie);
+  ({ t, b } = await signedInForms());
 });
 
 async function newApp(fields: Record<string, string> = {}) {

@@ -3,17 +3,14 @@
 // by the checkbox.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getApp } from '../../../src/store/apps.js';
-import { createTestApi, type TestApi } from '../../support/api.js';
-import { formClient, roleText } from './form-client.js';
+import type { TestApi } from '../../support/api.js';
+import { formClient, signedInForms, roleText } from './form-client.js';
 
 const TOKEN = 'glpat-ui-0123456789abcdef';
 let t: TestApi;
 let b: ReturnType<typeof formClient>;
 beforeEach(async () => {
-  t = createTestApi();
-  const { cookie } = await t.login();
-  b = formClient(t.app);
-  b.jar.set('session', cookie);
+  ({ t, b } = await signedInForms());
 });
 
 describe('app form: code host and access token', () => {

@@ -1,12 +1,22 @@
 // A tiny cookie-keeping browser stand-in for UI unit tests: GET pages, POST forms the way a browser does
 // (urlencoded, with the CSRF token of the last page it saw), and follow nothing by itself.
 import type { Hono } from 'hono';
+import { createTestApi, type TestApi } from '../../support/api.js';
 
 export interface Page {
   status: number;
   html: string;
   location: string | null;
   headers: Headers;
+}
+
+/** A test API with an administrator signed in, and a form client that carries the session cookie. */
+export async function signedInForms(): Promise<{ t: TestApi; b: ReturnType<typeof formClient> }> {
+  const t = createTestApi();
+  const { cookie } = await t.login();
+  const b = formClient(t.app);
+  b.jar.set('session', cookie);
+  return { t, b };
 }
 
 export function formClient(app: Pick<Hono<any>, 'request'>) {

@@ -2,18 +2,15 @@
 // the route error, and the Deploy queued banner rendered as its outcome.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { updateDeploy } from '../../../src/store/deploys.js';
-import { createTestApi, type TestApi } from '../../support/api.js';
-import { formClient, roleText } from './form-client.js';
+import type { TestApi } from '../../support/api.js';
+import { formClient, signedInForms, roleText } from './form-client.js';
 import { observeApp } from '../../../src/observed/apps.js';
 
 let t: TestApi;
 let b: ReturnType<typeof formClient>;
 
 beforeEach(async () => {
-  t = createTestApi();
-  const { cookie } = await t.login();
-  b = formClient(t.app);
-  b.jar.set('session', cookie);
+  ({ t, b } = await signedInForms());
 });
 
 const line = (html: string) => [...html.matchAll(/data-status-line[^>]*>([^<]*)</g)].map((m) => m[1]);
