@@ -15,13 +15,21 @@ export function numFlag(name: string, fallback: number, min: number, max: number
   return Number.isFinite(v) ? Math.min(Math.max(v, min), max) : fallback;
 }
 
+const startWords = () => ((JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '').split(/\s+/);
+
 /** The node flags of package.json's `start` script (what `npm start` runs the daemon with). */
 export function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  const words = start.split(/\s+/);
+  const words = startWords();
   const from = words.indexOf('node');
   const to = words.indexOf('dist/cli.js');
   return from >= 0 && to > from ? words.slice(from + 1, to).filter((w) => w.startsWith('--')) : [];
+}
+
+/** The `NAME=value` assignments before `node` in package.json's `start` script (MALLOC_ARENA_MAX=2): a daemon a bench starts runs as `npm start` would. */
+export function startEnv(): Record<string, string> {
+  const words = startWords();
+  const to = words.indexOf('node');
+  return Object.fromEntries(words.slice(0, Math.max(0, to)).flatMap((w) => (/^[A-Z_][A-Z0-9_]*=/.test(w) ? [w.split(/=(.*)/s).slice(0, 2)] : [])));
 }
 
 /** Nearest-rank percentile of `xs` (p in 0..100). */

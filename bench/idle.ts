@@ -9,6 +9,12 @@
 // build of the daemon (a baseline built elsewhere) for alternated comparisons.
 //
 //   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--proxy host|external] [--mem-breakdown] [--node-arg <flag>]... [--env K=V]... [--entry dist/cli.js]
+//                         [--diag-dir <dir>]
+//
+// The daemon gets the environment assignments of `npm start` too (MALLOC_ARENA_MAX=2), then `--env`.
+// `--diag-dir` (diagnosis only: it changes the figures) writes into <dir> a CPU profile of the idle window
+// (idle.cpuprofile, over the inspector inside the daemon) and heap snapshots after the start, right after
+// the deploys and at the end of the idle window (1-start.heapsnapshot, ...), for Chrome's DevTools.
 //
 // Traffic goes only to loopback; every loop is bounded; at the end (even on error) the daemon is
 // stopped, every container with its instance label and its network removed, its helpers stopped
@@ -22,7 +28,7 @@ import { promisify } from 'node:util';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
-import { loadAvg, log, numFlag, sleep, runMain, smapsBreakdown, startFlags } from './common.js';
+import { loadAvg, log, numFlag, sleep, runMain, smapsBreakdown, startEnv, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
 import { footprint, type Footprint } from './footprint.js';
 
@@ -40,6 +46,8 @@ const EXTRA_ENV = Object.fromEntries(process.argv.flatMap((a, i) => (a === '--en
 const PROXY = process.argv.includes('--proxy') && process.argv[process.argv.indexOf('--proxy') + 1] === 'external' ? 'external' : 'host';
 /** The daemon's entry file, for experiments (default dist/cli.js, what `npm start` runs). */
 const ENTRY = process.argv.includes('--entry') ? process.argv[process.argv.indexOf('--entry') + 1] : 'dist/cli.js';
+/** Opt-in diagnosis: where the idle window's CPU profile and the heap snapshots go. */
+const DIAG_DIR = process.argv.includes('--diag-dir') ? resolve(process.argv[process.argv.indexOf('--diag-dir') + 1]) : undefined;
 const INSTANCE = 'bench-idle';
 const NETWORK = 'svc-bench-idle';
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
@@ -109,6 +117,7 @@ async function main() {
       ...isolated,
       SVC_PROXY_MODE: PROXY,
       SVC_LOG_LEVEL: 'warn',
+      ...startEnv(),
       ...EXTRA_ENV,
     };
     const port = Number(env.SVC_PORT);
@@ -125,6 +134,40 @@ async function main() {
       );
       nodeArgs.push('--expose-gc', '--import', preload);
     }
+    if (DIAG_DIR) {
+      mkdirSync(DIAG_DIR, { recursive: true });
+      const preload = join(dataDir, 'diag-preload.mjs');
+      // SIGWINCH starts the CPU profile, the next one writes it; SIGURG likewise for a sampling heap profile
+      // (every allocation sampled, collected ones included); SIGTTIN writes process.memoryUsage(), SIGTTOU a heap snapshot.
+      writeFileSync(
+        preload,
+        `import { Session } from 'node:inspector';\nimport { writeFileSync } from 'node:fs';\nimport { writeHeapSnapshot } from 'node:v8';\n` +
+          `const dir = ${JSON.stringify(DIAG_DIR)}; const s = new Session(); s.connect(); let on = false; let hp = false; let n = 0; let m = 0;\n` +
+          `process.on('SIGWINCH', () => { if (!on) { on = true; s.post('Profiler.enable', () => s.post('Profiler.start')); return; }\n` +
+          `  s.post('Profiler.stop', (err, r) => { if (!err) writeFileSync(dir + '/idle.cpuprofile', JSON.stringify(r.profile)); writeFileSync(dir + '/idle.done', ''); }); });\n` +
+          `process.on('SIGURG', () => { if (!hp) { hp = true; s.post('HeapProfiler.enable', () => s.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })); return; }\n` +
+          `  s.post('HeapProfiler.stopSampling', (err, r) => { writeFileSync(dir + '/deploys.heapprofile', JSON.stringify(err ? { err: String(err) } : r.profile)); writeFileSync(dir + '/heap.done', ''); }); });\n` +
+          `process.on('SIGTTIN', () => { writeFileSync(dir + '/memory' + ++m + '.json', JSON.stringify(process.memoryUsage())); });\n` +
+          `process.on('SIGTTOU', () => { writeHeapSnapshot(dir + '/' + ++n + '.heapsnapshot'); writeFileSync(dir + '/snap' + n + '.done', ''); });\n`,
+      );
+      nodeArgs.push('--import', preload);
+    }
+    /** Diagnosis: signals the daemon and waits (bounded) for the preload's marker file. */
+    const diag = async (signal: NodeJS.Signals, marker: string) => {
+      if (!DIAG_DIR || !child?.pid) return;
+      process.kill(child.pid, signal);
+      for (let i = 0; i < 600 && !existsSync(join(DIAG_DIR, marker)); i++) await sleep(100);
+    };
+    let snaps = 0;
+    let mems = 0;
+    /** memoryUsage() and the resident split by mapping, then a heap snapshot (which grows the process: after the figures). */
+    const snapshot = async (what: string) => {
+      if (!DIAG_DIR) return;
+      await diag('SIGTTIN', `memory${++mems}.json`);
+      const m = JSON.parse(readFileSync(join(DIAG_DIR, `memory${mems}.json`), 'utf8')) as Record<string, number>;
+      log(`${what}: memoryUsage (MiB) ${Object.entries(m).map(([k, v]) => `${k} ${(v / 1048576).toFixed(1)}`).join(', ')}; resident by mapping: ${smapsBreakdown(pid)}`);
+      await diag('SIGTTOU', `snap${++snaps}.done`);
+    };
     child = spawn(process.execPath, [...nodeArgs, resolve(ENTRY), 'serve'], { cwd: dataDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
     child.stdout!.on('data', keep);
@@ -180,6 +223,8 @@ async function main() {
     await sleep(1000);
     const afterStart = samples.at(-1);
     log(`daemon pid ${pid} up, RSS ${mib(afterStart?.daemonKb ?? NaN)}; creating and deploying ${APPS} apps`);
+    await snapshot('after start');
+    if (DIAG_DIR) process.kill(pid, 'SIGURG');
     phase = 'deploying';
     const deployIds: number[] = [];
     const t0 = Date.now();
@@ -214,6 +259,8 @@ async function main() {
     phase = 'settling';
     sample();
     const rightAfter = samples.at(-1)!;
+    await diag('SIGURG', 'heap.done');
+    await snapshot('right after the deploys');
     const running = (await run('docker', ['ps', '-q', '--filter', `label=svc.instance=${INSTANCE}`])).stdout.trim().split('\n').filter(Boolean).length;
     log(`${APPS} apps deployed in ${deployedIn.toFixed(1)} s (${running} containers running); settling 10 s`);
     await sleep(10_000);
@@ -224,11 +271,14 @@ async function main() {
     const h0 = new Map(helpers.map((h) => [h.pid, procStat(h.pid)]));
     const w0 = performance.now();
     phase = 'idle';
+    if (DIAG_DIR) process.kill(pid, 'SIGWINCH');
     await sleep(SECONDS * 1000);
     if (exited) throw new Error(`daemon gone: ${out}`);
     const s1 = procStat(pid)!;
     const wall = (performance.now() - w0) / 1000;
     clearInterval(sampler);
+    await diag('SIGWINCH', 'idle.done');
+    await snapshot('end of the idle window');
     const cpu = (100 * (s1.cpuTicks - s0.cpuTicks)) / CLK_TCK / wall;
     const cpuOf = (k: string) => (helpers.filter((h) => h.kind === k).reduce((a, h) => a + ((procStat(h.pid)?.cpuTicks ?? 0) - (h0.get(h.pid)?.cpuTicks ?? 0)), 0) / CLK_TCK / wall) * 100;
     const rssOf = (k: string) => helpers.filter((h) => h.kind === k).reduce((a, h) => a + (procStat(h.pid)?.rssKb ?? 0), 0);
@@ -241,7 +291,7 @@ async function main() {
     const lastMax = (xs: Sample[], f: (s: Sample) => number) => `${mib(f(xs.at(-1)!))} / ${mib(maxOf(xs, f))}`;
     const caddyName = PROXY === 'host' ? 'Caddy (svc runs it: host proxy mode)' : 'Caddy (the bench\'s, external mode: not counted)';
 
-    console.log(`\nIdle footprint with ${APPS} running apps, ${SECONDS} s idle window, proxy mode ${PROXY} (${Object.entries(EXTRA_ENV).map(([k, v]) => `${k}=${v} `).join('')}node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
+    console.log(`\nIdle footprint with ${APPS} running apps, ${SECONDS} s idle window, proxy mode ${PROXY} (${Object.entries({ ...startEnv(), ...EXTRA_ENV }).map(([k, v]) => `${k}=${v} `).join('')}node ${[...startFlags(), ...NODE_ARGS].join(' ')}) (${await loadAvg()})`);
     console.log('RSS of all of svc\'s processes = the daemon + dnsmasq + the guard scripts' + (PROXY === 'host' ? ' + Caddy' : '') + ', sampled every second.');
     console.log('| figure | value | goal |');
     console.log('|---|---|---|');
