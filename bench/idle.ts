@@ -9,7 +9,7 @@
 // build of the daemon (a baseline built elsewhere) for alternated comparisons.
 //
 //   npm run bench:idle -- [--apps 50] [--seconds 60] [--no-build] [--proxy host|external] [--mem-breakdown] [--node-arg <flag>]... [--env K=V]... [--entry dist/cli.js]
-//                         [--diag-dir <dir>]
+//                         [--diag-dir <dir> [--diag-light]]
 //
 // The daemon gets the environment assignments of `npm start` too (MALLOC_ARENA_MAX=2), then `--env`.
 // `--diag-dir` (diagnosis only: it changes the figures) writes into <dir> a CPU profile of the idle window
@@ -48,6 +48,8 @@ const PROXY = process.argv.includes('--proxy') && process.argv[process.argv.inde
 const ENTRY = process.argv.includes('--entry') ? process.argv[process.argv.indexOf('--entry') + 1] : 'dist/cli.js';
 /** Opt-in diagnosis: where the idle window's CPU profile and the heap snapshots go. */
 const DIAG_DIR = process.argv.includes('--diag-dir') ? resolve(process.argv[process.argv.indexOf('--diag-dir') + 1]) : undefined;
+/** With --diag-dir: only memoryUsage and the resident split at each point (no profile or snapshot to perturb them). */
+const DIAG_LIGHT = process.argv.includes('--diag-light');
 const INSTANCE = 'bench-idle';
 const NETWORK = 'svc-bench-idle';
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
@@ -166,7 +168,7 @@ async function main() {
       await diag('SIGTTIN', `memory${++mems}.json`);
       const m = JSON.parse(readFileSync(join(DIAG_DIR, `memory${mems}.json`), 'utf8')) as Record<string, number>;
       log(`${what}: memoryUsage (MiB) ${Object.entries(m).map(([k, v]) => `${k} ${(v / 1048576).toFixed(1)}`).join(', ')}; resident by mapping: ${smapsBreakdown(pid)}`);
-      await diag('SIGTTOU', `snap${++snaps}.done`);
+      if (!DIAG_LIGHT) await diag('SIGTTOU', `snap${++snaps}.done`);
     };
     child = spawn(process.execPath, [...nodeArgs, resolve(ENTRY), 'serve'], { cwd: dataDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
@@ -224,7 +226,7 @@ async function main() {
     const afterStart = samples.at(-1);
     log(`daemon pid ${pid} up, RSS ${mib(afterStart?.daemonKb ?? NaN)}; creating and deploying ${APPS} apps`);
     await snapshot('after start');
-    if (DIAG_DIR) process.kill(pid, 'SIGURG');
+    if (DIAG_DIR && !DIAG_LIGHT) process.kill(pid, 'SIGURG');
     phase = 'deploying';
     const deployIds: number[] = [];
     const t0 = Date.now();
@@ -259,7 +261,7 @@ async function main() {
     phase = 'settling';
     sample();
     const rightAfter = samples.at(-1)!;
-    await diag('SIGURG', 'heap.done');
+    if (!DIAG_LIGHT) await diag('SIGURG', 'heap.done');
     await snapshot('right after the deploys');
     const running = (await run('docker', ['ps', '-q', '--filter', `label=svc.instance=${INSTANCE}`])).stdout.trim().split('\n').filter(Boolean).length;
     log(`${APPS} apps deployed in ${deployedIn.toFixed(1)} s (${running} containers running); settling 10 s`);
@@ -271,13 +273,13 @@ async function main() {
     const h0 = new Map(helpers.map((h) => [h.pid, procStat(h.pid)]));
     const w0 = performance.now();
     phase = 'idle';
-    if (DIAG_DIR) process.kill(pid, 'SIGWINCH');
+    if (DIAG_DIR && !DIAG_LIGHT) process.kill(pid, 'SIGWINCH');
     await sleep(SECONDS * 1000);
     if (exited) throw new Error(`daemon gone: ${out}`);
     const s1 = procStat(pid)!;
     const wall = (performance.now() - w0) / 1000;
     clearInterval(sampler);
-    await diag('SIGWINCH', 'idle.done');
+    if (!DIAG_LIGHT) await diag('SIGWINCH', 'idle.done');
     await snapshot('end of the idle window');
     const cpu = (100 * (s1.cpuTicks - s0.cpuTicks)) / CLK_TCK / wall;
     const cpuOf = (k: string) => (helpers.filter((h) => h.kind === k).reduce((a, h) => a + ((procStat(h.pid)?.cpuTicks ?? 0) - (h0.get(h.pid)?.cpuTicks ?? 0)), 0) / CLK_TCK / wall) * 100;

@@ -22,6 +22,7 @@ import { createHeldPorts, createPortInUse, proxyIsLocal, type HeldPorts } from '
 import { listeningPorts } from './proxy/listening.js';
 import { DNS_REFRESH_MS } from './proxy/config.js';
 import { createProxyRunner } from './proxy/runner.js';
+import { caddyIdentity, trustedProxy } from './proxy/trust.js';
 import { checkDnsPort, createDnsSupervisor } from './dns/supervise.js';
 import { dnsmasqPaths } from './dns/dnsmasq.js';
 import { writeHostsDir } from './dns/hosts.js';
@@ -88,10 +89,15 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const nodeWatch = createNodeWatch({ db, runtime, log, onRaise: () => wake() });
   // Stopping signals sent to app containers: a replica leaves the DNS answer at once (kills.ts).
   const kills = createKillNotes(Date.now);
+  // Which Caddy runs (host Caddy pid, proxy container events): the proxy pass trusts Caddy's last answer while it stays the same.
+  const caddy = caddyIdentity({ dataDir: config.dataDir, instance: config.instance });
   const manager = createManager({
     runtime,
     instance: config.instance,
-    onEvent: (ev) => kills.note(ev),
+    onEvent: (ev) => {
+      kills.note(ev);
+      caddy.note(ev);
+    },
     log,
     resyncMs: config.resyncMs,
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
@@ -109,7 +115,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const held = createHeldPorts();
   const local = proxyIsLocal(config.proxy.adminUrl);
   const portInUse = local ? createPortInUse(held) : undefined;
-  registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now, kills });
+  registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now, kills, caddyIdentity: caddy.identity });
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").
@@ -191,7 +197,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen' | 'edge' | 'proxyMounts'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number; kills: KillNotes }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen' | 'edge' | 'proxyMounts'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number; kills: KillNotes; caddyIdentity: () => string }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
@@ -218,7 +224,9 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
   manager.register(
     createProxyReconciler({
       db,
-      proxy: edge.routes,
+      // A Caddy svc runs on one engine: its answer is trusted while the same process runs (trust.ts); an
+      // external Caddy, and the Swarm edge (whose relay restarts unseen), are asked every pass.
+      proxy: config.proxy.mode !== 'external' && config.runtime.kind === 'docker' ? trustedProxy(edge.routes, { identity: d.caddyIdentity }) : edge.routes,
       dns,
       log,
       ensureDnsResponder: dnsSupervisor.ensure,

@@ -4,7 +4,8 @@
 // The data plane repairs itself: the responder's liveness and Caddy's config are observed state, looked
 // at again every `probeMs` with no event needed (a killed responder, a Caddy restarted with an empty
 // config). When Caddy still serves the fingerprint of the wanted config, a pass is a pid-file read and
-// one small admin GET; anything else takes the full path (ensure the proxy runs, compare, load).
+// one small admin GET (a Caddy svc runs itself is asked only when its process changed, or every 30 s:
+// src/proxy/trust.ts); anything else takes the full path (ensure the proxy runs, compare, load).
 import type { Reconciler, Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
 import type { Proxy, Route } from '../../proxy/proxy.js';
