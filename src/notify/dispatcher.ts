@@ -1,4 +1,5 @@
-// Sends the outbox (raise.ts writes it). Every `pollMs` it takes the pending rows whose time has come and
+// Sends the outbox (raise.ts writes it). Every `pollMs` while it has work, at once when raise() queued a
+// row in this process (onRaised), and otherwise every `quietMs` or when the next retry is due, it takes the pending rows whose time has come and
 // sends each at most once at a time (an in-flight set), a few at once; every attempt is logged
 // (notify_deliveries) and the row becomes `delivered`, or is retried with backoff (backoff.ts) until it
 // expires 24 h after it was raised and ends `failed`. Nothing is kept in memory that a restart needs: a
@@ -10,6 +11,7 @@ import type { Db } from '../store/db.js';
 import { addDelivery, dueOutbox, getChannel, nextOutboxDue, updateOutbox, type OutboxRow } from '../store/notify.js';
 import { dataVersion } from '../store/data-version.js';
 import { nextAttemptAt } from './backoff.js';
+import { onRaised } from './raise.js';
 import type { ChannelConfig } from './channel-config.js';
 import { send, type Answer } from './senders.js';
 import type { Message } from './payloads.js';
@@ -21,7 +23,13 @@ export interface DispatcherDeps {
   /** The origin links start with (SVC_PUBLIC_URL, else this host's address and port). */
   baseUrl: () => string;
   now?: () => number;
+  /** Between looks while messages are being sent (default 250 ms). */
   pollMs?: number;
+  /**
+   * Between looks while nothing is due (default QUIET_MS, at least pollMs): raise() in this process wakes it
+   * at once and a retry's time is known, so this only covers rows written by another process.
+   */
+  quietMs?: number;
   concurrency?: number;
 }
 
@@ -32,6 +40,9 @@ export interface Dispatcher {
   /** Stops taking rows and cuts the sends in flight (their rows stay pending, sent again at the next start). */
   stop(): Promise<void>;
 }
+
+/** An idle daemon looked at its outbox four times a second; now every 5 s while nothing is due (docs/design.md "Idle footprint"). */
+export const QUIET_MS = 5_000;
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -44,6 +55,8 @@ export function messageOf(row: Pick<OutboxRow, 'messageId' | 'event' | 'subject'
 export function createDispatcher(d: DispatcherDeps): Dispatcher {
   const now = d.now ?? Date.now;
   const pollMs = d.pollMs ?? 250;
+  const quietMs = d.quietMs ?? Math.max(pollMs, QUIET_MS);
+  let offRaised: (() => void) | undefined;
   const concurrency = d.concurrency ?? 4;
   const inFlight = new Map<number, Promise<void>>();
   const stopping = new AbortController();
@@ -63,6 +76,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
   let quiet: { at: string; untilMs: number } | undefined;
 
   function tick() {
+    let next = pollMs;
     try {
       const free = concurrency - inFlight.size;
       const at = version();
@@ -84,10 +98,12 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
           inFlight.set(row.id, p);
         }
       }
+      // Nothing to send and nothing in flight: sleep until the next retry is due, or quietMs at most.
+      if (quiet && inFlight.size === 0) next = Math.min(quietMs, Math.max(0, quiet.untilMs - now()));
     } catch (err) {
       d.log.error('notification outbox read failed', { error: (err as Error).message });
     }
-    schedule(pollMs);
+    schedule(next);
   }
 
   async function deliver(row: OutboxRow): Promise<void> {
@@ -125,9 +141,13 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
   }
 
   return {
-    start: () => schedule(0),
+    start() {
+      offRaised ??= onRaised(d.db, () => schedule(0));
+      schedule(0);
+    },
     wake: () => schedule(0),
     async stop() {
+      offRaised?.();
       stopping.abort();
       clearTimeout(timer);
       await Promise.allSettled([...inFlight.values()]);

@@ -28,12 +28,26 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 /** A fresh Standard Webhooks message id. */
 export const newMessageId = () => `msg_${randomBytes(12).toString('base64url')}`;
 
+/** Per connection: who wants to know that rows were queued (the dispatcher, instead of polling the outbox). */
+const raisedListeners = new WeakMap<object, Set<() => void>>();
+
+/**
+ * Calls `fn` after each raise that queued a message on `db` (synchronously, inside the caller's transaction
+ * when there is one: `fn` should only schedule a look). Returns the unsubscribe.
+ */
+export function onRaised(db: Db, fn: () => void): () => void {
+  let set = raisedListeners.get(db.$client);
+  if (!set) raisedListeners.set(db.$client, (set = new Set()));
+  set.add(fn);
+  return () => void set.delete(fn);
+}
+
 /**
  * Queues `notice` for every channel that wants it; returns how many messages were queued (0 when the storm
  * rule held it back or no channel chose the event). Never throws for want of channels.
  */
 export function raise(db: Db, notice: Notice, nowMs = Date.now()): number {
-  return db.transaction(() => {
+  const queued = db.transaction(() => {
     if (notice.storm) {
       const row = getAlert(db, notice.storm.key);
       const state = row ? { open: row.open, lastSentAtMs: row.lastSentAt ? Date.parse(row.lastSentAt) : null } : undefined;
@@ -59,4 +73,6 @@ export function raise(db: Db, notice: Notice, nowMs = Date.now()): number {
     }
     return channels.length;
   });
+  if (queued > 0) for (const fn of raisedListeners.get(db.$client) ?? []) fn();
+  return queued;
 }

@@ -45,7 +45,7 @@ describe('crash loop notifications', () => {
     await h.drive();
     expect(listOutbox(h.db)).toHaveLength(2);
 
-    dispatcher = createDispatcher({ db: h.db, sealer: h.sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10 });
+    dispatcher = createDispatcher({ db: h.db, sealer: h.sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
     dispatcher.start();
     await waitFor(() => rx!.requests.length === 2 && listOutbox(h.db).every((r) => r.status === 'delivered'), { what: 'two messages' });
     const texts = rx.requests.map((r) => JSON.parse(r.body).text as string);

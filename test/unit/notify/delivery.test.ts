@@ -23,7 +23,7 @@ let rx: HttpReceiver;
 let ahead = 0;
 const dispatchers: Dispatcher[] = [];
 const dispatcher = () => {
-  const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => Date.now() + ahead, pollMs: 10 });
+  const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => Date.now() + ahead, pollMs: 10, quietMs: 10 });
   dispatchers.push(d);
   d.start();
   return d;
@@ -90,13 +90,27 @@ describe('notifications: raise and deliver', () => {
   it('a dispatcher gone quiet on an empty outbox (it skips the query while nothing is written) still sends the next raise', async () => {
     createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${rx.url}/quiet` } }, 'api');
     let looks = 0; // now() is asked on each quiet tick
-    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5 });
+    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 5 });
     dispatchers.push(d);
     d.start();
     await waitFor(() => looks >= 5, { what: 'quiet ticks' });
     raise(db, notice(7));
     await waitFor(() => rx.requests.length === 1, { what: 'the message raised while quiet' });
     expect(rx.requests[0].path).toBe('/quiet');
+  });
+
+  it('an idle dispatcher looks at the outbox every quietMs only, and a raise in this process is sent at once', async () => {
+    createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${rx.url}/idle` } }, 'api');
+    let looks = 0;
+    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 60_000 });
+    dispatchers.push(d);
+    d.start();
+    await waitFor(() => looks >= 1, { what: 'the first look' });
+    await new Promise((r) => setTimeout(r, 200)); // 40 looks at pollMs: the busy rate an idle daemon used to keep
+    expect(looks).toBeLessThanOrEqual(3);
+    raise(db, notice(8)); // no wake(): raise itself tells the dispatcher
+    await waitFor(() => rx.requests.length === 1, { timeoutMs: 2000, what: 'the raise sent without waiting out quietMs' });
+    expect(rx.requests[0].path).toBe('/idle');
   });
 
   it('gives up after 24 hours: the message ends failed', async () => {
@@ -139,7 +153,7 @@ describe('notifications: raise and deliver', () => {
     const ch = createChannel(ctx, { name: 'gone', type: 'slack', events: ['deploy_failed'], config: { url: `http://127.0.0.1:${(slow.address() as { port: number }).port}/x` } }, 'api');
     raise(db, notice());
     const logged: string[] = [];
-    const d = createDispatcher({ db, sealer, log: { ...silentLogger, error: (msg: string) => void logged.push(msg) } as typeof silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10 });
+    const d = createDispatcher({ db, sealer, log: { ...silentLogger, error: (msg: string) => void logged.push(msg) } as typeof silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
     dispatchers.push(d);
     d.start();
     await waitFor(() => held.length === 1, { what: 'the send in flight' });
