@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerCounters, StatsSource } from './stats.js';
-import { readKernelFile } from './kernel-file.js';
+import { openKernelFile, readKernelFile, type KernelFile } from './kernel-file.js';
 
 const ROOT = '/sys/fs/cgroup';
 
@@ -65,8 +65,26 @@ export function blockIo(text: string, v: 1 | 2): { read: number; write: number }
 
 export function createCgroupStats(docker: Docker, fallback: StatsSource, now: () => number = Date.now, root = ROOT): StatsSource {
   const hostMemory = totalmem();
-  // Per container: its files' paths, joined once (a round reads six files of each of 50 containers).
-  const known = new Map<string, { v: 1 | 2; files: string[]; pid: number } | null>();
+  // Per container: its files' paths, joined once (a round reads six files of each of 50 containers), and its
+  // five cgroup files held open from its first reading on (read again at offset 0: kernel-file.ts), closed
+  // when it is no longer listed or a read fails. net/dev is opened each time: an open /proc/<pid>/net file
+  // keeps reading the network namespace it was opened in, also after that process is gone.
+  type Known = { v: 1 | 2; files: string[]; pid: number; open?: (KernelFile | undefined)[] };
+  const known = new Map<string, Known | null>();
+  const forget = (id: string) => {
+    for (const f of known.get(id)?.open ?? []) f?.close();
+    known.delete(id);
+  };
+  /** Opens the cgroup files (io.stat may be missing: undefined, read as empty). */
+  const opened = (k: Known) =>
+    (k.open ??= k.files.slice(0, 5).map((path, i) => {
+      try {
+        return openKernelFile(path);
+      } catch (err) {
+        if (i === 4) return undefined;
+        throw err;
+      }
+    }));
   // Synchronous on purpose: these are kernel pseudo-files answered from memory (a few µs, never a disk
   // wait); an async read costs four thread-pool round trips each, which measured as most of the round's CPU.
   // Into one reused buffer (kernel-file.ts) rather than a fresh allocation per file.
@@ -91,7 +109,7 @@ export function createCgroupStats(docker: Docker, fallback: StatsSource, now: ()
     async running() {
       const list = await fallback.running();
       const live = new Set(list.map((c) => c.id));
-      for (const id of known.keys()) if (!live.has(id)) known.delete(id); // a stopped container's pid is stale
+      for (const id of [...known.keys()]) if (!live.has(id)) forget(id); // a stopped container's pid and files are stale
       return list;
     },
     async read(id): Promise<ContainerCounters | undefined> {
@@ -100,29 +118,29 @@ export function createCgroupStats(docker: Docker, fallback: StatsSource, now: ()
       try {
         const { v, files } = where;
         const at = now();
-        const [cpu, usageText, limitText, stat, ioPath, netPath] = files;
-        const net = netDev(text(netPath));
+        const [cpu, usageFile, limitFile, stat, ioFile] = opened(where);
+        const net = netDev(text(files[5]));
         const io = (() => {
           try {
-            return text(ioPath);
+            return ioFile?.read() ?? '';
           } catch {
             return '';
           }
         })();
-        const usage = Number(text(usageText));
-        const max = text(limitText).trim();
+        const usage = Number(usageFile!.read());
+        const max = limitFile!.read().trim();
         const b = blockIo(io, v);
         if (v === 2) {
-          const cache = keyedValue(text(stat), 'inactive_file') ?? 0;
+          const cache = keyedValue(stat!.read(), 'inactive_file') ?? 0;
           const limit = max === 'max' ? null : Number(max);
-          return { atMs: at, cpuNs: (keyedValue(text(cpu), 'usage_usec') ?? 0) * 1000, memoryBytes: Math.max(0, usage - (cache < usage ? cache : 0)), memoryLimitBytes: limit !== null && limit < hostMemory ? limit : null, rxBytes: net.rx, txBytes: net.tx, readBytes: b.read, writeBytes: b.write };
+          return { atMs: at, cpuNs: (keyedValue(cpu!.read(), 'usage_usec') ?? 0) * 1000, memoryBytes: Math.max(0, usage - (cache < usage ? cache : 0)), memoryLimitBytes: limit !== null && limit < hostMemory ? limit : null, rxBytes: net.rx, txBytes: net.tx, readBytes: b.read, writeBytes: b.write };
         }
-        const cache = keyedValue(text(stat), 'total_inactive_file') ?? 0;
+        const cache = keyedValue(stat!.read(), 'total_inactive_file') ?? 0;
         const limit = Number(max);
-        return { atMs: at, cpuNs: Number(text(cpu)), memoryBytes: Math.max(0, usage - (cache < usage ? cache : 0)), memoryLimitBytes: limit < hostMemory ? limit : null, rxBytes: net.rx, txBytes: net.tx, readBytes: b.read, writeBytes: b.write };
+        return { atMs: at, cpuNs: Number(cpu!.read()), memoryBytes: Math.max(0, usage - (cache < usage ? cache : 0)), memoryLimitBytes: limit < hostMemory ? limit : null, rxBytes: net.rx, txBytes: net.tx, readBytes: b.read, writeBytes: b.write };
       } catch {
-        // The container stopped between the list and the read: its files are gone.
-        known.delete(id);
+        // The container stopped between the list and the read (or was restarted: new cgroup files, new pid).
+        forget(id);
         return undefined;
       }
     },

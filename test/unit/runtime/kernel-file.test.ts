@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readKernelFile } from '../../../src/runtime/kernel-file.js';
+import { openKernelFile, readKernelFile } from '../../../src/runtime/kernel-file.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -29,5 +29,33 @@ describe('readKernelFile', () => {
 
   it('throws for a file that is gone (the container stopped)', () => {
     expect(() => readKernelFile('/proc/self/no-such-file')).toThrow();
+  });
+});
+
+describe('openKernelFile', () => {
+  it('reads a pseudo-file again from offset 0: the kernel\'s text of now, not the first one', () => {
+    const io = openKernelFile('/proc/self/io'); // rchar counts every read, this one's included
+    try {
+      const rchar = () => Number(/rchar: (\d+)/.exec(io.read())?.[1]);
+      const first = rchar();
+      readFileSync('/proc/self/net/dev');
+      expect(rchar()).toBeGreaterThan(first);
+    } finally {
+      io.close();
+    }
+  });
+
+  it('reads a file rewritten in place whole each time, and throws once closed', () => {
+    dir = mkdtempSync(join(tmpdir(), 'kernel-file-'));
+    const path = join(dir, 'memory.current');
+    writeFileSync(path, '123456789\n');
+    const f = openKernelFile(path);
+    expect(f.read()).toBe('123456789\n');
+    writeFileSync(path, '42\n');
+    expect(f.read()).toBe('42\n');
+    writeFileSync(path, 'y'.repeat(20_000));
+    expect(f.read()).toBe('y'.repeat(20_000));
+    f.close();
+    expect(() => f.read()).toThrow();
   });
 });
