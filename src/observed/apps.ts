@@ -3,16 +3,21 @@
 // write the spec (apps) and never this. Each call writes only the values that differ from the row
 // (DESIGN.md rule 7), so a steady pass costs a read and no write, and a change of one fact never
 // rewrites another. The row is created on the first write; an app deleted meanwhile is skipped.
-import { and, asc, eq, gte } from 'drizzle-orm';
+import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import { NO_STATUS } from '../store/app-view.js';
 import type { Db } from '../store/db.js';
+import { perDb } from '../store/prepared.js';
 import { appInstances, appStatus, apps, nowIso, type AppInstanceRow, type AppStatusRow } from '../store/schema/index.js';
 
 export type AppObserved = Partial<Omit<AppStatusRow, 'appId' | 'updatedAt'>>;
 
 /** The observed facts of one app (defaults when none were recorded yet). */
+// Read on every pass of every app: built once (store/prepared.ts).
+const statusOf = perDb((db) => db.select().from(appStatus).where(eq(appStatus.appId, sql.placeholder('appId'))).prepare());
+const instancesOf = perDb((db) => db.select().from(appInstances).where(eq(appInstances.appId, sql.placeholder('appId'))).orderBy(asc(appInstances.slot)).prepare());
+
 export function readObserved(db: Db, appId: number): Omit<AppStatusRow, 'appId' | 'updatedAt'> {
-  const row = db.select().from(appStatus).where(eq(appStatus.appId, appId)).get();
+  const row = statusOf(db).get({ appId });
   if (!row) return { ...NO_STATUS };
   const { appId: _a, updatedAt: _u, ...facts } = row;
   return facts;
@@ -30,7 +35,7 @@ export function changedFacts(current: Omit<AppStatusRow, 'appId' | 'updatedAt'>,
 /** Records `patch` where it differs; returns true when something was written. */
 export function observeApp(db: Db, appId: number, patch: AppObserved): boolean {
   return db.transaction(() => {
-    const current = db.select().from(appStatus).where(eq(appStatus.appId, appId)).get();
+    const current = statusOf(db).get({ appId });
     const diff = changedFacts(current ?? { ...NO_STATUS }, patch);
     if (Object.keys(diff).length === 0) return false;
     if (current) {
@@ -59,7 +64,7 @@ export type InstanceObserved = Partial<Omit<AppInstanceRow, 'appId' | 'slot' | '
 
 /** The recorded replicas of an app beyond the first, by slot. */
 export function readInstances(db: Db, appId: number): AppInstanceRow[] {
-  return db.select().from(appInstances).where(eq(appInstances.appId, appId)).orderBy(asc(appInstances.slot)).all();
+  return instancesOf(db).all({ appId });
 }
 
 /**

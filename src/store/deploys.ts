@@ -1,11 +1,12 @@
 // Deploy records and their events: the persisted state machine the app reconciler advances. Creating a
 // deploy is a desired-state write that only the deploys command (src/desired/deploys.ts) asks for, after
 // its checks; everything else here is written by the reconciler.
-import { and, asc, desc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Enqueue } from '../controller/types.js';
 import { keyOf } from '../controller/types.js';
 import type { Bus } from '../events/bus.js';
 import { tx, type Db } from './db.js';
+import { perDb } from './prepared.js';
 import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';
 
 export interface NewDeploy {
@@ -53,26 +54,30 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
   return row.created;
 }
 
-export const getDeploy = (db: Db, id: number) => db.select().from(deploys).where(eq(deploys.id, id)).get();
+const byId = perDb((db) => db.select().from(deploys).where(eq(deploys.id, sql.placeholder('id'))).prepare());
+export const getDeploy = (db: Db, id: number): DeployRow | undefined => byId(db).get({ id });
 
 /** Full history of an app, newest first. */
 export const listDeploys = (db: Db, appId: number) =>
   db.select().from(deploys).where(eq(deploys.appId, appId)).orderBy(desc(deploys.id)).all();
 
 /** The deploy the pipeline works on: the running one, else the oldest pending. */
-export function activeDeploy(db: Db, appId: number): DeployRow | undefined {
-  const open = db
+const openOf = perDb((db) =>
+  db
     .select()
     .from(deploys)
-    .where(and(eq(deploys.appId, appId), inArray(deploys.status, ['running', 'pending'])))
+    .where(and(eq(deploys.appId, sql.placeholder('appId')), inArray(deploys.status, ['running', 'pending'])))
     .orderBy(asc(deploys.id))
-    .all();
+    .prepare(),
+);
+export function activeDeploy(db: Db, appId: number): DeployRow | undefined {
+  const open = openOf(db).all({ appId });
   return open.find((d) => d.status === 'running') ?? open[0];
 }
 
 /** The deploy whose watch window is open (at most one per app: a newer deploy closes it before it begins). */
-export const watchedDeploy = (db: Db, appId: number): DeployRow | undefined =>
-  db.select().from(deploys).where(and(eq(deploys.appId, appId), isNotNull(deploys.watchUntil))).orderBy(desc(deploys.id)).limit(1).get();
+const watchedOf = perDb((db) => db.select().from(deploys).where(and(eq(deploys.appId, sql.placeholder('appId')), isNotNull(deploys.watchUntil))).orderBy(desc(deploys.id)).limit(1).prepare());
+export const watchedDeploy = (db: Db, appId: number): DeployRow | undefined => watchedOf(db).get({ appId });
 
 /** The newest successful deploy, optionally skipping a given image (rollback). */
 export function lastSuccessful(db: Db, appId: number, notImage?: string | null): DeployRow | undefined {

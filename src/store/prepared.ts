@@ -1,6 +1,9 @@
 // drizzle queries built once per database instead of on every call. Building a select (column lists,
 // aliases, SQL text) cost more than running it on the hottest paths: the session or token lookup that
-// every authenticated request makes. Parameters go in through `sql.placeholder`.
+// every authenticated request makes. Parameters go in through `sql.placeholder`. The same for the reads
+// a deploy repeats most (a deploy by id, an app's open and watched deploys, its observed facts and
+// replicas, its preview): a sampling heap profile of 50 deploys (bench:idle --diag-dir) found building
+// them about half of everything the daemon allocated meanwhile, garbage that grew its heap.
 import type { Db } from './db.js';
 
 /**

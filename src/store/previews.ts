@@ -1,14 +1,17 @@
 // Row queries of pull-request previews (src/store/schema/previews.ts). No rules: src/desired/previews.ts.
-import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from './db.js';
+import { perDb } from './prepared.js';
 import { apps, nowIso, previews, serviceLinks, services, type PreviewRow, type ServiceRow } from './schema/index.js';
 
 export function getPreview(db: Db, parentId: number, prNumber: number): PreviewRow | undefined {
   return db.select().from(previews).where(and(eq(previews.parentId, parentId), eq(previews.prNumber, prNumber))).get();
 }
 
+// Asked on every deploy event (the preview reporter): built once (prepared.ts).
+const byApp = perDb((db) => db.select().from(previews).where(eq(previews.appId, sql.placeholder('appId'))).prepare());
 export function getPreviewByApp(db: Db, appId: number): PreviewRow | undefined {
-  return db.select().from(previews).where(eq(previews.appId, appId)).get();
+  return byApp(db).get({ appId });
 }
 
 export function getPreviewById(db: Db, id: number): PreviewRow | undefined {
