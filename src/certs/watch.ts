@@ -11,6 +11,7 @@ import { appOfDomain, appsWithCertError, observeCertError } from '../observed/ce
 import { raise } from '../notify/raise.js';
 import type { Db } from '../store/db.js';
 import { fileTail } from './tail.js';
+import { dataVersion } from '../store/data-version.js';
 import { parseTlsLogLine, type CertLogEvent } from './tls-log.js';
 
 export interface CertWatchDeps {
@@ -32,6 +33,10 @@ export function lastWordPerDomain(events: CertLogEvent[]): Map<string, CertLogEv
 
 export function watchCertificates(d: CertWatchDeps): { pass(): Promise<void>; stop(): void } {
   const tail = fileTail(d.file);
+  // The clean-up below reads the apps with an error: only when something was written since the last one,
+  // or the log said something (an idle daemon ran that query every 3 s for nothing).
+  const version = dataVersion(d.db);
+  let cleanedAt: string | undefined;
   const failing = new Set<string>();
   let running: Promise<void> | undefined;
 
@@ -74,8 +79,11 @@ export function watchCertificates(d: CertWatchDeps): { pass(): Promise<void>; st
       }
     }
     for (const e of lastWordPerDomain(events).values()) apply(e);
+    const at = version();
+    if (events.length === 0 && at === cleanedAt) return;
     // An app whose domain changed (or whose failing domain got a certificate) no longer shows the error.
     for (const a of appsWithCertError(d.db)) if (!a.domain || !failing.has(a.domain)) observeCertError(d.db, a.id, null);
+    cleanedAt = version();
   };
 
   const pass = () => {
