@@ -322,6 +322,17 @@ export function decide(who: Principal, action: Action, appName: string | undefin
   return { ok: true };
 }
 
+/**
+ * May `who` use the route `METHOD /path` (its pattern, as in RULES) on the app named `appName`? What a page
+ * asks before it offers a form or a button, so nobody is shown an action the route would refuse. An
+ * unregistered route is never usable (fail closed, as for requests).
+ */
+export function mayUse(who: Principal, route: string, appName?: string): boolean {
+  const rule = RULES[route];
+  if (!rule) return false;
+  return decide(who, rule.action, rule.app ? appName : undefined).ok;
+}
+
 /** True when a user of `role` limited to `apps` may hold a token with `scope` (checked at creation). */
 export function roleCovers(who: { role: Role; apps: string[] | null }, scope: Scope): boolean {
   if (scope.kind === 'read') return true;
