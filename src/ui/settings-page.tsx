@@ -46,7 +46,7 @@ export function settingsPage(deps: UiDeps) {
       <Layout title="Settings" csrf={c.var.csrf} user={c.var.user} message={flash(c) ?? (c.req.query('codehost') === 'created' ? 'GitHub App created; its credentials are stored and in use.' : undefined)} error={o.error ?? (failed ? `Code-host setup failed: ${failed}` : undefined)}>
         <p>
           <a href="/settings/notifications">Notifications</a>: where svc tells you about failed deploys, crash loops, services in error, failed
-          backups and a full disk.
+          backups and a full disk. <a href="/settings/registries">Container registries</a>: credentials for private images.
         </p>
         <section aria-labelledby="h-codehost">
           <h2 id="h-codehost">Code host</h2>
