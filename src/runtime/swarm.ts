@@ -295,7 +295,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       // Pushed under the registry's name, so a task on any node pulls what the manager built.
       const [repo, version] = splitTag(target);
       await call(`tag ${tag}`, () => docker.getImage(checkImageRef(tag)).tag({ repo, tag: version }));
-      const stream = (await call(`push ${target}`, () => docker.getImage(target).push({ authconfig: {} } as never) as unknown as Promise<Readable>))!;
+      const stream = (await call(`push ${target}`, () => docker.getImage(target).push({ authconfig: opts.registryAuth?.(target) ?? {} } as never) as unknown as Promise<Readable>))!;
       try {
         await followProgress(stream, (m) => {
           if (m.status && /Pushed|digest/.test(m.status)) onLog?.(`push: ${m.status}`);
