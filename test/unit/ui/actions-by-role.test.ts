@@ -1,7 +1,10 @@
 // Pages offer only the forms and buttons the signed-in user's role may use (src/ui/context.ts `may`, the
 // permission table's rule of each route): an administrator sees them all, a viewer none, and the routes
 // still refuse the viewer.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RULES } from '../../../src/auth/permissions.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { formClient } from './form-client.js';
 
@@ -48,5 +51,16 @@ describe('actions offered by role', () => {
     await viewer.get('/services');
     expect((await viewer.post('/services', { name: 'x', type: 'redis' })).status).toBe(403);
     expect((await viewer.post(`/services/${service}/stop`)).status).toBe(403);
+  });
+});
+
+describe('the routes pages ask about', () => {
+  it('are all in the permission table (a typo would hide a form from everyone)', () => {
+    const dir = join(import.meta.dirname, '../../../src/ui');
+    const asked = readdirSync(dir)
+      .filter((f) => f.endsWith('.tsx') || f.endsWith('.ts'))
+      .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/\bmay\((?:c, )?'([A-Z]+ [^']+)'/g)].map((m) => m[1]!));
+    expect(asked.length).toBeGreaterThan(30);
+    expect(asked.filter((route) => !(route in RULES))).toEqual([]);
   });
 });
