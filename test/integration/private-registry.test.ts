@@ -33,7 +33,7 @@ beforeAll(async () => {
   server = `127.0.0.1:${port}`;
   image = `${server}/private/web:v1`;
   // bcrypt at the lowest cost: the registry checks it on every request.
-  const line = execFileSync('htpasswd', ['-nbB', '-C', '4', USER, PASSWORD]).toString().trim();
+  const line = execFileSync('htpasswd', ['-niB', '-C', '4', USER], { input: PASSWORD }).toString().trim();
   await writeFile(join(dir, 'htpasswd'), line + '\n');
   await writeFile(
     join(dir, 'config.yml'),
