@@ -3,13 +3,13 @@
 // lookup the runtime asks before a pull, the "test" login through the Runtime port (its fake), the
 // Container registries page by role, and `svc registry` over a recording client.
 import { describe, expect, it } from 'vitest';
-import type { Client } from '../../../src/cli/client.js';
 import { registryCommand } from '../../../src/cli/registries.js';
 import { registryAuthLookup } from '../../../src/desired/registries.js';
 import { registryOf } from '../../../src/runtime/references.js';
 import { listRegistryCredentials } from '../../../src/store/registries.js';
 import { createTestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
+import { recordingClient as recording } from '../cli/recording-client.js';
 import { formClient } from '../ui/form-client.js';
 
 describe('registryOf', () => {
@@ -127,21 +127,6 @@ describe('the Container registries page', () => {
 });
 
 describe('svc registry', () => {
-  function recording(answers: Record<string, unknown>) {
-    const calls: string[] = [];
-    const client: Client = {
-      url: 'http://127.0.0.1:9',
-      raw: async () => new Response(),
-      async json(method: string, path: string, body?: unknown) {
-        calls.push(`${method} ${path}${body ? ` ${JSON.stringify(body)}` : ''}`);
-        const a = answers[`${method} ${path}`];
-        if (a === undefined) throw new Error(`unexpected ${method} ${path}`);
-        return a as never;
-      },
-    };
-    return { client, calls };
-  }
-
   it('adds with the password from stdin, never from an argument; tests and removes by server', async () => {
     const { client, calls } = recording({
       'POST /api/registries': { id: 3, server: 'ghcr.io', username: 'ci-bot' },
