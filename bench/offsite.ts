@@ -17,7 +17,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { generateIdentity, identityToRecipient } from 'age-encryption';
-import { storageSdk } from '../src/offsite/sdk.js';
+import { Upload } from '@aws-sdk/lib-storage';
 import { s3ClientFor } from '../src/offsite/s3.js';
 import { PART_SIZE, QUEUE } from '../src/offsite/upload.js';
 import { isOffsiteWarm } from '../src/offsite/warm.js';
@@ -113,7 +113,7 @@ async function benchMode(s3: S3Standin, mode: 'passphrase' | 'recipient'): Promi
     const byHand = async (round: number) => {
       const t1 = Date.now();
       const c1 = cpuNow(s3);
-      await new (storageSdk().Upload)({
+      await new Upload({
         client,
         params: { Bucket: s3.bucket, Key: `by-hand/${mode}-${round}.tar.gz`, Body: createReadStream(archive), ...(HAND_SHA256 ? { ChecksumAlgorithm: 'SHA256' as const } : {}) },
         partSize: PART_SIZE,

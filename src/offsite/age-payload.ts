@@ -4,6 +4,7 @@
 // the header and its stanzas stay the library's (age.ts). The unit test opens what this writes with the
 // library and this opens what the library writes; the integration test opens ours with Debian's `age -d`.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 
 export const CHUNK = 64 * 1024;
@@ -70,6 +71,57 @@ export function streamEncrypter(key: Buffer, prefix?: Uint8Array): Transform {
   });
   if (prefix) t.push(Buffer.from(prefix));
   return t;
+}
+
+/** Reads of an archive being sealed: a whole number of chunks (1 MiB). */
+const READ = 16 * CHUNK;
+
+/**
+ * The STREAM payload of a file, handed to `write` piece by piece (each chunk's ciphertext, then its tag):
+ * for an off-host copy that copies them straight into its part buffers (part-splitter.ts), so the payload
+ * makes no buffer of its own but the cipher's output. Two read buffers are reused, one read ahead while
+ * the other is sealed; the read ahead also tells whether a chunk is the last (flagged, as the spec says:
+ * the last chunk may be full; an empty one only for an empty file). `write` may wait (a full pool).
+ */
+export async function sealFile(file: string, key: Buffer, write: (b: Uint8Array) => Promise<void>): Promise<void> {
+  const fh = await open(file, 'r');
+  const reads = [Buffer.allocUnsafe(READ), Buffer.allocUnsafe(READ)];
+  /** Fills `b` up to its end or the file's: a short result is the end of the file. */
+  const fill = async (b: Buffer): Promise<Buffer> => {
+    let n = 0;
+    while (n < b.length) {
+      const { bytesRead } = await fh.read(b, n, b.length - n, null);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+    }
+    return b.subarray(0, n);
+  };
+  let counter = 0;
+  const seal = async (plain: Buffer, last: boolean) => {
+    const c = createCipheriv('chacha20-poly1305', key, chunkNonce(counter++, last), { authTagLength: TAG });
+    const body = c.update(plain);
+    const rest = c.final(); // empty for a stream cipher
+    if (body.length) await write(body);
+    if (rest.length) await write(rest);
+    await write(c.getAuthTag());
+  };
+  let ahead: Promise<Buffer> | undefined;
+  try {
+    let cur = await fill(reads[0]);
+    for (let i = 1; ; i++) {
+      ahead = fill(reads[i % 2]);
+      ahead.catch(() => {}); // awaited below; a write that fails first must not leave it unhandled
+      const lastAt = Math.max(0, Math.ceil(cur.length / CHUNK) - 1) * CHUNK;
+      for (let off = 0; off < lastAt; off += CHUNK) await seal(cur.subarray(off, off + CHUNK), false);
+      const next = await ahead;
+      await seal(cur.subarray(lastAt), next.length === 0);
+      if (next.length === 0) return;
+      cur = next;
+    }
+  } finally {
+    await ahead?.catch(() => {}); // no read into a buffer of a closed file
+    await fh.close();
+  }
 }
 
 /**

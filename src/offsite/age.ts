@@ -9,9 +9,8 @@
 import { chacha20poly1305Open, chacha20poly1305Seal } from './chacha.js';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createReadStream } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
-import { payloadKey, STREAM_HWM, streamDecrypter, streamEncrypter, streamKey } from './age-payload.js';
+import { payloadKey, sealFile, STREAM_HWM, streamDecrypter, streamEncrypter, streamKey } from './age-payload.js';
 import { scryptInChild } from './scrypt-child.js';
 import type { Identity, Recipient } from 'age-encryption';
 
@@ -123,12 +122,16 @@ export async function headerFor(key: AgeKey): Promise<AgeHeader> {
   return passphraseHeader.header;
 }
 
-/** The encrypted stream of the file: the library's header, then our native STREAM payload. */
-export async function encryptFile(file: string, key: AgeKey): Promise<Readable> {
+/**
+ * The age file of `file` handed to `write` piece by piece: the library's header and the payload nonce,
+ * then our native STREAM payload (sealFile), never a copy of the file in memory or on disk.
+ */
+export async function encryptFileTo(file: string, key: AgeKey, write: (b: Uint8Array) => Promise<void>): Promise<void> {
   const { header, fileKey } = await headerFor(key);
   const p = payloadKey(fileKey);
-  // An error on either side destroys both; the consumer sees it on the returned stream.
-  return pipeline(createReadStream(file, { highWaterMark: STREAM_HWM }), streamEncrypter(p.key, Buffer.concat([header, p.nonce])), () => {});
+  await write(header);
+  await write(p.nonce);
+  await sealFile(file, p.key, write);
 }
 
 /** The encrypted stream of `plain` (web streams; used by tests and small callers). */

@@ -1,23 +1,26 @@
-// One backup file to one target: read, encrypted (age), hashed (whole and per part) and sent in one
-// stream; then the store's checksum or a read back verifies it (copy.ts). The archive is never copied: the
-// file is read once, and memory holds about the SDK's parts in flight (QUEUE x PART_SIZE).
+// One backup file to one target: read, encrypted (age), hashed (whole and per part) and sent, then the
+// store's checksum or a read back verifies it (copy.ts). The archive is never copied on disk nor held in
+// memory: it is read 1 MiB at a time and each chunk's ciphertext is copied straight into one of QUEUE + 1
+// part buffers allocated once per copy (part-pool.ts), reused once its UploadPart has settled. Memory is
+// that pool, bounded, and next to no garbage: the first copy of a daemon stays within its goal
+// (bench:offsite; lib-storage, used before, copied every part: docs/design.md).
 //
-// No partial object under the final key: a multipart upload (lib-storage) creates the object only at its
-// Complete call, and lib-storage aborts the upload when a part fails; a body under PART_SIZE is one
-// PutObject, which the store publishes whole or not at all. A copy that does not verify is deleted before
-// the failure is reported. Unfinished multipart uploads a dead daemon or a vanished store left under our
-// key are aborted before the next attempt (abortStale).
+// No partial object under the final key: a multipart upload creates the object only at its Complete call
+// and is aborted when anything fails (multipart.ts); a body under PART_SIZE is one PutObject, which the
+// store publishes whole or not at all. A copy that does not verify is deleted before the failure is
+// reported. Unfinished multipart uploads a dead daemon or a vanished store left under our key are aborted
+// before the next attempt (abortStale).
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { pipeline, Transform } from 'node:stream';
-import type { S3Client, ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/client-s3';
-import type { BuildMiddleware } from '@smithy/types'; // the SDK's own types (a dependency of client-s3)
-import { s3Sdk, storageSdk } from './sdk.js';
-import { encryptFile, type AgeKey } from './age.js';
-import { STREAM_HWM } from './age-payload.js';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3Sdk } from './sdk.js';
+import { encryptFileTo, type AgeKey } from './age.js';
+import { PartPool } from './part-pool.js';
+import { PartSplitter } from './part-splitter.js';
+import { PartSender } from './multipart.js';
 
 export const PART_SIZE = 8 * 1024 * 1024;
-/** Parts in flight: memory is about QUEUE x PART_SIZE plus stream buffers (bench:offsite). */
+/** Parts in flight; the pool holds one more, the part being filled: memory ~ (QUEUE + 1) x PART_SIZE. */
 export const QUEUE = 4;
 
 export interface Sent {
@@ -25,78 +28,24 @@ export interface Sent {
   size: number;
 }
 
-/** What was sent, with the SHA-256 of each PART_SIZE slice (how lib-storage cuts a stream into parts). */
+/** What was sent, with the SHA-256 of each part (PART_SIZE bytes, the last one the rest). */
 export interface SentParts extends Sent {
   partDigests: Buffer[];
 }
 
-/**
- * A pass-through that hashes and counts what flows through it, whole and per PART_SIZE slice. A part's
- * digest is ready once its last byte has passed (the final part's at the end of the stream), which is
- * before lib-storage sends that part: it cuts a part only when a byte after it has come, or at the end.
- */
-function hashing(partSize = PART_SIZE): Transform & { partDigest(n: number): Buffer | undefined; result(): SentParts } {
-  const h = createHash('sha256');
-  let part = createHash('sha256');
-  let inPart = 0;
-  const partDigests: Buffer[] = [];
-  let size = 0;
-  const t = new Transform({
-    highWaterMark: STREAM_HWM,
-    transform(chunk: Buffer, _enc, cb) {
-      h.update(chunk);
-      size += chunk.length;
-      for (let off = 0; off < chunk.length; ) {
-        const n = Math.min(partSize - inPart, chunk.length - off);
-        part.update(n === chunk.length ? chunk : chunk.subarray(off, off + n));
-        inPart += n;
-        off += n;
-        if (inPart === partSize) {
-          partDigests.push(part.digest());
-          part = createHash('sha256');
-          inPart = 0;
-        }
-      }
-      cb(null, chunk);
-    },
-    flush(cb) {
-      if (inPart > 0 || partDigests.length === 0) partDigests.push(part.digest());
-      cb();
-    },
-  });
-  return Object.assign(t, {
-    partDigest: (n: number) => partDigests[n - 1],
-    result: () => ({ sha256: h.digest('hex'), size, partDigests }),
-  });
-}
-
-let middlewareSeq = 0;
-
-/**
- * Hands the SDK the SHA-256 we already computed for each part (PutObject or UploadPart of `key`) as its
- * `x-amz-checksum-sha256` and as the SigV4 payload hash (`x-amz-content-sha256`), both of which the SDK
- * otherwise computes again over the same bytes (two more passes: bench:offsite). The store recomputes
- * both and refuses a part that differs (BadDigest, XAmzContentSHA256Mismatch); a part whose digest is
- * not known is left to the SDK. Returns the removal.
- */
-function usePartDigests(client: S3Client, bucket: string, key: string, digest: (part: number) => Buffer | undefined): () => void {
-  const name = `svcPartDigests${++middlewareSeq}`;
-  const mw: BuildMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next, context) => async (args) => {
-    const input = args.input as { Bucket?: string; Key?: string; PartNumber?: number };
-    const req = args.request as { headers?: Record<string, string> };
-    const op = context.commandName;
-    if (req.headers && input.Bucket === bucket && input.Key === key && (op === 'PutObjectCommand' || op === 'UploadPartCommand')) {
-      const d = digest(op === 'PutObjectCommand' ? 1 : (input.PartNumber ?? 0));
-      if (d) {
-        req.headers['x-amz-checksum-sha256'] = d.toString('base64');
-        req.headers['x-amz-content-sha256'] = d.toString('hex');
-      }
-    }
-    return next(args);
-  };
-  // Build step, high priority: before the SDK's checksum middleware (build, normal) and signing (finalize).
-  client.middlewareStack.add(mw, { name, step: 'build', priority: 'high' });
-  return () => void client.middlewareStack.remove(name);
+export async function sendEncrypted(o: { client: S3Client; bucket: string; key: string; file: string; age: AgeKey; signal?: AbortSignal }): Promise<SentParts> {
+  const pool = new PartPool(QUEUE + 1, PART_SIZE);
+  const sender = new PartSender({ client: o.client, bucket: o.bucket, key: o.key, pool, signal: o.signal });
+  const parts = new PartSplitter(pool, sender.send);
+  let sent: SentParts;
+  try {
+    await encryptFileTo(o.file, o.age, (b) => parts.write(b));
+    sent = await parts.end();
+  } catch (e) {
+    return sender.fail(e);
+  }
+  await sender.finish();
+  return sent;
 }
 
 /**
@@ -109,31 +58,6 @@ export function expectedStoreChecksum(s: SentParts): string {
   return `${createHash('sha256').update(Buffer.concat(s.partDigests)).digest('base64')}-${s.partDigests.length}`;
 }
 
-export async function sendEncrypted(o: { client: S3Client; bucket: string; key: string; file: string; age: AgeKey; signal?: AbortSignal }): Promise<SentParts> {
-  const hash = hashing();
-  const body = pipeline(await encryptFile(o.file, o.age), hash, () => {});
-  const unhook = usePartDigests(o.client, o.bucket, o.key, hash.partDigest);
-  const abort = abortOf(o.signal);
-  const upload = new (storageSdk().Upload)({
-    client: o.client,
-    // SHA256: each part carries its x-amz-checksum-sha256 (a store that knows it refuses a part that
-    // arrives different, BadDigest) and the store can report what it holds (verifyByStore).
-    params: { Bucket: o.bucket, Key: o.key, Body: body, ContentType: 'application/octet-stream', ChecksumAlgorithm: 'SHA256' },
-    partSize: PART_SIZE,
-    queueSize: QUEUE,
-    leavePartsOnError: false,
-    abortController: abort.controller,
-  });
-  try {
-    await upload.done();
-  } finally {
-    abort.release();
-    unhook();
-    body.destroy();
-  }
-  return hash.result();
-}
-
 /**
  * The store's own SHA-256 checksum of the object and its size (HeadObject, checksum mode on), or
  * undefined when it reports none (Garage v1, stores without additional checksums): then read back.
@@ -141,16 +65,6 @@ export async function sendEncrypted(o: { client: S3Client; bucket: string; key: 
 export async function storeChecksum(client: S3Client, bucket: string, key: string, signal?: AbortSignal): Promise<{ checksum: string; size: number } | undefined> {
   const res = await client.send(new (s3Sdk().HeadObjectCommand)({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }), { abortSignal: signal });
   return res.ChecksumSHA256 ? { checksum: res.ChecksumSHA256, size: res.ContentLength ?? -1 } : undefined;
-}
-
-/** A controller that follows `signal` until released (the daemon's stop signal outlives every copy). */
-function abortOf(signal: AbortSignal | undefined): { controller?: AbortController; release(): void } {
-  if (!signal) return { release() {} };
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  if (signal.aborted) abort();
-  else signal.addEventListener('abort', abort, { once: true });
-  return { controller, release: () => signal.removeEventListener('abort', abort) };
 }
 
 /** SHA-256 and size of the object as the store holds it, read back in one stream. */

@@ -4,7 +4,7 @@
 // under way and waits for it; nothing here is needed for correctness, only for the first copy's time and
 // memory window (bench:offsite).
 import { headerFor, type AgeKey } from './age.js';
-import { s3Sdk, storageSdk } from './sdk.js';
+import { s3Sdk } from './sdk.js';
 
 let warming: Promise<void> | undefined;
 let warm = false;
@@ -12,7 +12,6 @@ let warm = false;
 export function warmOffsite(age: AgeKey | undefined): Promise<void> {
   warming ??= (async () => {
     s3Sdk();
-    storageSdk();
     if (age) await headerFor(age); // loads the age library too
     warm = true;
   })().catch(() => {

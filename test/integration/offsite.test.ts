@@ -22,6 +22,8 @@ const PASSPHRASE = 'offsite test passphrase 7c1e';
 let t: TestDaemon;
 let s3: S3Standin;
 let target: { id: number; name: string };
+/** The stand-in that reports SHA-256 checksums (AWS S3, MinIO), started by the test that first needs it. */
+let sums: S3Standin;
 const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
@@ -65,9 +67,13 @@ async function keysInBucket(prefix = 'svc/'): Promise<string[]> {
 }
 
 async function objectBytes(key: string): Promise<Buffer> {
-  const c = client();
+  return objectBytesFrom(s3, key);
+}
+
+async function objectBytesFrom(store: S3Standin, key: string): Promise<Buffer> {
+  const c = s3ClientFor({ name: 'x', endpoint: store.endpoint, region: store.region, bucket: store.bucket, prefix: '', accessKey: store.accessKey, secretKey: store.secretKey });
   try {
-    const res = await c.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
+    const res = await c.send(new GetObjectCommand({ Bucket: store.bucket, Key: key }));
     return Buffer.from(await res.Body!.transformToByteArray());
   } finally {
     c.destroy();
@@ -264,7 +270,7 @@ describe('backup targets', () => {
   }, 30_000);
 
   it('a store that reports SHA-256 checksums verifies by its checksum (no read back); a copy it stores damaged is caught, deleted and retried', async () => {
-    const sums = await startS3Standin('svc-offsite-sums', { checksums: true });
+    sums = await startS3Standin('svc-offsite-sums', { checksums: true });
     cleanups.push(() => sums.stop());
     const moved = await t.api('PUT', `/api/backup-targets/${target.id}`, { endpoint: sums.endpoint, bucket: sums.bucket, access_key: sums.accessKey, secret_key: sums.secretKey });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
@@ -279,4 +285,37 @@ describe('backup targets', () => {
     const healed = await recordUntil(failed.id, (x) => x.remote_status === 'verified', 'retried and verified');
     expect(healed.remote.verified_by).toBe('store_checksum');
   }, 40_000);
+
+  it('a part refused mid-upload: the upload is aborted at once (no unfinished upload, no object), then a multipart copy verifies by the composite checksum', async () => {
+    // The target is on the checksum store (previous test). An archive of several 8 MiB parts.
+    const blobDir = join(t.dataDir, 'services', 'offsite-parts');
+    await mkdir(blobDir, { recursive: true });
+    await writeFile(join(blobDir, 'blob'), randomBytes(20 * 1024 * 1024));
+    await sums.refuseParts(true);
+    const created = await t.api('POST', '/api/backups');
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await rm(blobDir, { recursive: true, force: true });
+    // Sampled between two reads of the same failed attempt, so no retry (whose first step would abort a
+    // leftover upload itself) has begun: what is seen is what the failed attempt left.
+    const seen = await waitFor(
+      async () => {
+        const a = (await t.api('GET', `/api/backups/${created.body.id}`)).body;
+        if (a.remote_status !== 'remote_failed') return undefined;
+        const pending = sums.pendingUploads();
+        const b = (await t.api('GET', `/api/backups/${created.body.id}`)).body;
+        return b.remote_status === 'remote_failed' && b.remotes[0].attempts === a.remotes[0].attempts ? { pending, row: b } : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 20, what: 'a failed attempt, sampled' },
+    );
+    expect(seen.row.remotes[0].error).toMatch(/^upload: InvalidRequest \(HTTP 400\): svc-test fault: part refused/);
+    expect(seen.pending).toEqual([]);
+    const key = `svc/${seen.row.filename}.age`;
+    expect(sums.objectFiles().some((f) => f.endsWith(createHash('sha256').update(key).digest('hex')))).toBe(false);
+    await sums.refuseParts(false);
+    const done = await recordUntil(created.body.id, (x) => x.remote_status === 'verified', 'verified once parts are taken', 30_000);
+    expect(done.remote.verified_by).toBe('store_checksum');
+    expect(done.remotes[0].size_bytes).toBeGreaterThan(16 * 1024 * 1024); // three parts: a composite checksum
+    expect(sha256(await objectBytesFrom(sums, done.remote.key))).toBe(done.remote.sha256);
+    expect(sums.pendingUploads()).toEqual([]);
+  }, 60_000);
 });

@@ -199,6 +199,31 @@ describe('swarm runtime', () => {
     }
   });
 
+  it('a private image: the credentials svc holds go with the service, so the workers pull it too', async () => {
+    const ref = cluster.pushPrivateImage(WEB_V1);
+    const p = cluster.privateRegistry;
+    const asked: string[] = [];
+    const withAuth = createSwarmRuntime({
+      dockerHost: cluster.manager.dockerHost, log: silentLogger, instance, watchIntervalMs: 200, registry: cluster.registry,
+      registryAuth: (img) => {
+        asked.push(img);
+        return img.startsWith(`${p.address}/`) ? { serveraddress: p.address, username: p.username, password: p.password } : undefined;
+      },
+    });
+    const names = [0, 1, 2].map((slot) => spec(4, slot, { image: ref }).name);
+    try {
+      for (let slot = 0; slot < 3; slot++) expect((await withAuth.run(spec(4, slot, { image: ref }))).running).toBe(true);
+      expect(asked).toContain(ref);
+      // Spread one per node: two ran on workers, which never had the image and pulled it with the login.
+      const nodes = await rt.nodes();
+      const onWorkers = (await Promise.all(names.map(nodeOf))).filter((id) => nodes.find((x) => x.id === id)?.role === 'worker');
+      expect(onWorkers.length).toBeGreaterThan(0);
+      for (const n of names) expect(await serves(n)).toBe(true);
+    } finally {
+      for (const n of names) await rt.remove(n);
+    }
+  });
+
   it('a built image is pushed to the registry and runs on the workers too', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'swt-build-'));
     try {

@@ -25,6 +25,8 @@ export interface S3Standin {
   corruptNextGet(): Promise<void>;
   /** The next PutObject / UploadPart is stored with one byte flipped after the store's checksum check. */
   corruptNextWrite(): Promise<void>;
+  /** Every UploadPart is refused (400 InvalidRequest) while on: a store that refuses a part mid-upload. */
+  refuseParts(on: boolean): Promise<void>;
   /** Object files (data_dir/<bucketId>/<sha256(key)>) and unfinished multipart uploads, for assertions. */
   objectFiles(): string[];
   pendingUploads(): string[];
@@ -122,6 +124,9 @@ export async function startS3Standin(bucket = 'svc-offsite', opts: { checksums?:
     },
     corruptNextWrite: async () => {
       await admin('POST', '/v1/svc-test/faults', { corruptNextWrite: true });
+    },
+    refuseParts: async (on: boolean) => {
+      await admin('POST', '/v1/svc-test/faults', { refuseParts: on });
     },
     objectFiles: () => walk(join(dir, 'data', b.id)).filter((f) => !f.includes('.tmp-')),
     pendingUploads: () => walk(join(dir, 'data', '.multipart')).filter((f) => f.endsWith('upload.json')),

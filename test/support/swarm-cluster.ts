@@ -15,6 +15,9 @@ import { waitFor } from './wait.js';
 const PREFIX = 'svsw';
 const STATE_ROOT = '/tmp';
 const REGISTRY_PORT = 5000;
+/** A second registry on the manager that wants a login (htpasswd), for private images. */
+const PRIVATE_REGISTRY_PORT = 5001;
+const PRIVATE_USER = 'cluster-bot';
 
 export interface ClusterNode {
   /** 1-based; node 1 is the manager. */
@@ -36,12 +39,16 @@ export interface Cluster {
   manager: ClusterNode;
   /** `host:port` of the cluster's registry (on the manager; every node trusts it over plain HTTP). */
   registry: string;
+  /** A registry that wants a login (every node trusts it over plain HTTP too), and its account. */
+  privateRegistry: { address: string; username: string; password: string };
   /** `docker` CLI against one node's engine (argument array, never a shell string). */
   docker(node: ClusterNode, args: string[], input?: Buffer): string;
   /** Kills a node's engine (SIGKILL, as a machine that is lost) and its containers with it. */
   killNode(node: ClusterNode): Promise<void>;
   /** Copies an image of the machine's engine into the manager and pushes it to the registry; returns its cluster reference. */
   pushImage(localRef: string): string;
+  /** The same into the private registry, pushed with its login; the manager keeps the image, no worker has it. */
+  pushPrivateImage(localRef: string): string;
 }
 
 const sh = (cmd: string, args: string[], opts: { input?: Buffer; ignore?: boolean } = {}): string => {
@@ -109,8 +116,10 @@ export function destroyRun(id: string, nodeCount = 3): void {
     const pid = readPid(join(n.dir, `n${i}`, 'docker.pid'));
     if (pid && alive(pid)) pids.push(pid);
   }
-  const reg = readPid(join(n.dir, 'registry.pid'));
-  if (reg && alive(reg)) pids.push(reg);
+  for (const file of ['registry.pid', 'private-registry.pid']) {
+    const reg = readPid(join(n.dir, file));
+    if (reg && alive(reg)) pids.push(reg);
+  }
   for (const pid of pids) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -164,7 +173,7 @@ export function sweepClusters(): void {
   }
 }
 
-function startEngine(node: ClusterNode, registry: string): void {
+function startEngine(node: ClusterNode, registries: string[]): void {
   mkdirSync(join(node.dir, 'data'), { recursive: true });
   mkdirSync(join(node.dir, 'exec'), { recursive: true });
   const log = openSync(join(node.dir, 'dockerd.log'), 'a');
@@ -182,7 +191,7 @@ function startEngine(node: ClusterNode, registry: string): void {
       '--pidfile', join(node.dir, 'docker.pid'),
       '-H', node.dockerHost,
       '--iptables=false', '--ip-masq=false',
-      '--insecure-registry', registry,
+      ...registries.flatMap((r) => ['--insecure-registry', r]),
     ],
     { stdio: ['ignore', log, log], detached: true },
   );
@@ -208,6 +217,7 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
   writeFileSync(join(n.dir, 'owner.pid'), String(process.pid));
   const base = freeSubnet();
   const registry = `${base}.11:${REGISTRY_PORT}`;
+  const privateRegistry = { address: `${base}.11:${PRIVATE_REGISTRY_PORT}`, username: PRIVATE_USER, password: randomBytes(12).toString('hex') };
   const nodes: ClusterNode[] = [];
   try {
     sh('ip', ['link', 'add', n.bridge, 'type', 'bridge']);
@@ -237,7 +247,8 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
       nodes.push(node);
     }
     startRegistry(n.dir, nodes[0]!, registry);
-    for (const node of nodes) startEngine(node, registry);
+    startRegistry(n.dir, nodes[0]!, privateRegistry.address, privateRegistry);
+    for (const node of nodes) startEngine(node, [registry, privateRegistry.address]);
     await waitFor(() => nodes.every(engineAnswers), { timeoutMs: 60_000, what: 'the cluster engines to answer' });
     const manager = nodes[0]!;
     const d = (node: ClusterNode, args: string[], input?: Buffer) => sh('docker', ['-H', node.dockerHost, ...args], { input });
@@ -253,6 +264,7 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
       nodes,
       manager,
       registry,
+      privateRegistry,
       docker: d,
       async killNode(node) {
         const pid = readPid(join(node.dir, 'docker.pid'));
@@ -273,6 +285,16 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
         d(manager, ['push', target]);
         return target;
       },
+      pushPrivateImage(localRef) {
+        const target = `${privateRegistry.address}/${localRef}`;
+        // The login goes to a CLI config of this run (--config), never the machine's ~/.docker.
+        const cli = (args: string[], input?: Buffer) => sh('docker', ['--config', join(n.dir, 'cli'), '-H', manager.dockerHost, ...args], { input });
+        d(manager, ['load'], execFileSync('docker', ['save', localRef], { maxBuffer: 1 << 30 }));
+        d(manager, ['tag', localRef, target]);
+        cli(['login', '--username', privateRegistry.username, '--password-stdin', privateRegistry.address], Buffer.from(privateRegistry.password));
+        cli(['push', target]);
+        return target;
+      },
     };
   } catch (err) {
     destroyRun(id, nodeCount);
@@ -280,15 +302,23 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
   }
 }
 
-function startRegistry(dir: string, manager: ClusterNode, registry: string): void {
-  const config = join(dir, 'registry.yml');
+/** Debian's docker-registry in the manager's namespace; with `login`, behind htpasswd (bcrypt, cost 4). */
+function startRegistry(dir: string, manager: ClusterNode, registry: string, login?: { username: string; password: string }): void {
+  const name = login ? 'private-registry' : 'registry';
+  const config = join(dir, `${name}.yml`);
+  const auth: string[] = [];
+  if (login) {
+    const htpasswd = join(dir, `${name}.htpasswd`);
+    writeFileSync(htpasswd, sh('htpasswd', ['-niB', '-C', '4', login.username], { input: Buffer.from(login.password) }).trim() + '\n');
+    auth.push('auth:', '  htpasswd:', '    realm: svc-cluster', `    path: ${htpasswd}`);
+  }
   writeFileSync(
     config,
-    ['version: 0.1', 'log:', '  level: warn', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, 'registry')}`, '  delete:', '    enabled: true', 'http:', `  addr: ${registry}`, ''].join('\n'),
+    ['version: 0.1', 'log:', '  level: warn', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, name)}`, '  delete:', '    enabled: true', 'http:', `  addr: ${registry}`, ...auth, ''].join('\n'),
   );
-  const log = openSync(join(dir, 'registry.log'), 'a');
+  const log = openSync(join(dir, `${name}.log`), 'a');
   const child = spawn('nsenter', [`--net=/var/run/netns/${manager.netns}`, 'docker-registry', 'serve', config], { stdio: ['ignore', log, log], detached: true });
-  writeFileSync(join(dir, 'registry.pid'), String(child.pid));
+  writeFileSync(join(dir, `${name}.pid`), String(child.pid));
   child.unref();
 }
 

@@ -1,26 +1,11 @@
 // `svc restore --target NAME --latest` (import the newest copy through the daemon, then restore it),
 // `svc restore s3://` argument checks, and `svc target` over a recording client.
 import { describe, expect, it } from 'vitest';
-import type { Client } from '../../../src/cli/client.js';
 import { restoreCommand } from '../../../src/cli/backup.js';
 import { parseS3Url } from '../../../src/cli/restore-remote.js';
 import { targetCommand } from '../../../src/cli/targets.js';
+import { recordingClient as recording } from './recording-client.js';
 
-function recording(answers: Record<string, unknown>) {
-  const calls: string[] = [];
-  const client: Client = {
-    url: 'http://127.0.0.1:9',
-    raw: async () => new Response(),
-    async json(method: string, path: string, body?: unknown) {
-      calls.push(`${method} ${path}${body ? ` ${JSON.stringify(body)}` : ''}`);
-      const key = `${method} ${path.replace(/\?.*/, '')}`;
-      if (!(key in answers)) throw new Error(`unexpected ${key}`);
-      const a = answers[key];
-      return (typeof a === 'function' ? a() : a) as never;
-    },
-  };
-  return { client, calls };
-}
 
 describe('svc restore from a target', () => {
   it('imports the newest copy of the named target, then restores that backup', async () => {

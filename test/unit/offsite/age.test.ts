@@ -3,7 +3,10 @@
 // byte fails the stream. Debian's `age -d` is checked in test/integration/offsite.test.ts.
 import { describe, expect, it } from 'vitest';
 import { Decrypter, Encrypter, generateIdentity, identityToRecipient } from 'age-encryption';
-import { decryptStream, encryptStream, headerFor } from '../../../src/offsite/age.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decryptStream, encryptFileTo, encryptStream, headerFor } from '../../../src/offsite/age.js';
 import { CHUNK } from '../../../src/offsite/age-payload.js';
 
 const plain = new Uint8Array(70_000).map((_, i) => (i * 7) % 251);
@@ -95,5 +98,44 @@ describe('age encryption of off-host copies', () => {
     const cut = sealed.subarray(0, header + 16 + CHUNK + 16);
     await expect(bytes(await decryptStream(streamOf(cut), { identity }))).rejects.toThrow();
     await expect(decryptStream(streamOf(sealed.subarray(0, 30)), { identity })).rejects.toThrow(/ends in its header/);
+  });
+
+  it('encrypts a file piece by piece (an off-host copy) at every chunk and read boundary, opened by the library', async () => {
+    const identity = await generateIdentity();
+    const recipient = await identityToRecipient(identity);
+    const dir = await mkdtemp(join(tmpdir(), 'svc-age-file-'));
+    try {
+      const READ = 16 * CHUNK; // the reads of sealFile
+      for (const n of [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, READ - 1, READ, READ + 1, 2 * READ, 2 * READ + CHUNK + 3]) {
+        const p = new Uint8Array(n).map((_, i) => (i * 17 + 3) % 256);
+        const file = join(dir, `plain-${n}`);
+        await writeFile(file, p);
+        const out: Buffer[] = [];
+        // A writer that waits now and then, as one waiting for a free part buffer does.
+        await encryptFileTo(file, { recipient }, async (b) => {
+          out.push(Buffer.from(b));
+          if (out.length % 5 === 0) await new Promise((r) => setImmediate(r));
+        });
+        const sealed = Buffer.concat(out);
+        const d = new Decrypter();
+        d.addIdentity(identity);
+        // Buffer.equals: a deep toEqual of megabytes takes seconds
+        expect(Buffer.from(await d.decrypt(sealed)).equals(p), `${n} bytes`).toBe(true);
+        const chunks = Math.max(1, Math.ceil(n / CHUNK));
+        expect(sealed.length - (await headerFor({ recipient })).header.length, `${n} bytes`).toBe(16 + n + 16 * chunks);
+      }
+      // A writer that fails stops the encryption with its error (and leaves no read unhandled).
+      const big = join(dir, 'big');
+      await writeFile(big, new Uint8Array(3 * READ));
+      let calls = 0;
+      await expect(
+        encryptFileTo(big, { recipient }, async () => {
+          if (++calls === 10) throw new Error('the store went away');
+        }),
+      ).rejects.toThrow('the store went away');
+      await expect(encryptFileTo(join(dir, 'missing'), { recipient }, async () => {})).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

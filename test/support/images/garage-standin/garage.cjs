@@ -20,7 +20,9 @@
 //     abort, list uploads); aws-chunked bodies are decoded.
 //   - test faults (not Garage): POST /v1/svc-test/faults {"corruptNextGet": true} (flips a byte of the next
 //     whole-object GET) or {"corruptNextWrite": true} (the next PutObject / UploadPart stores a byte flipped
-//     after the checksum check: a store that damages what it was sent) on the admin API;
+//     after the checksum check: a store that damages what it was sent) or {"refuseParts": true} (every
+//     UploadPart is answered 400 InvalidRequest until set false: a store that refuses a part mid-upload)
+//     on the admin API;
 //   - S3 additional checksums, SHA-256 only, when `[s3_api] checksums = true` (not Garage v1, which has
 //     none; what AWS S3 and MinIO do): an x-amz-checksum-sha256 header on PutObject / UploadPart is checked
 //     (400 BadDigest), the checksum is kept (a COMPOSITE one for multipart: SHA-256 of the parts' digests,
@@ -837,6 +839,7 @@ function createS3Handler(cfg, store) {
     if (req.method === 'PUT') {
       const n = Number(url.searchParams.get('partNumber'));
       if (!Number.isInteger(n) || n < 1 || n > 10000) throw new S3Error(400, 'InvalidArgument', 'Part number must be an integer between 1 and 10000');
+      if (store.faults && store.faults.refuseParts) throw new S3Error(400, 'InvalidRequest', 'svc-test fault: part refused');
       const sum = checkedSha256(req, body);
       const stored = maybeCorrupt(body);
       const etag = md5(stored).toString('hex');
