@@ -19,6 +19,7 @@ import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from './docker-map.js';
 import { demuxToFile } from './docker-demux.js';
 import { demuxLines, followProgress } from './docker-streams.js';
+import { span } from '../trace/marks.js';
 
 export interface DockerRuntimeOptions {
   /** DOCKER_HOST (unix://, tcp://, http(s)://); default: dockerode's (the DOCKER_HOST env or the socket). */
@@ -187,7 +188,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       if (id === undefined) return;
       const container = docker.getContainer(ref(id));
       try {
-        await container.remove({ force: true });
+        await span('engine', `remove ${nameOrId}`, () => container.remove({ force: true }));
       } catch (err) {
         const status = statusOf(err);
         if (status === 404) return;

@@ -14,12 +14,14 @@ import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
 import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
+import { mark, span } from '../../trace/marks.js';
 
 /** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
 export type HealResult = Result & { liveRunning: boolean };
 
 export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false): Promise<HealResult> {
   const name = app.liveContainerName!;
+  mark('heal', exists ? 'restart' : 'recreate', name);
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
   // Beside other replicas in the answer, the dead one leaves it before the restart and joins again only
@@ -54,7 +56,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
   const info = await deps.runtime.inspect(name, deps.settings.network);
   const unpublished = beside || (app.liveAddress === null && readInstances(deps.db, app.id).some((r) => r.address !== null));
   observeLive(deps.db, app.id, unpublished ? { containerId: info?.id ?? null } : { address: info?.address ?? null, containerId: info?.id ?? null });
-  await deps.dns.sync();
+  await span('heal', 'dns sync', () => deps.dns.sync(), name);
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
   const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';
