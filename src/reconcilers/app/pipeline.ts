@@ -144,11 +144,19 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
   // to 0 still proves its image, and the scale-down stops it again after the switch).
   const count = Math.max(1, app.replicas);
-  for (let slot = 0; slot < count; slot++) {
-    const spec = appContainerSpec(deps.settings, app, deploy, env, slot);
-    if (slot > 0) await deps.runtime.remove(spec.name);
-    await deps.runtime.run(spec);
-  }
+  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0));
+  // The first replica proves the image (and does any one-time work: a Swarm's registry push); the others
+  // start together, the engine's create + start (hundreds of ms each) overlapping. All settle before the
+  // step ends, so a retry of the step never races a start still in flight.
+  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1));
+  const started = await Promise.allSettled(
+    others.map(async (spec) => {
+      await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
+      await deps.runtime.run(spec);
+    }),
+  );
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   const now = deps.now();
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',

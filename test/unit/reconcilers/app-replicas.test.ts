@@ -35,6 +35,50 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('a deploy starts the first replica, then the others together (their engine starts overlap)', async () => {
+    const h = new AppHarness();
+    h.makeApp('web', { replicas: 3 });
+    const run = h.rt.run.bind(h.rt);
+    let inFlight = 0;
+    const overlap: [string, number][] = [];
+    h.rt.run = async (spec) => {
+      inFlight++;
+      overlap.push([spec.name, inFlight]);
+      await new Promise((r) => setImmediate(r)); // the engine's create + start take a while
+      try {
+        return await run(spec);
+      } finally {
+        inFlight--;
+      }
+    };
+    await h.deployed('web:1');
+    expect(overlap).toEqual([['svc-web-1', 1], ['svc-web-1-r1', 1], ['svc-web-1-r2', 2]]);
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    await h.expectSteady();
+  });
+
+  it('a replica whose start fails: the step waits for the others before it fails the deploy, and nothing of it stays', async () => {
+    const h = new AppHarness();
+    h.makeApp('web', { replicas: 3 });
+    const run = h.rt.run.bind(h.rt);
+    let settled = 0;
+    h.rt.run = async (spec) => {
+      await new Promise((r) => setImmediate(r));
+      if (spec.name === 'svc-web-1-r1') throw new Error('docker start svc-web-1-r1: no space left on device');
+      const info = await run(spec);
+      settled++;
+      return info;
+    };
+    const d = h.deploy('web:1');
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'failed' });
+    expect(settled).toBe(2); // r2 had started when the step failed, not after
+    expect(h.dep(d.id).error).toMatch(/no space left on device/);
+    await h.drive();
+    expect(running(h)).toEqual([]);
+    await h.expectSteady();
+  });
+
   it('a new version: all replicas healthy beside the old before the switch, then the old ones go', async () => {
     const h = await threeReplicas();
     const d = h.deploy('web:2');
