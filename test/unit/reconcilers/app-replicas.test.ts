@@ -91,6 +91,31 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('after the drain, the old version\'s replicas are stopped together (each stop waits for its exit)', async () => {
+    const h = await threeReplicas();
+    const stop = h.rt.stop.bind(h.rt);
+    let inFlight = 0;
+    let most = 0;
+    const stopped: string[] = [];
+    h.rt.stop = async (name, grace, o) => {
+      most = Math.max(most, ++inFlight);
+      stopped.push(name);
+      await new Promise((r) => setImmediate(r)); // SIGTERM, then the wait for the exit
+      try {
+        return await stop(name, grace, o);
+      } finally {
+        inFlight--;
+      }
+    };
+    const d = h.deploy('web:2');
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    expect(stopped.sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect(most).toBe(3);
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
+    await h.expectSteady();
+  });
+
   it('the old version drains on every replica: one with a request in flight holds the stop of all', async () => {
     const h = await threeReplicas();
     const r2 = `${h.rt.containers.get('svc-web-1-r2')!.address!}:3000`;
