@@ -25,6 +25,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   exec: { replica: { type: 'string' } },
   notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
   target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' } },
+  registry: { username: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
   run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
   jobs: { run: { type: 'string' } },
@@ -150,6 +151,10 @@ async function run(argv: string[]): Promise<number> {
     case 'target': {
       const { targetCommand } = await import('./cli/targets.js');
       return targetCommand(client, { action: pos[0], name: pos[1], endpoint: v.endpoint as string | undefined, region: v.region as string | undefined, bucket: v.bucket as string | undefined, prefix: v.prefix as string | undefined });
+    }
+    case 'registry': {
+      const { registryCommand } = await import('./cli/registries.js');
+      return registryCommand(client, { action: pos[0], server: pos[1], username: v.username as string | undefined, passwordStdin: !!v['password-stdin'] });
     }
   }
   return 0;

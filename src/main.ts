@@ -11,6 +11,7 @@ import { sweepCheckouts } from './build/sweep.js';
 import { createServer } from './server.js';
 import { createManager, type Manager } from './controller/manager.js';
 import { wireRuntime, type RuntimeWiring } from './wiring/runtime.js';
+import { registryAuthLookup } from './desired/registries.js';
 import type { Runtime } from './runtime/runtime.js';
 import { Bus } from './events/bus.js';
 import { verifyEncryptionKey } from './store/encryption-check.js';
@@ -80,7 +81,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   }
   const rebased = rebaseServices(db, config);
   if (rebased) log.info('service rows moved to this data directory and instance', { services: rebased, data_dir: config.dataDir, instance: config.instance });
-  const wired = wireRuntime(config, log);
+  const wired = wireRuntime(config, log, registryAuthLookup(db, sealer));
   const runtime = wired.runtime;
   log.info('runtime', { SVC_RUNTIME: config.runtime.kind });
   // Node down/up as stored events and notifications (the dispatcher, made later, is woken through `wake`).

@@ -29,6 +29,7 @@ import { execRoutes } from './exec.js';
 import { prometheusRoutes } from './prometheus.js';
 import { notificationRoutes } from './notifications.js';
 import { backupTargetRoutes } from './backup-targets.js';
+import { registryRoutes } from './registries.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -72,5 +73,6 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', execRoutes(deps));
   app.route('/api', notificationRoutes(deps));
   app.route('/api', backupTargetRoutes(deps));
+  app.route('/api', registryRoutes(deps));
   return app;
 }

@@ -132,6 +132,13 @@ export const RULES: Record<string, Rule> = {
   'POST /api/backup-targets/:id/test': r('manage'),
   'GET /api/backup-targets/:id/remote': r('manage'),
   'POST /api/backup-targets/:id/remote/import': r('manage'),
+  // Private registry credentials: the list is a read (never the password); changing or testing them is manage.
+  'GET /api/registries': r('read'),
+  'POST /api/registries': r('manage'),
+  'GET /api/registries/:id': r('read'),
+  'PUT /api/registries/:id': r('manage'),
+  'DELETE /api/registries/:id': r('manage'),
+  'POST /api/registries/:id/test': r('manage'),
   'POST /api/backups/:id/upload': r('manage'),
 
   // Notifications (issue 21): channels are settings, an admin's; reads show no secret (`target` is redacted).
@@ -258,6 +265,10 @@ export const RULES: Record<string, Rule> = {
   'POST /settings/notifications/:id/enable': r('manage'),
   'POST /settings/notifications/:id/disable': r('manage'),
   'POST /settings/notifications/:id/delete': r('manage'),
+  'GET /settings/registries': r('read'),
+  'POST /settings/registries': r('manage'),
+  'POST /settings/registries/:id/test': r('manage'),
+  'POST /settings/registries/:id/delete': r('manage'),
   'GET /account': r('self'),
   'POST /account/password': r('self'),
   'POST /account/totp': r('self'),
@@ -320,6 +331,17 @@ export function decide(who: Principal, action: Action, appName: string | undefin
     if (!scopes.some((s) => scopeAllows(s, action, appName))) return { ok: false, reason: `this token's scopes (${who.scopes.join(' ')}) do not allow this (${action})` };
   }
   return { ok: true };
+}
+
+/**
+ * May `who` use the route `METHOD /path` (its pattern, as in RULES) on the app named `appName`? What a page
+ * asks before it offers a form or a button, so nobody is shown an action the route would refuse. An
+ * unregistered route is never usable (fail closed, as for requests).
+ */
+export function mayUse(who: Principal, route: string, appName?: string): boolean {
+  const rule = RULES[route];
+  if (!rule) return false;
+  return decide(who, rule.action, rule.app ? appName : undefined).ok;
 }
 
 /** True when a user of `role` limited to `apps` may hold a token with `scope` (checked at creation). */

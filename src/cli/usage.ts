@@ -94,6 +94,12 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
       --region R      default us-east-1 (Garage: garage)
       --prefix P      key prefix ending in /, e.g. svc/prod/`,
   },
+  registry: {
+    usage: 'svc registry list | add SERVER --username U [--password-stdin] | test SERVER | remove SERVER',
+    about: 'credentials for private container registries (ghcr.io, registry.example.com:5000, docker.io): images of SERVER are pulled with them',
+    options: `      --username U      the registry account (add)
+      --password-stdin  read the password or token from stdin (else SVC_REGISTRY_PASSWORD; never an argument)`,
+  },
   notify: {
     usage: 'svc notify list | add NAME --type TYPE (--url URL | --config FILE) [--events E1,E2] | test NAME | rm NAME | log [--limit N]',
     about: 'notification channels: list, add, send a test (prints the provider\'s answer; exit 1 if not delivered), remove; the delivery log',

@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { keyOf } from '../controller/types.js';
 import { DomainError, notFound } from '../errors.js';
 import { getApp } from '../store/apps.js';
-import { insertJobRun } from '../store/jobs.js';
+import { insertJobRun, renameJobRecords } from '../store/jobs.js';
+import { tx } from '../store/db.js';
+import { updateApp } from './apps.js';
 import type { JobRunRow } from '../store/schema/index.js';
 import type { AppView } from '../store/app-view.js';
 import type { CommandCtx, Origin } from './context.js';
@@ -52,4 +54,25 @@ export function runJobNow(ctx: CommandCtx, appId: number, jobName: string, origi
   ctx.enqueue(keyOf('jobs', app.name));
   ctx.log.info('job run requested', { app: app.name, job: job.name, run: run.id, origin });
   return run;
+}
+
+/**
+ * The job editor's save of job `original` (null: a new job) as `job`, the others kept as they are. `PUT
+ * /api/apps/{id} {jobs}` cannot tell a rename from a removal and an addition; the editor knows which job it
+ * edits, so a new name moves the job's history (and its schedule's last tick) with it, in the same
+ * transaction as the app's jobs.
+ */
+export function saveJob(ctx: CommandCtx, appId: number, original: string | null, job: unknown, origin: Origin): void {
+  tx(ctx.db, () => {
+    const app = getApp(ctx.db, appId);
+    if (!app) throw notFound('app');
+    const others = parseJobs(app.jobs).filter((j) => j.name !== original);
+    const saved = updateApp(ctx, appId, { jobs: [...others, job] }, origin);
+    // The stored list is sorted by name: the saved job is the one that is not among the others.
+    const name = parseJobs(saved.jobs).find((j) => !others.some((o) => o.name === j.name))?.name;
+    if (original !== null && name !== undefined && name !== original) {
+      renameJobRecords(ctx.db, appId, original, name);
+      ctx.log.info('job renamed', { app: app.name, from: original, to: name, origin });
+    }
+  });
 }

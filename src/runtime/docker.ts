@@ -10,7 +10,7 @@ import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { LABELS, NameInUseError, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ContainerSpec, type ExecResult, type LogLine, type NodeView, type Runtime } from './runtime.js';
+import { LABELS, NameInUseError, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ContainerSpec, type ExecResult, type LogLine, type NodeView, type RegistryAuthLookup, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents, pastContainerActions } from './docker-events.js';
 import { ensureNetworkOnce, NETWORK_GONE_RE } from './docker-network.js';
@@ -32,6 +32,8 @@ export interface DockerRuntimeOptions {
    * tools that clean up what they made themselves.
    */
   instance?: string;
+  /** The credentials svc holds for an image's registry (src/desired/registries.ts); absent: anonymous pulls. */
+  registryAuth?: RegistryAuthLookup;
 }
 
 /** A Runtime that talks to the engine at `dockerHost`; creating it does not connect. */
@@ -292,7 +294,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
 
     async pull(image, onProgress) {
       const op = `pull ${checkImageRef(image)}`;
-      const stream = (await call(op, () => docker.pull(image) as Promise<Readable>))!;
+      // With credentials the engine gets them as X-Registry-Auth for this pull only (dockerode's `auth`).
+      const auth = opts.registryAuth?.(image);
+      const stream = (await call(op, () => (auth ? docker.pull(image, {}, undefined as never, auth) : docker.pull(image)) as Promise<Readable>))!;
       try {
         await followProgress(stream, (m) => {
           if (m.status) onProgress?.({ status: m.status, id: m.id, progress: m.progress });
@@ -300,6 +304,11 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       } catch (err) {
         throw engineError(op, err);
       }
+    },
+
+    async registryLogin(auth) {
+      const answer = (await call(`login ${auth.serveraddress}`, () => docker.checkAuth(auth) as Promise<{ Status?: string }>))!;
+      return answer?.Status || 'Login Succeeded';
     },
 
     async build(contextDir, tag, onLog, signal) {

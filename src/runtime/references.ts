@@ -57,3 +57,26 @@ export function checkContainerRef(nameOrId: string): string {
   if (!isContainerRef(nameOrId)) throw new InvalidReferenceError('container name', String(nameOrId));
   return nameOrId.startsWith('/') ? nameOrId.slice(1) : nameOrId;
 }
+
+/** Docker Hub's canonical registry name; `index.docker.io` and `registry-1.docker.io` are the same one. */
+export const DOCKER_HUB = 'docker.io';
+const HUB_ALIASES = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+
+/**
+ * The registry an image reference pulls from, as the engine decides (distribution/reference): the first
+ * path component when it looks like a host (has a `.` or a `:`, or is `localhost`), else Docker Hub.
+ * `ghcr.io/acme/web:1` -> `ghcr.io`, `127.0.0.1:5000/web` -> `127.0.0.1:5000`, `postgres:16` -> `docker.io`.
+ */
+export function registryOf(ref: string): string {
+  const slash = ref.indexOf('/');
+  if (slash < 0) return DOCKER_HUB;
+  const first = ref.slice(0, slash);
+  if (!(first.includes('.') || first.includes(':') || first === 'localhost')) return DOCKER_HUB;
+  return canonicalRegistry(first);
+}
+
+/** Lowercase, with Docker Hub's aliases folded into `docker.io`. */
+export function canonicalRegistry(server: string): string {
+  const s = server.toLowerCase();
+  return HUB_ALIASES.has(s) ? DOCKER_HUB : s;
+}

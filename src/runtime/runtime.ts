@@ -65,6 +65,20 @@ export interface Mount {
  * null: unlimited. The memory cap includes swap (none beyond it), so a container over it is killed for
  * memory instead of swapping the host.
  */
+/**
+ * Credentials for a private registry, as the engine takes them (`X-Registry-Auth`). Handed to the engine
+ * only: never logged, never in an event.
+ */
+export interface RegistryAuth {
+  /** The registry, as in the image reference (`ghcr.io`, `registry.example.com:5000`; Docker Hub: `docker.io`). */
+  serveraddress: string;
+  username: string;
+  password: string;
+}
+
+/** Finds the credentials svc holds for the registry of an image reference; undefined: pull anonymously. */
+export type RegistryAuthLookup = (imageRef: string) => RegistryAuth | undefined;
+
 export interface ResourceLimits {
   /** Memory cap in MiB (the engine's minimum is 6). */
   memoryMb?: number | null;
@@ -250,6 +264,8 @@ export interface Runtime {
   pastActions(containerId: string, sinceMs: number): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
   pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
+  /** Logs in to a registry with these credentials (the engine's `/auth`): its status, or throws its reason. */
+  registryLogin(auth: RegistryAuth): Promise<string>;
   /** Builds an image from a directory with a Dockerfile at its root; `signal` cancels the build in the engine. */
   build(contextDir: string, tag: string, onLog?: (line: string) => void, signal?: AbortSignal): Promise<void>;
   /** The tags of `repository` (`svc-build/<app>`: the images svc built for an app). */

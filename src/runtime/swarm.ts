@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
-import { LABELS, NameInUseError, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type Runtime, type RuntimeEvent } from './runtime.js';
+import { LABELS, NameInUseError, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type RegistryAuthLookup, type Runtime, type RuntimeEvent } from './runtime.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
 import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
@@ -40,6 +40,8 @@ export interface SwarmRuntimeOptions {
    * image. Absent: built images stay on the manager.
    */
   ownRegistry?: (managerAddress: string) => Promise<string>;
+  /** The credentials svc holds for an image's registry: the manager's pulls and every node's (service create). */
+  registryAuth?: RegistryAuthLookup;
 }
 
 export interface SwarmRuntime extends Runtime {
@@ -49,7 +51,7 @@ export interface SwarmRuntime extends Runtime {
 }
 
 export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
-  const local = createDockerRuntime({ dockerHost: opts.dockerHost, log: opts.log, instance: opts.instance });
+  const local = createDockerRuntime({ dockerHost: opts.dockerHost, log: opts.log, instance: opts.instance, registryAuth: opts.registryAuth });
   const docker = local.docker;
   let selfId: string | undefined;
 
@@ -203,7 +205,14 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       if (await serviceDoc(spec.name)) throw new NameInUseError(`docker service create ${spec.name}: a service of that name exists`);
       const constraints = await constraintsFor(spec, await nodeDocs());
       const image = clusterImage(spec.image, await registryFor(spec.image));
-      const created = await call(`service create ${spec.name}`, () => docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never));
+      // A private image: the credentials go with the create (X-Registry-Auth), Swarm hands them to the node
+      // that runs each task, so a worker pulls it too. Never part of the spec (inspect would show it).
+      const auth = opts.registryAuth?.(image);
+      const created = await call(`service create ${spec.name}`, () =>
+        auth
+          ? (docker.createService(auth as never, toServiceSpec({ ...spec, image }, { constraints }) as never) as unknown as Promise<Docker.Service>)
+          : docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never),
+      );
       const svc = (await serviceDoc(created!.id))!;
       return settle(svc, spec.network);
     },
@@ -286,7 +295,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       // Pushed under the registry's name, so a task on any node pulls what the manager built.
       const [repo, version] = splitTag(target);
       await call(`tag ${tag}`, () => docker.getImage(checkImageRef(tag)).tag({ repo, tag: version }));
-      const stream = (await call(`push ${target}`, () => docker.getImage(target).push({ authconfig: {} } as never) as unknown as Promise<Readable>))!;
+      const stream = (await call(`push ${target}`, () => docker.getImage(target).push({ authconfig: opts.registryAuth?.(target) ?? {} } as never) as unknown as Promise<Readable>))!;
       try {
         await followProgress(stream, (m) => {
           if (m.status && /Pushed|digest/.test(m.status)) onLog?.(`push: ${m.status}`);

@@ -41,6 +41,13 @@ export function setTick(db: Db, appId: number, job: string, lastTickAt: string):
   db.insert(jobTicks).values({ appId, job, lastTickAt }).onConflictDoUpdate({ target: [jobTicks.appId, jobTicks.job], set: { lastTickAt } }).run();
 }
 
+/** A job renamed: its runs and its schedule's last tick carry the new name (a stale tick of that name goes). */
+export function renameJobRecords(db: Db, appId: number, from: string, to: string): void {
+  db.update(jobRuns).set({ job: to }).where(and(eq(jobRuns.appId, appId), eq(jobRuns.job, from))).run();
+  db.delete(jobTicks).where(and(eq(jobTicks.appId, appId), eq(jobTicks.job, to))).run();
+  db.update(jobTicks).set({ job: to }).where(and(eq(jobTicks.appId, appId), eq(jobTicks.job, from))).run();
+}
+
 /** Ticks of jobs no longer in the spec go (a job re-added later starts from its add, not an old tick). */
 export function dropTicksExcept(db: Db, appId: number, jobs: string[]): void {
   for (const [job] of ticksOf(db, appId)) if (!jobs.includes(job)) db.delete(jobTicks).where(and(eq(jobTicks.appId, appId), eq(jobTicks.job, job))).run();

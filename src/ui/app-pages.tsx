@@ -3,6 +3,7 @@
 // handler calls (src/desired/*), given the form as the same JSON-shaped input, so the UI is not a second
 // write path: same schemas, same rules, same errors.
 import { Hono, type Context } from 'hono';
+import { mayUse } from '../auth/permissions.js';
 import { createApp, deleteApp, updateApp } from '../desired/apps.js';
 import { deployApp, rollbackApp } from '../desired/deploys.js';
 import { deleteEnv, setEnv } from '../desired/env.js';
@@ -84,6 +85,7 @@ export function appPages(deps: UiDeps) {
       now: deps.now(),
       runs: recentRuns(db, id),
       nowMs: deps.now().getTime(),
+      may: (route) => mayUse(c.var.user, route, found.app.name),
       ...extra,
     };
   }

@@ -51,6 +51,11 @@ export interface AppView {
   previewOf?: { id: number; name: string; pr: number };
   /** Now, for the previews' age. */
   now?: Date;
+  /**
+   * May the signed-in user use this route (its pattern, `POST /apps/:id/deploy`) on this app? Forms and
+   * buttons the route would refuse are not offered (the route still checks: this only spares a 403).
+   */
+  may: (route: string) => boolean;
 }
 
 /** `3 h`, `2 d`: how long ago, coarse (the exact time is the title). */
@@ -184,10 +189,10 @@ const Workloads = ({ v, csrf }: { v: AppView; csrf: string }) => {
                     <td>{j.timeout_seconds} s</td>
                     <td>{j.concurrency}</td>
                     <td class="actions">
-                      <PostButton action={`${jobUrl(j.name)}/run`} csrf={csrf} label="Run now" context={j.name} tone="secondary" small />
-                      <a href={`${jobUrl(j.name)}/edit`}>Edit<span class="sr"> {j.name}</span></a>
-                      <a href={jobUrl(j.name)}>History<span class="sr"> of {j.name}</span></a>
-                      <PostButton action={`${jobUrl(j.name)}/delete`} csrf={csrf} label="Remove" context={j.name} tone="secondary" small />
+                      {v.may('POST /apps/:id/jobs/:job/run') && <PostButton action={`${jobUrl(j.name)}/run`} csrf={csrf} label="Run now" context={j.name} tone="secondary" small />}
+                      {v.may('GET /apps/:id/jobs/:job/edit') && <a href={`${jobUrl(j.name)}/edit`}>Edit<span class="sr"> {j.name}</span></a>}
+                      {v.may('GET /apps/:id/jobs/:job') && <a href={jobUrl(j.name)}>History<span class="sr"> of {j.name}</span></a>}
+                      {v.may('POST /apps/:id/jobs/:job/delete') && <PostButton action={`${jobUrl(j.name)}/delete`} csrf={csrf} label="Remove" context={j.name} tone="secondary" small />}
                     </td>
                   </tr>
                 );
@@ -197,10 +202,14 @@ const Workloads = ({ v, csrf }: { v: AppView; csrf: string }) => {
         </div>
       )}
       <p>
-        <a class="button secondary" href={`/apps/${v.app.id}/add-job`}>Add a job</a>{' '}
-        <span class="muted">One-off command: <code>svc run {v.app.name} -- COMMAND</code></span>
+        {v.may('GET /apps/:id/add-job') && (
+          <>
+            <a class="button secondary" href={`/apps/${v.app.id}/add-job`}>Add a job</a>{' '}
+          </>
+        )}
+        {v.may('POST /api/apps/:appID/run') && <span class="muted">One-off command: <code>svc run {v.app.name} -- COMMAND</code></span>}
       </p>
-      {(v.runs?.length ?? 0) > 0 && (
+      {(v.runs?.length ?? 0) > 0 && v.may('GET /apps/:id/runs/:runID') && (
         <>
           <h3>Recent runs</h3>
           <RunHistory appId={v.app.id} runs={v.runs!} label="Recent runs" showJob />
@@ -219,12 +228,14 @@ const Section = ({ title, id, children }: { title: string; id: string; children?
 
 const DeployControls = ({ v, csrf }: { v: AppView; csrf: string }) => (
   <div class="row">
-    <form method="post" action={`/apps/${v.app.id}/deploy`} class="row grow">
-      <Csrf token={csrf} />
-      <Field label="Image" name="image_ref" hint="optional: the app's image when blank" placeholder={v.json.image_ref ?? 'registry/name:tag'} autocomplete="off" />
-      <button type="submit">Deploy</button>
-    </form>
-    {v.rollbackTo && (
+    {v.may('POST /apps/:id/deploy') && (
+      <form method="post" action={`/apps/${v.app.id}/deploy`} class="row grow">
+        <Csrf token={csrf} />
+        <Field label="Image" name="image_ref" hint="optional: the app's image when blank" placeholder={v.json.image_ref ?? 'registry/name:tag'} autocomplete="off" />
+        <button type="submit">Deploy</button>
+      </form>
+    )}
+    {v.rollbackTo && v.may('POST /apps/:id/rollback') && (
       <PostButton action={`/apps/${v.app.id}/rollback`} csrf={csrf} label="Rollback" context={`to ${v.rollbackTo.imageRef}`} tone="secondary" />
     )}
   </div>
@@ -303,7 +314,7 @@ const EnvEditor = ({ v, csrf }: { v: AppView; csrf: string }) => (
                 </td>
                 <td>{[e.isSecret && 'secret', e.required && 'required'].filter(Boolean).join(', ') || <span class="muted">-</span>}</td>
                 <td class="actions">
-                  {e.isSecret && !isEmpty(e) && (
+                  {e.isSecret && !isEmpty(e) && v.may('POST /apps/:id/env/:key/reveal') && (
                     <form method="post" action={`/apps/${v.app.id}/env/${e.key}/reveal`} data-reveal={`/api/apps/${v.app.id}/env/${e.key}/reveal`} data-target={envId(e.key)}>
                       <Csrf token={csrf} />
                       <button type="submit" class="secondary small">
@@ -315,7 +326,9 @@ const EnvEditor = ({ v, csrf }: { v: AppView; csrf: string }) => (
                   <a href={`/apps/${v.app.id}/env/${e.key}/history`}>
                     History<span class="sr"> of {e.key}</span>
                   </a>
-                  <PostButton action={`/apps/${v.app.id}/env/${e.key}/delete`} csrf={csrf} label="Delete" context={e.key} tone="secondary" small />
+                  {v.may('POST /apps/:id/env/:key/delete') && (
+                    <PostButton action={`/apps/${v.app.id}/env/${e.key}/delete`} csrf={csrf} label="Delete" context={e.key} tone="secondary" small />
+                  )}
                 </td>
               </tr>
             );
@@ -323,15 +336,19 @@ const EnvEditor = ({ v, csrf }: { v: AppView; csrf: string }) => (
         </tbody>
       </table>
     </div>
-    <h3>Add or change a variable</h3>
-    <form method="post" action={`/apps/${v.app.id}/env`} class="row">
-      <Csrf token={csrf} />
-      <Field label="Key" name="key" required autocomplete="off" />
-      <Field label="Value" name="value" autocomplete="off" />
-      <Check label="Secret" name="is_secret" />
-      <Check label="Required" name="required" />
-      <button type="submit">Save</button>
-    </form>
+    {v.may('POST /apps/:id/env') && (
+      <>
+        <h3>Add or change a variable</h3>
+        <form method="post" action={`/apps/${v.app.id}/env`} class="row">
+          <Csrf token={csrf} />
+          <Field label="Key" name="key" required autocomplete="off" />
+          <Field label="Value" name="value" autocomplete="off" />
+          <Check label="Secret" name="is_secret" />
+          <Check label="Required" name="required" />
+          <button type="submit">Save</button>
+        </form>
+      </>
+    )}
   </>
 );
 
@@ -368,13 +385,21 @@ const Links = ({ v, csrf }: { v: AppView; csrf: string }) => (
               </td>
               <td class="mono">{l.envKeys.join(' ')}</td>
               <td>
-                <PostButton action={`/apps/${v.app.id}/links/${l.service.id}/delete`} csrf={csrf} label="Unlink" context={l.service.name} tone="secondary" small />
+                {v.may('POST /apps/:id/links/:sid/delete') && (
+                  <PostButton action={`/apps/${v.app.id}/links/${l.service.id}/delete`} csrf={csrf} label="Unlink" context={l.service.name} tone="secondary" small />
+                )}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+    {v.may('POST /apps/:id/links') && <LinkForm v={v} csrf={csrf} />}
+  </>
+);
+
+const LinkForm = ({ v, csrf }: { v: AppView; csrf: string }) => (
+  <>
     <h3>Link a service</h3>
     {v.services.length === 0 ? (
       <p class="muted">
@@ -407,22 +432,26 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
     <Section title="Deploy history" id="h-history">
       <DeployHistory deploys={v.deploys} />
     </Section>
-    <Section title="Logs" id="h-logs">
-      <p class="muted" data-logs-state>
-        Live logs of the running container appear here (they need JavaScript; from a terminal: <code>svc logs {v.app.name} --follow</code>).
-      </p>
-      <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
-      <p>
-        <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
-      </p>
-    </Section>
+    {v.may('GET /apps/:id/logs') && (
+      <Section title="Logs" id="h-logs">
+        <p class="muted" data-logs-state>
+          Live logs of the running container appear here (they need JavaScript; from a terminal: <code>svc logs {v.app.name} --follow</code>).
+        </p>
+        <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
+        <p>
+          <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
+        </p>
+      </Section>
+    )}
     {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} perReplica replicas={v.metrics.replicas} />}
-    <Section title="Terminal" id="h-terminal">
-      <p>
-        <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed). From
-        a terminal: <code>svc exec {v.app.name} -- sh</code>
-      </p>
-    </Section>
+    {v.may('GET /apps/:id/terminal') && (
+      <Section title="Terminal" id="h-terminal">
+        <p>
+          <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed).
+          From a terminal: <code>svc exec {v.app.name} -- sh</code>
+        </p>
+      </Section>
+    )}
     <Section title="Volumes and jobs" id="h-jobs">
       <Workloads v={v} csrf={csrf} />
     </Section>
@@ -438,20 +467,30 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
       </Section>
     )}
     <Section title="Settings" id="h-settings">
-      <form method="post" action={`/apps/${v.app.id}/settings`} class="stack">
-        <Csrf token={csrf} />
-        <AppFields v={v.settings ?? valuesOfRow(v.app)} create={false} />
-        <div>
-          <button type="submit">Save changes</button>
-        </div>
-      </form>
+      {v.may('POST /apps/:id/settings') ? (
+        <form method="post" action={`/apps/${v.app.id}/settings`} class="stack">
+          <Csrf token={csrf} />
+          <AppFields v={v.settings ?? valuesOfRow(v.app)} create={false} />
+          <div>
+            <button type="submit">Save changes</button>
+          </div>
+        </form>
+      ) : (
+        // Read only: the same fields, so the settings can be read, but nothing to submit.
+        <fieldset disabled class="stack">
+          <legend class="sr">Settings (read only: an administrator changes them)</legend>
+          <AppFields v={valuesOfRow(v.app)} create={false} />
+        </fieldset>
+      )}
     </Section>
-    <Section title="Danger zone" id="h-danger">
-      <form method="get" action={`/apps/${v.app.id}/delete`}>
-        <button type="submit" class="danger">
-          Delete app
-        </button>
-      </form>
-    </Section>
+    {v.may('GET /apps/:id/delete') && (
+      <Section title="Danger zone" id="h-danger">
+        <form method="get" action={`/apps/${v.app.id}/delete`}>
+          <button type="submit" class="danger">
+            Delete app
+          </button>
+        </form>
+      </Section>
+    )}
   </Layout>
 );

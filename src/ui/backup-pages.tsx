@@ -11,7 +11,7 @@ import { createBackup, deleteBackup, getRestoreOp, requestRestore, type BackupCo
 import { getBackup, listBackups } from '../store/backups.js';
 import { listTargets, remoteFields } from '../store/offsite.js';
 import { uploadNow } from '../desired/backup-targets.js';
-import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { done, flash, may, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Csrf, Layout, PostButton, Time } from './layout.js';
 
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
@@ -52,7 +52,7 @@ export function backupPages(deps: UiDeps) {
           Off-host copies: {targets.length === 0 ? 'none (backups stay on this host)' : targets.map((t) => t.name).join(', ')}.{' '}
           <a href="/backups/targets">Backup targets</a>
         </p>
-        <PostButton action="/backups" csrf={c.var.csrf} label="Create backup" />
+        {may(c, 'POST /backups') && <PostButton action="/backups" csrf={c.var.csrf} label="Create backup" />}
         <div class="scroll spaced" id="backups-table" data-live>
           <table>
             <caption class="sr">Backups</caption>
@@ -87,7 +87,7 @@ export function backupPages(deps: UiDeps) {
                   <td>{b.status === 'completed' ? size(b.sizeBytes) : '-'}</td>
                   <td>{b.trigger}</td>
                   <td>
-                    <Remote id={b.id} csrf={c.var.csrf} />
+                    <Remote id={b.id} csrf={c.var.csrf} retry={may(c, 'POST /backups/:id/upload')} />
                   </td>
                   <td>
                     <Time at={b.createdAt} />
@@ -95,17 +95,21 @@ export function backupPages(deps: UiDeps) {
                   <td class="actions">
                     {b.status === 'completed' && (
                       <>
-                        <a href={`/api/backups/${b.id}/download`} download={b.filename}>
-                          Download<span class="sr"> {b.filename}</span>
-                        </a>
-                        <form method="get" action={`/backups/${b.id}/restore`}>
-                          <button type="submit" class="secondary small">
-                            Restore<span class="sr"> {b.filename}</span>
-                          </button>
-                        </form>
+                        {may(c, 'GET /api/backups/:id/download') && (
+                          <a href={`/api/backups/${b.id}/download`} download={b.filename}>
+                            Download<span class="sr"> {b.filename}</span>
+                          </a>
+                        )}
+                        {may(c, 'GET /backups/:id/restore') && (
+                          <form method="get" action={`/backups/${b.id}/restore`}>
+                            <button type="submit" class="secondary small">
+                              Restore<span class="sr"> {b.filename}</span>
+                            </button>
+                          </form>
+                        )}
                       </>
                     )}
-                    {b.status !== 'running' && <PostButton action={`/backups/${b.id}/delete`} csrf={c.var.csrf} label="Delete" context={b.filename} tone="secondary" small />}
+                    {b.status !== 'running' && may(c, 'POST /backups/:id/delete') && <PostButton action={`/backups/${b.id}/delete`} csrf={c.var.csrf} label="Delete" context={b.filename} tone="secondary" small />}
                   </td>
                 </tr>
               ))}
@@ -118,7 +122,7 @@ export function backupPages(deps: UiDeps) {
   };
 
   // The copy of a backup in its targets: never shown as success unless every target verified it.
-  const Remote = ({ id, csrf }: { id: number; csrf: string }) => {
+  const Remote = ({ id, csrf, retry }: { id: number; csrf: string; retry: boolean }) => {
     const r = remoteFields(db, id);
     if (r.remote_status === 'none') return <span class="muted">-</span>;
     const failed = r.remotes.filter((x) => x.status === 'remote_failed');
@@ -132,7 +136,7 @@ export function backupPages(deps: UiDeps) {
             {x.target}: {x.error} (attempt {x.attempts}, next at {x.next_attempt_at})
           </span>
         ))}
-        {failed.length > 0 && <PostButton action={`/backups/${id}/upload`} csrf={csrf} label="Retry now" small tone="secondary" />}
+        {failed.length > 0 && retry && <PostButton action={`/backups/${id}/upload`} csrf={csrf} label="Retry now" small tone="secondary" />}
       </>
     );
   };

@@ -10,7 +10,7 @@ import { idParam } from '../http/request.js';
 import { createTarget, deleteTarget, importRemote, remoteCopies, requireTarget, testTarget } from '../desired/backup-targets.js';
 import type { BackupContext } from '../desired/backups.js';
 import { listTargets, targetJson } from '../store/offsite.js';
-import { done, flash, readForm, render, text, type UiDeps, type UiEnv } from './context.js';
+import { done, flash, readForm, render, text, type UiDeps, type UiEnv, may } from './context.js';
 import { Csrf, Field, Layout, PostButton } from './layout.js';
 
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
@@ -21,8 +21,9 @@ export function backupTargetPages(deps: UiDeps) {
   const backups: BackupContext = { db: deps.db, enqueue: deps.enqueue, log: deps.log, now: deps.now, backupDir: deps.config.backupDir, progress: deps.backups?.progress };
   const key = deps.config.offsite.ageRecipient ? 'an age recipient (SVC_BACKUP_AGE_RECIPIENT)' : deps.config.offsite.passphrase ? 'SVC_BACKUP_PASSPHRASE' : undefined;
 
-  const page = (c: Context<UiEnv>, o: { error?: string; message?: string; status?: 200 | 400 | 404 | 409 | 422 | 503 } = {}) =>
-    render(
+  const page = (c: Context<UiEnv>, o: { error?: string; message?: string; status?: 200 | 400 | 404 | 409 | 422 | 503 } = {}) => {
+    const manages = may(c, 'POST /backups/targets');
+    return render(
       c,
       <Layout title="Backup targets" csrf={c.var.csrf} user={c.var.user} message={o.message ?? flash(c)} error={o.error}>
         <p>
@@ -60,11 +61,15 @@ export function backupTargetPages(deps: UiDeps) {
                     </td>
                     <td class="mono">{t.access_key_hint}</td>
                     <td class="actions">
-                      <PostButton action={`/backups/targets/${t.id}/test`} csrf={c.var.csrf} label="Test" context={t.name} small />
-                      <a href={`/backups/targets/${t.id}/copies`}>
-                        Copies<span class="sr"> in {t.name}</span>
-                      </a>
-                      <PostButton action={`/backups/targets/${t.id}/delete`} csrf={c.var.csrf} label="Delete" context={t.name} tone="secondary" small />
+                      {manages && (
+                        <>
+                          <PostButton action={`/backups/targets/${t.id}/test`} csrf={c.var.csrf} label="Test" context={t.name} small />
+                          <a href={`/backups/targets/${t.id}/copies`}>
+                            Copies<span class="sr"> in {t.name}</span>
+                          </a>
+                          <PostButton action={`/backups/targets/${t.id}/delete`} csrf={c.var.csrf} label="Delete" context={t.name} tone="secondary" small />
+                        </>
+                      )}
                     </td>
                   </tr>
                 );
@@ -72,21 +77,26 @@ export function backupTargetPages(deps: UiDeps) {
             </tbody>
           </table>
         </div>
-        <h2>Add a target</h2>
-        <form method="post" action="/backups/targets" class="stack">
-          <Csrf token={c.var.csrf} />
-          <Field label="Name" name="name" required placeholder="offsite" />
-          <Field label="Endpoint" name="endpoint" hint="empty for AWS S3" placeholder="https://s3.example.com" />
-          <Field label="Region" name="region" placeholder="us-east-1" />
-          <Field label="Bucket" name="bucket" required />
-          <Field label="Prefix" name="prefix" hint="empty, or ending in /" placeholder="svc/" />
-          <Field label="Access key" name="access_key" required autocomplete="off" />
-          <Field label="Secret key" name="secret_key" type="password" required autocomplete="new-password" />
-          <button type="submit">Add target</button>
-        </form>
+        {manages && (
+          <>
+            <h2>Add a target</h2>
+            <form method="post" action="/backups/targets" class="stack">
+              <Csrf token={c.var.csrf} />
+              <Field label="Name" name="name" required placeholder="offsite" />
+              <Field label="Endpoint" name="endpoint" hint="empty for AWS S3" placeholder="https://s3.example.com" />
+              <Field label="Region" name="region" placeholder="us-east-1" />
+              <Field label="Bucket" name="bucket" required />
+              <Field label="Prefix" name="prefix" hint="empty, or ending in /" placeholder="svc/" />
+              <Field label="Access key" name="access_key" required autocomplete="off" />
+              <Field label="Secret key" name="secret_key" type="password" required autocomplete="new-password" />
+              <button type="submit">Add target</button>
+            </form>
+          </>
+        )}
       </Layout>,
       o.status ?? 200,
     );
+  };
 
   const refusal = (c: Context<UiEnv>, err: unknown) => {
     if (!(err instanceof DomainError)) throw err;

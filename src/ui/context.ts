@@ -1,6 +1,7 @@
 // What every UI route shares: the context variables the session middleware sets, reading a posted form
 // (CSRF checked first, always), turning form strings into the JSON-shaped input the commands' zod schemas
 // expect, and the fixed confirmation messages a redirect may name (`?m=<code>`; never free text).
+import { mayUse } from '../auth/permissions.js';
 import type { Context } from 'hono';
 import type { AuthFlows } from '../auth/flows.js';
 import type { EdgeDeps } from '../http/deps.js';
@@ -104,6 +105,12 @@ export const flash = (c: Context): string | undefined => MESSAGES[c.req.query('m
 /** 303 to `path` (a form POST becomes a GET), with a confirmation code. */
 export const done = (c: Context, path: string, message?: keyof typeof MESSAGES) =>
   c.redirect(message ? `${path}${path.includes('?') ? '&' : '?'}m=${message}` : path, 303);
+
+/**
+ * May the signed-in user use `route` (a pattern of the permission table, `POST /services`) on the app
+ * named `appName`? Pages offer only the forms and buttons the route would accept (the route still checks).
+ */
+export const may = (c: Context<UiEnv>, route: string, appName?: string): boolean => mayUse(c.var.user, route, appName);
 
 /** Sends a page: the doctype, then the rendered JSX. Pages carry CSRF tokens and private data: never cached. */
 export function render(c: Context, page: { toString(): string | Promise<string> }, status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503 = 200) {

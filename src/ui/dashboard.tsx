@@ -12,7 +12,7 @@ import { deployImages, newestDeployByApp } from '../store/overview.js';
 import { listServices } from '../store/services.js';
 import type { DeployRow, ServiceRow } from '../store/schema/index.js';
 import type { AppView } from '../store/app-view.js';
-import { flash, render, type UiDeps, type UiEnv } from './context.js';
+import { flash, render, type UiDeps, type UiEnv, may } from './context.js';
 import { Badge, Layout, Time } from './layout.js';
 import { StatusLine, statusFactsOf } from './status-line.js';
 
@@ -130,12 +130,16 @@ export function dashboardPage(deps: UiDeps) {
       c,
       <Layout title="Apps" csrf={c.var.csrf} user={c.var.user} message={flash(c)} refresh={5}>
         <p class="actions">
-          <a class="button" href="/apps/new">
-            New app
-          </a>
-          <a class="button secondary" href="/services">
-            New service
-          </a>
+          {may(c, 'GET /apps/new') && (
+            <a class="button" href="/apps/new">
+              New app
+            </a>
+          )}
+          {may(c, 'POST /services') && (
+            <a class="button secondary" href="/services">
+              New service
+            </a>
+          )}
         </p>
         <AppsTable apps={apps} />
         <h2>Services</h2>

@@ -3,9 +3,11 @@
 // the next times a schedule fires, run a job now, read each run's output. Every write is the apps command
 // that `PUT /api/apps/{id} {jobs}` calls, given the whole list with the edited job last, and "Run now" is
 // the command of `POST /api/apps/{id}/jobs/{job}/runs`: the same rules and the same refusals as the API.
+// A rename in the editor moves the job's history with it (saveJob).
 import { Hono, type Context } from 'hono';
+import { mayUse } from '../auth/permissions.js';
 import { updateApp } from '../desired/apps.js';
-import { runJobNow } from '../desired/jobs.js';
+import { runJobNow, saveJob } from '../desired/jobs.js';
 import { parseJobs, type Job } from '../desired/workload-fields.js';
 import { DomainError, notFound } from '../errors.js';
 import { statusOf as httpStatus } from '../http/errors.js';
@@ -85,7 +87,7 @@ export function jobPages(deps: UiDeps) {
     if (form.preview) return editor(c, app, { original, values: valuesOfJobForm(form), preview: preview(form.schedule) ?? { ok: false, problem: 'is empty' } });
     const others = parseJobs(app.jobs).filter((j) => j.name !== original);
     try {
-      updateApp(deps, id, { jobs: [...others, jobOfForm(form)] }, 'ui');
+      saveJob(deps, id, original, jobOfForm(form), 'ui');
       return done(c, `/apps/${id}`, 'job_saved');
     } catch (err) {
       if (!shown(err)) throw err;
@@ -128,6 +130,8 @@ export function jobPages(deps: UiDeps) {
     const runs = listRuns(db, app.id, name);
     if (!job && runs.length === 0) throw notFound('job');
     const open = runs.some((x) => x.status === 'pending' || x.status === 'running');
+    // Offer only the actions this user's role allows on this app (the routes check again).
+    const may = (route: string) => mayUse(c.var.user, route, app.name);
     return render(
       c,
       <Layout title={`Job ${name} of ${app.name}`} csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} refresh={open ? 3 : 0}>
@@ -148,11 +152,15 @@ export function jobPages(deps: UiDeps) {
             </dl>
             <NextRuns preview={preview(job.schedule)} />
             <div class="actions spaced">
-              <PostButton action={`${jobUrl(app.id, name)}/run`} csrf={c.var.csrf} label="Run now" context={name} />
-              <a class="button secondary" href={`${jobUrl(app.id, name)}/edit`}>
-                Edit<span class="sr"> {name}</span>
-              </a>
-              <PostButton action={`${jobUrl(app.id, name)}/delete`} csrf={c.var.csrf} label="Remove" context={name} tone="danger" />
+              {may('POST /apps/:id/jobs/:job/run') && <PostButton action={`${jobUrl(app.id, name)}/run`} csrf={c.var.csrf} label="Run now" context={name} />}
+              {may('GET /apps/:id/jobs/:job/edit') && (
+                <a class="button secondary" href={`${jobUrl(app.id, name)}/edit`}>
+                  Edit<span class="sr"> {name}</span>
+                </a>
+              )}
+              {may('POST /apps/:id/jobs/:job/delete') && (
+                <PostButton action={`${jobUrl(app.id, name)}/delete`} csrf={c.var.csrf} label="Remove" context={name} tone="danger" />
+              )}
             </div>
           </>
         ) : (

@@ -5,7 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { joinCommand, listNodes, nodeEvents, updateNode, type NodeJson } from '../cluster/nodes.js';
 import { DomainError } from '../errors.js';
-import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { done, flash, readForm, render, type UiDeps, type UiEnv, may } from './context.js';
 import { Layout, PostButton } from './layout.js';
 
 export function nodesPage(deps: UiDeps) {
@@ -75,6 +75,7 @@ export function nodesPage(deps: UiDeps) {
                 <td>{n.replicas.map((x) => x.app ?? x.service ?? x.container).join(', ') || '-'}</td>
                 <td>
                   {!single &&
+                    may(c, 'POST /nodes/:id/drain') &&
                     (n.availability === 'active' ? (
                       <PostButton action={`/nodes/${encodeURIComponent(n.id)}/drain`} csrf={c.var.csrf} label="Drain" context={n.hostname} tone="secondary" small />
                     ) : (
@@ -97,7 +98,7 @@ export function nodesPage(deps: UiDeps) {
             </ul>
           </section>
         )}
-        {!single && (
+        {!single && may(c, 'POST /nodes/join') && (
           <section aria-labelledby="h-join">
             <h2 id="h-join">Add a machine</h2>
             {o.join ? (

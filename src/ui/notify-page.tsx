@@ -10,7 +10,7 @@ import { publicBaseUrl } from '../http/transport.js';
 import { SELECTABLE_EVENTS } from '../notify/events.js';
 import { sendTest } from '../notify/test-send.js';
 import { getChannel, listChannels, listDeliveries } from '../store/notify.js';
-import { checked, defined, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
+import { checked, defined, int, readForm, render, text, type Form, type UiDeps, type UiEnv, may } from './context.js';
 import { Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
 
 interface Extra {
@@ -56,6 +56,7 @@ export function notifyPage(deps: UiDeps) {
   const page = (c: Context<UiEnv>, o: Extra = {}) => {
     const channels = listChannels(deps.db);
     const log = listDeliveries(deps.db, { limit: 50 });
+    const manages = may(c, 'POST /settings/notifications');
     if (o.secret) c.header('cache-control', 'no-store');
     return render(
       c,
@@ -110,9 +111,13 @@ export function notifyPage(deps: UiDeps) {
                     <td class="mono">{ch.target}</td>
                     <td>{ch.events.join(', ')}</td>
                     <td class="actions">
-                      <PostButton action={`/settings/notifications/${ch.id}/test`} csrf={c.var.csrf} label="Test" context={`channel ${ch.name}`} small />
-                      <PostButton action={`/settings/notifications/${ch.id}/${ch.enabled ? 'disable' : 'enable'}`} csrf={c.var.csrf} label={ch.enabled ? 'Disable' : 'Enable'} context={`channel ${ch.name}`} tone="secondary" small />
-                      <PostButton action={`/settings/notifications/${ch.id}/delete`} csrf={c.var.csrf} label="Delete" context={`channel ${ch.name}`} tone="danger" small />
+                      {manages && (
+                        <>
+                          <PostButton action={`/settings/notifications/${ch.id}/test`} csrf={c.var.csrf} label="Test" context={`channel ${ch.name}`} small />
+                          <PostButton action={`/settings/notifications/${ch.id}/${ch.enabled ? 'disable' : 'enable'}`} csrf={c.var.csrf} label={ch.enabled ? 'Disable' : 'Enable'} context={`channel ${ch.name}`} tone="secondary" small />
+                          <PostButton action={`/settings/notifications/${ch.id}/delete`} csrf={c.var.csrf} label="Delete" context={`channel ${ch.name}`} tone="danger" small />
+                        </>
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -120,37 +125,39 @@ export function notifyPage(deps: UiDeps) {
             </table>
           </div>
         </section>
-        <section aria-labelledby="h-add">
-          <h2 id="h-add">Add a channel</h2>
-          <form method="post" action="/settings/notifications">
-            <Csrf token={c.var.csrf} />
-            <Field label="Name" name="name" required autocomplete="off" hint="lowercase letters, digits and dashes" />
-            <Select label="Type" name="type" options={TYPES} />
-            <fieldset>
-              <legend>Webhook, Slack-compatible, Discord, ntfy</legend>
-              <Field label="URL" name="url" type="url" hint="the incoming-webhook URL, or the ntfy topic URL; stored encrypted, never shown again" autocomplete="off" />
-              <Field label="Signing secret" name="secret" hint="webhook only: whsec_…; empty: svc makes one" autocomplete="off" />
-              <Field label="Access token" name="token" hint="ntfy only, optional" autocomplete="off" />
-            </fieldset>
-            <fieldset>
-              <legend>Email</legend>
-              <Field label="SMTP host" name="smtp_host" autocomplete="off" />
-              <Field label="SMTP port" name="smtp_port" inputmode="numeric" placeholder="587" />
-              <Select label="Security" name="smtp_security" options={[['starttls', 'STARTTLS (587)'], ['tls', 'TLS (465)'], ['none', 'none (a local relay)']]} />
-              <Field label="Username" name="smtp_username" autocomplete="off" />
-              <Field label="Password" name="smtp_password" type="password" autocomplete="new-password" />
-              <Field label="From" name="smtp_from" type="email" />
-              <Field label="To" name="smtp_to" hint="one or more addresses, separated by commas" />
-            </fieldset>
-            <fieldset>
-              <legend>Events</legend>
-              {SELECTABLE_EVENTS.map((e) => (
-                <Check label={e} name={`event_${e}`} checked />
-              ))}
-            </fieldset>
-            <button type="submit">Add channel</button>
-          </form>
-        </section>
+        {manages && (
+          <section aria-labelledby="h-add">
+            <h2 id="h-add">Add a channel</h2>
+            <form method="post" action="/settings/notifications">
+              <Csrf token={c.var.csrf} />
+              <Field label="Name" name="name" required autocomplete="off" hint="lowercase letters, digits and dashes" />
+              <Select label="Type" name="type" options={TYPES} />
+              <fieldset>
+                <legend>Webhook, Slack-compatible, Discord, ntfy</legend>
+                <Field label="URL" name="url" type="url" hint="the incoming-webhook URL, or the ntfy topic URL; stored encrypted, never shown again" autocomplete="off" />
+                <Field label="Signing secret" name="secret" hint="webhook only: whsec_…; empty: svc makes one" autocomplete="off" />
+                <Field label="Access token" name="token" hint="ntfy only, optional" autocomplete="off" />
+              </fieldset>
+              <fieldset>
+                <legend>Email</legend>
+                <Field label="SMTP host" name="smtp_host" autocomplete="off" />
+                <Field label="SMTP port" name="smtp_port" inputmode="numeric" placeholder="587" />
+                <Select label="Security" name="smtp_security" options={[['starttls', 'STARTTLS (587)'], ['tls', 'TLS (465)'], ['none', 'none (a local relay)']]} />
+                <Field label="Username" name="smtp_username" autocomplete="off" />
+                <Field label="Password" name="smtp_password" type="password" autocomplete="new-password" />
+                <Field label="From" name="smtp_from" type="email" />
+                <Field label="To" name="smtp_to" hint="one or more addresses, separated by commas" />
+              </fieldset>
+              <fieldset>
+                <legend>Events</legend>
+                {SELECTABLE_EVENTS.map((e) => (
+                  <Check label={e} name={`event_${e}`} checked />
+                ))}
+              </fieldset>
+              <button type="submit">Add channel</button>
+            </form>
+          </section>
+        )}
         <section aria-labelledby="h-log">
           <h2 id="h-log">Delivery log</h2>
           <div class="scroll">

@@ -12,7 +12,7 @@ import { createService, deleteService, setServiceRunning } from '../desired/serv
 import { statusOf as httpStatus } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { getService, linkedAppNames, listServices, serviceCredentials } from '../store/services.js';
-import { checked, done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { checked, done, flash, readForm, render, type UiDeps, type UiEnv, may } from './context.js';
 import { serviceNotice } from './outcome.js';
 import { ServicesTable } from './dashboard.js';
 import { formError } from './field-errors.js';
@@ -44,13 +44,17 @@ export function servicePages(deps: UiDeps) {
       c,
       <Layout title="Services" csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} refresh={5}>
         <ServicesTable services={listServices(db)} />
-        <h2 id="h-create">Create a service</h2>
-        <form method="post" action="/services" class="row">
-          <Csrf token={c.var.csrf} />
-          <Field label="Name" name="name" value={o.name} required autocomplete="off" hint="lowercase letters, digits and -" />
-          <Select label="Type" name="type" value={o.type ?? 'postgres'} options={serviceTypes.map((t) => [t, t] as const)} />
-          <button type="submit">Create service</button>
-        </form>
+        {may(c, 'POST /services') && (
+          <>
+            <h2 id="h-create">Create a service</h2>
+            <form method="post" action="/services" class="row">
+              <Csrf token={c.var.csrf} />
+              <Field label="Name" name="name" value={o.name} required autocomplete="off" hint="lowercase letters, digits and -" />
+              <Select label="Type" name="type" value={o.type ?? 'postgres'} options={serviceTypes.map((t) => [t, t] as const)} />
+              <button type="submit">Create service</button>
+            </form>
+          </>
+        )}
       </Layout>,
       o.status ?? 200,
     );
@@ -104,16 +108,18 @@ export function servicePages(deps: UiDeps) {
             )}
           </dl>
         </section>
-        <div class="actions spaced">
-          <PostButton action={`/services/${s.id}/stop`} csrf={c.var.csrf} label="Stop" tone="secondary" />
-          <PostButton action={`/services/${s.id}/start`} csrf={c.var.csrf} label="Start" tone="secondary" />
-          <form method="post" action={`/services/${s.id}/credentials`} data-reveal={`/api/services/${s.id}/credentials`} data-credentials data-target="credentials">
-            <Csrf token={c.var.csrf} />
-            <button type="submit" class="secondary">
-              Show credentials
-            </button>
-          </form>
-        </div>
+        {may(c, 'POST /services/:id/stop') && (
+          <div class="actions spaced">
+            <PostButton action={`/services/${s.id}/stop`} csrf={c.var.csrf} label="Stop" tone="secondary" />
+            <PostButton action={`/services/${s.id}/start`} csrf={c.var.csrf} label="Start" tone="secondary" />
+            <form method="post" action={`/services/${s.id}/credentials`} data-reveal={`/api/services/${s.id}/credentials`} data-credentials data-target="credentials">
+              <Csrf token={c.var.csrf} />
+              <button type="submit" class="secondary">
+                Show credentials
+              </button>
+            </form>
+          </div>
+        )}
         <div id="credentials" class="panel" hidden={!o.credentials} aria-live="polite">
           {o.credentials && (
             <dl class="facts">
@@ -127,12 +133,16 @@ export function servicePages(deps: UiDeps) {
           )}
         </div>
         <MetricCharts points={metricsJson(db, `service:${s.id}`, rangeOf(c), deps.now().getTime(), undefined).points} range={rangeOf(c)} base={`/services/${s.id}`} />
-        <h2 id="h-delete">Delete</h2>
-        <form method="get" action={`/services/${s.id}/delete`}>
-          <button type="submit" class="danger">
-            Delete service
-          </button>
-        </form>
+        {may(c, 'POST /services/:id/delete') && (
+          <>
+            <h2 id="h-delete">Delete</h2>
+            <form method="get" action={`/services/${s.id}/delete`}>
+              <button type="submit" class="danger">
+                Delete service
+              </button>
+            </form>
+          </>
+        )}
       </Layout>,
       o.status ?? 200,
     );

@@ -11,7 +11,7 @@ import { idParam } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
 import { listApiTokens } from '../store/tokens.js';
 import { statusOf as httpStatus } from '../http/errors.js';
-import { defined, done, flash, int, readForm, render, type UiDeps, type UiEnv } from './context.js';
+import { defined, done, flash, int, readForm, render, type UiDeps, type UiEnv, may } from './context.js';
 import { formError } from './field-errors.js';
 import { createShowOnce } from './show-once.js';
 import { MASK } from './app-view.js';
@@ -46,7 +46,7 @@ export function settingsPage(deps: UiDeps) {
       <Layout title="Settings" csrf={c.var.csrf} user={c.var.user} message={flash(c) ?? (c.req.query('codehost') === 'created' ? 'GitHub App created; its credentials are stored and in use.' : undefined)} error={o.error ?? (failed ? `Code-host setup failed: ${failed}` : undefined)}>
         <p>
           <a href="/settings/notifications">Notifications</a>: where svc tells you about failed deploys, crash loops, services in error, failed
-          backups and a full disk.
+          backups and a full disk. <a href="/settings/registries">Container registries</a>: credentials for private images.
         </p>
         <section aria-labelledby="h-codehost">
           <h2 id="h-codehost">Code host</h2>
@@ -82,12 +82,14 @@ export function settingsPage(deps: UiDeps) {
                   <span id="webhook-secret" class="mono" data-mask={MASK}>
                     {o.secret ?? MASK}
                   </span>
-                  <form method="post" action="/settings/webhook-secret" data-reveal="/settings/webhook-secret" data-target="webhook-secret">
-                    <Csrf token={c.var.csrf} />
-                    <button type="submit" class="secondary small">
-                      Reveal<span class="sr"> webhook secret</span>
-                    </button>
-                  </form>
+                  {may(c, 'POST /settings/webhook-secret') && (
+                    <form method="post" action="/settings/webhook-secret" data-reveal="/settings/webhook-secret" data-target="webhook-secret">
+                      <Csrf token={c.var.csrf} />
+                      <button type="submit" class="secondary small">
+                        Reveal<span class="sr"> webhook secret</span>
+                      </button>
+                    </form>
+                  )}
                 </span>
               ) : (
                 <span class="muted">not set: put a random secret in SVC_CODEHOST_WEBHOOK_SECRET (the manifest flow sets one)</span>

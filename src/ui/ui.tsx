@@ -24,6 +24,7 @@ import { usersPage } from './users-page.js';
 import { auditPage } from './audit-page.js';
 import { invitePage } from './invite-page.js';
 import { notifyPage } from './notify-page.js';
+import { registriesPage } from './registries-page.js';
 import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 import { terminalPage } from './terminal-page.js';
@@ -91,6 +92,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', invitePage(ui));
   r.route('/', terminalPage(ui));
   r.route('/', notifyPage(ui));
+  r.route('/', registriesPage(ui));
   return r;
 }
 

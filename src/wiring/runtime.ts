@@ -6,7 +6,7 @@ import type Docker from 'dockerode';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from '../runtime/docker.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { RegistryAuthLookup, Runtime } from '../runtime/runtime.js';
 import { createSwarmRuntime } from '../runtime/swarm.js';
 import { createHelperProbe } from '../runtime/swarm-probe.js';
 import { createSwarmTerminal } from '../runtime/swarm-terminal.js';
@@ -36,9 +36,10 @@ export interface RuntimeWiring {
   proxyMounts?: Mount[];
 }
 
-export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
+/** `registryAuth`: the credentials svc holds per registry (src/desired/registries.ts), for every pull and Swarm service. */
+export function wireRuntime(config: Config, log: Logger, registryAuth?: RegistryAuthLookup): RuntimeWiring {
   if (config.runtime.kind === 'docker') {
-    const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance });
+    const runtime = createDockerRuntime({ dockerHost: config.dockerHost, log, instance: config.instance, registryAuth });
     return { runtime, docker: runtime.docker, probe: httpProbe, tcpOpen, terminal: createDockerTerminal(runtime.docker, config.instance), edge: directEdge };
   }
   // Without SVC_REGISTRY, svc runs Debian's docker-registry on the manager when it is installed.
@@ -49,6 +50,7 @@ export function wireRuntime(config: Config, log: Logger): RuntimeWiring {
     log,
     instance: config.instance,
     registry: config.runtime.registry,
+    registryAuth,
     ownRegistry: own ? (address) => ensureOwnRegistry({ dataDir: config.dataDir, address }) : undefined,
   });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });

@@ -4,6 +4,7 @@
 // (`kill`), an image that exits or turns unhealthy, a failing pull, or the engine going away.
 import { writeFile } from 'node:fs/promises';
 import type {
+  RegistryAuth,
   ContainerInfo,
   ContainerSpec,
   ExecResult,
@@ -336,6 +337,16 @@ export class FakeRuntime implements Runtime {
   async hasImage(ref: string) {
     this.record('hasImage', [ref]);
     return this.images.has(ref);
+  }
+
+  /** Registry logins that fail, by server, with the message the engine would give. */
+  readonly loginFailures = new Map<string, string>();
+
+  async registryLogin(auth: RegistryAuth) {
+    this.record('registryLogin', [auth.serveraddress, auth.username]);
+    const failure = this.loginFailures.get(auth.serveraddress);
+    if (failure) throw new Error(failure);
+    return 'Login Succeeded';
   }
 
   async pull(ref: string, onProgress?: (p: PullProgress) => void) {

@@ -16,3 +16,4 @@ export * from './previews.js';
 export * from './notify.js';
 export * from './offsite.js';
 export * from './cluster.js';
+export * from './registries.js';

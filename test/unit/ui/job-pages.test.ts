@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getApp } from '../../../src/store/apps.js';
 import { createDeploy } from '../../../src/store/deploys.js';
-import { insertJobRun, listRuns } from '../../../src/store/jobs.js';
+import { insertJobRun, listRuns, setTick, ticksOf } from '../../../src/store/jobs.js';
 import { observeApp } from '../../../src/observed/apps.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { formClient, roleText } from './form-client.js';
@@ -177,5 +177,86 @@ describe('run now and history', () => {
     expect(gone.html).toContain('no longer in the app');
     expect((await b.get(`/apps/${id}/jobs/never-was`)).status).toBe(404);
     expect((await b.get(`/apps/${id}/runs/99999`)).status).toBe(404);
+  });
+});
+
+describe('renaming a job in the editor', () => {
+  it('moves its history and its last tick to the new name, in the same write as the jobs', async () => {
+    await addNightly();
+    const run = insertJobRun(t.db, {
+      appId: id, job: 'nightly', trigger: 'schedule', status: 'succeeded', command: ['sh', '-c', 'true'], timeoutSeconds: 600,
+      startedAt: '2026-01-01T03:00:01.000Z', finishedAt: '2026-01-01T03:00:02.000Z', exitCode: 0, output: '', createdAt: '2026-01-01T03:00:00.000Z',
+    });
+    setTick(t.db, id, 'nightly', '2026-01-01T03:00:00.000Z');
+    // A stale tick of the new name (a job of that name removed earlier) does not block the move.
+    setTick(t.db, id, 'daily', '2025-12-01T03:00:00.000Z');
+    await b.get(`/apps/${id}/jobs/nightly/edit`);
+    const saved = await b.post(`/apps/${id}/jobs/nightly`, { ...nightly, name: 'daily' });
+    expect(saved.status, roleText(saved.html, 'alert')).toBe(303);
+    expect(storedJobs().map((j: { name: string }) => j.name)).toEqual(['daily']);
+    expect(listRuns(t.db, id, 'daily').map((r) => r.id)).toEqual([run.id]);
+    expect(listRuns(t.db, id, 'nightly')).toEqual([]);
+    expect([...ticksOf(t.db, id)]).toEqual([['daily', '2026-01-01T03:00:00.000Z']]);
+    expect((await b.get(`/apps/${id}/jobs/daily`)).html).toContain(`href="/apps/${id}/runs/${run.id}"`);
+    expect((await b.get(`/apps/${id}/jobs/nightly`)).status).toBe(404);
+  });
+
+  it('moves nothing when the save is refused', async () => {
+    await addNightly();
+    await b.post(`/apps/${id}/jobs`, { ...nightly, name: 'weekly' });
+    const run = insertJobRun(t.db, {
+      appId: id, job: 'nightly', trigger: 'manual', status: 'succeeded', command: ['true'], timeoutSeconds: 600, exitCode: 0, output: '', createdAt: '2026-01-01T03:00:00.000Z',
+    });
+    // Renaming nightly to weekly collides with the other job: refused, the history stays where it was.
+    const refused = await b.post(`/apps/${id}/jobs/nightly`, { ...nightly, name: 'weekly' });
+    expect(refused.status).toBe(400);
+    expect(roleText(refused.html, 'alert')).toMatch(/another job of this app is named weekly/);
+    expect(listRuns(t.db, id, 'nightly').map((r) => r.id)).toEqual([run.id]);
+    expect(storedJobs().map((j: { name: string }) => j.name)).toEqual(['nightly', 'weekly']);
+  });
+});
+
+describe('actions offered by role', () => {
+  const actions = (html: string) => ({
+    runNow: html.includes(`action="/apps/${id}/jobs/nightly/run"`),
+    edit: html.includes(`href="/apps/${id}/jobs/nightly/edit"`),
+    remove: html.includes(`action="/apps/${id}/jobs/nightly/delete"`),
+    add: html.includes(`href="/apps/${id}/add-job"`),
+    deploy: html.includes(`action="/apps/${id}/deploy"`),
+    envForm: html.includes(`action="/apps/${id}/env"`),
+    settingsForm: html.includes(`action="/apps/${id}/settings"`),
+    deleteApp: html.includes(`action="/apps/${id}/delete"`),
+    terminal: html.includes(`href="/apps/${id}/terminal"`),
+    logs: html.includes(`data-logs="${id}"`),
+  });
+  const as = async (role: 'viewer' | 'developer', apps: string[] | null) => {
+    const { cookie } = await t.login(`u-${role}-${apps?.join('') ?? 'all'}`, role, apps);
+    const other = formClient(t.app);
+    other.jar.set('session', cookie);
+    return other;
+  };
+
+  it('shows each form and button only to a role its route allows; the routes refuse the others anyway', async () => {
+    await addNightly();
+    const all = { runNow: true, edit: true, remove: true, add: true, deploy: true, envForm: true, settingsForm: true, deleteApp: true, terminal: true, logs: true };
+    expect(actions((await b.get(`/apps/${id}`)).html)).toEqual(all);
+
+    const dev = await as('developer', ['jw']);
+    const devPage = await dev.get(`/apps/${id}`);
+    expect(actions(devPage.html)).toEqual({ ...all, edit: false, remove: false, add: false, settingsForm: false, deleteApp: false, terminal: false });
+    // The settings are still readable, in a disabled fieldset with nothing to submit.
+    expect(devPage.html).toMatch(/<fieldset disabled=""[^>]*>/);
+    const devJob = await dev.get(`/apps/${id}/jobs/nightly`);
+    expect(devJob.status).toBe(200);
+    expect(actions(devJob.html)).toMatchObject({ runNow: true, edit: false, remove: false });
+    expect((await dev.post(`/apps/${id}/jobs/nightly/delete`)).status).toBe(403);
+
+    // A developer limited to other apps, and a viewer: nothing to act with on this app.
+    const none = { ...all, runNow: false, edit: false, remove: false, add: false, deploy: false, envForm: false, settingsForm: false, deleteApp: false, terminal: false, logs: false };
+    const stranger = await as('developer', ['other']);
+    expect(actions((await stranger.get(`/apps/${id}`)).html)).toEqual(none);
+    const viewer = await as('viewer', null);
+    expect(actions((await viewer.get(`/apps/${id}`)).html)).toEqual(none);
+    expect((await viewer.post(`/apps/${id}/jobs/nightly/run`)).status).toBe(403);
   });
 });
