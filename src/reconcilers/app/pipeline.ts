@@ -321,13 +321,13 @@ async function stagingReplicas(deps: AppReconcilerDeps, app: AppView, deploy: De
   return mine.length > 0 ? mine.map((c) => c.name) : [deploy.stagingContainer!];
 }
 
-/** The other replicas of the old version (`<old>-r<slot>`). */
 /** Waits for every one of `work` to end, then throws the first failure (none is left running behind a retry). */
 async function settleAll(work: Promise<unknown>[]): Promise<void> {
   const failed = (await Promise.allSettled(work)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 }
 
+/** The other replicas of the old version (`<old>-r<slot>`). */
 async function oldReplicas(deps: AppReconcilerDeps, app: AppView, old: string): Promise<string[]> {
   const list = await deps.runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: deps.settings.instance, [LABELS.app]: app.name });
   return list.filter((c) => c.name.startsWith(`${old}-r`)).map((c) => c.name);
