@@ -180,8 +180,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       } catch (err) {
         // The network was removed behind svc's back since it was ensured: make it again, then once more.
         if (!joinsNetwork || statusOf(err) !== 404 || !NETWORK_GONE_RE.test(engineMessage(err))) throw err;
+        if (!networks.forget(spec.network!)) throw err; // not one this runtime made sure of
         log.info('network gone; creating it again', { network: spec.network });
-        networks.forget(spec.network!);
         await networks.ensure(spec.network!);
         doc = await createAndStart(spec);
       }

@@ -7,8 +7,11 @@
 export interface NetworkCache {
   /** Ensures `name` unless it was ensured before and nothing said it changed since; one attempt at a time per name. */
   ensure(name: string): Promise<void>;
-  /** The engine said `name` is gone: the next ensure asks it again. */
-  forget(name: string): void;
+  /**
+   * The engine said `name` is gone: the next ensure asks it again. True when this cache had ensured it (only
+   * then is making it again this runtime's business: a Swarm's overlay is not a bridge to create here).
+   */
+  forget(name: string): boolean;
   /** A container started on `name` joined the network `id`: a different id than the one ensured means a new network. */
   joined(name: string, id: string | undefined): Promise<void>;
 }
@@ -32,7 +35,7 @@ export function createNetworkCache(ensureOnce: (name: string) => Promise<string 
 
   return {
     ensure,
-    forget: (name) => void known.delete(name),
+    forget: (name) => known.delete(name),
     async joined(name, id) {
       if (id === undefined || !known.has(name) || known.get(name) === id) return;
       known.delete(name);

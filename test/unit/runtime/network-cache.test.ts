@@ -66,9 +66,10 @@ describe('network cache', () => {
     const e = engine();
     const cache = createNetworkCache(e.ensureOnce);
     await cache.ensure('svc');
-    cache.forget('svc');
+    expect(cache.forget('svc')).toBe(true);
     await cache.ensure('svc');
     expect(e.calls).toEqual(['svc', 'svc']);
+    expect(cache.forget('overlay')).toBe(false); // never ensured here (a Swarm's overlay): not ours to make
   });
 
   it('a container joined another network of that name: ensured again (re-tuned), once', async () => {
