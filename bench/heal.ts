@@ -125,7 +125,7 @@ async function main() {
       const rmWall = Date.now();
       await runtime.docker.getContainer(live).remove({ force: true });
       const backAt = await firstAnswer(app.port, (r) => r.status === 200, 30_000);
-      // Recreated under its own name, or (the engine still removing the old one) under the next one.
+      // Recreated under its own name once the engine freed it; the API may name it before or after the heal.
       // (Caddy may serve it before svc recorded it: the new container often gets the old address.)
       const liveName = async () => (await t.api('GET', `/api/apps/${app.id}`)).body.live_container_name as string;
       let healed = await liveName();
