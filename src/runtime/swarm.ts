@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
-import { LABELS, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type RegistryAuthLookup, type Runtime, type RuntimeEvent } from './runtime.js';
+import { LABELS, NameInUseError, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type RegistryAuthLookup, type Runtime, type RuntimeEvent } from './runtime.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
 import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
@@ -202,7 +202,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       if (!SERVICE_ROLES.has(spec.labels[LABELS.role] ?? '')) return local.run(spec);
       ref(spec.name);
       checkImageRef(spec.image);
-      if (await serviceDoc(spec.name)) throw new Error(`docker service create ${spec.name}: a service of that name exists`);
+      if (await serviceDoc(spec.name)) throw new NameInUseError(`docker service create ${spec.name}: a service of that name exists`);
       const constraints = await constraintsFor(spec, await nodeDocs());
       const image = clusterImage(spec.image, await registryFor(spec.image));
       // A private image: the credentials go with the create (X-Registry-Auth), Swarm hands them to the node
