@@ -6,8 +6,8 @@
 //
 //   npm run bench:deploy -- [--deploys 20] [--replicas 1]
 //
-// With --replicas N the app runs N replicas and the hand run starts N containers (one after another, as
-// the deploy does) and waits for each to answer.
+// With --replicas N the app runs N replicas and the hand run starts N containers as the deploy does (the
+// first, then the others together) and waits for each to answer.
 //
 // Traffic goes only to loopback and to containers it started; every loop is bounded; everything it
 // created (daemon, Caddy, responder, containers, network, temp dir) is removed at the end, even on error.
@@ -85,12 +85,13 @@ async function daemonDeploy(t: TestDaemon, appId: number, port: number, image: s
 async function handDeploy(t: TestDaemon, i: number, image: string, previous: string[] | undefined): Promise<{ total: number; served: number; names: string[] }> {
   const names = Array.from({ length: R }, (_, r) => (r === 0 ? `svc-bench-hand-${i}` : `svc-bench-hand-${i}-r${r}`));
   const t0 = performance.now();
-  const addresses: string[] = [];
-  for (const name of names) {
+  const startOne = async (name: string) => {
     await docker('create', '--name', name, '--network', t.network, '--label', `svc.instance=${t.instance}`, '--label', 'svc.bench=hand', image);
     await docker('start', name);
-    addresses.push(await docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${t.network}").IPAddress}}`, name));
-  }
+    return docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${t.network}").IPAddress}}`, name);
+  };
+  // As the deploy does: the first one, then the others together.
+  const addresses = [await startOne(names[0]!), ...(await Promise.all(names.slice(1).map(startOne)))];
   const end = Date.now() + 30_000;
   for (const [k, address] of addresses.entries()) {
     for (;;) {

@@ -7,7 +7,10 @@
 //     (the daemon runs in this process, so process.cpuUsage() deltas while the bench itself only sleeps)
 //     and the restarts seen (app events `heal`). Goal: < 2 % CPU and the backoff visible (10 s doubling).
 //
-//   npm run bench:heal -- [--kills 10] [--removes 10] [--crash-seconds 60]
+//   npm run bench:heal -- [--kills 10] [--removes 10] [--crash-seconds 60 (0: skip part 2)]
+//
+// Each kill and removal also prints its timeline from the daemon's trace marks (bench/heal-timeline.ts):
+// events received, the heal's pass, the engine calls made before the create, create, start, DNS sync.
 //
 // Traffic goes only to loopback; every loop is bounded; everything it created (daemon, Caddy, responder,
 // containers, network, temp dir, the flaky image) is removed at the end, even on error.
@@ -23,12 +26,13 @@ import { createDockerRuntime } from '../src/runtime/docker.js';
 import { freePort } from '../test/support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
+import { healSteps, recordMarks, stepLine, stepTable, type Steps } from './heal-timeline.js';
 import { firstAnswer, loadAvg, log, ms, numFlag, pct, sleep, traceDeploy, runMain } from './common.js';
 
 const run = promisify(execFile);
 const KILLS = numFlag('kills', 10, 1, 50);
 const REMOVES = numFlag('removes', 10, 0, 50);
-const CRASH_SECONDS = numFlag('crash-seconds', 60, 10, 600);
+const CRASH_SECONDS = numFlag('crash-seconds', 60, 0, 600); // 0: no crash-loop part
 const WEB_FLAKY = 'svc-test/web:flaky';
 const runtime = createDockerRuntime({ log: silentLogger });
 
@@ -79,9 +83,12 @@ async function createAndDeploy(t: TestDaemon, name: string, image: string) {
 
 async function main() {
   await ensureTestImages(runtime);
-  await buildFlaky();
+  if (CRASH_SECONDS > 0) await buildFlaky();
   log(`starting daemon (${await loadAvg()})`);
   const t = await startTestDaemon('bench-heal');
+  const rec = recordMarks(); // the daemon runs in this process: its trace marks (src/trace/marks.ts)
+  const killSteps: Steps[] = [];
+  const rmSteps: Steps[] = [];
   try {
     // Part 1: kill -> served again.
     const app = await createAndDeploy(t, 'healme', WEB_V1);
@@ -98,6 +105,9 @@ async function main() {
       const startedWall = info?.startedAt ? Date.parse(info.startedAt) : NaN;
       recoverMs.push(backAt - killWall);
       restartMs.push(startedWall - killWall);
+      const tl = healSteps(rec.marks, 'healme', killWall, backAt);
+      killSteps.push(tl.steps);
+      log(`  timeline (ms after the kill): ${stepLine(tl.steps)}; ${tl.passes} passes; engine calls before the start: ${tl.before}`);
       log(`kill #${i} of ${live}: served again after ${ms(backAt - killWall)} (container restarted ${ms(startedWall - killWall)} after the kill; address ${addrBefore ?? '-'} -> ${info?.address})`);
       if (i < KILLS) await sleep(HEAL_RESET_AFTER_MS + 2_500); // let the failure counter reset
     }
@@ -115,7 +125,7 @@ async function main() {
       const rmWall = Date.now();
       await runtime.docker.getContainer(live).remove({ force: true });
       const backAt = await firstAnswer(app.port, (r) => r.status === 200, 30_000);
-      // Recreated under its own name, or (the engine still removing the old one) under the next one.
+      // Recreated under its own name once the engine freed it; the API may name it before or after the heal.
       // (Caddy may serve it before svc recorded it: the new container often gets the old address.)
       const liveName = async () => (await t.api('GET', `/api/apps/${app.id}`)).body.live_container_name as string;
       let healed = await liveName();
@@ -131,6 +141,8 @@ async function main() {
       if (Number.isFinite(startedWall)) recreatedMs.push(startedWall - rmWall); // the API may still name the old one
       // svc's part of it: from the old container's `die` to the replacement's `create` (the engine's times);
       // the rest is the engine's create + start, the same as a hand `docker run`.
+      const trace = healSteps(rec.marks, 'healme', rmWall, backAt);
+      rmSteps.push(trace.steps);
       const tl = await engineTimeline('healme', rmWall - 1_000, Date.now() + 2_000);
       const at = (id: string | undefined, action: string) => tl.find((e) => e.id === id && e.action === action)?.atMs ?? NaN;
       const die = at(oldId, 'die');
@@ -141,9 +153,30 @@ async function main() {
         `rm -f #${i} of ${live} (now ${healed}): served again after ${ms(backAt - rmWall)} (recreated container started ${ms(startedWall - rmWall)} after the rm; ` +
           `engine: die +${ms(die - rmWall)}, replacement created ${ms(at(info?.id, 'create') - die)} and started ${ms(at(info?.id, 'start') - die)} after the die, old one destroyed ${ms(at(oldId, 'destroy') - die)} after it)`,
       );
+      log(`  timeline (ms after the rm): ${stepLine(trace.steps)}; ${trace.passes} passes; engine calls before the create: ${trace.before}`);
     }
     const healEvents = ((await t.api('GET', `/api/apps/${app.id}/events`)).body as { step: string; message: string }[]).filter((e) => e.step === 'heal');
     const recreations = healEvents.filter((e) => e.message.includes('recreated')).length;
+
+    console.log(`\nSelf-healing (${await loadAvg()})`);
+    console.log('| figure | value | goal |');
+    console.log('|---|---|---|');
+    console.log(`| docker kill -> first 200 through Caddy, p50 of ${KILLS} | ${ms(pct(recoverMs, 50))} (p95 ${ms(pct(recoverMs, 95))}, max ${ms(Math.max(...recoverMs))}) | p50 < 1 s, max < 2 s |`);
+    console.log(`| docker kill -> container started again (engine StartedAt), p50 | ${ms(pct(restartMs, 50))} (max ${ms(Math.max(...restartMs))}) | |`);
+    console.log(`| heal events for the killed app | ${heals1} (kills: ${KILLS}) | |`);
+    if (REMOVES > 0) {
+      console.log(`| docker rm -f -> first 200 through Caddy, p50 of ${REMOVES} | ${ms(pct(rmMs, 50))} (p95 ${ms(pct(rmMs, 95))}, max ${ms(Math.max(...rmMs))}) | p50 < 1 s, max < 2 s |`);
+      console.log(`| docker rm -f -> recreated container started (engine StartedAt), p50 | ${ms(pct(recreatedMs, 50))} (max ${ms(Math.max(...recreatedMs))}) | |`);
+      console.log(`| old container's die -> replacement created (engine events; svc's reaction), p50 | ${ms(pct(dieToCreateMs, 50))} (min ${ms(Math.min(...dieToCreateMs))}, max ${ms(Math.max(...dieToCreateMs))}) | |`);
+      console.log(`| old container's die -> destroy (the engine's removal), p50 | ${ms(pct(dieToDestroyMs, 50))} (max ${ms(Math.max(...dieToDestroyMs))}) | |`);
+      console.log(`| recreations (heal events) | ${recreations} (removals: ${REMOVES}) | |`);
+    }
+    rec.stop();
+    console.log(`\nHeal timelines (${await loadAvg()}): p50 / p95 (count), ms after the kill or rm`);
+    console.log('| step | p50 / p95 (n) |');
+    console.log('|---|---|');
+    for (const row of [...stepTable(killSteps, 'kill'), ...(REMOVES > 0 ? stepTable(rmSteps, 'rm -f') : [])]) console.log(row);
+    if (CRASH_SECONDS === 0) return;
 
     // Part 2: crash loop, CPU of this process (daemon in-process) while the bench only sleeps.
     const flaky = await createAndDeploy(t, 'flaky', WEB_FLAKY);
@@ -161,23 +194,12 @@ async function main() {
     const healAt = heals.map((e) => (Date.parse(e.timestamp) - deployedAt) / 1000);
     const gaps = healAt.slice(1).map((x, i) => x - healAt[i]);
 
-    console.log(`\nSelf-healing (${await loadAvg()})`);
-    console.log('| figure | value | goal |');
-    console.log('|---|---|---|');
-    console.log(`| docker kill -> first 200 through Caddy, p50 of ${KILLS} | ${ms(pct(recoverMs, 50))} (p95 ${ms(pct(recoverMs, 95))}, max ${ms(Math.max(...recoverMs))}) | p50 < 1 s, max < 2 s |`);
-    console.log(`| docker kill -> container started again (engine StartedAt), p50 | ${ms(pct(restartMs, 50))} (max ${ms(Math.max(...restartMs))}) | |`);
-    console.log(`| heal events for the killed app | ${heals1} (kills: ${KILLS}) | |`);
-    if (REMOVES > 0) {
-      console.log(`| docker rm -f -> first 200 through Caddy, p50 of ${REMOVES} | ${ms(pct(rmMs, 50))} (p95 ${ms(pct(rmMs, 95))}, max ${ms(Math.max(...rmMs))}) | p50 < 1 s, max < 2 s |`);
-      console.log(`| docker rm -f -> recreated container started (engine StartedAt), p50 | ${ms(pct(recreatedMs, 50))} (max ${ms(Math.max(...recreatedMs))}) | |`);
-      console.log(`| old container's die -> replacement created (engine events; svc's reaction), p50 | ${ms(pct(dieToCreateMs, 50))} (min ${ms(Math.min(...dieToCreateMs))}, max ${ms(Math.max(...dieToCreateMs))}) | |`);
-      console.log(`| old container's die -> destroy (the engine's removal), p50 | ${ms(pct(dieToDestroyMs, 50))} (max ${ms(Math.max(...dieToDestroyMs))}) | |`);
-      console.log(`| recreations (heal events) | ${recreations} (removals: ${REMOVES}) | |`);
-    }
+    console.log('\n| crash loop figure | value | goal |\n|---|---|---|');
     console.log(`| crash loop: CPU of the daemon process over ${(wall / 1000).toFixed(0)} s | ${cpuPct.toFixed(2)} % (user ${(c1.user / 1e6).toFixed(2)} s, sys ${(c1.system / 1e6).toFixed(2)} s) | < 2 % |`);
     console.log(`| crash loop: restarts (heal events) | ${heals.length} at +${healAt.map((x) => x.toFixed(0)).join(' s, +')} s after deploy | |`);
     console.log(`| crash loop: gaps between restarts | ${gaps.map((g) => `${g.toFixed(0)} s`).join(', ') || '-'} | 10 s doubling |`);
   } finally {
+    rec.stop();
     log('cleaning up');
     await t.close();
     await run('docker', ['rmi', WEB_FLAKY]).catch(() => {});

@@ -9,6 +9,7 @@ import { keysForEvent } from './event-keys.js';
 import { watchEvents, type EventWatch } from './event-watch.js';
 import { keyOf, parseKey, type Enqueue, type Key, type Kind, type Reconciler, type Result } from './types.js';
 import { createWorkQueue } from './workqueue.js';
+import { mark } from '../trace/marks.js';
 
 export interface ManagerOptions {
   runtime: Pick<Runtime, 'events'>;
@@ -141,7 +142,10 @@ export function createManager(o: ManagerOptions): Manager {
           o.onEvent?.(ev);
           const keys = keysForEvent(ev, o.instance);
           if (keys.length) log.debug('engine event', { action: ev.action, container: ev.name, targets: keys });
-          for (const k of keys) enqueue(k);
+          for (const k of keys) {
+            mark('event', ev.action, k);
+            enqueue(k);
+          }
         },
         onConnected: (again) => {
           o.onNodesChanged?.();

@@ -8,6 +8,7 @@ import type { Key, Result } from './types.js';
 import { TerminalError } from './types.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { silentLogger, type Logger } from '../log.js';
+import { span } from '../trace/marks.js';
 
 export interface WorkQueueOptions {
   /**
@@ -99,7 +100,7 @@ export function createWorkQueue(opts: WorkQueueOptions): WorkQueue {
     running.add(key);
     let next: number | undefined;
     try {
-      const result = await opts.handler(key, stopping.signal);
+      const result = await span('pass', key, () => opts.handler(key, stopping.signal));
       failures.delete(key);
       next = result?.requeueAfterMs;
     } catch (err) {

@@ -1,5 +1,6 @@
 // Engine errors as plain Errors that carry the engine's own words, plus the status code so the adapter
 // can tolerate the expected ones (404 missing, 304 already stopped, 409 removal in progress).
+import { span } from '../trace/marks.js';
 
 /** An engine call failed; `message` names the operation and includes the engine's message. */
 export class EngineError extends Error {
@@ -44,7 +45,7 @@ export function engineError(op: string, err: unknown): EngineError {
 /** Runs an engine call, translating its failure; statuses in `tolerate` resolve to undefined. */
 export async function call<T>(op: string, fn: () => Promise<T>, tolerate: number[] = []): Promise<T | undefined> {
   try {
-    return await fn();
+    return await span('engine', op, fn);
   } catch (err) {
     const status = statusOf(err);
     if (status !== undefined && tolerate.includes(status)) return undefined;

@@ -69,7 +69,7 @@ export interface InspectDoc {
   };
   NetworkSettings?: {
     IPAddress?: string;
-    Networks?: Record<string, { IPAddress?: string } | null> | null;
+    Networks?: Record<string, { IPAddress?: string; NetworkID?: string } | null> | null;
   };
 }
 

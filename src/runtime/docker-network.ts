@@ -21,11 +21,15 @@ async function twins(docker: Docker, name: string) {
  * Makes sure one bridge network called `name` exists (tolerating a concurrent creation by anyone) and tunes
  * its bridge. One it creates carries `svc.instance` (rule 14), so its twin check and any cleanup know whose it is.
  */
-export async function ensureNetworkOnce(docker: Docker, log: Logger, name: string, instance?: string): Promise<void> {
+export async function ensureNetworkOnce(docker: Docker, log: Logger, name: string, instance?: string): Promise<string | undefined> {
   await createIfMissing(docker, log, name, instance);
   const net = (await twins(docker, name))[0];
   if (net) await tuneBridgeNeighbours(net, log);
+  return net?.Id;
 }
+
+/** The engine's answer when a container is started on a network that is gone (removed behind svc's back). */
+export const NETWORK_GONE_RE = /network .* not found/i;
 
 async function createIfMissing(docker: Docker, log: Logger, name: string, instance?: string): Promise<void> {
   if ((await twins(docker, name)).length > 0) return;

@@ -10,15 +10,17 @@ import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { LABELS, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ExecResult, type LogLine, type NodeView, type RegistryAuthLookup, type Runtime } from './runtime.js';
+import { LABELS, NameInUseError, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ContainerSpec, type ExecResult, type LogLine, type NodeView, type RegistryAuthLookup, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents, pastContainerActions } from './docker-events.js';
-import { ensureNetworkOnce } from './docker-network.js';
+import { ensureNetworkOnce, NETWORK_GONE_RE } from './docker-network.js';
+import { createNetworkCache } from './network-cache.js';
 import { createDockerClient } from './docker-client.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from './docker-map.js';
 import { demuxToFile } from './docker-demux.js';
 import { demuxLines, followProgress } from './docker-streams.js';
+import { span } from '../trace/marks.js';
 
 export interface DockerRuntimeOptions {
   /** DOCKER_HOST (unix://, tcp://, http(s)://); default: dockerode's (the DOCKER_HOST env or the socket). */
@@ -38,7 +40,8 @@ export interface DockerRuntimeOptions {
 export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { docker: Docker } {
   const docker = createDockerClient(dockerOptions(opts.dockerHost));
   const log = opts.log;
-  const ensuring = new Map<string, Promise<void>>();
+  // Ensured once per process (network-cache.ts); ensureNetworkOnce handles other processes.
+  const networks = createNetworkCache((name) => span('engine', `ensureNetwork ${name}`, () => ensureNetworkOnce(docker, log, name, opts.instance)));
 
   const inspect = async (nameOrId: string, network?: string): Promise<ContainerInfo | undefined> => {
     const container = docker.getContainer(ref(nameOrId));
@@ -58,6 +61,23 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     const err = adopted ? undefined : notOurs(nameOrId, doc.Config?.Labels ?? {}, opts.instance);
     if (err) throw err;
     return doc.Id;
+  };
+
+  /** Creates and starts a container; a failed start removes what it created (the name stays free). */
+  const createAndStart = async (spec: ContainerSpec): Promise<InspectDoc> => {
+    const c = (await call(`create ${spec.name}`, () => docker.createContainer(toCreateOptions(spec))).catch((err: unknown) => {
+      throw statusOf(err) === 409 && /already in use/i.test(engineMessage(err)) ? new NameInUseError((err as Error).message) : err;
+    }))!;
+    try {
+      await call(`start ${spec.name}`, () => c.start());
+    } catch (err) {
+      // Leave nothing half-made behind: the name stays free for the next attempt; the error says why.
+      await c.remove({ force: true }).catch(() => {});
+      throw err;
+    }
+    const doc = await call(`inspect ${spec.name}`, () => c.inspect(), [404]);
+    if (!doc) throw new Error(`docker run ${spec.name}: container disappeared right after start`);
+    return doc as unknown as InspectDoc;
   };
 
   /** Creates and starts an exec with stdout and stderr attached (multiplexed). */
@@ -138,13 +158,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     },
 
     ensureNetwork(name) {
-      // One attempt per name at a time in this process; ensureNetworkOnce handles other processes.
-      let p = ensuring.get(name);
-      if (!p) {
-        p = ensureNetworkOnce(docker, log, name, opts.instance).finally(() => ensuring.delete(name));
-        ensuring.set(name, p);
-      }
-      return p;
+      return networks.ensure(name);
     },
 
     async list(labels, network) {
@@ -159,17 +173,21 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     async run(spec) {
       ref(spec.name);
       checkImageRef(spec.image);
-      const c = await call(`create ${spec.name}`, () => docker.createContainer(toCreateOptions(spec)));
+      const joinsNetwork = !!spec.network && !spec.hostNetwork;
+      let doc: InspectDoc;
       try {
-        await call(`start ${spec.name}`, () => c!.start());
+        doc = await createAndStart(spec);
       } catch (err) {
-        // Leave nothing half-made behind: the name stays free for the next attempt; the error says why.
-        await c!.remove({ force: true }).catch(() => {});
-        throw err;
+        // The network was removed behind svc's back since it was ensured: make it again, then once more.
+        if (!joinsNetwork || statusOf(err) !== 404 || !NETWORK_GONE_RE.test(engineMessage(err))) throw err;
+        if (!networks.forget(spec.network!)) throw err; // not one this runtime made sure of
+        log.info('network gone; creating it again', { network: spec.network });
+        await networks.ensure(spec.network!);
+        doc = await createAndStart(spec);
       }
-      const info = await inspect(c!.id, spec.network);
-      if (!info) throw new Error(`docker run ${spec.name}: container disappeared right after start`);
-      return info;
+      // Joined another network of that name than the one ensured (recreated by someone else): tune that one.
+      if (joinsNetwork) await networks.joined(spec.network!, doc.NetworkSettings?.Networks?.[spec.network!]?.NetworkID);
+      return toContainerInfo(doc, spec.network);
     },
 
     async start(nameOrId) {
@@ -189,7 +207,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       if (id === undefined) return;
       const container = docker.getContainer(ref(id));
       try {
-        await container.remove({ force: true });
+        await span('engine', `remove ${nameOrId}`, () => container.remove({ force: true }));
       } catch (err) {
         const status = statusOf(err);
         if (status === 404) return;

@@ -37,6 +37,13 @@ export class RemovalInProgressError extends Error {
   }
 }
 
+/** A container (or, on a Swarm, a service) of that name exists already: remove it first, or pick another name. */
+export class NameInUseError extends Error {
+  constructor(message: string) {
+    super(message);
+  }
+}
+
 /** How soon a pass that met a removal in progress comes back. */
 export const REMOVAL_RETRY_MS = 100;
 

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
-import { LABELS, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type RegistryAuthLookup, type Runtime, type RuntimeEvent } from './runtime.js';
+import { LABELS, NameInUseError, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type RegistryAuthLookup, type Runtime, type RuntimeEvent } from './runtime.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
 import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
@@ -22,6 +22,8 @@ const SERVICE_ROLES = new Set(['app', 'service']);
 const SWARM_SERVICE_LABEL = 'com.docker.swarm.service.id';
 /** How long `run` and `start` wait for the task to run (an image pull on a worker included). */
 const TASK_WAIT_MS = 60_000;
+/** How long a replica waits for its task to be given a node before the next replica of its deploy is placed. */
+const PLACE_WAIT_MS = 5_000;
 
 export interface SwarmRuntimeOptions {
   dockerHost?: string;
@@ -124,6 +126,38 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     return placementConstraints({ nodes: view, siblingNodes: siblings });
   };
 
+  /**
+   * Replicas of one app and deploy started together (the deploy starts them at once) must not pick their
+   * node from the same view: each waits for the one before it to be placed (its task assigned a node) before
+   * it reads where its siblings run. The starts themselves still overlap.
+   */
+  const placing = new Map<string, Promise<void>>();
+  const placedInTurn = async <T>(spec: ContainerSpec, place: () => Promise<T>, placed: (made: T) => Promise<void>): Promise<T> => {
+    const app = spec.labels[LABELS.app];
+    const deploy = spec.labels[LABELS.deploy];
+    if (!app || !deploy) return place();
+    const key = `${app}/${deploy}`;
+    const before = placing.get(key);
+    let done!: () => void;
+    const mine = new Promise<void>((r) => (done = r));
+    placing.set(key, mine);
+    try {
+      await before;
+      const made = await place();
+      await placed(made);
+      return made;
+    } finally {
+      done();
+      if (placing.get(key) === mine) placing.delete(key);
+    }
+  };
+
+  /** Waits (bounded) until the service's newest task has a node: from then on it counts as a sibling. */
+  const assigned = async (serviceId: string): Promise<void> => {
+    const end = Date.now() + PLACE_WAIT_MS;
+    while (!currentTask(await tasksOf(serviceId))?.NodeID && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  };
+
   /** Waits until the service's newest task runs or has ended; returns what it is then. */
   const settle = async (svc: ServiceDoc, network: string | undefined, replacing?: string): Promise<ContainerInfo> => {
     const end = Date.now() + TASK_WAIT_MS;
@@ -202,18 +236,24 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       if (!SERVICE_ROLES.has(spec.labels[LABELS.role] ?? '')) return local.run(spec);
       ref(spec.name);
       checkImageRef(spec.image);
-      if (await serviceDoc(spec.name)) throw new Error(`docker service create ${spec.name}: a service of that name exists`);
-      const constraints = await constraintsFor(spec, await nodeDocs());
+      if (await serviceDoc(spec.name)) throw new NameInUseError(`docker service create ${spec.name}: a service of that name exists`);
       const image = clusterImage(spec.image, await registryFor(spec.image));
       // A private image: the credentials go with the create (X-Registry-Auth), Swarm hands them to the node
       // that runs each task, so a worker pulls it too. Never part of the spec (inspect would show it).
       const auth = opts.registryAuth?.(image);
-      const created = await call(`service create ${spec.name}`, () =>
-        auth
-          ? (docker.createService(auth as never, toServiceSpec({ ...spec, image }, { constraints }) as never) as unknown as Promise<Docker.Service>)
-          : docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never),
+      const created = await placedInTurn(
+        spec,
+        async () => {
+          const constraints = await constraintsFor(spec, await nodeDocs());
+          return (await call(`service create ${spec.name}`, () =>
+            auth
+              ? (docker.createService(auth as never, toServiceSpec({ ...spec, image }, { constraints }) as never) as unknown as Promise<Docker.Service>)
+              : docker.createService(toServiceSpec({ ...spec, image }, { constraints }) as never),
+          ))!;
+        },
+        (made) => assigned(made.id),
       );
-      const svc = (await serviceDoc(created!.id))!;
+      const svc = (await serviceDoc(created.id))!;
       return settle(svc, spec.network);
     },
 

@@ -11,7 +11,7 @@ import { createTarget, deleteTarget, importRemote, remoteCopies, requireTarget, 
 import type { BackupContext } from '../desired/backups.js';
 import { listTargets, targetJson } from '../store/offsite.js';
 import { done, flash, readForm, render, text, type UiDeps, type UiEnv, may } from './context.js';
-import { Csrf, Field, Layout, PostButton } from './layout.js';
+import { Csrf, Field, Layout, ListTable, PostButton } from './layout.js';
 
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 
@@ -30,53 +30,36 @@ export function backupTargetPages(deps: UiDeps) {
           Every completed backup is copied to each target, encrypted in the age format for {key ?? <strong>nothing yet: set SVC_BACKUP_PASSPHRASE or SVC_BACKUP_AGE_RECIPIENT, until then copies fail</strong>}, and
           verified by reading it back. The newest {deps.config.offsite.retainCount} copies stay in each bucket. <a href="/backups">Back to backups</a>
         </p>
-        <div class="scroll spaced">
-          <table>
-            <caption class="sr">Backup targets</caption>
-            <thead>
+        <ListTable
+          spaced
+          caption="Backup targets"
+          columns={['Name', 'Endpoint', 'Bucket', 'Access key', 'Actions']}
+          empty="No targets: backups stay on this host only."
+          rows={listTargets(deps.db).map((row) => {
+            const t = targetJson(row, deps.sealer);
+            return (
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Bucket</th>
-                <th scope="col">Access key</th>
-                <th scope="col">Actions</th>
+                <td>{t.name}</td>
+                <td class="mono">{t.endpoint ?? 'AWS S3'} ({t.region})</td>
+                <td class="mono">
+                  {t.bucket}/{t.prefix}
+                </td>
+                <td class="mono">{t.access_key_hint}</td>
+                <td class="actions">
+                  {manages && (
+                    <>
+                      <PostButton action={`/backups/targets/${t.id}/test`} csrf={c.var.csrf} label="Test" context={t.name} small />
+                      <a href={`/backups/targets/${t.id}/copies`}>
+                        Copies<span class="sr"> in {t.name}</span>
+                      </a>
+                      <PostButton action={`/backups/targets/${t.id}/delete`} csrf={c.var.csrf} label="Delete" context={t.name} tone="secondary" small />
+                    </>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {listTargets(deps.db).length === 0 && (
-                <tr>
-                  <td colspan={5} class="muted">
-                    No targets: backups stay on this host only.
-                  </td>
-                </tr>
-              )}
-              {listTargets(deps.db).map((row) => {
-                const t = targetJson(row, deps.sealer);
-                return (
-                  <tr>
-                    <td>{t.name}</td>
-                    <td class="mono">{t.endpoint ?? 'AWS S3'} ({t.region})</td>
-                    <td class="mono">
-                      {t.bucket}/{t.prefix}
-                    </td>
-                    <td class="mono">{t.access_key_hint}</td>
-                    <td class="actions">
-                      {manages && (
-                        <>
-                          <PostButton action={`/backups/targets/${t.id}/test`} csrf={c.var.csrf} label="Test" context={t.name} small />
-                          <a href={`/backups/targets/${t.id}/copies`}>
-                            Copies<span class="sr"> in {t.name}</span>
-                          </a>
-                          <PostButton action={`/backups/targets/${t.id}/delete`} csrf={c.var.csrf} label="Delete" context={t.name} tone="secondary" small />
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        />
         {manages && (
           <>
             <h2>Add a target</h2>

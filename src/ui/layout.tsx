@@ -199,5 +199,35 @@ export const PostButton: FC<{ action: string; csrf: string; label: string; conte
 );
 
 /** A timestamp shown as UTC date and time, machine-readable in `datetime`. */
+/**
+ * A list as a table: it scrolls sideways on a small screen, its caption is for screen readers, and with no
+ * rows it says `empty` in one row across every column.
+ */
+export const ListTable: FC<{ caption: string; columns: readonly string[]; empty: Child; rows: Child[]; spaced?: boolean }> = (p) => (
+  <div class={p.spaced ? 'scroll spaced' : 'scroll'}>
+    <table>
+      <caption class="sr">{p.caption}</caption>
+      <thead>
+        <tr>
+          {p.columns.map((c) => (
+            <th scope="col">{c}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {p.rows.length === 0 ? (
+          <tr>
+            <td colspan={p.columns.length} class="muted">
+              {p.empty}
+            </td>
+          </tr>
+        ) : (
+          p.rows
+        )}
+      </tbody>
+    </table>
+  </div>
+);
+
 export const Time: FC<{ at: string | null | undefined }> = ({ at }) =>
   at ? <time datetime={at}>{at.replace('T', ' ').replace('Z', '')}</time> : <span class="muted">-</span>;

@@ -11,7 +11,7 @@ import { SELECTABLE_EVENTS } from '../notify/events.js';
 import { sendTest } from '../notify/test-send.js';
 import { getChannel, listChannels, listDeliveries } from '../store/notify.js';
 import { checked, defined, int, readForm, render, text, type Form, type UiDeps, type UiEnv, may } from './context.js';
-import { Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
+import { Check, Csrf, Field, Layout, ListTable, PostButton, Select, Time } from './layout.js';
 
 interface Extra {
   error?: string;
@@ -81,49 +81,31 @@ export function notifyPage(deps: UiDeps) {
         )}
         <section aria-labelledby="h-channels">
           <h2 id="h-channels">Channels</h2>
-          <div class="scroll">
-            <table>
-              <caption class="sr">Notification channels</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {channels.length === 0 && (
-                  <tr>
-                    <td colspan={5} class="muted">
-                      No channels: nobody is told when something fails.
-                    </td>
-                  </tr>
-                )}
-                {channels.map((ch) => (
-                  <tr>
-                    <td>
-                      {ch.name}
-                      {!ch.enabled && <span class="muted"> (disabled)</span>}
-                    </td>
-                    <td>{ch.type}</td>
-                    <td class="mono">{ch.target}</td>
-                    <td>{ch.events.join(', ')}</td>
-                    <td class="actions">
-                      {manages && (
-                        <>
-                          <PostButton action={`/settings/notifications/${ch.id}/test`} csrf={c.var.csrf} label="Test" context={`channel ${ch.name}`} small />
-                          <PostButton action={`/settings/notifications/${ch.id}/${ch.enabled ? 'disable' : 'enable'}`} csrf={c.var.csrf} label={ch.enabled ? 'Disable' : 'Enable'} context={`channel ${ch.name}`} tone="secondary" small />
-                          <PostButton action={`/settings/notifications/${ch.id}/delete`} csrf={c.var.csrf} label="Delete" context={`channel ${ch.name}`} tone="danger" small />
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable
+            caption="Notification channels"
+            columns={['Name', 'Type', 'Target', 'Events', 'Actions']}
+            empty="No channels: nobody is told when something fails."
+            rows={channels.map((ch) => (
+              <tr>
+                <td>
+                  {ch.name}
+                  {!ch.enabled && <span class="muted"> (disabled)</span>}
+                </td>
+                <td>{ch.type}</td>
+                <td class="mono">{ch.target}</td>
+                <td>{ch.events.join(', ')}</td>
+                <td class="actions">
+                  {manages && (
+                    <>
+                      <PostButton action={`/settings/notifications/${ch.id}/test`} csrf={c.var.csrf} label="Test" context={`channel ${ch.name}`} small />
+                      <PostButton action={`/settings/notifications/${ch.id}/${ch.enabled ? 'disable' : 'enable'}`} csrf={c.var.csrf} label={ch.enabled ? 'Disable' : 'Enable'} context={`channel ${ch.name}`} tone="secondary" small />
+                      <PostButton action={`/settings/notifications/${ch.id}/delete`} csrf={c.var.csrf} label="Delete" context={`channel ${ch.name}`} tone="danger" small />
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          />
         </section>
         {manages && (
           <section aria-labelledby="h-add">
@@ -160,40 +142,22 @@ export function notifyPage(deps: UiDeps) {
         )}
         <section aria-labelledby="h-log">
           <h2 id="h-log">Delivery log</h2>
-          <div class="scroll">
-            <table>
-              <caption class="sr">Last 50 deliveries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Answer</th>
-                </tr>
-              </thead>
-              <tbody>
-                {log.length === 0 && (
-                  <tr>
-                    <td colspan={5} class="muted">
-                      Nothing sent yet.
-                    </td>
-                  </tr>
-                )}
-                {log.map((d) => (
-                  <tr>
-                    <td>
-                      <Time at={d.at} />
-                    </td>
-                    <td>{d.channel}</td>
-                    <td>{d.event}</td>
-                    <td>{d.attempt}</td>
-                    <td class={d.ok ? 'mono' : 'mono error'}>{d.answer}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable
+            caption="Last 50 deliveries"
+            columns={['Time', 'Channel', 'Event', 'Attempt', 'Answer']}
+            empty="Nothing sent yet."
+            rows={log.map((d) => (
+              <tr>
+                <td>
+                  <Time at={d.at} />
+                </td>
+                <td>{d.channel}</td>
+                <td>{d.event}</td>
+                <td>{d.attempt}</td>
+                <td class={d.ok ? 'mono' : 'mono error'}>{d.answer}</td>
+              </tr>
+            ))}
+          />
         </section>
       </Layout>,
       o.status ?? 200,

@@ -7,7 +7,7 @@ import { DomainError } from '../errors.js';
 import { idParam } from '../http/request.js';
 import { listRegistryCredentials } from '../store/registries.js';
 import { readForm, render, text, type UiDeps, type UiEnv, may } from './context.js';
-import { Csrf, Field, Layout, PostButton, Time } from './layout.js';
+import { Csrf, Field, Layout, ListTable, PostButton, Time } from './layout.js';
 
 interface Extra {
   error?: string;
@@ -40,45 +40,28 @@ export function registriesPage(deps: UiDeps) {
             </p>
           </div>
         )}
-        <div class="scroll">
-          <table>
-            <caption class="sr">Registry credentials</caption>
-            <thead>
-              <tr>
-                <th scope="col">Registry</th>
-                <th scope="col">Username</th>
-                <th scope="col">Changed</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.length === 0 && (
-                <tr>
-                  <td colspan={4} class="muted">
-                    No credentials: only public images can be pulled.
-                  </td>
-                </tr>
-              )}
-              {rows.map((x) => (
-                <tr>
-                  <td class="mono">{x.server}</td>
-                  <td class="mono">{x.username}</td>
-                  <td>
-                    <Time at={x.updatedAt} />
-                  </td>
-                  <td class="actions">
-                    {manages && (
-                      <>
-                        <PostButton action={`/settings/registries/${x.id}/test`} csrf={c.var.csrf} label="Test" context={x.server} small />
-                        <PostButton action={`/settings/registries/${x.id}/delete`} csrf={c.var.csrf} label="Remove" context={x.server} tone="secondary" small />
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          caption="Registry credentials"
+          columns={['Registry', 'Username', 'Changed', 'Actions']}
+          empty="No credentials: only public images can be pulled."
+          rows={rows.map((x) => (
+            <tr>
+              <td class="mono">{x.server}</td>
+              <td class="mono">{x.username}</td>
+              <td>
+                <Time at={x.updatedAt} />
+              </td>
+              <td class="actions">
+                {manages && (
+                  <>
+                    <PostButton action={`/settings/registries/${x.id}/test`} csrf={c.var.csrf} label="Test" context={x.server} small />
+                    <PostButton action={`/settings/registries/${x.id}/delete`} csrf={c.var.csrf} label="Remove" context={x.server} tone="secondary" small />
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        />
         {manages && (
           <section aria-labelledby="h-add-registry">
             <h2 id="h-add-registry">Add credentials</h2>

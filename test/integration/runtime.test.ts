@@ -10,6 +10,8 @@ import { LABELS, type ContainerSpec, type RuntimeEvent } from '../../src/runtime
 import { silentLogger } from '../../src/log.js';
 import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_OOM, WEB_PORT, WEB_UNHEALTHY, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
+import { readFile } from 'node:fs/promises';
+import { BRIDGE_RETRANS_MS, bridgeInterface } from '../../src/runtime/bridge-neighbours.js';
 import { stoppedByEngineApi } from '../../src/reconcilers/app/watch-plan.js';
 
 const runtime = createDockerRuntime({ log: silentLogger });
@@ -255,6 +257,43 @@ describe('ownership (DESIGN.md rule 14)', () => {
       await scoped.remove(own.name); // missing: not an error
     } finally {
       for (const s of foreign) await runtime.remove(s.name).catch(() => {});
+    }
+  });
+
+  it('a network removed behind its back is made again at the next run; one remade by someone else is tuned', async () => {
+    const scoped = createDockerRuntime({ log: silentLogger, instance: INSTANCE });
+    const name = `svc-test-net-gone-${process.pid}`;
+    const netsNamed = async () => (await runtime.docker.listNetworks({ filters: { name: [name] } })).filter((x) => x.Name === name);
+    const retrans = async (id: string) => {
+      const ifname = bridgeInterface({ Id: id, Driver: 'bridge' })!;
+      return Number((await readFile(`/proc/sys/net/ipv4/neigh/${ifname}/retrans_time_ms`, 'utf8')).trim());
+    };
+    const made: string[] = [];
+    try {
+      await scoped.ensureNetwork(name); // remembered: the next ensure asks the engine nothing
+      for (const net of await netsNamed()) await runtime.docker.getNetwork(net.Id).remove();
+      const first = spec(WEB_V1, { network: name, networkAliases: undefined });
+      made.push(first.name);
+      await scoped.ensureNetwork(name);
+      const a = await scoped.run(first); // the start says "network not found": made again, then run once more
+      expect(a.running).toBe(true);
+      expect(a.address).toBeTruthy();
+      const again = await netsNamed();
+      expect(again).toHaveLength(1);
+      expect(again[0]!.Labels).toMatchObject({ [LABELS.instance]: INSTANCE });
+      await scoped.remove(first.name);
+
+      // Removed and created again by hand (untuned bridge): the next container on it has the new bridge tuned.
+      await runtime.docker.getNetwork(again[0]!.Id).remove();
+      const byHand = await runtime.docker.createNetwork({ Name: name, Driver: 'bridge' });
+      if (process.getuid?.() === 0) expect(await retrans(byHand.id)).not.toBe(BRIDGE_RETRANS_MS);
+      const second = spec(WEB_V1, { network: name, networkAliases: undefined });
+      made.push(second.name);
+      expect((await scoped.run(second)).address).toBeTruthy();
+      if (process.getuid?.() === 0) expect(await retrans(byHand.id)).toBe(BRIDGE_RETRANS_MS);
+    } finally {
+      for (const c of made) await scoped.remove(c).catch(() => {});
+      for (const net of await netsNamed()) await runtime.docker.getNetwork(net.Id).remove().catch(() => {});
     }
   });
 

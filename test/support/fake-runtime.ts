@@ -15,7 +15,7 @@ import type {
   Runtime,
   RuntimeEvent,
 } from '../../src/runtime/runtime.js';
-import { NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
+import { NameInUseError, NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
 
 /** How a container of an image behaves after start: keeps running, exits at once with 1, or is unhealthy. */
 export type ImageBehaviour = 'runs' | 'exits' | 'unhealthy' | 'healthy';
@@ -219,7 +219,7 @@ export class FakeRuntime implements Runtime {
 
   async run(spec: ContainerSpec) {
     this.record('run', [spec]);
-    if (this.find(spec.name)) throw new Error(`Conflict. The container name "/${spec.name}" is already in use`);
+    if (this.find(spec.name)) throw new NameInUseError(`Conflict. The container name "/${spec.name}" is already in use`);
     if (this.strictImages && !this.images.has(spec.image)) throw new Error(`No such image: ${spec.image}`);
     const c: FakeContainer = { id: `fake${this.nextId++}`, spec, state: 'created', health: 'none', logs: [] };
     if (spec.network && !spec.hostNetwork) c.address = `10.0.0.${this.nextAddress++}`;

@@ -13,15 +13,19 @@ import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
-import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
+import { NameInUseError, RemovalInProgressError, REMOVAL_RETRY_MS, type ContainerInfo } from '../../runtime/runtime.js';
+import { mark, span } from '../../trace/marks.js';
 
 /** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
 export type HealResult = Result & { liveRunning: boolean };
 
-export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false): Promise<HealResult> {
+/** `listed`: the engine still listed the container (being removed); false when the pass saw it gone. */
+export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false, listed = true): Promise<HealResult> {
   const name = app.liveContainerName!;
+  mark('heal', exists ? 'restart' : 'recreate', name);
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
+  let created: ContainerInfo | undefined;
   // Beside other replicas in the answer, the dead one leaves it before the restart and joins again only
   // after its own health check (the steady pass probes it): otherwise the proxy keeps sending it requests
   // while the engine starts it and before it listens. Alone, it keeps its address: there is nothing else
@@ -42,7 +46,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
         how = 'recreated';
       }
     }
-    if (how === 'recreated') await recreate(deps, app, name);
+    if (how === 'recreated') created = await recreate(deps, app, name, exists || listed);
   } catch (err) {
     if (err instanceof RemovalInProgressError) return { requeueAfterMs: REMOVAL_RETRY_MS, liveRunning: false }; // not a failure
     if (!(await deps.runtime.ping())) throw err; // engine down: back off and retry, nothing to record
@@ -51,10 +55,11 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolea
     addAppEvent(deps.db, app.id, 'heal', `could not restart ${name}: ${message}`, 'error');
     return { requeueAfterMs: restartBackoffMs(failures) || 1_000, liveRunning: false };
   }
-  const info = await deps.runtime.inspect(name, deps.settings.network);
+  // A recreated container was inspected by the run itself: no second look before the DNS sync.
+  const info = created ?? (await deps.runtime.inspect(name, deps.settings.network));
   const unpublished = beside || (app.liveAddress === null && readInstances(deps.db, app.id).some((r) => r.address !== null));
   observeLive(deps.db, app.id, unpublished ? { containerId: info?.id ?? null } : { address: info?.address ?? null, containerId: info?.id ?? null });
-  await deps.dns.sync();
+  await span('heal', 'dns sync', () => deps.dns.sync(), name);
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
   const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';
@@ -80,11 +85,22 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
   return !info || info.state === 'removing' || info.state === 'dead';
 }
 
-/** Runs the container its deploy made (a removal still in progress throws RemovalInProgressError: come back). */
-async function recreate(deps: AppReconcilerDeps, app: AppView, name: string) {
+/**
+ * Runs the container its deploy made (a removal still in progress throws RemovalInProgressError: come back).
+ * One the pass saw gone is created at once, without asking the engine to remove it first (the `destroy`
+ * event's pass: the name is free); should the name be taken after all, it is removed and created again.
+ */
+async function recreate(deps: AppReconcilerDeps, app: AppView, name: string, listed: boolean): Promise<ContainerInfo> {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-  await deps.runtime.remove(name);
+  const spec = appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed));
   ensureAppVolumes(deps.settings, app);
-  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed)));
+  if (listed) await deps.runtime.remove(name);
+  try {
+    return await deps.runtime.run(spec);
+  } catch (err) {
+    if (listed || !(err instanceof NameInUseError)) throw err;
+    await deps.runtime.remove(name);
+    return deps.runtime.run(spec);
+  }
 }

@@ -144,11 +144,17 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
   // to 0 still proves its image, and the scale-down stops it again after the switch).
   const count = Math.max(1, app.replicas);
-  for (let slot = 0; slot < count; slot++) {
-    const spec = appContainerSpec(deps.settings, app, deploy, env, slot);
-    if (slot > 0) await deps.runtime.remove(spec.name);
-    await deps.runtime.run(spec);
-  }
+  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0));
+  // The first replica proves the image (and does any one-time work: a Swarm's registry push); the others
+  // start together, the engine's create + start (hundreds of ms each) overlapping. All settle before the
+  // step ends, so a retry of the step never races a start still in flight.
+  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1));
+  await settleAll(
+    others.map(async (spec) => {
+      await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
+      await deps.runtime.run(spec);
+    }),
+  );
   const now = deps.now();
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',
@@ -226,8 +232,9 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     const sinceCutMs = deps.now() - (Date.parse(deploy.deadline!) - deps.settings.drainCapMs);
     // Every replica of the old version drains, not only the first: a POST in flight on one that gets
     // SIGTERM fails (its app exits under it), and no proxy retries a request already sent.
+    const extras = await oldReplicas(deps, app, old);
     const oldAddresses: string[] = [];
-    for (const name of [old, ...(await oldReplicas(deps, app, old))]) {
+    for (const name of [old, ...extras]) {
       const info = await deps.runtime.inspect(name, deps.settings.network);
       if (info?.address) oldAddresses.push(`${info.address}:${app.internalPort}`);
     }
@@ -243,13 +250,18 @@ async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, 
     const adopted = app.appType === 'adopted_container' && old === app.source;
     // The old version's other replicas drained with it (above); they are never kept (a flip-back restarts the
     // first one, and scaling adds the others again).
-    for (const extra of (await oldReplicas(deps, app, old))) {
-      await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
-      await deps.runtime.remove(extra);
-    }
-    await deps.runtime.stop(old, deps.settings.stopGraceSeconds, { adopted });
+    // All of them at once: each stop waits for its container's exit (SIGTERM, up to the grace period).
     const kept = keepsOld(deps, app, deploy);
-    if (!adopted && !kept) await deps.runtime.remove(old);
+    await settleAll([
+      ...extras.map(async (extra) => {
+        await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
+        await deps.runtime.remove(extra);
+      }),
+      (async () => {
+        await deps.runtime.stop(old, deps.settings.stopGraceSeconds, { adopted });
+        if (!adopted && !kept) await deps.runtime.remove(old);
+      })(),
+    ]);
     event(
       deps,
       deploy,
@@ -307,6 +319,12 @@ async function stagingReplicas(deps: AppReconcilerDeps, app: AppView, deploy: De
   const slotOf = (c: { labels: Record<string, string> }) => Number(c.labels[SLOT_LABEL] ?? 0);
   const mine = list.filter((c) => c.labels[LABELS.appId] === String(app.id)).sort((a, b) => slotOf(a) - slotOf(b));
   return mine.length > 0 ? mine.map((c) => c.name) : [deploy.stagingContainer!];
+}
+
+/** Waits for every one of `work` to end, then throws the first failure (none is left running behind a retry). */
+async function settleAll(work: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The other replicas of the old version (`<old>-r<slot>`). */

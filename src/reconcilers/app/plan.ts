@@ -68,7 +68,11 @@ export type AppAction =
   | WatchAction
   | { kind: 'begin_deploy'; deployId: number }
   | { kind: 'deploy_step'; deployId: number; step: DeployStep }
-  | { kind: 'heal'; container: string; exists: boolean; oomKilled?: boolean; oomLikely?: boolean }
+  /**
+   * `exists`: the live container can be started again; otherwise it is recreated, and `listed` says whether
+   * the engine still listed it (being removed: its removal must end first) or it is gone (create at once).
+   */
+  | { kind: 'heal'; container: string; exists: boolean; listed?: boolean; oomKilled?: boolean; oomLikely?: boolean }
   /** `replicas: 0`: slot 0 leaves the DNS answer, then (after the proxy's refresh) is stopped and removed. */
   | { kind: 'stop_live'; container: string; unpublish: boolean }
   | { kind: 'heal_wait'; afterMs: number }
@@ -108,7 +112,7 @@ export function planApp(
   }
   if (live?.running) return { kind: 'steady' };
   // Gone (or going) is not a crash loop: recreate at once, whatever the backoff says.
-  if (!live || live.removing) return { kind: 'heal', container: app.liveContainerName, exists: false };
+  if (!live || live.removing) return { kind: 'heal', container: app.liveContainerName, exists: false, listed: !!live };
   if (app.healNotBeforeMs !== null && app.healNotBeforeMs > nowMs) return { kind: 'heal_wait', afterMs: app.healNotBeforeMs - nowMs };
   return { kind: 'heal', container: app.liveContainerName, exists: true, oomKilled: live.oomKilled, oomLikely: live.oomLikely };
 }

@@ -29,15 +29,15 @@ describe('planApp', () => {
   });
   it('heals a stopped or missing live container, after the backoff', () => {
     expect(planApp(app(), undefined, [{ name: 'svc-web-1', running: false }], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: true });
-    expect(planApp(app(), undefined, [], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
+    expect(planApp(app(), undefined, [], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false, listed: false });
     const stopped = [{ name: 'svc-web-1', running: false }];
     expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, stopped, 1_000)).toEqual({ kind: 'heal_wait', afterMs: 4_000 });
     expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, stopped, 5_000).kind).toBe('heal');
   });
-  it('recreates a live container that is gone or being removed at once, whatever the backoff', () => {
-    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 1_000)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
+  it('recreates a live container that is gone or being removed at once, whatever the backoff (listed: the engine still lists it, its removal ends first)', () => {
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 1_000)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false, listed: false });
     const removing = [{ name: 'svc-web-1', running: false, removing: true }];
-    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, removing, 1_000)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
+    expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, removing, 1_000)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false, listed: true });
   });
 });
 
@@ -160,7 +160,7 @@ describe('planApp with replicas: 0', () => {
   });
   it('a deploy still goes first; raising replicas again recreates the live container', () => {
     expect(planApp(app({ replicas: 0 }), deploy({ status: 'pending' }), [live], 0)).toMatchObject({ kind: 'begin_deploy' });
-    expect(planApp(app({ replicas: 2, liveAddress: null }), undefined, [], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false });
+    expect(planApp(app({ replicas: 2, liveAddress: null }), undefined, [], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false, listed: false });
   });
   it('a live container killed for memory is healed with the reason', () => {
     expect(planApp(app(), undefined, [{ name: 'svc-web-1', running: false, exitCode: 137, oomKilled: true }], 0)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: true, oomKilled: true });

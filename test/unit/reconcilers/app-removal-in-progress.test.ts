@@ -2,7 +2,7 @@
 // (DESIGN.md rule 3) and not a failure: the pass comes back shortly, then recreates.
 import { describe, expect, it } from 'vitest';
 import { listAppEvents } from '../../../src/store/deploys.js';
-import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../../src/runtime/runtime.js';
+import { NameInUseError, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../../src/runtime/runtime.js';
 import { AppHarness } from '../../support/app-harness.js';
 
 describe('a removal in progress', () => {
@@ -38,5 +38,39 @@ describe('a removal in progress', () => {
     await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
     expect(h.dep(d.id).status).toBe('success');
     expect(h.rt.remove).toBe(remove); // the in-progress answer was met (in the create step) and passed
+  });
+
+  it('a live container the pass saw gone (the destroy event) is created at once: no removal asked, no second inspect', async () => {
+    const h = new AppHarness();
+    await h.deployed();
+    await h.rt.remove('svc-web-1'); // docker rm -f, finished: the engine no longer lists it
+    const from = h.rt.calls.length;
+    await h.rec.reconcile('web');
+    const after = h.rt.calls.slice(from);
+    expect(after.map((c) => c.method).filter((m) => m !== 'list' && m !== 'ensureNetwork')).toEqual(['run']);
+    expect(h.rt.containers.get('svc-web-1')!.state).toBe('running');
+    expect(h.dnsNow()).toMatchObject({ 'web.svc.internal.': h.rt.containers.get('svc-web-1')!.address });
+    expect(listAppEvents(h.db, h.app().id).map((e) => e.message)).toEqual(['live container svc-web-1 was gone; recreated']);
+    await h.expectSteady();
+  });
+
+  it('gone at the look but the name taken at the create: removed, then created (once)', async () => {
+    const h = new AppHarness();
+    await h.deployed();
+    await h.rt.remove('svc-web-1');
+    const run = h.rt.run.bind(h.rt);
+    let refused = 0;
+    h.rt.run = async (spec) => {
+      refused++;
+      h.rt.run = run; // the engine's listing lagged: the name was still held at the first create
+      throw new NameInUseError(`Conflict. The container name "/${spec.name}" is already in use`);
+    };
+    const from = h.rt.calls.length;
+    await h.rec.reconcile('web');
+    expect(h.rt.calls.slice(from).map((c) => c.method).filter((m) => m !== 'list' && m !== 'ensureNetwork')).toEqual(['remove', 'run']);
+    expect(refused).toBe(1);
+    expect(h.rt.containers.get('svc-web-1')!.state).toBe('running');
+    expect(h.app().healFailures).toBe(0);
+    await h.expectSteady();
   });
 });

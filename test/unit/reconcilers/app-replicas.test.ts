@@ -35,6 +35,50 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
+  it('a deploy starts the first replica, then the others together (their engine starts overlap)', async () => {
+    const h = new AppHarness();
+    h.makeApp('web', { replicas: 3 });
+    const run = h.rt.run.bind(h.rt);
+    let inFlight = 0;
+    const overlap: [string, number][] = [];
+    h.rt.run = async (spec) => {
+      inFlight++;
+      overlap.push([spec.name, inFlight]);
+      await new Promise((r) => setImmediate(r)); // the engine's create + start take a while
+      try {
+        return await run(spec);
+      } finally {
+        inFlight--;
+      }
+    };
+    await h.deployed('web:1');
+    expect(overlap).toEqual([['svc-web-1', 1], ['svc-web-1-r1', 1], ['svc-web-1-r2', 2]]);
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    await h.expectSteady();
+  });
+
+  it('a replica whose start fails: the step waits for the others before it fails the deploy, and nothing of it stays', async () => {
+    const h = new AppHarness();
+    h.makeApp('web', { replicas: 3 });
+    const run = h.rt.run.bind(h.rt);
+    let settled = 0;
+    h.rt.run = async (spec) => {
+      await new Promise((r) => setImmediate(r));
+      if (spec.name === 'svc-web-1-r1') throw new Error('docker start svc-web-1-r1: no space left on device');
+      const info = await run(spec);
+      settled++;
+      return info;
+    };
+    const d = h.deploy('web:1');
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'failed' });
+    expect(settled).toBe(2); // r2 had started when the step failed, not after
+    expect(h.dep(d.id).error).toMatch(/no space left on device/);
+    await h.drive();
+    expect(running(h)).toEqual([]);
+    await h.expectSteady();
+  });
+
   it('a new version: all replicas healthy beside the old before the switch, then the old ones go', async () => {
     const h = await threeReplicas();
     const d = h.deploy('web:2');
@@ -44,6 +88,31 @@ describe('replicas', () => {
     await h.drive();
     expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
     expect(answer(h)).toEqual(addressesOf(h, running(h)));
+    await h.expectSteady();
+  });
+
+  it('after the drain, the old version\'s replicas are stopped together (each stop waits for its exit)', async () => {
+    const h = await threeReplicas();
+    const stop = h.rt.stop.bind(h.rt);
+    let inFlight = 0;
+    let most = 0;
+    const stopped: string[] = [];
+    h.rt.stop = async (name, grace, o) => {
+      most = Math.max(most, ++inFlight);
+      stopped.push(name);
+      await new Promise((r) => setImmediate(r)); // SIGTERM, then the wait for the exit
+      try {
+        return await stop(name, grace, o);
+      } finally {
+        inFlight--;
+      }
+    };
+    const d = h.deploy('web:2');
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    expect(stopped.sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
+    expect(most).toBe(3);
+    await h.drive();
+    expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
     await h.expectSteady();
   });
 
