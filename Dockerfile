@@ -26,5 +26,5 @@ COPY package.json ./
 WORKDIR /srv/svc
 ENV SVC_DATA_DIR=/srv/svc/data NODE_ENV=production MALLOC_ARENA_MAX=2
 EXPOSE 3000
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--optimize-for-size", "--max-semi-space-size=1", "--v8-pool-size=2", "/app/dist/cli.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--optimize-for-size", "--max-semi-space-size=1", "--v8-pool-size=2", "--no-opt", "--no-sparkplug", "/app/dist/cli.js"]
 CMD ["serve"]
