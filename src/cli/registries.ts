@@ -4,6 +4,7 @@
 import { text } from 'node:stream/consumers';
 import { CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { canonicalRegistry } from '../runtime/references.js';
 
 interface RegistryJson {
   id: number;
@@ -20,7 +21,7 @@ export async function registryCommand(
 ): Promise<number> {
   const byServer = async (): Promise<RegistryJson> => {
     if (!o.server) throw new CliError(`usage: svc registry ${o.action} SERVER`, 2);
-    const want = o.server.toLowerCase();
+    const want = canonicalRegistry(o.server); // as the API stores it: lowercase, Docker Hub's names folded
     const x = (await client.json<RegistryJson[]>('GET', '/api/registries')).find((r) => r.server === want);
     if (!x) throw new CliError(`no credentials for registry ${o.server}`);
     return x;

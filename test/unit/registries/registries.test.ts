@@ -146,6 +146,10 @@ describe('svc registry', () => {
       'GET /api/registries',
       'DELETE /api/registries/3',
     ]);
+    // Docker Hub's other names find its entry, as the API stores it.
+    const hub = recording({ 'GET /api/registries': [{ id: 5, server: 'docker.io', username: 'me', updated_at: '' }], 'POST /api/registries/5/test': { ok: true, status: 'Login Succeeded' } });
+    expect(await registryCommand(hub.client, { action: 'test', server: 'Index.Docker.io' }, write)).toBe(0);
+    expect(hub.calls).toEqual(['GET /api/registries', 'POST /api/registries/5/test']);
     expect(out.join('')).toContain('ghcr.io: Login Succeeded');
     const saved = process.env.SVC_REGISTRY_PASSWORD;
     delete process.env.SVC_REGISTRY_PASSWORD;
