@@ -85,9 +85,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const wired = wireRuntime(config, log, registryAuthLookup(db, sealer));
   const runtime = wired.runtime;
   log.info('runtime', { SVC_RUNTIME: config.runtime.kind });
-  // Node down/up as stored events and notifications (the dispatcher, made later, is woken through `wake`).
-  let wake = () => {};
-  const nodeWatch = createNodeWatch({ db, runtime, log, onRaise: () => wake() });
+  // Node down/up as stored events and notifications (raise() wakes the dispatcher, made later).
+  const nodeWatch = createNodeWatch({ db, runtime, log });
   // Stopping signals sent to app containers: a replica leaves the DNS answer at once (kills.ts).
   const kills = createKillNotes(Date.now);
   // Which Caddy runs (host Caddy pid, proxy container events): the proxy pass trusts Caddy's last answer while it stays the same.
@@ -160,10 +159,9 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
   dispatcher.start();
-  wake = dispatcher.wake;
-  const disk = watchDisk({ db, dir: config.dataDir, log, onRaise: dispatcher.wake });
+  const disk = watchDisk({ db, dir: config.dataDir, log });
   // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
-  const certs = config.proxy.tlsLog ? watchCertificates({ db, file: config.proxy.tlsLog.svcPath, log, onRaise: dispatcher.wake }) : undefined;
+  const certs = config.proxy.tlsLog ? watchCertificates({ db, file: config.proxy.tlsLog.svcPath, log }) : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -20,8 +20,6 @@ export interface CertWatchDeps {
   file: string;
   log: Logger;
   intervalMs?: number;
-  /** Wakes the notification dispatcher when something was queued. */
-  onRaise?: () => void;
 }
 
 /** Pure: the last event of each domain in `events` (in file order). */
@@ -47,7 +45,7 @@ export function watchCertificates(d: CertWatchDeps): { pass(): Promise<void>; st
     if (!app) return; // another site of a shared Caddy, or an app whose domain changed since
     if (e.kind === 'failed') {
       if (observeCertError(d.db, app.id, e.error)) d.log.warn('certificate cannot be issued', { app: app.name, domain: e.domain, error: e.error });
-      const queued = raise(d.db, {
+      raise(d.db, {
         event: 'certificate_failed',
         subject: `${app.name}: no certificate for ${e.domain}`,
         message:
@@ -56,17 +54,15 @@ export function watchCertificates(d: CertWatchDeps): { pass(): Promise<void>; st
         link: `/apps/${app.name}`,
         storm: { key: `cert:${e.domain}`, signal: 'fire' },
       });
-      if (queued) d.onRaise?.();
     } else {
       if (observeCertError(d.db, app.id, null)) d.log.info('certificate obtained', { app: app.name, domain: e.domain });
-      const queued = raise(d.db, {
+      raise(d.db, {
         event: 'certificate_recovered',
         subject: `${app.name}: certificate for ${e.domain} issued`,
         message: `Caddy obtained a certificate for ${e.domain}; HTTPS works again.`,
         link: `/apps/${app.name}`,
         storm: { key: `cert:${e.domain}`, signal: 'resolve' },
       });
-      if (queued) d.onRaise?.();
     }
   };
 

@@ -31,7 +31,7 @@ export function nodeTransitions(last: Map<string, Pick<NodeEventRow, 'kind'>>, n
   return out;
 }
 
-/** Stores and announces the transitions of `nodes`; returns them (the caller wakes the dispatcher). */
+/** Stores and announces the transitions of `nodes` (raise() wakes the dispatcher); returns them. */
 export function recordNodeStates(db: Db, nodes: Pick<NodeView, 'id' | 'hostname' | 'state'>[], nowMs = Date.now()): NodeTransition[] {
   return db.transaction(() => {
     const found = nodeTransitions(lastNodeEvents(db), nodes);

@@ -13,7 +13,7 @@ export interface NodeWatch {
   stop(): Promise<void>;
 }
 
-export function createNodeWatch(d: { db: Db; runtime: Pick<Runtime, 'nodes'>; log: Logger; onRaise?: () => void; now?: () => number }): NodeWatch {
+export function createNodeWatch(d: { db: Db; runtime: Pick<Runtime, 'nodes'>; log: Logger; now?: () => number }): NodeWatch {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -21,7 +21,6 @@ export function createNodeWatch(d: { db: Db; runtime: Pick<Runtime, 'nodes'>; lo
     try {
       const found = recordNodeStates(d.db, await d.runtime.nodes(), (d.now ?? Date.now)());
       for (const t of found) d.log[t.kind === 'down' ? 'warn' : 'info'](t.kind === 'down' ? 'node down' : 'node up again', { node: t.node.hostname, id: t.node.id, state: t.node.state });
-      if (found.length) d.onRaise?.();
     } catch (err) {
       d.log.warn('looking at the nodes failed', { error: (err as Error).message });
     }

@@ -23,14 +23,14 @@ export function diskSignal(percent: number): 'fire' | 'resolve' | null {
   return null;
 }
 
-export function watchDisk(d: { db: Db; dir: string; log: Logger; intervalMs?: number; onRaise?: () => void }): { stop(): void } {
+export function watchDisk(d: { db: Db; dir: string; log: Logger; intervalMs?: number }): { stop(): void } {
   const check = async () => {
     try {
       const pct = usedPercent(await statfs(d.dir));
       const signal = diskSignal(pct);
       if (!signal) return;
       const shown = `${Math.round(pct)} %`;
-      const queued = raise(d.db, {
+      raise(d.db, {
         event: signal === 'fire' ? 'disk_full' : 'disk_ok',
         subject: signal === 'fire' ? `disk of the data directory is ${shown} full` : `disk of the data directory is back to ${shown} used`,
         message:
@@ -40,7 +40,6 @@ export function watchDisk(d: { db: Db; dir: string; log: Logger; intervalMs?: nu
         link: '/settings',
         storm: { key: 'disk:data', signal },
       });
-      if (queued) d.onRaise?.();
     } catch (err) {
       d.log.warn('disk check failed', { error: (err as Error).message });
     }

@@ -2,7 +2,7 @@
 // `/settings/registries`: credentials for private container registries (add, test with the registry's own
 // answer, remove). The password is write-only, as in the API; forms go through src/desired/registries.ts.
 import { Hono, type Context } from 'hono';
-import { createRegistry, deleteRegistry, testRegistry } from '../desired/registries.js';
+import { createRegistry, deleteRegistry, requireRegistry, testRegistry } from '../desired/registries.js';
 import { DomainError } from '../errors.js';
 import { idParam } from '../http/request.js';
 import { listRegistryCredentials } from '../store/registries.js';
@@ -96,8 +96,8 @@ export function registriesPage(deps: UiDeps) {
   r.post('/settings/registries/:id/test', async (c) => {
     await readForm(c, deps);
     const id = idParam(c, 'id', 'registry credential');
+    const { server } = requireRegistry(ctx, id);
     const res = await testRegistry(ctx, deps.runtime, id);
-    const server = listRegistryCredentials(deps.db).find((x) => x.id === id)?.server ?? '';
     return page(c, { test: { server, ok: res.ok, answer: res.ok ? res.status : res.error } });
   });
 

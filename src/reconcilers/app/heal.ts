@@ -11,6 +11,7 @@ import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import type { AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
+import type { AppAction } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
 import { NameInUseError, RemovalInProgressError, REMOVAL_RETRY_MS, type ContainerInfo } from '../../runtime/runtime.js';
@@ -19,8 +20,12 @@ import { mark, span } from '../../trace/marks.js';
 /** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
 export type HealResult = Result & { liveRunning: boolean };
 
-/** `listed`: the engine still listed the container (being removed); false when the pass saw it gone. */
-export async function heal(deps: AppReconcilerDeps, app: AppView, exists: boolean, oomKilled = false, oomLikely = false, listed = true): Promise<HealResult> {
+/**
+ * What the plan saw (plan.ts `heal`): `exists` (stopped, restart it) or not; `listed`: the engine still listed
+ * it (being removed) rather than gone; why it stopped, for the event.
+ */
+export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Extract<AppAction, { kind: 'heal' }>, 'exists' | 'listed' | 'oomKilled' | 'oomLikely'>): Promise<HealResult> {
+  const { exists, oomKilled = false, oomLikely = false, listed = true } = seen;
   const name = app.liveContainerName!;
   mark('heal', exists ? 'restart' : 'recreate', name);
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';

@@ -125,7 +125,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
       }
       case 'heal': {
-        const { liveRunning, ...healed } = await heal(deps, row, action.exists, action.oomKilled, action.oomLikely, action.listed ?? true);
+        const { liveRunning, ...healed } = await heal(deps, row, action);
         // The status as the heal left it, before the other replicas are made: on a Swarm each one's start
         // waits for its task (seconds), and `inactive` (from replicas 0) must not outlive the first replica.
         await writeStatus(row, liveRunning);

@@ -7,6 +7,7 @@ import { createNodeWatch } from '../../../src/cluster/node-watch.js';
 import { createManager } from '../../../src/controller/manager.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { silentLogger } from '../../../src/log.js';
+import { onRaised } from '../../../src/notify/raise.js';
 import { listOutbox } from '../../../src/store/notify.js';
 import { listNodeEvents } from '../../../src/store/node-events.js';
 import { notifyOutbox } from '../../../src/store/schema/index.js';
@@ -75,11 +76,13 @@ describe('recordNodeStates', () => {
 
 describe('node watch and the manager', () => {
   it('a node_down event from the runtime makes one stored event, and the dispatcher is woken', async () => {
-    const db = memoryDb();
+    const db = withChannel();
     const rt = new FakeRuntime();
     rt.nodeList = [{ ...rt.nodeList[0]! }, { ...rt.nodeList[0]!, id: 'w1', hostname: 'box-w1', role: 'worker', leader: false }];
     let woken = 0;
-    const watch = createNodeWatch({ db, runtime: rt, log: silentLogger, onRaise: () => woken++ });
+    // The dispatcher hears of each raise that queued a message (raise.ts onRaised).
+    onRaised(db, () => woken++);
+    const watch = createNodeWatch({ db, runtime: rt, log: silentLogger });
     const clock = createFakeClock();
     const manager = createManager({ runtime: rt, instance: 'test-nodes', clock, log: silentLogger, onNodesChanged: () => void watch.check() });
     manager.start();
