@@ -38,6 +38,8 @@ async function udpFree(port: number): Promise<boolean> {
 export interface TestCaddy {
   adminUrl: string;
   dir: string;
+  /** The `caddy run` process (benchmarks read its CPU time from /proc). */
+  pid: number;
   /** Caddy's stdout+stderr so far, last 2 MB (for failure messages and the benchmarks' error counts). */
   output(): string;
   stop(): Promise<void>;
@@ -85,5 +87,5 @@ export async function startCaddy(): Promise<TestCaddy> {
     await stop();
     throw err;
   }
-  return { adminUrl, dir, output: () => out, stop };
+  return { adminUrl, dir, pid: child.pid!, output: () => out, stop };
 }

@@ -46,7 +46,7 @@ describe('buildCaddyConfig', () => {
               source: 'a',
               name: 'web.svc.internal.',
               port: '3000',
-              refresh: '100ms',
+              refresh: '25ms',
               resolver: { addresses: ['udp/127.0.0.1:5353'] },
               dial_timeout: '1s',
             },
