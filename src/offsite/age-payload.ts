@@ -28,51 +28,6 @@ function chunkNonce(counter: number, last: boolean): Buffer {
   return nonce;
 }
 
-/**
- * A transform from plaintext to `prefix` (the header and payload nonce) then the STREAM chunks. A full
- * chunk is sealed only once a byte after it has come, because the last chunk carries the flag and may
- * itself be full; an empty final chunk is written only for an empty plaintext (both as the spec says).
- * Each input chunk gives one output buffer (its sealed chunks side by side): few, large pushes.
- */
-export function streamEncrypter(key: Buffer, prefix?: Uint8Array): Transform {
-  const held = Buffer.allocUnsafe(CHUNK); // plaintext not sealed yet: at most one chunk
-  let heldLen = 0;
-  let counter = 0;
-  const sealInto = (out: Buffer, at: number, plain: Buffer, last: boolean): number => {
-    const c = createCipheriv('chacha20-poly1305', key, chunkNonce(counter++, last), { authTagLength: TAG });
-    at += c.update(plain).copy(out, at);
-    at += c.final().copy(out, at);
-    return at + c.getAuthTag().copy(out, at);
-  };
-  const t = new Transform({
-    highWaterMark: STREAM_HWM,
-    transform(chunk: Buffer, _enc, cb) {
-      let off = 0;
-      if (heldLen < CHUNK) {
-        const n = Math.min(CHUNK - heldLen, chunk.length);
-        chunk.copy(held, heldLen, 0, n);
-        heldLen += n;
-        off = n;
-      }
-      if (off === chunk.length) return cb(); // the held chunk may be the last
-      // `held` is full and more follows: seal it, then every full chunk of the input but one that ends it.
-      const whole = Math.floor((chunk.length - off - 1) / CHUNK);
-      const out = Buffer.allocUnsafe((1 + whole) * (CHUNK + TAG));
-      let at = sealInto(out, 0, held, false);
-      for (let i = 0; i < whole; i++, off += CHUNK) at = sealInto(out, at, chunk.subarray(off, off + CHUNK), false);
-      heldLen = chunk.copy(held, 0, off);
-      cb(null, out);
-    },
-    flush(cb) {
-      const out = Buffer.allocUnsafe(heldLen + TAG);
-      sealInto(out, 0, held.subarray(0, heldLen), true);
-      cb(null, out);
-    },
-  });
-  if (prefix) t.push(Buffer.from(prefix));
-  return t;
-}
-
 /** Reads of an archive being sealed: a whole number of chunks (1 MiB). */
 const READ = 16 * CHUNK;
 

@@ -10,7 +10,7 @@ import { chacha20poly1305Open, chacha20poly1305Seal } from './chacha.js';
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
 import { pipeline, Readable } from 'node:stream';
-import { payloadKey, sealFile, STREAM_HWM, streamDecrypter, streamEncrypter, streamKey } from './age-payload.js';
+import { payloadKey, sealFile, STREAM_HWM, streamDecrypter, streamKey } from './age-payload.js';
 import { scryptInChild } from './scrypt-child.js';
 import type { Identity, Recipient } from 'age-encryption';
 
@@ -132,14 +132,6 @@ export async function encryptFileTo(file: string, key: AgeKey, write: (b: Uint8A
   await write(header);
   await write(p.nonce);
   await sealFile(file, p.key, write);
-}
-
-/** The encrypted stream of `plain` (web streams; used by tests and small callers). */
-export async function encryptStream(plain: ReadableStream<Uint8Array>, key: AgeKey): Promise<ReadableStream<Uint8Array>> {
-  const { header, fileKey } = await headerFor(key);
-  const p = payloadKey(fileKey);
-  const sealed = pipeline(Readable.fromWeb(plain as never), streamEncrypter(p.key, Buffer.concat([header, p.nonce])), () => {});
-  return Readable.toWeb(sealed) as ReadableStream<Uint8Array>;
 }
 
 /** Headers this long are refused (age's own are a few hundred bytes; post-quantum stanzas a few KiB). */

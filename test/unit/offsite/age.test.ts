@@ -1,21 +1,41 @@
 // The age format both ways: what we encrypt opens with the library's own decrypter (its JS scrypt), and
 // what it encrypts opens with ours (node's scrypt); a wrong passphrase fails before any byte; a flipped
 // byte fails the stream. Debian's `age -d` is checked in test/integration/offsite.test.ts.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decrypter, Encrypter, generateIdentity, identityToRecipient } from 'age-encryption';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decryptStream, encryptFileTo, encryptStream, headerFor } from '../../../src/offsite/age.js';
+import { decryptStream, encryptFileTo, headerFor, type AgeKey } from '../../../src/offsite/age.js';
 import { CHUNK } from '../../../src/offsite/age-payload.js';
 
 const plain = new Uint8Array(70_000).map((_, i) => (i * 7) % 251);
 const streamOf = (b: Uint8Array) => new Blob([b as Uint8Array<ArrayBuffer>]).stream() as ReadableStream<Uint8Array>;
 const bytes = async (s: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(s).arrayBuffer());
 
+let tmp: string;
+let files = 0;
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'svc-age-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** The age file of `plain` as an off-host copy writes it (encryptFileTo of a file). */
+async function seal(plain: Uint8Array, key: AgeKey): Promise<Uint8Array> {
+  const file = join(tmp, `plain-${++files}`);
+  await writeFile(file, plain);
+  const out: Buffer[] = [];
+  await encryptFileTo(file, key, async (b) => {
+    out.push(Buffer.from(b));
+  });
+  return new Uint8Array(Buffer.concat(out));
+}
+
 describe('age encryption of off-host copies', () => {
-  it('encrypts a stream with a passphrase that the reference decrypter opens', async () => {
-    const sealed = await bytes(await encryptStream(streamOf(plain), { passphrase: 'pw one', logN: 10 }));
+  it('encrypts with a passphrase what the reference decrypter opens', async () => {
+    const sealed = await seal(plain, { passphrase: 'pw one', logN: 10 });
     expect(new TextDecoder().decode(sealed.subarray(0, 21))).toBe('age-encryption.org/v1');
     expect(new TextDecoder().decode(sealed.subarray(0, 200))).toContain('-> scrypt ');
     const d = new Decrypter();
@@ -34,7 +54,7 @@ describe('age encryption of off-host copies', () => {
 
   it('encrypts to an age recipient, opened by its identity; a flipped byte fails the stream', async () => {
     const identity = await generateIdentity();
-    const sealed = await bytes(await encryptStream(streamOf(plain), { recipient: await identityToRecipient(identity) }));
+    const sealed = await seal(plain, { recipient: await identityToRecipient(identity) });
     expect(await bytes(await decryptStream(streamOf(sealed), { identity }))).toEqual(plain);
     sealed[sealed.length - 100] ^= 1;
     await expect(bytes(await decryptStream(streamOf(sealed), { identity }))).rejects.toThrow();
@@ -45,7 +65,7 @@ describe('age encryption of off-host copies', () => {
     const recipient = await identityToRecipient(identity);
     for (const n of [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 2 * CHUNK + 7]) {
       const p = new Uint8Array(n).map((_, i) => (i * 13) % 256);
-      const sealed = await bytes(await encryptStream(streamOf(p), { recipient }));
+      const sealed = await seal(p, { recipient });
       const d = new Decrypter();
       d.addIdentity(identity);
       expect(await d.decrypt(sealed), `${n} bytes`).toEqual(p);
@@ -57,8 +77,8 @@ describe('age encryption of off-host copies', () => {
 
   it('derives a passphrase once per process: copies share the header, each has its own payload nonce, each opens', async () => {
     const key = { passphrase: 'pw three', logN: 10 };
-    const a = await bytes(await encryptStream(streamOf(plain), key));
-    const b = await bytes(await encryptStream(streamOf(plain), key));
+    const a = await seal(plain, key);
+    const b = await seal(plain, key);
     const h = (await headerFor(key)).header.length;
     expect(a.subarray(0, h)).toEqual(b.subarray(0, h));
     expect(a.subarray(h, h + 16)).not.toEqual(b.subarray(h, h + 16));
@@ -94,7 +114,7 @@ describe('age encryption of off-host copies', () => {
     const e = new Encrypter();
     e.addRecipient(recipient);
     const sealed = await e.encrypt(new Uint8Array(2 * CHUNK + 7));
-    const header = (await bytes(await encryptStream(streamOf(new Uint8Array(0)), { recipient }))).length - 32;
+    const header = (await seal(new Uint8Array(0), { recipient })).length - 32;
     const cut = sealed.subarray(0, header + 16 + CHUNK + 16);
     await expect(bytes(await decryptStream(streamOf(cut), { identity }))).rejects.toThrow();
     await expect(decryptStream(streamOf(sealed.subarray(0, 30)), { identity })).rejects.toThrow(/ends in its header/);
