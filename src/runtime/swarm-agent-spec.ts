@@ -37,8 +37,11 @@ export const AGENT_PATHS = {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-/** Pure: the agent's whole Caddy config. `key`: hex of the 32 bytes derived from svc's sealing key. */
-export function agentConfig(key: string): Json {
+/**
+ * Pure: the agent's whole Caddy config. `key`: hex of the 32 bytes derived from svc's sealing key. `at`:
+ * only for tests running this config on the host (a loopback listener, the host's engine socket).
+ */
+export function agentConfig(key: string, at: { listen?: string; engineSocket?: string } = {}): Json {
   const keyed = { [AGENT_KEY_HEADER]: [key] };
   return {
     // Nothing to administer: the config changes only by a new secret and a service update.
@@ -47,7 +50,7 @@ export function agentConfig(key: string): Json {
       http: {
         servers: {
           agent: {
-            listen: [`:${AGENT_PORT}`],
+            listen: [at.listen ?? `:${AGENT_PORT}`],
             automatic_https: { disable: true },
             routes: [
               {
@@ -60,7 +63,7 @@ export function agentConfig(key: string): Json {
                     handler: 'reverse_proxy',
                     // The engine never sees the key.
                     headers: { request: { delete: [AGENT_KEY_HEADER] } },
-                    upstreams: [{ dial: `unix/${SOCKET_IN_TASK}` }],
+                    upstreams: [{ dial: `unix/${at.engineSocket ?? SOCKET_IN_TASK}` }],
                   },
                 ],
                 terminal: true,
@@ -128,7 +131,9 @@ export function agentServiceSpec(i: AgentSpecInput) {
     Mode: { Replicated: { Replicas: 1 } },
     EndpointSpec: { Mode: 'dnsrr' },
   };
-  const hash = createHash('sha256').update(JSON.stringify(base)).digest('hex').slice(0, 16);
+  // The secret's id is Swarm's, not ours (the name holds the config's hash): left out of the hash.
+  const hashed = { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Secrets: [{ ...base.TaskTemplate.ContainerSpec.Secrets[0], SecretID: '' }] } } };
+  const hash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
   const Labels = { 'svc.managed': 'true', 'svc.instance': i.instance, 'svc.role': AGENT_ROLE, [AGENT_NODE_LABEL]: i.nodeId, [AGENT_SPEC_LABEL]: hash };
   return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
 }
