@@ -179,7 +179,7 @@ describe('planAgents', () => {
       secrets: [],
       want: { create: [], update: [], remove: ['prod-agent-w1'], removeSecrets: [], skipped: ['w1'] },
     },
-  ])('$what', ({ nodes, services, secrets, want }) => {
+  ] as { what: string; nodes: { id: string; labels?: Record<string, string> }[]; services: PlanService[]; secrets: string[]; want: Record<'create' | 'update' | 'remove' | 'removeSecrets' | 'skipped', string[]> }[])('$what', ({ nodes, services, secrets, want }) => {
     const plan = planAgents({ ...base, nodes, services, secrets });
     expect(names(plan)).toEqual(want);
     // Applied, the same look plans nothing.
