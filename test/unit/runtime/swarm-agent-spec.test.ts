@@ -14,6 +14,8 @@ import {
   type PlanService,
 } from '../../../src/runtime/swarm-agent-spec.js';
 import { deriveKey } from '../../../src/crypto.js';
+import { agentFailure } from '../../../src/runtime/swarm-agents.js';
+import { EngineError } from '../../../src/runtime/docker-errors.js';
 
 const KEY = 'ab'.repeat(32);
 const EXEC = 'f'.repeat(64);
@@ -186,5 +188,17 @@ describe('planAgents', () => {
     const after = [...services.filter((s) => !want.remove.includes(s.name)).map((s) => ({ ...s, labels: { ...s.labels, 'svc.agent-spec': 'h' } })), ...plan.create.map((c) => svc(c.node.id))];
     const again = planAgents({ ...base, nodes, services: after, secrets: secrets.filter((s) => !want.removeSecrets.includes(s)) });
     expect(names(again)).toEqual({ create: [], update: [], remove: [], removeSecrets: [], skipped: want.skipped });
+  });
+});
+
+describe('agentFailure', () => {
+  it.each([
+    [Object.assign(new Error('connect ENOENT /d/edge/agent.sock'), {}), /edge relay, svc's way onto the overlay, is not running yet, so the agent of node w1 cannot be reached/],
+    [Object.assign(new Error('connect ECONNREFUSED /d/edge/agent.sock'), {}), /edge relay.*not running yet/],
+    [new EngineError('docker exec x sh: bad gateway', 502), /the agent of node w1 did not answer through the edge relay/],
+    [new EngineError('docker exec x sh: forbidden', 403), /the agent of node w1 refused the call/],
+    [new EngineError('docker exec x sh: No such container: x', 404), /^docker exec x sh: No such container: x$/],
+  ])('%s', (err, said) => {
+    expect(agentFailure('w1', err).message).toMatch(said);
   });
 });
