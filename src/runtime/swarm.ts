@@ -377,6 +377,8 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       const out = new Map<string, { name: string; labels: Record<string, string> }[]>();
       const down = downNodes(await nodeDocs());
       for (const s of services) {
+        // Apps' and services' replicas only: the node agents are the instance's infrastructure.
+        if (!SERVICE_ROLES.has(s.Spec.Labels?.[LABELS.role] ?? '')) continue;
         const t = currentTask(await tasksOf(s.ID));
         // A task on a node that is down runs nowhere svc can reach: not listed (svc heals it elsewhere).
         if (!t?.NodeID || t.DesiredState !== 'running' || down.has(t.NodeID)) continue;

@@ -2,7 +2,8 @@
 // 19)"): the daemon makes one agent per worker (its engine socket from the node's `svc.engine-socket` label),
 // and reaches a replica on a worker for `exec` (what readiness checks and dumps use) and for a terminal,
 // which no longer answers 409 `replica_on_other_node`; from inside an app container on the overlay, an agent
-// answers 403 without the key and with a wrong one; `svc uninstall` removes the agents and their secret.
+// answers 403 without the key and with a wrong one; a node whose agent is gone is a clear error at once
+// (409 with the reason for a terminal); `svc uninstall` removes the agents and their secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
@@ -100,6 +101,8 @@ describe('node agents', () => {
     const onWorkers = (await t!.api<NodeJson[]>('GET', '/api/nodes')).body.filter((n) => n.role === 'worker').map((n) => ({ node: nodeOf(n.hostname), container: n.replicas.find((r) => r.app === 'ag-web')!.container }));
     expect(onWorkers).toHaveLength(workers.length);
     expect(nodes.length).toBe(3);
+    // The agents are infrastructure, not replicas on the Nodes page.
+    expect(nodes.flatMap((n) => n.replicas).every((r) => r.app === 'ag-web')).toBe(true);
     for (const { node, container } of onWorkers) {
       const id = containerOn(node, container);
       expect(id, `${container} on ${node.hostname}`).toMatch(/^[0-9a-f]{12}$/);
@@ -136,9 +139,23 @@ describe('node agents', () => {
     expect(await ask('GET /containers/json HTTP/1.0\r\nHost: agent\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 403/);
   }, 60_000);
 
+  it('a node whose agent is gone: a clear error at once, and the terminal answers 409', async () => {
+    const worker = (await t!.api<NodeJson[]>('GET', '/api/nodes')).body.find((n) => n.role === 'worker')!;
+    const container = worker.replicas.find((r) => r.app === 'ag-web')!.container;
+    const agent = `${t!.instance}-agent-${worker.id.slice(0, 12)}`;
+    d(['service', 'rm', agent]);
+    const t0 = Date.now();
+    await expect(t!.daemon.runtime.exec(container, ['true'])).rejects.toThrow(`the agent of node ${worker.hostname} is not running yet (no service ${agent})`);
+    const term = await terminal(Number(/-r(\d+)$/.exec(container)?.[1] ?? 0), ['true']);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // A refused WebSocket handshake carries the status only (@hono/node-server writes no body); the
+    // sentence is the runtime's above (unit-tested in test/unit/terminal/swarm-replicas.test.ts).
+    expect(term.status).toBe(409);
+  }, 30_000);
+
   it('svc uninstall removes the agents and their secret', async () => {
     await t!.daemon.stop();
-    expect(agents()).toHaveLength(2);
+    expect(agents()).toHaveLength(1);
     expect(lines(d(['secret', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`]))).toHaveLength(1);
     const out = await uninstallInstance({ dataDir: t!.dataDir, instance: t!.instance, network: t!.network, dockerHost: cluster.manager.dockerHost });
     expect(out.join('\n')).toMatch(new RegExp(`removed Swarm service ${t!.instance}-agent-`));
