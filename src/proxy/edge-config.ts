@@ -9,7 +9,7 @@ import { DNS_BALANCING, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.
 
 export { EDGE_ROUTE_HEADER };
 import type { Route, Upstream } from './proxy.js';
-import { AGENT_DIAL_HEADER, AGENT_PORT } from '../runtime/swarm-agent-spec.js';
+import { AGENT_DIAL_HEADER, AGENT_PORT, keyRedactingLogs } from '../runtime/swarm-agent-spec.js';
 
 /** The admin API's allowed Host (the unix socket has no address of its own to check). */
 export const EDGE_ADMIN_HOST = 'svc-edge';
@@ -99,6 +99,8 @@ export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pic
   relayRoutes.push({ handle: [{ handler: 'static_response', status_code: 502, body: 'svc edge: no route for this request\n' }], terminal: true });
   const config: { [k: string]: Json } = {
     admin: { listen: `unix/${paths.adminSocket}`, origins: [EDGE_ADMIN_HOST] },
+    // The agents' key passes through the agent server: never in the relay's log.
+    logging: keyRedactingLogs(),
     apps: { http: { servers: { edge: { listen: [`unix/${paths.socket}`], routes: relayRoutes, automatic_https: { disable: true } }, agents: agentServer(paths.agentSocket) } } },
   };
   (config.apps as { [k: string]: { [k: string]: Json } }).http['@id'] = edgeConfigId(config);

@@ -38,6 +38,15 @@ export const AGENT_PATHS = {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /**
+ * Pure: Caddy's logging with the key taken out. Caddy's error log writes a failed request's headers (a
+ * dial error of the relay, an engine that does not answer the agent), and redacts only the standard
+ * credential headers by itself; the filter encoder deletes ours from every log line.
+ */
+export function keyRedactingLogs(): Json {
+  return { logs: { default: { encoder: { format: 'filter', wrap: { format: 'json' }, fields: { [`request>headers>${AGENT_KEY_HEADER}`]: { filter: 'delete' } } } } } };
+}
+
+/**
  * Pure: the agent's whole Caddy config. `key`: hex of the 32 bytes derived from svc's sealing key. `at`:
  * only for tests running this config on the host (a loopback listener, the host's engine socket).
  */
@@ -46,6 +55,7 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
   return {
     // Nothing to administer: the config changes only by a new secret and a service update.
     admin: { disabled: true, config: { persist: false } },
+    logging: keyRedactingLogs(),
     apps: {
       http: {
         servers: {

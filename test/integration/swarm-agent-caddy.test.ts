@@ -3,7 +3,8 @@
 // loopback address and the host's engine socket instead of the task's) in one Caddy. Through them, svc's
 // own exec code (docker-exec.ts) and terminal code (docker-terminal.ts `openSession`, a TTY with stdin, the
 // hijacked `Upgrade: tcp` both ways) reach a container of the host's engine; without the key, with a wrong
-// one, or for any endpoint but exec, the agent answers 403; the relay dials nothing but an agent address.
+// one, or for any endpoint but exec, the agent answers 403; the relay dials nothing but an agent address;
+// the key never reaches Caddy's log.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -52,6 +53,7 @@ beforeAll(async () => {
   const agent = agentConfig(KEY, { listen: `${AGENT_AT}:${AGENT_PORT}`, engineSocket: '/var/run/docker.sock' }) as any;
   const config = {
     admin: agent.admin,
+    logging: agent.logging,
     apps: { http: { servers: { agents: agentServer(socket), agent: agent.apps.http.servers.agent } } },
   };
   await writeFile(join(dir, 'caddy.json'), JSON.stringify(config));
@@ -113,5 +115,13 @@ describe('an exec through the relay and an agent (real Caddy)', () => {
     const t0 = Date.now();
     expect(await status('POST', `/containers/${name}/exec`, { ...good, 'Svc-Agent-Dial': `127.38.255.254:${AGENT_PORT}` })).toBe(502);
     expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it("never writes the key in Caddy's log, not even for a failed request (the error log lists its headers)", async () => {
+    // An engine error passed through and a dial error of the relay: both logged with the request.
+    expect(await status('POST', '/containers/no-such-container-here/exec', { ...good, 'content-type': 'application/json' })).toBe(400);
+    expect(await status('POST', `/containers/${name}/exec`, { ...good, 'Svc-Agent-Dial': `127.38.255.254:${AGENT_PORT}` })).toBe(502);
+    await waitFor(() => caddyLog.includes('127.38.255.254'), { timeoutMs: 5_000, what: "the relay's dial error in the log" });
+    expect(caddyLog).not.toContain(KEY);
   });
 });

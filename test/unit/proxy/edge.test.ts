@@ -160,6 +160,10 @@ describe("the relay's agent server (docs/design.md \"Node agents\")", () => {
     for (const bad of ['10.0.1.5:2375', '10.0.1.5', 'localhost:2380', '[::1]:2380', 'unix//var/run/docker.sock', '10.0.1.5:2380/x', '10.0.1.5:23800']) expect(pattern.test(bad)).toBe(false);
     expect(deny).toMatchObject({ handle: [{ handler: 'static_response', status_code: 403 }] });
   });
+
+  it("keeps the agents' key out of the relay's log (it passes through the agent server)", () => {
+    expect((buildEdgeConfig([], {}, paths) as any).logging.logs.default.encoder.fields).toEqual({ 'request>headers>Svc-Agent-Key': { filter: 'delete' } });
+  });
 });
 
 describe('a relay that is down', () => {

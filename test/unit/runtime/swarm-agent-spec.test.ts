@@ -29,6 +29,10 @@ describe('agentConfig', () => {
     expect(server.listen).toEqual([':2380']);
   });
 
+  it("logs no key: Caddy's error log lists a failed request's headers, the filter deletes ours", () => {
+    expect(config.logging).toEqual({ logs: { default: { encoder: { format: 'filter', wrap: { format: 'json' }, fields: { 'request>headers>Svc-Agent-Key': { filter: 'delete' } } } } } });
+  });
+
   it('passes only keyed exec calls to the engine socket, without the key; anything else is 403', () => {
     const [pass, deny] = server.routes;
     expect(pass.match).toEqual([
