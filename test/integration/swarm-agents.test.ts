@@ -116,6 +116,18 @@ describe('node agents', () => {
       expect(term.out.trim()).toBe(id);
       expect(term.code).toBe(0);
     }
+    // A figure, not a goal: what the way through the relay and an agent adds to an exec (10 each, in turn).
+    const manager = (await t!.api<NodeJson[]>('GET', '/api/nodes')).body.find((n) => n.role === 'manager')!.replicas.find((r) => r.app === 'ag-web')!.container;
+    const ms: Record<string, number[]> = { manager: [], worker: [] };
+    for (let i = 0; i < 10; i++) {
+      for (const [where, name] of [['manager', manager], ['worker', onWorkers[0]!.container]] as const) {
+        const t0 = performance.now();
+        await t!.daemon.runtime.exec(name, ['true']);
+        ms[where]!.push(performance.now() - t0);
+      }
+    }
+    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(1);
+    console.log(`exec 'true', p50 of 10: on the manager ${p50(ms.manager!)} ms, on a worker through its agent ${p50(ms.worker!)} ms`);
   }, 120_000);
 
   it('from inside an app container on the overlay, an agent answers 403 without the key and with a wrong one', async () => {
