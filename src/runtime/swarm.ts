@@ -3,7 +3,8 @@
 // (swarm-spec.ts says why), so Swarm picks the node and svc keeps every decision it makes on one host:
 // health checks, the switch, healing with backoff, flip-back. Everything else (the proxy container, build
 // helpers, images) is the manager's local engine, through the docker runtime; an exec into a task on
-// another node goes to that node's engine through its agent (swarm-agents.ts). Nothing outside src/runtime knows which of the two it has.
+// another node goes to that node's engine through its agent (swarm-agents.ts). Nothing outside
+// src/runtime knows which of the two it has.
 import type Docker from 'dockerode';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
