@@ -3,7 +3,8 @@
 // and reaches a replica on a worker for `exec` (what readiness checks and dumps use) and for a terminal,
 // which no longer answers 409 `replica_on_other_node`; from inside an app container on the overlay, an agent
 // answers 403 without the key and with a wrong one; a node whose agent is gone is a clear error at once
-// (409 with the reason for a terminal); `svc uninstall` removes the agents and their secret.
+// (409 for a terminal); a node that leaves loses its agent; `svc uninstall` removes the agents and their
+// secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
@@ -164,6 +165,17 @@ describe('node agents', () => {
     // sentence is the runtime's above (unit-tested in test/unit/terminal/swarm-replicas.test.ts).
     expect(term.status).toBe(409);
   }, 30_000);
+
+  it("a node that leaves loses its agent; the next reconcile brings back one removed by hand", async () => {
+    const workers = (await t!.api<NodeJson[]>('GET', '/api/nodes')).body.filter((n) => n.role === 'worker');
+    // The previous test removed the agent of workers[0]; workers[1] now leaves the Swarm.
+    const leaving = workers[1]!;
+    cluster.docker(nodeOf(leaving.hostname), ['swarm', 'leave', '--force']);
+    d(['node', 'rm', '--force', leaving.id]);
+    const want = [`${t!.instance}-agent-${workers[0]!.id.slice(0, 12)} 1/1`];
+    // Within the 30 s of the periodic check: the watcher's node_left event reconciles at once.
+    await waitFor(() => agents().join() === want.join(), { timeoutMs: 15_000, what: `only the agent of ${workers[0]!.hostname}, running (${agents().join(', ')})` });
+  }, 90_000);
 
   it('svc uninstall removes the agents and their secret', async () => {
     await t!.daemon.stop();
