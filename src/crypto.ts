@@ -1,7 +1,7 @@
 // AES-256-GCM sealing for everything secret at rest (service credentials, secret env values, deploy env
 // snapshots). A sealed value is `v1.<nonce>.<tag>.<ciphertext>` in base64url: a random 96-bit nonce per
 // value, and the tag makes any tampering or a wrong key fail loudly instead of yielding garbage.
-import { createCipheriv, createDecipheriv, randomBytes, createHash, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, createHash, timingSafeEqual } from 'node:crypto';
 
 const VERSION = 'v1';
 
@@ -58,4 +58,12 @@ export function safeEqual(a: string, b: string): boolean {
 /** URL-safe random token (base64url of `bytes` random bytes). */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * A key of its own for one purpose, derived from svc's sealing key (HMAC-SHA256 over a constant naming the
+ * purpose): nothing to store, the same after a restart, and knowing it reveals nothing of the sealing key.
+ */
+export function deriveKey(key: Buffer, purpose: string): Buffer {
+  return createHmac('sha256', key).update(`svc derived key: ${purpose}`).digest();
 }

@@ -101,7 +101,10 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     log,
     resyncMs: config.resyncMs,
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
-    onNodesChanged: () => void nodeWatch.check(),
+    onNodesChanged: () => {
+      void nodeWatch.check();
+      wired.nodesChanged?.();
+    },
   });
   const enqueue = manager.enqueue;
   const bus = new Bus();

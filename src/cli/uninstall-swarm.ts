@@ -3,7 +3,7 @@
 // their grace period (databases shut down cleanly; data directories stay). Removing a task's container by
 // hand would leave its service behind. The probe helper is a plain container of the instance and the
 // overlay network carries the instance's label: uninstall.ts removes both as on one host, once the tasks'
-// endpoints are gone.
+// endpoints are gone. The node agents are services of the instance too; their config secrets go last.
 import type Docker from 'dockerode';
 import { call } from '../runtime/docker-errors.js';
 import { LABELS } from '../runtime/runtime.js';
@@ -23,7 +23,7 @@ export async function removeSwarmServices(docker: Docker, instance: string, o: {
     await call(`service rm ${s.Spec.Name}`, () => docker.getService(s.ID).remove(), [404]);
     lines.push(`removed Swarm service ${s.Spec.Name}`);
   }
-  if (services.length === 0) return lines;
+  if (services.length === 0) return [...lines, ...(await removeSecrets(docker, instance))];
   // Their tasks stop with their grace period; wait for this engine's to be gone (other nodes stop theirs).
   const ids = new Set(services.map((s) => s.ID));
   const end = Date.now() + (o.timeoutMs ?? 60_000);
@@ -35,6 +35,18 @@ export async function removeSwarmServices(docker: Docker, instance: string, o: {
       break;
     }
     await new Promise((r) => setTimeout(r, 250));
+  }
+  return [...lines, ...(await removeSecrets(docker, instance))];
+}
+
+/** The instance's Swarm secrets (the node agents' config), once no service names them. */
+async function removeSecrets(docker: Docker, instance: string): Promise<string[]> {
+  const filters = JSON.stringify({ label: [`${LABELS.instance}=${instance}`] });
+  const secrets = ((await call('secret ls', () => docker.listSecrets({ filters } as never) as unknown as Promise<unknown>)) ?? []) as { ID: string; Spec: { Name: string } }[];
+  const lines: string[] = [];
+  for (const s of secrets) {
+    await call(`secret rm ${s.Spec.Name}`, () => docker.getSecret(s.ID).remove(), [404]);
+    lines.push(`removed Swarm secret ${s.Spec.Name}`);
   }
   return lines;
 }

@@ -1,6 +1,6 @@
 // When to look at the nodes' states (node-events.ts): at every (re)connection of the event stream (the
-// daemon's start included) and at every node_down/node_up the Swarm watcher reports. Looks never overlap:
-// a request during one runs once after it.
+// daemon's start included) and at every node event the Swarm watcher reports (down, up, joined, left).
+// Looks never overlap: a request during one runs once after it.
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { Runtime } from '../runtime/runtime.js';

@@ -136,9 +136,9 @@ export function createManager(o: ManagerOptions): Manager {
         minDelayMs: o.eventsRetry?.minDelayMs,
         maxDelayMs: o.eventsRetry?.maxDelayMs,
         onEvent: (ev) => {
-          // A Swarm node that went down or came back (SVC_RUNTIME=swarm): no app's own event; its replicas'
-          // tasks get `die` events of their own, which enqueue their apps.
-          if (ev.action === 'node_down' || ev.action === 'node_up') o.onNodesChanged?.();
+          // A Swarm node that went down, came back, joined or left (SVC_RUNTIME=swarm): no app's own event;
+          // its replicas' tasks get `die` events of their own, which enqueue their apps.
+          if (ev.action.startsWith('node_')) o.onNodesChanged?.();
           o.onEvent?.(ev);
           const keys = keysForEvent(ev, o.instance);
           if (keys.length) log.debug('engine event', { action: ev.action, container: ev.name, targets: keys });

@@ -9,6 +9,7 @@ import { DNS_BALANCING, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.
 
 export { EDGE_ROUTE_HEADER };
 import type { Route, Upstream } from './proxy.js';
+import { AGENT_DIAL_HEADER, AGENT_PORT, keyRedactingLogs } from '../runtime/swarm-agent-spec.js';
 
 /** The admin API's allowed Host (the unix socket has no address of its own to check). */
 export const EDGE_ADMIN_HOST = 'svc-edge';
@@ -31,13 +32,18 @@ export interface EdgePaths {
   socket: string;
   /** The relay's admin API: svc loads its config there. */
   adminSocket: string;
+  /**
+   * The relay's agent server: the daemon's calls to another node's engine, passed to that node's agent
+   * (docs/design.md "Node agents"). The host's Caddy never dials it, so no public listener reaches it.
+   */
+  agentSocket: string;
   bootstrap: string;
 }
 
 export function edgePaths(dataDir: string): EdgePaths {
   const dir = join(dataDir, 'edge');
-  const paths = { dir, socket: join(dir, 'relay.sock'), adminSocket: join(dir, 'admin.sock'), bootstrap: join(dir, 'bootstrap.json') };
-  if (Buffer.byteLength(paths.socket) > SOCKET_PATH_MAX || Buffer.byteLength(paths.adminSocket) > SOCKET_PATH_MAX) {
+  const paths = { dir, socket: join(dir, 'relay.sock'), adminSocket: join(dir, 'admin.sock'), agentSocket: join(dir, 'agent.sock'), bootstrap: join(dir, 'bootstrap.json') };
+  if ([paths.socket, paths.adminSocket, paths.agentSocket].some((p) => Buffer.byteLength(p) > SOCKET_PATH_MAX)) {
     throw new Error(`SVC_DATA_DIR is too long for the Swarm edge's unix sockets (${paths.socket}: at most ${SOCKET_PATH_MAX} bytes)`);
   }
   return paths;
@@ -58,7 +64,7 @@ const addressesOf = (records: DnsRecords, name: string): string[] => {
 };
 
 /** Pure: the relay's whole config for these routes and DNS answers. */
-export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<EdgePaths, 'socket' | 'adminSocket'>): Json {
+export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<EdgePaths, 'socket' | 'adminSocket' | 'agentSocket'>): Json {
   const ups = new Map<string, { name: string; port: number }>();
   for (const r of routes) if (r.upstream.kind === 'dns') ups.set(edgeKey(r.upstream), r.upstream);
   const keys = [...ups.keys()].sort();
@@ -93,10 +99,40 @@ export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pic
   relayRoutes.push({ handle: [{ handler: 'static_response', status_code: 502, body: 'svc edge: no route for this request\n' }], terminal: true });
   const config: { [k: string]: Json } = {
     admin: { listen: `unix/${paths.adminSocket}`, origins: [EDGE_ADMIN_HOST] },
-    apps: { http: { servers: { edge: { listen: [`unix/${paths.socket}`], routes: relayRoutes, automatic_https: { disable: true } } } } },
+    // The agents' key passes through the agent server: never in the relay's log.
+    logging: keyRedactingLogs(),
+    apps: { http: { servers: { edge: { listen: [`unix/${paths.socket}`], routes: relayRoutes, automatic_https: { disable: true } }, agents: agentServer(paths.agentSocket) } } },
   };
   (config.apps as { [k: string]: { [k: string]: Json } }).http['@id'] = edgeConfigId(config);
   return sortKeys(config);
+}
+
+/**
+ * Pure: the relay's second server, on its own socket: a request naming an agent (`Svc-Agent-Dial: <IPv4 task
+ * address>:2380`, nothing else) goes to that address on the overlay, upgrades (an exec's hijacked stream)
+ * passed through; anything else is refused. The key header goes on untouched: the agent checks it.
+ */
+export function agentServer(socket: string): Json {
+  return {
+    listen: [`unix/${socket}`],
+    automatic_https: { disable: true },
+    routes: [
+      {
+        match: [{ header_regexp: { [AGENT_DIAL_HEADER]: { pattern: `^[0-9]{1,3}(\\.[0-9]{1,3}){3}:${AGENT_PORT}$` } } }],
+        handle: [
+          {
+            handler: 'reverse_proxy',
+            upstreams: [{ dial: `{http.request.header.${AGENT_DIAL_HEADER}}` }],
+            // An agent that is gone costs one bounded dial, never a hang.
+            transport: { protocol: 'http', dial_timeout: '3s' },
+            headers: { request: { delete: [AGENT_DIAL_HEADER] } },
+          },
+        ],
+        terminal: true,
+      },
+      { handle: [{ handler: 'static_response', status_code: 403, body: 'svc edge: not an agent address\n' }], terminal: true },
+    ],
+  };
 }
 
 /** Pure: `svc-edge-<hash>` of the config without its id (the fingerprint `serves` asks for). */

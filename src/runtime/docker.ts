@@ -5,12 +5,9 @@
 // engine's grammar before it becomes part of a request (references.ts), and the client never follows a
 // redirect (docker-client.ts).
 import type Docker from 'dockerode';
-import { createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { LABELS, NameInUseError, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ContainerSpec, type ExecResult, type LogLine, type NodeView, type RegistryAuthLookup, type Runtime } from './runtime.js';
+import { LABELS, NameInUseError, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ContainerSpec, type LogLine, type NodeView, type RegistryAuthLookup, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents, pastContainerActions } from './docker-events.js';
 import { ensureNetworkOnce, NETWORK_GONE_RE } from './docker-network.js';
@@ -18,7 +15,7 @@ import { createNetworkCache } from './network-cache.js';
 import { createDockerClient } from './docker-client.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from './docker-map.js';
-import { demuxToFile } from './docker-demux.js';
+import { createExecOps } from './docker-exec.js';
 import { demuxLines, followProgress } from './docker-streams.js';
 import { span } from '../trace/marks.js';
 
@@ -41,6 +38,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
   const docker = createDockerClient(dockerOptions(opts.dockerHost));
   const log = opts.log;
   // Ensured once per process (network-cache.ts); ensureNetworkOnce handles other processes.
+  const execOps = createExecOps(docker);
   const networks = createNetworkCache((name) => span('engine', `ensureNetwork ${name}`, () => ensureNetworkOnce(docker, log, name, opts.instance)));
 
   const inspect = async (nameOrId: string, network?: string): Promise<ContainerInfo | undefined> => {
@@ -78,33 +76,6 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
     const doc = await call(`inspect ${spec.name}`, () => c.inspect(), [404]);
     if (!doc) throw new Error(`docker run ${spec.name}: container disappeared right after start`);
     return doc as unknown as InspectDoc;
-  };
-
-  /** Creates and starts an exec with stdout and stderr attached (multiplexed). */
-  const startExec = async (nameOrId: string, cmd: string[], o: { env?: Record<string, string>; user?: string }) => {
-    const op = `exec ${nameOrId} ${cmd[0] ?? ''}`.trim();
-    const container = docker.getContainer(ref(nameOrId));
-    const exec = (await call(op, () =>
-      container.exec({
-        Cmd: cmd,
-        AttachStdout: true,
-        AttachStderr: true,
-        Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined,
-        User: o.user,
-      }),
-    ))!;
-    const stream = (await call(op, () => exec.start({ hijack: true, stdin: false })))!;
-    return { op, exec, stream };
-  };
-
-  /** The exit code once the engine reports the exec finished (its stream may end a moment before). */
-  const exitCodeOf = async (op: string, exec: Docker.Exec): Promise<number> => {
-    let state = await call(op, () => exec.inspect());
-    for (let i = 0; i < 50 && state?.Running; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      state = await call(op, () => exec.inspect());
-    }
-    return state?.ExitCode ?? -1;
   };
 
   /** The one engine as a node (a single-host svc has exactly one). */
@@ -216,40 +187,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       }
     },
 
-    async exec(nameOrId, cmd, o = {}): Promise<ExecResult> {
-      const { op, exec, stream } = await startExec(nameOrId, cmd, o);
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      await new Promise<void>((resolve, reject) => {
-        docker.modem.demuxStream(stream, { write: (b: Buffer) => out.push(b) } as never, { write: (b: Buffer) => err.push(b) } as never);
-        stream.on('end', resolve);
-        stream.on('close', resolve);
-        stream.on('error', (e) => reject(engineError(op, e)));
-      });
-      return {
-        exitCode: await exitCodeOf(op, exec),
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      };
-    },
-
-    async execToFile(nameOrId, cmd, path, o = {}) {
-      const { op, exec, stream } = await startExec(nameOrId, cmd, o);
-      const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
-      try {
-        // A file error (ENOSPC) keeps its code: the backup names a full disk as such.
-        const stderr = await demuxToFile(stream as Readable, file);
-        file.end();
-        await once(file, 'close');
-        const fh = await open(path, 'r+');
-        await fh.sync().finally(() => fh.close());
-        return { exitCode: await exitCodeOf(op, exec), stderr };
-      } catch (err) {
-        stream.destroy();
-        file.destroy();
-        throw err;
-      }
-    },
+    ...execOps,
 
     async *logs(nameOrId, o): AsyncGenerator<LogLine> {
       const op = `logs ${nameOrId}`;

@@ -1,8 +1,9 @@
 // Events for what the manager's container events cannot show: a task on another node that ended, and a node
-// that went down or came back. Swarm (API 1.41) sends no task events, so this compares the tasks of this
+// that went down, came back, joined or left. Swarm (API 1.41) sends no task events, so this compares the tasks of this
 // instance's services and the nodes' states every `intervalMs` (two list calls) and turns each change into a
 // RuntimeEvent: `start`/`die` with the service's labels (the controller enqueues its app or service key, as
-// for a container), `node_down`/`node_up` for a node (no svc labels: an app-independent event).
+// for a container), `node_down`/`node_up`/`node_joined`/`node_left` for a node (no svc labels: an
+// app-independent event).
 import type Docker from 'dockerode';
 import type { Logger } from '../log.js';
 import { LABELS, type RuntimeEvent } from './runtime.js';
@@ -35,7 +36,10 @@ export function diffSnapshots(before: SwarmSnapshot | undefined, after: SwarmSna
   for (const [id, n] of after.nodes) {
     const b = before.nodes.get(id);
     if (b && b.state !== n.state) out.push({ action: n.state === 'ready' ? 'node_up' : 'node_down', id, name: n.hostname, labels: {} });
+    // A node that joined or left changes no state svc records, but the node agents follow it.
+    if (!b) out.push({ action: 'node_joined', id, name: n.hostname, labels: {} });
   }
+  for (const [id, b] of before.nodes) if (!after.nodes.has(id)) out.push({ action: 'node_left', id, name: b.hostname, labels: {} });
   return out;
 }
 

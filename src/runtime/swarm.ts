@@ -2,8 +2,9 @@
 // engine svc runs beside). Apps' and managed services' containers become Swarm services of one replica
 // (swarm-spec.ts says why), so Swarm picks the node and svc keeps every decision it makes on one host:
 // health checks, the switch, healing with backoff, flip-back. Everything else (the proxy container, build
-// helpers, images, exec into a service pinned to this node) is the manager's local engine, through the
-// docker runtime. Nothing outside src/runtime knows which of the two it has.
+// helpers, images) is the manager's local engine, through the docker runtime; an exec into a task on
+// another node goes to that node's engine through its agent (swarm-agents.ts). Nothing outside
+// src/runtime knows which of the two it has.
 import type Docker from 'dockerode';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
@@ -15,6 +16,8 @@ import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js
 import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
 import { demuxLines, followProgress } from './docker-streams.js';
+import { createExecOps, type ExecOps } from './docker-exec.js';
+import { agentFailure, type NodeAgents } from './swarm-agents.js';
 
 /** Roles that run as Swarm services; the rest (proxy, build, probe helper) are local containers. */
 const SERVICE_ROLES = new Set(['app', 'service']);
@@ -44,6 +47,11 @@ export interface SwarmRuntimeOptions {
   ownRegistry?: (managerAddress: string) => Promise<string>;
   /** The credentials svc holds for an image's registry: the manager's pulls and every node's (service create). */
   registryAuth?: RegistryAuthLookup;
+  /**
+   * Other nodes' engines, through their agents (swarm-agents.ts): exec into a task elsewhere. Absent:
+   * only tasks on the manager can be reached.
+   */
+  agents?: Pick<NodeAgents, 'client'>;
 }
 
 export interface SwarmRuntime extends Runtime {
@@ -187,16 +195,23 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     await call(`service update ${svc.Spec.Name}`, () => docker.getService(svc.ID).update({ ...spec, version: svc.Version.Index } as never));
   };
 
-  /** The local container of a service's task, for exec and logs (only tasks on this node can be reached). */
-  const localContainer = async (nameOrId: string): Promise<string> => {
+  /**
+   * Where an exec into a service's task goes: its container and the exec code of the engine that runs it
+   * (this one, or another node's through its agent, the same code: docker-exec.ts).
+   */
+  const execTarget = async (nameOrId: string): Promise<{ id: string; ops: ExecOps; node?: string }> => {
     const svc = await serviceDoc(nameOrId);
-    if (!svc) return nameOrId;
+    if (!svc) return { id: nameOrId, ops: local };
     const task = currentTask(await tasksOf(svc.ID));
     const id = task?.Status?.ContainerStatus?.ContainerID;
     if (!task || !id) throw new Error(`${svc.Spec.Name} has no running task`);
-    if (task.NodeID !== (await selfNodeId())) throw new Error(`${svc.Spec.Name} runs on node ${task.NodeID}; only tasks on the manager svc runs on can be reached for exec and logs`);
-    return id;
+    if (task.NodeID === (await selfNodeId())) return { id, ops: local };
+    if (task.Status?.State !== 'running') throw new Error(`${svc.Spec.Name} has no running task (${task.Status?.State ?? 'unknown'})`);
+    if (!opts.agents) throw new Error(`${svc.Spec.Name} runs on node ${task.NodeID}; only tasks on the manager svc runs on can be reached for exec`);
+    return { id, ops: createExecOps(await opts.agents.client(task.NodeID!)), node: task.NodeID };
   };
+  /** An exec elsewhere fails in words about the agent, not the relay's HTTP status. */
+  const remoteOr = <T>(node: string | undefined, run: () => Promise<T>) => (node ? run().catch((err: unknown) => Promise.reject(agentFailure(node, err))) : run());
 
   const runtime: SwarmRuntime = {
     ...local,
@@ -300,11 +315,13 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     },
 
     async exec(nameOrId, cmd, o) {
-      return local.exec(await localContainer(nameOrId), cmd, o);
+      const t = await execTarget(nameOrId);
+      return remoteOr(t.node, () => t.ops.exec(t.id, cmd, o));
     },
 
     async execToFile(nameOrId, cmd, path, o) {
-      return local.execToFile(await localContainer(nameOrId), cmd, path, o);
+      const t = await execTarget(nameOrId);
+      return remoteOr(t.node, () => t.ops.execToFile(t.id, cmd, path, o));
     },
 
     async *logs(nameOrId, o) {
@@ -361,6 +378,8 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       const out = new Map<string, { name: string; labels: Record<string, string> }[]>();
       const down = downNodes(await nodeDocs());
       for (const s of services) {
+        // Apps' and services' replicas only: the node agents are the instance's infrastructure.
+        if (!SERVICE_ROLES.has(s.Spec.Labels?.[LABELS.role] ?? '')) continue;
         const t = currentTask(await tasksOf(s.ID));
         // A task on a node that is down runs nowhere svc can reach: not listed (svc heals it elsewhere).
         if (!t?.NodeID || t.DesiredState !== 'running' || down.has(t.NodeID)) continue;

@@ -19,14 +19,17 @@ export interface AppContainer {
   slot: number;
   deployId: number;
   /**
-   * Swarm: the host name of the node it runs on when that is not the manager svc runs on. Such a replica
-   * cannot have a terminal: Swarm has no exec across nodes and svc reaches only its own engine.
+   * Swarm: the host name of the node it runs on when that is not the manager svc runs on (its engine is
+   * reached through the node's agent), and that node's id.
    */
   node?: string;
+  nodeId?: string;
+  /** Swarm: why a terminal cannot reach it now (its node's agent is not running); undefined when it can. */
+  unreachable?: string;
 }
 
 export interface TerminalPort {
   /** The app's running containers of this instance, newest deploy first, then by replica slot. */
   appContainers(appId: number): Promise<AppContainer[]>;
-  open(containerId: string, cmd: string[], size: { cols: number; rows: number }): Promise<TerminalSession>;
+  open(target: Pick<AppContainer, 'id' | 'nodeId'>, cmd: string[], size: { cols: number; rows: number }): Promise<TerminalSession>;
 }

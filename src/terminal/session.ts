@@ -32,21 +32,21 @@ export interface TerminalRequest {
 
 /**
  * The container the session attaches to; 403 for a non-administrator, 409 when none runs, 409
- * `replica_on_other_node` when it runs on a Swarm node svc cannot reach (without `replica`, a reachable
- * one is preferred).
+ * `replica_on_other_node` when it runs on a Swarm node svc cannot reach now, its agent not running (without
+ * `replica`, a reachable one is preferred).
  */
 export async function pickContainer(deps: TerminalDeps, req: TerminalRequest): Promise<AppContainer> {
   requireTerminalAccess(req.user);
   const running = await deps.terminal.appContainers(req.app.id);
-  const found = req.replica === undefined ? (running.find((c) => !c.node) ?? running[0]) : running.find((c) => c.slot === req.replica);
+  const found = req.replica === undefined ? (running.find((c) => !c.unreachable) ?? running[0]) : running.find((c) => c.slot === req.replica);
   if (!found) {
     throw conflict(req.replica === undefined ? `app ${req.app.name} has no running container` : `app ${req.app.name} has no running replica ${req.replica}`);
   }
-  if (found.node) {
+  if (found.unreachable) {
     throw new DomainError(
       'conflict',
       'replica_on_other_node',
-      `replica ${found.slot} of app ${req.app.name} (${found.name}) runs on node ${found.node}; a terminal reaches only replicas on the Swarm manager svc runs on (Swarm has no exec across nodes)`,
+      `replica ${found.slot} of app ${req.app.name} (${found.name}) runs on node ${found.node ?? '?'}, which svc cannot reach now: ${found.unreachable}`,
       { node: found.node, replica: found.slot },
     );
   }
@@ -78,7 +78,7 @@ export function terminalEvents(deps: TerminalDeps, req: TerminalRequest, contain
     async onOpen(_evt, ws) {
       addAppEvent(deps.db, req.app.id, 'terminal', `terminal opened by ${who} in ${container.name} (${req.cmd[0]})`);
       try {
-        session = await deps.terminal.open(container.id, req.cmd, { cols: req.cols, rows: req.rows });
+        session = await deps.terminal.open(container, req.cmd, { cols: req.cols, rows: req.rows });
       } catch (err) {
         deps.log.warn('terminal exec failed', { app: req.app.name, container: container.name, error: err instanceof Error ? err.message : String(err) });
         ws.send(JSON.stringify({ type: 'error', error: 'the container refused the session (is the command in its image?)' }));

@@ -20,6 +20,8 @@ import type { Mount } from '../runtime/runtime.js';
 import { directEdge, relayedEdge, type ProxyParts } from '../proxy/edge-proxy.js';
 import { createEdgeRelay } from '../proxy/edge-relay.js';
 import { edgePaths } from '../proxy/edge-config.js';
+import { createNodeAgents } from '../runtime/swarm-agents.js';
+import { deriveKey } from '../crypto.js';
 
 export interface RuntimeWiring {
   runtime: Runtime;
@@ -28,12 +30,14 @@ export interface RuntimeWiring {
   /** Status of `GET url` as the proxy would reach it. */
   probe: (url: string, timeoutMs: number) => Promise<number | undefined>;
   tcpOpen: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
-  /** Terminal sessions into app containers (on Swarm: the replicas on the manager only). */
+  /** Terminal sessions into app containers (on Swarm: other nodes' replicas through their agents). */
   terminal: TerminalPort;
   /** How the proxy reaches what the runtime runs: as it is on one engine, through the edge relay on a Swarm. */
   edge: (parts: ProxyParts) => ProxyParts;
   /** Extra mounts of the proxy container (the edge relay's socket directory on a Swarm); none on one engine. */
   proxyMounts?: Mount[];
+  /** Nodes joined, left or changed state (the node watch's hook): on a Swarm, the node agents follow. */
+  nodesChanged?: () => void;
 }
 
 /** `registryAuth`: the credentials svc holds per registry (src/desired/registries.ts), for every pull and Swarm service. */
@@ -46,6 +50,8 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   const own = !config.runtime.registry && existsSync(REGISTRY_BINARY);
   if (!config.runtime.registry && !own) log.warn('SVC_REGISTRY is unset and docker-registry is not installed: built images stay on the manager (tasks of svc_build apps on other nodes cannot pull them)');
   const runtime = createSwarmRuntime({
+    // `agents` is made below from this runtime's client; asked only once the daemon runs.
+    agents: { client: (node) => agents.client(node) },
     dockerHost: config.dockerHost,
     log,
     instance: config.instance,
@@ -53,10 +59,29 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
     registryAuth,
     ownRegistry: own ? (address) => ensureOwnRegistry({ dataDir: config.dataDir, address }) : undefined,
   });
-  const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
-  const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance });
-  // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
+  // Other nodes' engines, for exec and terminals, through an agent per node (docs/design.md "Node agents").
   const paths = edgePaths(config.dataDir);
+  const agents = createNodeAgents({
+    docker: runtime.docker,
+    instance: config.instance,
+    network: config.network,
+    image: config.proxy.image,
+    key: deriveKey(config.encryptionKey, 'swarm node agents').toString('hex'),
+    agentSocket: paths.agentSocket,
+    selfNodeId: runtime.selfNodeId,
+    ensureNetwork: () => runtime.ensureNetwork(config.network),
+    registryAuth,
+    log,
+  });
+  const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
+  const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance, agents });
+  // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
   const relay = createEdgeRelay({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
-  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal, edge: relayedEdge(relay, paths.socket), proxyMounts: [{ source: paths.dir, target: paths.dir }] };
+  const relayed = relayedEdge(relay, paths.socket);
+  // The proxy reconciler's periodic check (every pass asks whether the proxy runs) also keeps the agents.
+  const edge = (p: ProxyParts): ProxyParts => {
+    const e = relayed(p);
+    return { ...e, ensureRunning: () => (agents.tick(), e.ensureRunning!()) };
+  };
+  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal, edge, proxyMounts: [{ source: paths.dir, target: paths.dir }], nodesChanged: () => void agents.reconcile() };
 }

@@ -143,6 +143,29 @@ describe('the edge wrapper', () => {
   });
 });
 
+describe("the relay's agent server (docs/design.md \"Node agents\")", () => {
+  const agents = (cfg: unknown) => (cfg as { apps: { http: { servers: { agents: any } } } }).apps.http.servers.agents;
+
+  it('listens on its own socket beside relay.sock, in every config the relay loads, routes or not', () => {
+    expect(paths.agentSocket).toBe('/var/lib/svc/edge/agent.sock');
+    expect(agents(buildEdgeConfig([], {}, paths)).listen).toEqual(['unix//var/lib/svc/edge/agent.sock']);
+    expect(agents(buildEdgeConfig([web], records, paths))).toEqual(agents(buildEdgeConfig([], {}, paths)));
+  });
+
+  it('dials the agent named by the header (an IPv4 task address on the agent port only), else 403', () => {
+    const [pass, deny] = agents(buildEdgeConfig([], {}, paths)).routes;
+    const pattern = new RegExp(pass.match[0].header_regexp['Svc-Agent-Dial'].pattern);
+    expect(pass.handle[0]).toMatchObject({ handler: 'reverse_proxy', upstreams: [{ dial: '{http.request.header.Svc-Agent-Dial}' }], transport: { dial_timeout: '3s' }, headers: { request: { delete: ['Svc-Agent-Dial'] } } });
+    for (const ok of ['10.0.1.5:2380', '192.168.200.17:2380']) expect(pattern.test(ok)).toBe(true);
+    for (const bad of ['10.0.1.5:2375', '10.0.1.5', 'localhost:2380', '[::1]:2380', 'unix//var/run/docker.sock', '10.0.1.5:2380/x', '10.0.1.5:23800']) expect(pattern.test(bad)).toBe(false);
+    expect(deny).toMatchObject({ handle: [{ handler: 'static_response', status_code: 403 }] });
+  });
+
+  it("keeps the agents' key out of the relay's log (it passes through the agent server)", () => {
+    expect((buildEdgeConfig([], {}, paths) as any).logging.logs.default.encoder.fields).toEqual({ 'request>headers>Svc-Agent-Key': { filter: 'delete' } });
+  });
+});
+
 describe('a relay that is down', () => {
   it('a switch still completes (the addresses wait for the relay), the drain counts nothing through it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-edge-'));

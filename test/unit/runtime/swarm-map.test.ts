@@ -97,6 +97,12 @@ describe('diffSnapshots', () => {
     const after = snap([['a', 'a2', false], ['b', 'b2', true]], [['n1', 'ready'], ['n2', 'down']]);
     expect(diffSnapshots(before, after).map((e) => `${e.action} ${e.name}`)).toEqual(['die svc-a', 'start svc-b', 'destroy svc-c', 'node_down h-n2']);
   });
+
+  it('a node that joined and one that left (the node agents follow them)', () => {
+    const before = snap([], [['n1', 'ready'], ['n2', 'ready']]);
+    const after = snap([], [['n1', 'ready'], ['n3', 'unknown']]);
+    expect(diffSnapshots(before, after).map((e) => `${e.action} ${e.name}`)).toEqual(['node_joined h-n3', 'node_left h-n2']);
+  });
 });
 
 describe('statusOfLine', () => {
