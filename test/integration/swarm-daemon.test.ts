@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
+import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { waitFor } from '../support/wait.js';
 import { uninstallInstance } from '../../src/cli/uninstall.js';
 import { dnsmasqPaths } from '../../src/dns/dnsmasq.js';
@@ -31,11 +32,13 @@ interface NodeJson {
 }
 
 beforeAll(async () => {
-  await ensureTestImages();
+  await Promise.all([ensureTestImages(), ensureCaddyImage()]);
   cluster = await createCluster(3);
   v1 = cluster.pushImage(WEB_V1);
   v2 = cluster.pushImage(WEB_V2);
-  t = await startTestDaemon('swarm', { DOCKER_HOST: cluster.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: v1, SVC_REGISTRY: cluster.registry });
+  // The proxy image from the cluster's registry: the edge relay and the node agents run it.
+  const caddy = cluster.pushImage(CADDY_IMAGE);
+  t = await startTestDaemon('swarm', { DOCKER_HOST: cluster.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: v1, SVC_REGISTRY: cluster.registry, SVC_PROXY_IMAGE: caddy });
   const res = await t.api('POST', '/api/apps', { name: 'sw-web', internal_port: 3000, access_mode: 'port', fallback_port: 18999, replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   appId = res.body.id;

@@ -5,7 +5,7 @@
 // request; a worker's engine killed while GETs run: none fails, and the replica comes back elsewhere;
 // svc uninstall then removes the relay and the overlay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
@@ -35,14 +35,15 @@ beforeAll(async () => {
   cluster = await createCluster(3);
   v1 = cluster.pushImage(WEB_V1);
   v2 = cluster.pushImage(WEB_V2);
-  // The relay runs the proxy image on the manager (no registry reachable: copied in).
-  cluster.docker(cluster.manager, ['load'], execFileSync('docker', ['save', CADDY_IMAGE], { maxBuffer: 1 << 30 }));
+  // The proxy image from the cluster's registry (no other is reachable): the relay runs it on the manager,
+  // the node agents on the workers.
+  const caddy = cluster.pushImage(CADDY_IMAGE);
   t = await startTestDaemon('swedge', {
     DOCKER_HOST: cluster.manager.dockerHost,
     SVC_RUNTIME: 'swarm',
     SVC_PROBE_IMAGE: v1,
     SVC_REGISTRY: cluster.registry,
-    SVC_PROXY_IMAGE: CADDY_IMAGE,
+    SVC_PROXY_IMAGE: caddy,
   });
   port = await freePort();
   const res = await t.api('POST', '/api/apps', { name: 'edge-web', internal_port: 3000, access_mode: 'port', fallback_port: port, replicas: 3, health_check_path: '/health' });
