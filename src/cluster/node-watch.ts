@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { recordNodeStates } from './node-events.js';
+import { coalesced } from '../coalesce.js';
 
 export interface NodeWatch {
   /** Asks for a look (coalesced); the returned promise ends when it is done. Never rejects. */
@@ -14,8 +15,6 @@ export interface NodeWatch {
 }
 
 export function createNodeWatch(d: { db: Db; runtime: Pick<Runtime, 'nodes'>; log: Logger; now?: () => number }): NodeWatch {
-  let running: Promise<void> | undefined;
-  let again = false;
   let stopped = false;
   const look = async () => {
     try {
@@ -25,25 +24,12 @@ export function createNodeWatch(d: { db: Db; runtime: Pick<Runtime, 'nodes'>; lo
       d.log.warn('looking at the nodes failed', { error: (err as Error).message });
     }
   };
-  const check = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await look();
-      } while (again && !stopped);
-    })().finally(() => (running = undefined));
-    return running;
-  };
+  const looks = coalesced(look, () => stopped);
   return {
-    check,
+    check: () => looks.run(),
     async stop() {
       stopped = true;
-      await running;
+      await looks.current();
     },
   };
 }

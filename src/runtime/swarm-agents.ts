@@ -7,6 +7,7 @@ import type Docker from 'dockerode';
 import type { Logger } from '../log.js';
 import { call, engineMessage, statusOf } from './docker-errors.js';
 import { createDockerClient } from './docker-client.js';
+import { coalesced } from '../coalesce.js';
 import type { RegistryAuthLookup } from './runtime.js';
 import { addressOn, currentTask, type NodeDoc, type TaskDoc } from './swarm-map.js';
 import {
@@ -70,8 +71,6 @@ export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
   const interval = o.intervalMs ?? 30_000;
   const secret = agentSecret(o.instance, o.key);
   const ours = [`svc.managed=true`, `svc.instance=${o.instance}`, `svc.role=${AGENT_ROLE}`];
-  let running: Promise<void> | undefined;
-  let again = false;
   let last = -Infinity;
 
   const specFor = (node: PlanNode, socket: string, secretId: string) =>
@@ -127,23 +126,16 @@ export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
     }
   };
 
-  const reconcile = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
+  // Coalesced: node events, the start and the periodic check may ask at once. Never rejects: a failure
+  // is logged and the next ask retries.
+  const reconciles = coalesced(async () => {
+    try {
+      await once();
+    } catch (err) {
+      o.log.warn('reconciling the node agents failed', { error: (err as Error).message });
     }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await once();
-        } catch (err) {
-          o.log.warn('reconciling the node agents failed', { error: (err as Error).message });
-        }
-      } while (again);
-    })().finally(() => (running = undefined));
-    return running;
-  };
+  });
+  const reconcile = () => reconciles.run();
 
   const hostOf = async (nodeId: string) =>
     (((await call(`node inspect ${nodeId}`, () => d.getNode(nodeId).inspect(), [404]).catch(() => undefined)) as NodeDoc | undefined)?.Description?.Hostname ?? nodeId);
@@ -163,7 +155,7 @@ export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
   return {
     reconcile,
     tick() {
-      if (!running && now() - last >= interval) void reconcile();
+      if (!reconciles.busy() && now() - last >= interval) void reconcile();
     },
     async client(nodeId) {
       const found = await addressOf(nodeId);
