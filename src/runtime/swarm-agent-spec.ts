@@ -29,10 +29,13 @@ const VERSION = '(/v[0-9]{1,2}\\.[0-9]{1,3})?';
 /** A container name or id (the engine's grammar) and an exec id (64 hex). */
 const CONTAINER = '[a-zA-Z0-9][a-zA-Z0-9_.-]*';
 const EXEC = '[0-9a-f]{64}';
-/** The engine's exec endpoints, the only ones an agent passes on. */
+/**
+ * The only endpoints an agent passes on: the engine's exec calls, and a container's inspect (read-only:
+ * whether a task that exited 137 there was OOMKilled, which Swarm's task status does not say).
+ */
 export const AGENT_PATHS = {
   post: `^${VERSION}/(containers/${CONTAINER}/exec|exec/${EXEC}/(start|resize))$`,
-  get: `^${VERSION}/exec/${EXEC}/json$`,
+  get: `^${VERSION}/(exec/${EXEC}|containers/${CONTAINER})/json$`,
 } as const;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -28,14 +28,15 @@ export interface ServiceDoc {
 
 /**
  * Pure: what svc can say about an exit 137 (SIGKILL) of a task. Swarm's task status has no OOMKilled flag.
- * On the manager svc asks the engine (`managerSays`: the container's State.OOMKilled) and reports exactly
- * that. Elsewhere it can only suspect: a task that failed by itself (task state `failed`; one svc stopped
- * ends `shutdown`, even when its grace ran out and it was SIGKILLed) under a memory limit was most likely
- * killed for memory. (The desired state says nothing here: Swarm sets a failed task's to `shutdown` too.)
+ * svc asks the engine that ran it (`engineSays`: the container's State.OOMKilled; the manager's own, or
+ * another node's through its agent) and reports exactly that. When that engine cannot be asked (the node's
+ * agent not running) it can only suspect: a task that failed by itself (task state `failed`; one svc
+ * stopped ends `shutdown`, even when its grace ran out and it was SIGKILLed) under a memory limit was most
+ * likely killed for memory. (The desired state says nothing here: Swarm sets a failed task's to `shutdown`.)
  */
-export function oomVerdict(i: { exitCode?: number; taskState?: string; memoryLimitBytes?: number; managerSays?: boolean }): { oomKilled?: true; oomLikely?: true } {
+export function oomVerdict(i: { exitCode?: number; taskState?: string; memoryLimitBytes?: number; engineSays?: boolean }): { oomKilled?: true; oomLikely?: true } {
   if (i.exitCode !== 137) return {};
-  if (i.managerSays !== undefined) return i.managerSays ? { oomKilled: true } : {};
+  if (i.engineSays !== undefined) return i.engineSays ? { oomKilled: true } : {};
   return i.taskState === 'failed' && (i.memoryLimitBytes ?? 0) > 0 ? { oomLikely: true } : {};
 }
 

@@ -100,11 +100,28 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
   const describe = async (svc: ServiceDoc, task: TaskDoc | undefined, network: string | undefined, nodes: NodeDoc[]): Promise<ContainerInfo> => {
     const info = toContainerInfoFromTask(svc, task, { network, downNodes: downNodes(nodes) });
     if (info.state !== 'exited' || info.exitCode !== 137 || !task) return info;
-    const containerId = task.Status?.ContainerStatus?.ContainerID;
-    // A task on this node: its container is in this engine, which says whether it was OOMKilled.
-    const here = containerId && task.NodeID === (await selfNodeId()) ? await local.inspect(containerId).catch(() => undefined) : undefined;
-    const verdict = oomVerdict({ exitCode: 137, taskState: task.Status?.State, memoryLimitBytes: svc.Spec.TaskTemplate?.Resources?.Limits?.MemoryBytes, managerSays: here ? here.oomKilled === true : undefined });
+    const verdict = oomVerdict({ exitCode: 137, taskState: task.Status?.State, memoryLimitBytes: svc.Spec.TaskTemplate?.Resources?.Limits?.MemoryBytes, engineSays: await oomKilledWhereItRan(task) });
     return { ...info, ...verdict };
+  };
+
+  /**
+   * State.OOMKilled of a task's container, from the engine that ran it: this one, or another node's through
+   * its agent (an inspect, the one read an agent passes). Undefined when that engine cannot be asked.
+   */
+  const oomKilledWhereItRan = async (task: TaskDoc): Promise<boolean | undefined> => {
+    const containerId = task.Status?.ContainerStatus?.ContainerID;
+    if (!containerId || !task.NodeID) return undefined;
+    if (task.NodeID === (await selfNodeId())) {
+      const here = await local.inspect(containerId).catch(() => undefined);
+      return here ? here.oomKilled === true : undefined;
+    }
+    if (!opts.agents) return undefined;
+    try {
+      const doc = (await (await opts.agents.client(task.NodeID)).getContainer(containerId).inspect()) as { State?: { OOMKilled?: boolean } };
+      return doc.State?.OOMKilled === true;
+    } catch {
+      return undefined; // the agent not running, the container gone: only a suspicion is left
+    }
   };
 
   const infoOf = async (svc: ServiceDoc, network: string | undefined, nodes?: NodeDoc[]) => describe(svc, currentTask(await tasksOf(svc.ID)), network, nodes ?? (await nodeDocs()));

@@ -3,21 +3,26 @@
 // and reaches a replica on a worker for `exec` (what readiness checks and dumps use) and for a terminal,
 // which no longer answers 409 `replica_on_other_node`; from inside an app container on the overlay, an agent
 // answers 403 without the key and with a wrong one; a node whose agent is gone is a clear error at once
-// (409 for a terminal); a node that leaves loses its agent; `svc uninstall` removes the agents and their
-// secret.
+// (409 for a terminal); an OOM kill on a worker is confirmed through its agent; a node that leaves loses
+// its agent; `svc uninstall` removes the agents and their secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
-import { ensureTestImages, WEB_V1 } from '../support/images.js';
+import { ensureTestImages, WEB_OOM, WEB_V1 } from '../support/images.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 import { uninstallInstance } from '../../src/cli/uninstall.js';
+import { LABELS, type ContainerSpec } from '../../src/runtime/runtime.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let cluster: Cluster;
 let t: TestDaemon | undefined;
 let appId: number;
+let oomImage: string;
 
 interface NodeJson {
   id: string;
@@ -68,6 +73,7 @@ beforeAll(async () => {
   await Promise.all([ensureTestImages(), ensureCaddyImage()]);
   cluster = await createCluster(3);
   const v1 = cluster.pushImage(WEB_V1);
+  oomImage = cluster.pushImage(WEB_OOM);
   // The agents run the proxy image on every worker: from the cluster's registry (the manager keeps its copy for the relay).
   const caddy = cluster.pushImage(CADDY_IMAGE);
   // The test cluster's engines listen on sockets of their own: the label says where, as for rootless Docker.
@@ -130,6 +136,49 @@ describe('node agents', () => {
     const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(1);
     console.log(`exec 'true', p50 of 10: on the manager ${p50(ms.manager!)} ms, on a worker through its agent ${p50(ms.worker!)} ms`);
   }, 120_000);
+
+  it('an OOM kill on a worker is confirmed through its agent (OOMKilled), as on the manager', async () => {
+    const rt = t!.daemon.runtime;
+    // Another instance's labels: the daemon's reconcilers leave these two alone.
+    const labels = (slot: number) => ({ [LABELS.managed]: 'true', [LABELS.instance]: `${t!.instance}-oom`, [LABELS.app]: 'oom', [LABELS.appId]: '1', [LABELS.deploy]: '1', [LABELS.role]: 'app', 'svc.slot': String(slot) });
+    const spec = (slot: number, extra: Partial<ContainerSpec> = {}): ContainerSpec => ({
+      name: `${t!.instance}-oom-1${slot ? `-r${slot}` : ''}`,
+      image: oomImage,
+      network: t!.network,
+      init: true,
+      env: { ALLOC_MB: '256' },
+      resources: { memoryMb: 16 },
+      labels: labels(slot),
+      ...extra,
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'swagent-oom-'));
+    try {
+      // The mount pins slot 0 to the manager; slot 1 is spread away from it, to a worker.
+      await rt.run(spec(0, { mounts: [{ source: dir, target: '/data' }] }));
+      await rt.run(spec(1));
+      const ended = (name: string) =>
+        waitFor(async () => {
+          const info = await rt.inspect(name, t!.network);
+          return info?.state === 'exited' ? info : undefined;
+        }, { timeoutMs: 30_000, what: `${name} killed` });
+      expect(await ended(`${t!.instance}-oom-1`)).toMatchObject({ exitCode: 137, oomKilled: true });
+      const onWorker = await ended(`${t!.instance}-oom-1-r1`);
+      // Asked of the worker's engine through its agent: the truth, not "most likely".
+      expect(onWorker).toMatchObject({ exitCode: 137, oomKilled: true });
+      expect(onWorker.oomLikely).toBeUndefined();
+    } finally {
+      // Not the daemon's instance, so not its runtime's to remove: by hand.
+      for (const slot of [0, 1]) {
+        try {
+          cluster.docker(cluster.manager, ['service', 'rm', spec(slot).name]);
+        } catch {
+          // never made (the run before failed)
+        }
+      }
+      await waitFor(() => d(['ps', '-aq', '--filter', `label=svc.instance=${t!.instance}-oom`]) === '', { timeoutMs: 30_000, what: 'the OOM tasks gone' });
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('from inside an app container on the overlay, an agent answers 403 without the key and with a wrong one', async () => {
     const agent = agents()[0]!.split(' ')[0]!;

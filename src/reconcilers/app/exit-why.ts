@@ -3,6 +3,6 @@
 // task status has no OOMKilled flag and svc cannot ask that node's engine), and the event says so.
 export function exitWhy(c: { oomKilled?: boolean; oomLikely?: boolean; exitCode?: number }): string {
   if (c.oomKilled) return 'was killed for memory (OOMKilled)';
-  if (c.oomLikely) return 'was killed (exit 137) under its memory limit: most likely for memory (OOMKilled cannot be confirmed for a Swarm task on another node)';
+  if (c.oomLikely) return 'was killed (exit 137) under its memory limit: most likely for memory (OOMKilled could not be confirmed: the engine of its node could not be asked)';
   return `exited with code ${c.exitCode ?? 'unknown'}`;
 }

@@ -357,7 +357,7 @@ describe('replicas', () => {
     const h = await threeReplicas();
     h.rt.oomOnWorker('svc-web-1-r1');
     await h.drive();
-    expect(events(h).some((m) => /replica 1 \(svc-web-1-r1\) was killed \(exit 137\) under its memory limit: most likely for memory \(OOMKilled cannot be confirmed/.test(m))).toBe(true);
+    expect(events(h).some((m) => /replica 1 \(svc-web-1-r1\) was killed \(exit 137\) under its memory limit: most likely for memory \(OOMKilled could not be confirmed/.test(m))).toBe(true);
     h.rt.oomOnWorker('svc-web-1');
     await h.drive();
     expect(events(h).some((m) => /svc-web-1\b.*most likely for memory/.test(m))).toBe(true);

@@ -117,8 +117,8 @@ describe('statusOfLine', () => {
 describe('oomVerdict: what an exit 137 of a Swarm task says', () => {
   it.each([
     ['not a SIGKILL', { exitCode: 1, taskState: 'failed', memoryLimitBytes: 1 }, {}],
-    ['on the manager, the engine says OOMKilled', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, managerSays: true }, { oomKilled: true }],
-    ['on the manager, the engine says no (a kill)', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, managerSays: false }, {}],
+    ['the engine that ran it says OOMKilled', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, engineSays: true }, { oomKilled: true }],
+    ['the engine that ran it says no (a kill)', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 1, engineSays: false }, {}],
     ['on a worker, ended on its own under a limit: suspected', { exitCode: 137, taskState: 'failed', memoryLimitBytes: 64 << 20 }, { oomLikely: true }],
     ['on a worker, without a memory limit', { exitCode: 137, taskState: 'failed' }, {}],
     ['on a worker, stopped by svc (task shutdown after its grace)', { exitCode: 137, taskState: 'shutdown', memoryLimitBytes: 64 << 20 }, {}],
