@@ -161,6 +161,8 @@ export interface PlanService {
   id: string;
   name: string;
   labels: Record<string, string>;
+  /** Its replica count (1 as made; someone's `docker service scale` changes it, and no label says so). */
+  replicas?: number;
 }
 
 export interface AgentPlan {
@@ -176,7 +178,7 @@ export interface AgentPlan {
 /**
  * Pure: what makes the agents match the nodes: one per node other than the manager svc runs on (ready or
  * not: a node that comes back has its agent at once), none for nodes that left; an agent whose spec hash
- * differs is updated. `wantedHash(node, socket)` is the hash the node's agent should carry.
+ * differs, or that was scaled by hand, is updated. `wantedHash(node, socket)` is the hash the node's agent should carry.
  */
 export function planAgents(i: {
   selfId: string;
@@ -207,7 +209,7 @@ export function planAgents(i: {
     wanted.add(node.id);
     const found = byNode.get(node.id);
     if (!found) plan.create.push({ node, socket });
-    else if (found.labels[AGENT_SPEC_LABEL] !== i.wantedHash(node, socket)) plan.update.push({ node, socket, service: found });
+    else if (found.labels[AGENT_SPEC_LABEL] !== i.wantedHash(node, socket) || (found.replicas ?? 1) !== 1) plan.update.push({ node, socket, service: found });
   }
   for (const [node, s] of byNode) if (!wanted.has(node)) plan.remove.push(s);
   plan.removeSecrets = i.secrets.filter((s) => s !== i.wantedSecret).sort();

@@ -79,14 +79,14 @@ export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
   const once = async () => {
     last = now();
     const nodes = ((await call('node ls', () => d.listNodes())) ?? []) as NodeDoc[];
-    const services = ((await call('service ls', () => d.listServices({ filters: { label: ours } }))) ?? []) as unknown as { ID: string; Spec: { Name: string; Labels?: Record<string, string> } }[];
+    const services = ((await call('service ls', () => d.listServices({ filters: { label: ours } }))) ?? []) as unknown as { ID: string; Spec: { Name: string; Labels?: Record<string, string>; Mode?: { Replicated?: { Replicas?: number } } } }[];
     const secrets = ((await call('secret ls', () => d.listSecrets({ filters: JSON.stringify({ label: ours }) } as never) as unknown as Promise<unknown>)) ?? []) as unknown as { ID: string; Spec: { Name: string } }[];
     const selfId = await o.selfNodeId();
     let secretId = secrets.find((s) => s.Spec.Name === secret.name)?.ID;
     const plan = planAgents({
       selfId,
       nodes: nodes.map((n) => ({ id: n.ID, hostname: n.Description?.Hostname, labels: n.Spec?.Labels ?? {} })),
-      services: services.map((s) => ({ id: s.ID, name: s.Spec.Name, labels: s.Spec.Labels ?? {} })),
+      services: services.map((s) => ({ id: s.ID, name: s.Spec.Name, labels: s.Spec.Labels ?? {}, replicas: s.Spec.Mode?.Replicated?.Replicas })),
       secrets: secrets.map((s) => s.Spec.Name),
       wantedSecret: secret.name,
       // The hash does not depend on the secret's id (the name holds the config's hash).

@@ -184,6 +184,13 @@ describe('planAgents', () => {
       want: { create: [], update: [], remove: ['prod-agent-w1-dup', 'prod-agent-m'], removeSecrets: [], skipped: [] },
     },
     {
+      what: 'an agent scaled by hand (to 0, or 2) is set back to one task',
+      nodes: [{ id: 'm' }, { id: 'w1' }, { id: 'w2' }],
+      services: [{ ...svc('w1'), replicas: 0 }, { ...svc('w2'), replicas: 2 }],
+      secrets: ['prod-agent-new'],
+      want: { create: [], update: ['prod-agent-w1', 'prod-agent-w2'], remove: [], removeSecrets: [], skipped: [] },
+    },
+    {
       what: 'a node whose socket label is not a plain path gets no agent (and loses one it had)',
       nodes: [{ id: 'm' }, { id: 'w1', labels: { 'svc.engine-socket': '/var/../etc/x' } }],
       services: [svc('w1')],
@@ -194,7 +201,7 @@ describe('planAgents', () => {
     const plan = planAgents({ ...base, nodes, services, secrets });
     expect(names(plan)).toEqual(want);
     // Applied, the same look plans nothing.
-    const after = [...services.filter((s) => !want.remove.includes(s.name)).map((s) => ({ ...s, labels: { ...s.labels, 'svc.agent-spec': 'h' } })), ...plan.create.map((c) => svc(c.node.id))];
+    const after = [...services.filter((s) => !want.remove.includes(s.name)).map((s) => ({ ...s, replicas: 1, labels: { ...s.labels, 'svc.agent-spec': 'h' } })), ...plan.create.map((c) => svc(c.node.id))];
     const again = planAgents({ ...base, nodes, services: after, secrets: secrets.filter((s) => !want.removeSecrets.includes(s)) });
     expect(names(again)).toEqual({ create: [], update: [], remove: [], removeSecrets: [], skipped: want.skipped });
   });
