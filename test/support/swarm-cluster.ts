@@ -8,7 +8,7 @@
 // swept. Needs root (network namespaces, iptables) and Debian's docker.io and docker-registry.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from './wait.js';
 
@@ -97,6 +97,63 @@ const names = (id: string) => ({
   nodeVeth: (i: number) => `${PREFIX}${id}c${i}`,
 });
 
+/**
+ * The cgroup every container of a node's engine runs under (`--cgroup-parent`). SIGKILLing a node's dockerd,
+ * containerd and shims leaves its containers' processes running, reparented to init (found: a dozen
+ * orphaned `docker-init`/httpd and agent Caddy processes after a few cluster runs); their cgroup finds them.
+ */
+const cgroupOf = (netns: string) => `/${netns}`;
+
+/** The directories of a cgroup under every hierarchy mounted (cgroup v1 controllers, or v2's one tree). */
+function cgroupDirs(cgroup: string): string[] {
+  const root = '/sys/fs/cgroup';
+  const tops = existsSync(join(root, 'cgroup.controllers')) ? [root] : readdirSync(root).map((c) => join(root, c));
+  return tops.map((t) => join(t, cgroup)).filter((d) => existsSync(d));
+}
+
+/** The cgroup and its children, deepest first (children must go before their parent). */
+function cgroupTree(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) out.push(...cgroupTree(join(dir, e.name)));
+  out.push(dir);
+  return out;
+}
+
+/** SIGKILLs every process under the cgroup (bounded wait), then removes its directories. Tolerates what is gone. */
+function killCgroup(cgroup: string): void {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const pids = new Set<number>();
+    for (const dir of cgroupDirs(cgroup)) {
+      for (const d of cgroupTree(dir)) {
+        try {
+          for (const p of readFileSync(join(d, 'cgroup.procs'), 'utf8').split('\n')) if (p) pids.add(Number(p));
+        } catch {
+          /* gone */
+        }
+      }
+    }
+    if (pids.size === 0 || Date.now() > deadline) break;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    execFileSync('sleep', ['0.05']);
+  }
+  for (const dir of cgroupDirs(cgroup)) {
+    for (const d of cgroupTree(dir)) {
+      try {
+        rmdirSync(d);
+      } catch {
+        /* still busy or gone: the next sweep tries again */
+      }
+    }
+  }
+}
+
 /** A /24 for the bridge that no route of the host uses yet. */
 function freeSubnet(): string {
   const routes = sh('ip', ['-4', 'route', 'show']);
@@ -140,6 +197,8 @@ export function destroyRun(id: string, nodeCount = 3): void {
   }
   const deadline = Date.now() + 10_000;
   while (pids.some(alive) && Date.now() < deadline) execFileSync('sleep', ['0.1']);
+  // The nodes' containers outlive their engines: kill them by their cgroup.
+  for (let i = 1; i <= nodeCount; i++) killCgroup(cgroupOf(n.netns(i)));
   for (let i = 1; i <= nodeCount; i++) {
     sh('ip', ['netns', 'del', n.netns(i)], { ignore: true });
     sh('ip', ['link', 'del', n.hostVeth(i)], { ignore: true });
@@ -188,6 +247,7 @@ function startEngine(node: ClusterNode, registries: string[]): void {
       'dockerd',
       '--data-root', join(node.dir, 'data'),
       '--exec-root', join(node.dir, 'exec'),
+      '--cgroup-parent', cgroupOf(node.netns),
       '--pidfile', join(node.dir, 'docker.pid'),
       '-H', node.dockerHost,
       '--iptables=false', '--ip-masq=false',
@@ -277,6 +337,8 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
           }
         }
         await waitFor(() => !engineAnswers(node), { timeoutMs: 15_000, what: `${node.hostname}'s engine to stop` });
+        // A lost machine's containers are gone too (killing the shims leaves them running otherwise).
+        killCgroup(cgroupOf(node.netns));
       },
       pushImage(localRef) {
         const target = `${registry}/${localRef}`;
