@@ -96,14 +96,17 @@ describe('an exec through the relay and an agent (real Caddy)', () => {
     expect(out).toContain('40 120');
   });
 
-  it('the agent refuses a call without the key, with a wrong key, and any endpoint but exec', async () => {
+  it('the agent refuses a call without the key, with a wrong key, and any endpoint but exec and inspect', async () => {
     const create = `/containers/${name}/exec`;
     expect(await status('POST', create, { 'Svc-Agent-Dial': good['Svc-Agent-Dial'], 'content-type': 'application/json' })).toBe(403);
     expect(await status('POST', create, { ...good, 'Svc-Agent-Key': 'b2'.repeat(32), 'content-type': 'application/json' })).toBe(403);
     expect(await status('POST', create, { ...good, 'Svc-Agent-Key': KEY.slice(0, 63), 'content-type': 'application/json' })).toBe(403);
-    for (const [method, path] of [['GET', '/containers/json'], ['GET', `/containers/${name}/json`], ['POST', '/containers/create'], ['POST', `/containers/${name}/stop`], ['GET', '/info'], ['POST', `/containers/${name}/exec/../kill`]]) {
+    for (const [method, path] of [['GET', '/containers/json'], ['GET', `/containers/${name}/logs`], ['POST', `/containers/${name}/json`], ['POST', '/containers/create'], ['POST', `/containers/${name}/stop`], ['GET', '/info'], ['POST', `/containers/${name}/exec/../kill`]]) {
       expect(await status(method!, path!, good), `${method} ${path}`).toBe(403);
     }
+    // The one read it passes (whether a task that exited 137 was OOMKilled), and only with the key.
+    expect(await status('GET', `/containers/${name}/json`, good)).toBe(200);
+    expect(await status('GET', `/containers/${name}/json`, { 'Svc-Agent-Dial': good['Svc-Agent-Dial'] })).toBe(403);
     await expect(client({ ...good, 'Svc-Agent-Key': 'nope' }).getContainer(name).exec({ Cmd: ['true'] })).rejects.toMatchObject({ statusCode: 403 });
     // The container was never touched: still running.
     expect((await host.getContainer(name).inspect()).State.Running).toBe(true);
