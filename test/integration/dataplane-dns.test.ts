@@ -87,7 +87,7 @@ describe('dnsmasq as the responder', () => {
     await ensureDnsResponder({ dataDir: dir, port, log: silentLogger });
     const pid = dnsResponderPid(dir)!;
     await rm(dir, { recursive: true, force: true });
-    await waitFor(() => processArgs(pid) === undefined, { timeoutMs: 8000, what: 'the stale responder to exit' });
+    await waitFor(() => processArgs(pid) === undefined, { timeoutMs: 15_000, what: 'the stale responder to exit' });
     expect((await probeDnsResponder(port, 100)).answered).toBe(false);
   });
 
