@@ -1,12 +1,9 @@
-// One run at a time of some work that many callers may ask for (a look at the nodes, the node agents'
-// reconcile): a call during a run asks for exactly one more run after it, and every caller gets the promise
+// One run at a time of some work that many callers may ask for (the node watch's look at the nodes): a call during a run asks for exactly one more run after it, and every caller gets the promise
 // that ends once the runs it asked for are done. Never two at once, never a run per call.
 
 export interface Coalesced {
   /** Asks for a run; resolves when it (or the run it joined) is done. */
   run(): Promise<void>;
-  /** Whether a run is under way. */
-  busy(): boolean;
   /** The run under way, if any (to wait for it when stopping). */
   current(): Promise<void> | undefined;
 }
@@ -30,7 +27,6 @@ export function coalesced(work: () => Promise<void>, stopped: () => boolean = ()
       })().finally(() => (running = undefined));
       return running;
     },
-    busy: () => running !== undefined,
     current: () => running,
   };
 }

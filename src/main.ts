@@ -10,6 +10,7 @@ import { resolveInstance } from './store/instance.js';
 import { sweepCheckouts } from './build/sweep.js';
 import { createServer } from './server.js';
 import { createManager, type Manager } from './controller/manager.js';
+import { keyOf } from './controller/types.js';
 import { wireRuntime, type RuntimeWiring } from './wiring/runtime.js';
 import { registryAuthLookup } from './desired/registries.js';
 import type { Runtime } from './runtime/runtime.js';
@@ -103,7 +104,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
     onNodesChanged: () => {
       void nodeWatch.check();
-      wired.nodesChanged?.();
+      // A node joined, left or changed state: the node agents follow (a Swarm only).
+      if (wired.agents) manager.enqueue(keyOf('agents', 'main'));
     },
   });
   const enqueue = manager.enqueue;
@@ -119,6 +121,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const local = proxyIsLocal(config.proxy.adminUrl);
   const portInUse = local ? createPortInUse(held) : undefined;
   registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now, kills, caddyIdentity: caddy.identity });
+  // Not behind the backup gate: the agents are Swarm services, no state a restore swaps.
+  if (wired.agents) manager.register(wired.agents);
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").

@@ -7,7 +7,6 @@ import type Docker from 'dockerode';
 import type { Logger } from '../log.js';
 import { call, engineMessage, statusOf } from './docker-errors.js';
 import { createDockerClient } from './docker-client.js';
-import { coalesced } from '../coalesce.js';
 import type { RegistryAuthLookup } from './runtime.js';
 import { addressOn, currentTask, type NodeDoc, type TaskDoc } from './swarm-map.js';
 import {
@@ -39,16 +38,14 @@ export interface NodeAgentsOptions {
   ensureNetwork: () => Promise<void>;
   registryAuth?: RegistryAuthLookup;
   log: Logger;
-  /** The periodic check reconciles at most this often (node events and the start reconcile at once). */
-  intervalMs?: number;
-  now?: () => number;
 }
 
 export interface NodeAgents {
-  /** Makes the agents match the nodes now (coalesced; never rejects: a failure is logged, retried later). */
+  /**
+   * Makes the agents match the nodes now; rejects on an engine error. Called by the `agents:main` pass
+   * (src/reconcilers/agents), whose work queue coalesces, retries with backoff and comes back periodically.
+   */
   reconcile(): Promise<void>;
-  /** The periodic hook: reconciles when the last one is `intervalMs` old; never waits. */
-  tick(): void;
   /** A client for the node's engine through its agent; throws, saying why, when the agent does not run. */
   client(nodeId: string): Promise<Docker>;
   /** Why the node's engine cannot be reached now; undefined when its agent runs. */
@@ -67,17 +64,13 @@ export function agentFailure(node: string, err: unknown): Error {
 
 export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
   const d = o.docker;
-  const now = o.now ?? Date.now;
-  const interval = o.intervalMs ?? 30_000;
   const secret = agentSecret(o.instance, o.key);
   const ours = [`svc.managed=true`, `svc.instance=${o.instance}`, `svc.role=${AGENT_ROLE}`];
-  let last = -Infinity;
 
   const specFor = (node: PlanNode, socket: string, secretId: string) =>
     agentServiceSpec({ instance: o.instance, network: o.network, image: o.image, nodeId: node.id, socket, secret: { id: secretId, name: secret.name } });
 
-  const once = async () => {
-    last = now();
+  const reconcile = async () => {
     const nodes = ((await call('node ls', () => d.listNodes())) ?? []) as NodeDoc[];
     const services = ((await call('service ls', () => d.listServices({ filters: { label: ours } }))) ?? []) as unknown as { ID: string; Spec: { Name: string; Labels?: Record<string, string>; Mode?: { Replicated?: { Replicas?: number } } } }[];
     const secrets = ((await call('secret ls', () => d.listSecrets({ filters: JSON.stringify({ label: ours }) } as never) as unknown as Promise<unknown>)) ?? []) as unknown as { ID: string; Spec: { Name: string } }[];
@@ -126,17 +119,6 @@ export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
     }
   };
 
-  // Coalesced: node events, the start and the periodic check may ask at once. Never rejects: a failure
-  // is logged and the next ask retries.
-  const reconciles = coalesced(async () => {
-    try {
-      await once();
-    } catch (err) {
-      o.log.warn('reconciling the node agents failed', { error: (err as Error).message });
-    }
-  });
-  const reconcile = () => reconciles.run();
-
   const hostOf = async (nodeId: string) =>
     (((await call(`node inspect ${nodeId}`, () => d.getNode(nodeId).inspect(), [404]).catch(() => undefined)) as NodeDoc | undefined)?.Description?.Hostname ?? nodeId);
 
@@ -154,9 +136,6 @@ export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
 
   return {
     reconcile,
-    tick() {
-      if (!reconciles.busy() && now() - last >= interval) void reconcile();
-    },
     async client(nodeId) {
       const found = await addressOf(nodeId);
       if ('why' in found) throw new Error(found.why);

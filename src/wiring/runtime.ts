@@ -21,6 +21,8 @@ import { directEdge, relayedEdge, type ProxyParts } from '../proxy/edge-proxy.js
 import { createEdgeRelay } from '../proxy/edge-relay.js';
 import { edgePaths } from '../proxy/edge-config.js';
 import { createNodeAgents } from '../runtime/swarm-agents.js';
+import { createAgentsReconciler } from '../reconcilers/agents/reconciler.js';
+import type { Reconciler } from '../controller/types.js';
 import { deriveKey } from '../crypto.js';
 
 export interface RuntimeWiring {
@@ -36,8 +38,8 @@ export interface RuntimeWiring {
   edge: (parts: ProxyParts) => ProxyParts;
   /** Extra mounts of the proxy container (the edge relay's socket directory on a Swarm); none on one engine. */
   proxyMounts?: Mount[];
-  /** Nodes joined, left or changed state (the node watch's hook): on a Swarm, the node agents follow. */
-  nodesChanged?: () => void;
+  /** On a Swarm, the node agents' reconciler (`agents:main`; node events enqueue it). */
+  agents?: Reconciler;
 }
 
 /** `registryAuth`: the credentials svc holds per registry (src/desired/registries.ts), for every pull and Swarm service. */
@@ -77,11 +79,5 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance, agents });
   // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
   const relay = createEdgeRelay({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
-  const relayed = relayedEdge(relay, paths.socket);
-  // The proxy reconciler's periodic check (every pass asks whether the proxy runs) also keeps the agents.
-  const edge = (p: ProxyParts): ProxyParts => {
-    const e = relayed(p);
-    return { ...e, ensureRunning: () => (agents.tick(), e.ensureRunning!()) };
-  };
-  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal, edge, proxyMounts: [{ source: paths.dir, target: paths.dir }], nodesChanged: () => void agents.reconcile() };
+  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal, edge: relayedEdge(relay, paths.socket), proxyMounts: [{ source: paths.dir, target: paths.dir }], agents: createAgentsReconciler(agents) };
 }

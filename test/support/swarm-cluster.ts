@@ -134,13 +134,7 @@ function killCgroup(cgroup: string): void {
       }
     }
     if (pids.size === 0 || Date.now() > deadline) break;
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
+    for (const pid of pids) killQuietly(pid);
     execFileSync('sleep', ['0.05']);
   }
   for (const dir of cgroupDirs(cgroup)) {
@@ -165,34 +159,35 @@ function freeSubnet(): string {
   throw new Error('no free 10.234.x.0/24 subnet for the test cluster');
 }
 
+const killQuietly = (pid: number) => {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+};
+
+/** SIGKILLs a node's dockerd and its own containerd and shims (what runs from its exec root); returns the dockerd pid. */
+function killEngine(nodeDir: string): number | undefined {
+  const pid = readPid(join(nodeDir, 'docker.pid'));
+  if (pid && alive(pid)) killQuietly(pid);
+  for (const p of sh('pgrep', ['-f', join(nodeDir, 'exec')], { ignore: true }).split('\n').filter(Boolean)) killQuietly(Number(p));
+  return pid;
+}
+
 /** Removes one run's objects; each step tolerates what is already gone. */
 export function destroyRun(id: string, nodeCount = 3): void {
   const n = names(id);
   const pids: number[] = [];
   for (let i = 1; i <= nodeCount; i++) {
-    const pid = readPid(join(n.dir, `n${i}`, 'docker.pid'));
-    if (pid && alive(pid)) pids.push(pid);
+    const pid = killEngine(join(n.dir, `n${i}`));
+    if (pid) pids.push(pid);
   }
   for (const file of ['registry.pid', 'private-registry.pid']) {
     const reg = readPid(join(n.dir, file));
-    if (reg && alive(reg)) pids.push(reg);
-  }
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-  // dockerd's own containerd and shims live in the node's namespace: kill what still runs from its exec root.
-  for (let i = 1; i <= nodeCount; i++) {
-    const exec = join(n.dir, `n${i}`, 'exec');
-    for (const p of sh('pgrep', ['-f', exec], { ignore: true }).split('\n').filter(Boolean)) {
-      try {
-        process.kill(Number(p), 'SIGKILL');
-      } catch {
-        /* gone */
-      }
+    if (reg && alive(reg)) {
+      killQuietly(reg);
+      pids.push(reg);
     }
   }
   const deadline = Date.now() + 10_000;
@@ -327,15 +322,7 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
       privateRegistry,
       docker: d,
       async killNode(node) {
-        const pid = readPid(join(node.dir, 'docker.pid'));
-        if (pid) process.kill(pid, 'SIGKILL');
-        for (const p of sh('pgrep', ['-f', join(node.dir, 'exec')], { ignore: true }).split('\n').filter(Boolean)) {
-          try {
-            process.kill(Number(p), 'SIGKILL');
-          } catch {
-            /* gone */
-          }
-        }
+        killEngine(node.dir);
         await waitFor(() => !engineAnswers(node), { timeoutMs: 15_000, what: `${node.hostname}'s engine to stop` });
         // A lost machine's containers are gone too (killing the shims leaves them running otherwise).
         killCgroup(cgroupOf(node.netns));

@@ -15,7 +15,7 @@ describe('coalesced', () => {
       inFlight--;
     });
     const first = c.run();
-    expect(c.busy()).toBe(true);
+    expect(c.current()).toBeDefined();
     const second = c.run();
     const third = c.run();
     expect(second).toBe(first);
@@ -27,7 +27,7 @@ describe('coalesced', () => {
     await Promise.all([first, second, third]);
     expect(runs).toBe(2);
     expect(most).toBe(1);
-    expect(c.busy()).toBe(false);
+    expect(c.current()).toBeUndefined();
     expect(c.current()).toBeUndefined();
   });
 
