@@ -106,6 +106,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       void nodeWatch.check();
       // A node joined, left or changed state: the node agents follow (a Swarm only).
       if (wired.agents) manager.enqueue(keyOf('agents', 'main'));
+      // ... and the edge nodes (a node's svc.edge label changed, or an edge node joined or left).
+      if (wired.edges) manager.enqueue(keyOf('edges', 'main'));
     },
   });
   const enqueue = manager.enqueue;
@@ -123,6 +125,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   registerReconcilers({ config, db, sealer, log, runtime, probes: wired, manager: gatedManager(manager, gate), bus, codehost, held: local ? held : undefined, now: opts.now ?? Date.now, kills, caddyIdentity: caddy.identity });
   // Not behind the backup gate: the agents are Swarm services, no state a restore swaps.
   if (wired.agents) manager.register(wired.agents);
+  if (wired.edges) manager.register(wired.edges);
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").

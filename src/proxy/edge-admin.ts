@@ -14,15 +14,19 @@ export interface EdgeAdminAnswer {
 
 export type EdgeAdmin = (method: string, path: string, body?: string, timeoutMs?: number) => Promise<EdgeAdminAnswer>;
 
-export function createEdgeAdmin(socketPath: string): EdgeAdmin {
+/**
+ * `via`: an edge node's admin API, reached through the manager's relay and the node's agent: headers naming
+ * the agent and holding the key, and the agent's path prefix of that API (src/runtime/swarm-edge-spec.ts).
+ */
+export function createEdgeAdmin(socketPath: string, via?: { headers: Record<string, string>; prefix: string }): EdgeAdmin {
   return (method, path, body, timeoutMs = 30_000) =>
     new Promise<EdgeAdminAnswer>((resolve, reject) => {
       const req = request(
         {
           socketPath,
-          path,
+          path: `${via?.prefix ?? ''}${path}`,
           method,
-          headers: { host: EDGE_ADMIN_HOST, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) },
+          headers: { host: EDGE_ADMIN_HOST, ...via?.headers, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) },
           timeout: timeoutMs,
         },
         (res) => {

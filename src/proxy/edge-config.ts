@@ -12,7 +12,8 @@ import type { Route, Upstream } from './proxy.js';
 import { AGENT_DIAL_HEADER, AGENT_PORT, keyRedactingLogs } from '../runtime/swarm-agent-spec.js';
 
 /** The admin API's allowed Host (the unix socket has no address of its own to check). */
-export const EDGE_ADMIN_HOST = 'svc-edge';
+export { EDGE_ADMIN_HOST } from '../runtime/swarm-edge-spec.js';
+import { EDGE_ADMIN_HOST } from '../runtime/swarm-edge-spec.js';
 /**
  * How long a task that could not be dialled (its node lost, its container gone) is skipped by the relay:
  * long enough for svc to notice the node down and take the address out (2-4 s measured), short enough
@@ -64,7 +65,8 @@ const addressesOf = (records: DnsRecords, name: string): string[] => {
 };
 
 /** Pure: the relay's whole config for these routes and DNS answers. */
-export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<EdgePaths, 'socket' | 'adminSocket' | 'agentSocket'>): Json {
+/** `paths.agentSocket`: the manager's relay only (an edge node's relay has no agent server). */
+export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<EdgePaths, 'socket' | 'adminSocket'> & { agentSocket?: string }): Json {
   const ups = new Map<string, { name: string; port: number }>();
   for (const r of routes) if (r.upstream.kind === 'dns') ups.set(edgeKey(r.upstream), r.upstream);
   const keys = [...ups.keys()].sort();
@@ -101,7 +103,14 @@ export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pic
     admin: { listen: `unix/${paths.adminSocket}`, origins: [EDGE_ADMIN_HOST] },
     // The agents' key passes through the agent server: never in the relay's log.
     logging: keyRedactingLogs(),
-    apps: { http: { servers: { edge: { listen: [`unix/${paths.socket}`], routes: relayRoutes, automatic_https: { disable: true } }, agents: agentServer(paths.agentSocket) } } },
+    apps: {
+      http: {
+        servers: {
+          edge: { listen: [`unix/${paths.socket}`], routes: relayRoutes, automatic_https: { disable: true } },
+          ...(paths.agentSocket ? { agents: agentServer(paths.agentSocket) } : {}),
+        },
+      },
+    },
   };
   (config.apps as { [k: string]: { [k: string]: Json } }).http['@id'] = edgeConfigId(config);
   return sortKeys(config);

@@ -7,6 +7,7 @@ import type { EdgeRelay } from './edge-relay.js';
 import { viaEdge } from './edge-config.js';
 import type { DnsRecords } from './edge-config.js';
 import type { Proxy } from './proxy.js';
+import type { EdgeFleet } from './edge-nodes.js';
 
 export interface ProxyParts {
   /** What the proxy reconciler converges to the routes. */
@@ -22,16 +23,23 @@ export interface ProxyParts {
 /** The identity: a single engine's containers are reachable from the host's Caddy as they are. */
 export const directEdge = (p: ProxyParts): ProxyParts => p;
 
-/** The parts wrapped so the host's Caddy reaches tasks through the relay on its unix socket. */
-export function relayedEdge(relay: EdgeRelay, socket: string): (p: ProxyParts) => ProxyParts {
+/**
+ * The parts wrapped so the host's Caddy reaches tasks through the relay on its unix socket. `fleet`: the edge
+ * nodes (`svc.edge=true`, docs/design.md "Edge nodes"), given the same routes and addresses; they never hold
+ * the manager's pass (loaded in the background) nor a switch (bounded wait).
+ */
+export function relayedEdge(relay: EdgeRelay, socket: string, fleet?: EdgeFleet): (p: ProxyParts) => ProxyParts {
   return (p) => ({
     routes: {
       async apply(routes) {
         // The relay first: the host's Caddy never sends to a relay that does not know the route yet.
         await relay.applyRoutes(routes);
         await p.routes.apply(viaEdge(routes, socket));
+        fleet?.setRoutes(routes);
       },
       async serves(routes) {
+        // Every pass looks at the edge nodes too (in the background; a node that does not serve is loaded).
+        fleet?.check();
         return (await relay.serves(routes)) && (await p.routes.serves(viaEdge(routes, socket)));
       },
       heldPorts: p.routes.heldPorts && (() => p.routes.heldPorts!()),
@@ -39,14 +47,14 @@ export function relayedEdge(relay: EdgeRelay, socket: string): (p: ProxyParts) =
     },
     drain: {
       async upstreamRequests() {
-        const [host, edge] = await Promise.all([p.drain.upstreamRequests(), relay.upstreamRequests()]);
-        for (const [k, v] of edge) host.set(k, (host.get(k) ?? 0) + v);
+        const [host, edge, nodes] = await Promise.all([p.drain.upstreamRequests(), relay.upstreamRequests(), fleet?.upstreamRequests()]);
+        for (const counts of [edge, nodes ?? new Map<string, number>()]) for (const [k, v] of counts) host.set(k, (host.get(k) ?? 0) + v);
         return host;
       },
     },
     async writeDns(records) {
       await p.writeDns(records);
-      await relay.setRecords(records);
+      await Promise.all([relay.setRecords(records), fleet?.setRecords(records)]);
     },
     async ensureRunning() {
       const host = await p.ensureRunning?.();

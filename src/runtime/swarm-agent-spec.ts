@@ -4,6 +4,7 @@
 // task as a Swarm secret, because it holds the key. Here: the config, the service's spec, the node label
 // naming the socket, and the plan that makes the agents match the nodes. Same input, same output.
 import { createHash } from 'node:crypto';
+import { EDGE_ADMIN_HOST, EDGE_ADMIN_PREFIX, EDGE_NODE_DIR, EDGE_NODE_SOCKETS, edgeVolumeName } from './swarm-edge-spec.js';
 
 /** The agents' port on the instance's overlay (nothing else listens on it: one agent per task address). */
 export const AGENT_PORT = 2380;
@@ -81,6 +82,8 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
                 ],
                 terminal: true,
               },
+              // Edge nodes (docs/design.md "Edge nodes"): the admin APIs of the node's edge Caddy and relay.
+              ...edgeAdminRoutes(keyed),
               { handle: [{ handler: 'static_response', status_code: 403, body: 'svc agent: forbidden\n' }], terminal: true },
             ],
           },
@@ -88,6 +91,28 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
       },
     },
   };
+}
+
+/**
+ * Pure: the agent's routes to an edge node's two admin APIs (sockets in the instance's volume, mounted into
+ * the agent of an edge node): `<prefix>/...` with the key goes to that socket without the prefix and the key.
+ * On a node that is not an edge the sockets do not exist: a 502.
+ */
+function edgeAdminRoutes(keyed: Record<string, string[]>): Json[] {
+  return (['proxy', 'relay'] as const).map((part): Json => ({
+    match: [{ header: keyed, method: ['GET', 'POST'], path: [`${EDGE_ADMIN_PREFIX[part]}/*`] }],
+    handle: [
+      { handler: 'rewrite', strip_path_prefix: EDGE_ADMIN_PREFIX[part] } as Json,
+      {
+        handler: 'reverse_proxy',
+        headers: { request: { delete: [AGENT_KEY_HEADER], set: { Host: [EDGE_ADMIN_HOST] } } },
+        upstreams: [{ dial: `unix/${part === 'proxy' ? EDGE_NODE_SOCKETS.proxyAdmin : EDGE_NODE_SOCKETS.relayAdmin}` }],
+        // An admin socket that is not there yet (the part starting) costs one bounded dial.
+        transport: { protocol: 'http', dial_timeout: '2s' },
+      },
+    ],
+    terminal: true,
+  }));
 }
 
 /** Pure: the config as the secret's bytes, and the secret's name `<instance>-agent-<hash of the bytes>`. */
@@ -119,6 +144,8 @@ export interface AgentSpecInput {
   /** The node's engine socket (engineSocketOf). */
   socket: string;
   secret: { id: string; name: string };
+  /** The node is an edge (`svc.edge=true`): the agent mounts the instance's edge volume to reach its admin sockets. */
+  edge?: boolean;
 }
 
 /** Pure: the agent's Swarm service (the spec's hash in a label), for one node. */
@@ -133,7 +160,11 @@ export function agentServiceSpec(i: AgentSpecInput) {
         // Root in the container: the engine's socket is root's (a rootless engine maps it to its own user).
         User: '0:0',
         Env: ['HOME=/tmp', 'XDG_DATA_HOME=/tmp/caddy-data', 'XDG_CONFIG_HOME=/tmp/caddy-config'],
-        Mounts: [{ Type: 'bind' as const, Source: i.socket, Target: SOCKET_IN_TASK }],
+        Mounts: [
+          { Type: 'bind' as const, Source: i.socket, Target: SOCKET_IN_TASK },
+          // Only on an edge node: elsewhere Swarm would make an empty volume on every node.
+          ...(i.edge ? [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }] : []),
+        ],
         Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: CONFIG_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
       },
       // Infrastructure, like the relay: Swarm restarts it by itself (svc does not heal it).

@@ -21,6 +21,7 @@ import {
   planAgents,
   type PlanNode,
 } from './swarm-agent-spec.js';
+import { isEdgeNode } from './swarm-edge-spec.js';
 
 export interface NodeAgentsOptions {
   /** The manager's engine (Swarm API). */
@@ -52,6 +53,18 @@ export interface NodeAgents {
   unreachable(nodeId: string): Promise<string | undefined>;
 }
 
+/**
+ * Whether a node's agent mounts the edge volume: on an edge node, and on one whose `svc.edge` label is not
+ * understood (its edge services are kept as they are then, so the way to them is too).
+ */
+export function agentReachesEdge(labels: Record<string, string> | undefined): boolean {
+  try {
+    return isEdgeNode(labels);
+  } catch {
+    return true;
+  }
+}
+
 /** A failure of a call through an agent, in words an operator can act on. */
 export function agentFailure(node: string, err: unknown): Error {
   const status = statusOf(err);
@@ -68,7 +81,7 @@ export function createNodeAgents(o: NodeAgentsOptions): NodeAgents {
   const ours = [`svc.managed=true`, `svc.instance=${o.instance}`, `svc.role=${AGENT_ROLE}`];
 
   const specFor = (node: PlanNode, socket: string, secretId: string) =>
-    agentServiceSpec({ instance: o.instance, network: o.network, image: o.image, nodeId: node.id, socket, secret: { id: secretId, name: secret.name } });
+    agentServiceSpec({ instance: o.instance, network: o.network, image: o.image, nodeId: node.id, socket, secret: { id: secretId, name: secret.name }, edge: agentReachesEdge(node.labels) });
 
   const reconcile = async () => {
     const nodes = ((await call('node ls', () => d.listNodes())) ?? []) as NodeDoc[];

@@ -1,5 +1,5 @@
 // Events for what the manager's container events cannot show: a task on another node that ended, and a node
-// that went down, came back, joined or left. Swarm (API 1.41) sends no task events, so this compares the tasks of this
+// that went down, came back, joined, left or had its labels changed. Swarm (API 1.41) sends no task events, so this compares the tasks of this
 // instance's services and the nodes' states every `intervalMs` (two list calls) and turns each change into a
 // RuntimeEvent: `start`/`die` with the service's labels (the controller enqueues its app or service key, as
 // for a container), `node_down`/`node_up`/`node_joined`/`node_left` for a node (no svc labels: an
@@ -20,7 +20,8 @@ export interface SwarmWatchOptions {
 /** One look: service id -> fingerprint of its current task, node id -> state. */
 export interface SwarmSnapshot {
   tasks: Map<string, { fp: string; running: boolean; name: string; labels: Record<string, string> }>;
-  nodes: Map<string, { state: string; hostname: string }>;
+  /** `labels`: the node's labels as canonical JSON (absent in older looks: no change reported). */
+  nodes: Map<string, { state: string; hostname: string; labels?: string }>;
 }
 
 /** Pure: the events between two snapshots (none for the first one). */
@@ -38,10 +39,16 @@ export function diffSnapshots(before: SwarmSnapshot | undefined, after: SwarmSna
     if (b && b.state !== n.state) out.push({ action: n.state === 'ready' ? 'node_up' : 'node_down', id, name: n.hostname, labels: {} });
     // A node that joined or left changes no state svc records, but the node agents follow it.
     if (!b) out.push({ action: 'node_joined', id, name: n.hostname, labels: {} });
+    // A label changed (`svc.edge`, `svc.engine-socket`, by PUT /api/nodes/{id} or `docker node update`): the edge
+    // nodes and the agents follow it within a look.
+    else if (b.labels !== undefined && n.labels !== undefined && b.labels !== n.labels) out.push({ action: 'node_changed', id, name: n.hostname, labels: {} });
   }
   for (const [id, b] of before.nodes) if (!after.nodes.has(id)) out.push({ action: 'node_left', id, name: b.hostname, labels: {} });
   return out;
 }
+
+/** A node's labels as one comparable string (sorted keys). */
+const labelsKey = (labels: Record<string, string> | undefined) => JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 async function snapshot(docker: Docker, instance: string): Promise<SwarmSnapshot> {
   const services = (await docker.listServices({ filters: { label: [`${LABELS.instance}=${instance}`] } })) as unknown as ServiceDoc[];
@@ -57,7 +64,7 @@ async function snapshot(docker: Docker, instance: string): Promise<SwarmSnapshot
     const running = t?.Status?.State === 'running' && t.DesiredState === 'running' && !down.has(t.NodeID ?? '');
     snap.tasks.set(s.ID, { fp: `${t?.ID}/${t?.Status?.State}/${t?.DesiredState}/${running}`, running, name: s.Spec.Name, labels: s.Spec.Labels ?? {} });
   }
-  for (const n of nodes) snap.nodes.set(n.ID, { state: n.Status?.State ?? 'unknown', hostname: n.Description?.Hostname ?? n.ID });
+  for (const n of nodes) snap.nodes.set(n.ID, { state: n.Status?.State ?? 'unknown', hostname: n.Description?.Hostname ?? n.ID, labels: labelsKey(n.Spec?.Labels) });
   return snap;
 }
 

@@ -22,6 +22,9 @@ import { createEdgeRelay } from '../proxy/edge-relay.js';
 import { edgePaths } from '../proxy/edge-config.js';
 import { createNodeAgents } from '../runtime/swarm-agents.js';
 import { createAgentsReconciler } from '../reconcilers/agents/reconciler.js';
+import { createEdgeNodes } from '../runtime/swarm-edges.js';
+import { createEdgeFleet } from '../proxy/edge-nodes.js';
+import { createEdgesReconciler } from '../reconcilers/edges/reconciler.js';
 import type { Reconciler } from '../controller/types.js';
 import { deriveKey } from '../crypto.js';
 
@@ -40,6 +43,8 @@ export interface RuntimeWiring {
   proxyMounts?: Mount[];
   /** On a Swarm, the node agents' reconciler (`agents:main`; node events enqueue it). */
   agents?: Reconciler;
+  /** On a Swarm, the edge nodes' reconciler (`edges:main`; node events enqueue it). */
+  edges?: Reconciler;
 }
 
 /** `registryAuth`: the credentials svc holds per registry (src/desired/registries.ts), for every pull and Swarm service. */
@@ -63,12 +68,13 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   });
   // Other nodes' engines, for exec and terminals, through an agent per node (docs/design.md "Node agents").
   const paths = edgePaths(config.dataDir);
+  const agentKey = deriveKey(config.encryptionKey, 'swarm node agents').toString('hex');
   const agents = createNodeAgents({
     docker: runtime.docker,
     instance: config.instance,
     network: config.network,
     image: config.proxy.image,
-    key: deriveKey(config.encryptionKey, 'swarm node agents').toString('hex'),
+    key: agentKey,
     agentSocket: paths.agentSocket,
     selfNodeId: runtime.selfNodeId,
     ensureNetwork: () => runtime.ensureNetwork(config.network),
@@ -79,5 +85,27 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance, agents });
   // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
   const relay = createEdgeRelay({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
-  return { runtime, docker: runtime.docker, probe, tcpOpen: probe.tcpOpen, terminal, edge: relayedEdge(relay, paths.socket), proxyMounts: [{ source: paths.dir, target: paths.dir }], agents: createAgentsReconciler(agents) };
+  // Nodes labelled svc.edge=true serve the routes too: their Caddy and relay, loaded through their agents (docs/design.md "Edge nodes").
+  const edgeNodes = createEdgeNodes({
+    docker: runtime.docker,
+    instance: config.instance,
+    network: config.network,
+    image: config.proxy.image,
+    selfNodeId: runtime.selfNodeId,
+    ensureNetwork: () => runtime.ensureNetwork(config.network),
+    registryAuth,
+    log,
+  });
+  const fleet = createEdgeFleet({ targets: () => edgeNodes.targets(), agentSocket: paths.agentSocket, key: agentKey, proxy: config.proxy, log });
+  return {
+    runtime,
+    docker: runtime.docker,
+    probe,
+    tcpOpen: probe.tcpOpen,
+    terminal,
+    edge: relayedEdge(relay, paths.socket, fleet),
+    proxyMounts: [{ source: paths.dir, target: paths.dir }],
+    agents: createAgentsReconciler(agents),
+    edges: createEdgesReconciler(edgeNodes, () => fleet.invalidate()),
+  };
 }

@@ -1,0 +1,31 @@
+// Pure: the two configs of an edge node (docs/design.md "Edge nodes (issue 19)"). Its Caddy gets exactly the
+// manager's route plan (same listeners, same conflicts left out, same TLS policy) with every DNS upstream sent
+// to the node's own relay over its socket in the shared volume, and its admin API on a socket there; its relay
+// gets the manager relay's config for the same routes and task addresses, without the agent server (the
+// daemon reaches agents through the manager's relay only). Same input, same JSON.
+import { buildCaddyConfig, configId, sortKeys, type CaddyConfigOptions, type Json } from './config.js';
+import { buildEdgeConfig, viaEdge, type DnsRecords } from './edge-config.js';
+import type { Route } from './proxy.js';
+import { EDGE_NODE_SOCKETS, edgeBootConfig } from '../runtime/swarm-edge-spec.js';
+
+/**
+ * Pure: the edge node's Caddy config. `opts` are the manager's (ports, issuer, admin URL: its port stays
+ * reserved so both plans agree); the TLS log and a storage directory are the manager's only (an edge node
+ * keeps its certificates in its volume).
+ */
+export function edgeNodeProxyConfig(routes: Route[], opts: CaddyConfigOptions): Json {
+  const base = buildCaddyConfig(viaEdge(routes, EDGE_NODE_SOCKETS.relay), { ...opts, tlsLog: undefined, storageDir: undefined }) as { [k: string]: Json };
+  const apps = base.apps as { http: { [k: string]: Json } };
+  const { '@id': _, ...http } = apps.http;
+  const config: { [k: string]: Json } = { ...base, admin: (edgeBootConfig('proxy') as { admin: Json }).admin, apps: { ...(base.apps as { [k: string]: Json }), http } };
+  http['@id'] = configId(config);
+  return sortKeys(config);
+}
+
+/** Pure: the edge node's relay config for these routes and task addresses. */
+export function edgeNodeRelayConfig(routes: Route[], records: DnsRecords): Json {
+  return buildEdgeConfig(routes, records, { socket: EDGE_NODE_SOCKETS.relay, adminSocket: EDGE_NODE_SOCKETS.relayAdmin });
+}
+
+/** The fingerprint id of a config built above (`GET /id/<id>/...` answers only while Caddy has exactly it). */
+export const fingerprintOf = (config: Json): string => (config as { apps: { http: { '@id': string } } }).apps.http['@id'];

@@ -1,0 +1,217 @@
+// The edge nodes' Caddys and relays as the proxy parts see them (docs/design.md "Edge nodes (issue 19)"): the
+// routes and task addresses the manager's pair gets, loaded into every edge node's pair through the manager's
+// relay and the node's agent. An edge node never holds the manager: routes are loaded in the background (the
+// proxy pass only starts it), a switch waits for the relays that answer within SWITCH_WAIT_MS, a drain counts
+// what the relays that answer have in flight. Every proxy pass starts a look (fingerprints; load what differs),
+// so a node that comes back, a restarted task or an emptied Caddy gets the current config within about a second.
+import type { Logger } from '../log.js';
+import { AGENT_DIAL_HEADER, AGENT_KEY_HEADER } from '../runtime/swarm-agent-spec.js';
+import { EDGE_ADMIN_PREFIX, type EdgePart } from '../runtime/swarm-edge-spec.js';
+import { rejection, ProxyBindError } from './admin.js';
+import { canonicalJson, type CaddyConfigOptions, type Json } from './config.js';
+import { createEdgeAdmin, type EdgeAdmin } from './edge-admin.js';
+import type { DnsRecords } from './edge-config.js';
+import { edgeNodeProxyConfig, edgeNodeRelayConfig, fingerprintOf } from './edge-node-config.js';
+import type { Route } from './proxy.js';
+
+/** How long a switch waits for an edge relay to take the new addresses: a node just lost must not hold it. */
+export const SWITCH_WAIT_MS = 2000;
+/** How long the list of edge nodes (and their agents' addresses) is reused before it is asked again. */
+const TARGETS_TTL_MS = 5000;
+/** A port listener an edge node could not bind is tried again after this long. */
+const LEFT_OUT_RETRY_MS = 30_000;
+
+export interface EdgeFleetTarget {
+  nodeId: string;
+  hostname: string;
+  /** `<address>:<port>` of the node's agent; absent (with `why`) when it cannot be reached now. */
+  agent?: string;
+  why?: string;
+}
+
+export interface EdgeFleetOptions {
+  /** The edge nodes now (src/runtime/swarm-edges.ts). */
+  targets: () => Promise<EdgeFleetTarget[]>;
+  /** The manager relay's agent socket (edge-config.ts `agentSocket`) and the agents' key. */
+  agentSocket: string;
+  key: string;
+  /** The manager's proxy options: the edge nodes' Caddys get the same plan. */
+  proxy: CaddyConfigOptions;
+  log: Logger;
+  now?: () => number;
+}
+
+export interface EdgeFleet {
+  /** Remembers the routes and loads them on every edge node, in the background. */
+  setRoutes(routes: Route[]): void;
+  /** New task addresses: loaded into every edge relay that answers, waiting at most SWITCH_WAIT_MS. */
+  setRecords(records: DnsRecords): Promise<void>;
+  /** In-flight requests per task address on the edge relays that answer. */
+  upstreamRequests(): Promise<Map<string, number>>;
+  /** A look at every edge node in the background (one at a time): load what does not serve the current config. */
+  check(): void;
+  /** The edge nodes changed (the `edges:main` pass made or removed services): ask for them again. */
+  invalidate(): void;
+  /** Resolves when the look under way (if any) ends; for tests. */
+  idle(): Promise<void>;
+}
+
+interface NodeState {
+  chain: Promise<void>;
+  /** Port listeners this node could not bind, and when they were left out. */
+  leftOut: Map<number, number>;
+  /** The last failure said (logged once per change). */
+  said?: string;
+}
+
+/** The routes without these port listeners (domain routes always stay). */
+const withoutPorts = (rs: Route[], ports: ReadonlyMap<number, unknown>): Route[] => (ports.size === 0 ? rs : rs.filter((r) => !(r.mode === 'port' && r.port && ports.has(r.port))));
+
+const timeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
+  Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms).unref())]);
+
+export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
+  const now = o.now ?? Date.now;
+  let routes: Route[] | undefined;
+  let records: DnsRecords = {};
+  let cached: { at: number; list: EdgeFleetTarget[] } | undefined;
+  let looking: Promise<void> | undefined;
+  const nodes = new Map<string, NodeState>();
+
+  const stateOf = (id: string) => {
+    let s = nodes.get(id);
+    if (!s) nodes.set(id, (s = { chain: Promise.resolve(), leftOut: new Map() }));
+    return s;
+  };
+  const admin = (t: EdgeFleetTarget, part: EdgePart): EdgeAdmin =>
+    createEdgeAdmin(o.agentSocket, { headers: { [AGENT_DIAL_HEADER]: t.agent!, [AGENT_KEY_HEADER]: o.key }, prefix: EDGE_ADMIN_PREFIX[part] });
+
+  const targets = async (): Promise<EdgeFleetTarget[]> => {
+    if (cached && now() - cached.at < TARGETS_TTL_MS) return cached.list;
+    try {
+      cached = { at: now(), list: await o.targets() };
+    } catch (err) {
+      o.log.warn('could not list the edge nodes; using the last list', { error: (err as Error).message });
+      cached = { at: now(), list: cached?.list ?? [] };
+    }
+    for (const id of nodes.keys()) if (!cached.list.some((t) => t.nodeId === id)) nodes.delete(id);
+    return cached.list;
+  };
+
+  /** Loads `config` unless the part already has it (its fingerprint answers, or the same JSON). */
+  const ensure = async (a: EdgeAdmin, config: Json, fingerprintPath: string) => {
+    const id = fingerprintOf(config);
+    const quick = await a('GET', `/id/${id}/${fingerprintPath}`, undefined, 3000);
+    if (quick.status === 200) return;
+    const text = canonicalJson(config);
+    const have = await a('GET', '/config/', undefined, 3000);
+    if (have.status === 200) {
+      try {
+        if (canonicalJson(JSON.parse(have.text)) === text) return;
+      } catch {
+        /* not JSON: load */
+      }
+    } else if (have.status >= 500) {
+      throw new Error(`its admin API is not reachable yet (HTTP ${have.status} from its agent: ${have.text.trim().slice(0, 200)})`);
+    }
+    const res = await a('POST', '/load', text, 15_000);
+    if (res.status !== 200) throw rejection(`it rejected its config (HTTP ${res.status}): ${res.text.trim().slice(0, 500)}`, res.text);
+  };
+
+  /** The relay, then the Caddy (which sends to the relay); a listener the node cannot bind is left out. */
+  const converge = async (t: EdgeFleetTarget, st: NodeState) => {
+    if (!routes) return;
+    await ensure(admin(t, 'relay'), edgeNodeRelayConfig(routes, records), 'servers');
+    for (const [port, at] of st.leftOut) if (now() - at > LEFT_OUT_RETRY_MS) st.leftOut.delete(port);
+    // Bounded: each round leaves out one more listener, or throws.
+    for (;;) {
+      try {
+        await ensure(admin(t, 'proxy'), edgeNodeProxyConfig(withoutPorts(routes, st.leftOut), o.proxy), 'http_port');
+        return;
+      } catch (err) {
+        if (!(err instanceof ProxyBindError) || st.leftOut.has(err.port)) throw err;
+        o.log.warn('edge node could not listen on a port; loading its other routes without it', { node: t.hostname, port: err.port });
+        st.leftOut.set(err.port, now());
+      }
+    }
+  };
+
+  /** Runs `work` after the node's earlier work (serialised per node); failures are said once per change. */
+  const onNode = (t: EdgeFleetTarget, what: string, work: (st: NodeState) => Promise<void>): Promise<void> => {
+    const st = stateOf(t.nodeId);
+    const run = st.chain.then(async () => {
+      try {
+        await work(st);
+        if (st.said) o.log.info('edge node serves again', { node: t.hostname });
+        st.said = undefined;
+      } catch (err) {
+        const msg = `${what}: ${(err as Error).message}`;
+        if (st.said !== msg) o.log.warn('edge node not loaded; svc tries again', { node: t.hostname, error: msg });
+        st.said = msg;
+      }
+    });
+    st.chain = run;
+    return run;
+  };
+
+  const look = async () => {
+    for (const t of await targets()) {
+      if (!t.agent) {
+        const st = stateOf(t.nodeId);
+        if (st.said !== t.why) o.log.warn('edge node not reachable; svc loads it when it is', { node: t.hostname, why: t.why });
+        st.said = t.why;
+      }
+    }
+    await Promise.all((await targets()).filter((t) => t.agent).map((t) => onNode(t, 'loading its routes', (st) => converge(t, st))));
+  };
+
+  const check = () => {
+    if (looking || !routes) return;
+    looking = look().finally(() => (looking = undefined));
+  };
+
+  return {
+    setRoutes(next) {
+      routes = next;
+      check();
+    },
+    async setRecords(next) {
+      records = next;
+      if (!routes) return;
+      const rs = routes;
+      const list = (await targets()).filter((t) => t.agent);
+      await Promise.all(
+        list.map(async (t) => {
+          const done = await timeout(onNode(t, 'loading new task addresses', () => ensure(admin(t, 'relay'), edgeNodeRelayConfig(rs, records), 'servers')), SWITCH_WAIT_MS);
+          if (done === 'timeout') o.log.warn('edge relay did not take the new addresses in time; the switch goes on', { node: t.hostname, waited_ms: SWITCH_WAIT_MS });
+        }),
+      );
+    },
+    async upstreamRequests() {
+      const out = new Map<string, number>();
+      const list = (await targets()).filter((t) => t.agent);
+      await Promise.all(
+        list.map(async (t) => {
+          const res = await admin(t, 'relay')('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
+          if (res?.status !== 200) return;
+          try {
+            for (const u of (JSON.parse(res.text || 'null') as { address?: string; num_requests?: number }[] | null) ?? []) {
+              if (u.address) out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
+            }
+          } catch {
+            /* not JSON: nothing counted */
+          }
+        }),
+      );
+      return out;
+    },
+    check,
+    invalidate() {
+      cached = undefined;
+      check();
+    },
+    async idle() {
+      await looking;
+    },
+  };
+}

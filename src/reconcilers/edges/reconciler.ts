@@ -1,0 +1,20 @@
+// The edge nodes of a Swarm as one key, `edges:main` (docs/design.md "Edge nodes (issue 19)"): each pass compares
+// the nodes' `svc.edge` labels with the edge services and makes them match (src/runtime/swarm-edges.ts, planned
+// by the pure swarm-edge-spec.ts), as `agents:main` does for the agents. Node events enqueue it (a label change
+// included); the work queue gives the start's pass, coalescing, backoff on an engine error, and a look every
+// 30 s for what no event announces (a service removed or scaled by hand).
+import type { Reconciler } from '../../controller/types.js';
+
+export const EDGES_RESYNC_MS = 30_000;
+
+/** `changed`: told when a pass made, updated or removed a service (the proxy then asks for the edge nodes again). */
+export function createEdgesReconciler(edges: { reconcile(): Promise<{ changed: boolean }> }, changed?: () => void): Reconciler {
+  return {
+    kind: 'edges',
+    listNames: () => ['main'],
+    async reconcile() {
+      if ((await edges.reconcile()).changed) changed?.();
+      return { requeueAfterMs: EDGES_RESYNC_MS };
+    },
+  };
+}

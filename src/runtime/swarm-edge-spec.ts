@@ -1,0 +1,180 @@
+// Pure: edge nodes of a Swarm (docs/design.md "Edge nodes (issue 19)"). A node labelled `svc.edge=true` serves
+// every app's routes from its own address, as the manager does: two Swarm services of the instance pinned to
+// it, a Caddy on the node's host network (listeners, TLS) and a relay on the overlay (reaches the tasks), that
+// share a named volume holding the relay's socket and both admin sockets. The daemon loads both configs through
+// the node's agent (its config routes two path prefixes to those admin sockets, behind the key). Here: the
+// label's meaning, the paths in the volume, the bootstrap configs, the services' specs and the plan that makes
+// the services match the labels. Same input, same output.
+import { createHash } from 'node:crypto';
+
+/** Node label: `true` makes the node an edge (besides the manager, always one). */
+export const EDGE_NODE_LABEL = 'svc.edge';
+/** The admin APIs' allowed Host (a unix socket has no address of its own to check); the manager's relay uses it too. */
+export const EDGE_ADMIN_HOST = 'svc-edge';
+/** Where the volume is mounted in the edge node's Caddy, its relay and its agent. */
+export const EDGE_NODE_DIR = '/svc-edge';
+/** The sockets in the volume: the relay's listener and the two admin APIs. */
+export const EDGE_NODE_SOCKETS = {
+  relay: `${EDGE_NODE_DIR}/relay.sock`,
+  relayAdmin: `${EDGE_NODE_DIR}/relay-admin.sock`,
+  proxyAdmin: `${EDGE_NODE_DIR}/proxy-admin.sock`,
+} as const;
+/** The agent's path prefixes to those admin APIs (the daemon's calls: `<prefix>/load`, `<prefix>/config/`). */
+export const EDGE_ADMIN_PREFIX = { proxy: '/svc-edge/proxy', relay: '/svc-edge/relay' } as const;
+export type EdgePart = keyof typeof EDGE_ADMIN_PREFIX;
+/** Roles of the two services (the Nodes page and the app reconcilers ignore them: infrastructure). */
+export const EDGE_ROLES = { proxy: 'edge-proxy', relay: 'edge-relay' } as const;
+/** Label: the node an edge service serves; and a hash of its spec (another hash means a service update). */
+export const EDGE_NODE_OF = 'svc.node';
+export const EDGE_SPEC_LABEL = 'svc.edge-spec';
+/** The bootstrap's file name inside the task (/run/secrets/<this>). */
+const BOOT_FILE = 'edge-boot.json';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** The instance's volume on an edge node (local driver: Swarm creates it on that node at the first task). */
+export const edgeVolumeName = (instance: string) => `${instance}-edge`;
+export const edgeServiceName = (instance: string, part: EdgePart, nodeId: string) => `${instance}-edge-${part}-${nodeId.slice(0, 12)}`;
+
+/**
+ * Pure: whether the node's labels make it an edge. Only `true` and `false` (or no label) mean something;
+ * anything else throws (the plan skips the node and says why), so a typo never half-configures a node.
+ */
+export function isEdgeNode(labels: Record<string, string> | undefined): boolean {
+  const v = labels?.[EDGE_NODE_LABEL];
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  throw new Error(`node label ${EDGE_NODE_LABEL}="${v.slice(0, 40)}" is neither "true" nor "false"`);
+}
+
+/** Pure: the config a part starts with (its admin API on its socket, nothing else) before svc loads it. */
+export function edgeBootConfig(part: EdgePart): Json {
+  return { admin: { listen: `unix/${part === 'proxy' ? EDGE_NODE_SOCKETS.proxyAdmin : EDGE_NODE_SOCKETS.relayAdmin}`, origins: [EDGE_ADMIN_HOST] } };
+}
+
+/**
+ * Pure: a part's bootstrap as a Swarm secret (the image has no shell to write a file, and `svc uninstall`
+ * already removes the instance's secrets): `<instance>-edge-<part>-<hash>`; nothing secret in it.
+ */
+export function edgeBootSecret(instance: string, part: EdgePart): { name: string; data: string } {
+  const data = JSON.stringify(edgeBootConfig(part));
+  return { name: `${instance}-edge-${part}-${createHash('sha256').update(data).digest('hex').slice(0, 12)}`, data };
+}
+
+export interface EdgeSpecInput {
+  instance: string;
+  /** The instance's overlay (the relay's network). */
+  network: string;
+  image: string;
+  nodeId: string;
+  part: EdgePart;
+  secret: { id: string; name: string };
+}
+
+/** Pure: one part's Swarm service on one node (its spec's hash in a label). */
+export function edgeServiceSpec(i: EdgeSpecInput) {
+  const home = `${EDGE_NODE_DIR}/${i.part}`;
+  const base = {
+    Name: edgeServiceName(i.instance, i.part, i.nodeId),
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: i.image,
+        Command: ['/usr/bin/caddy'],
+        // --resume: a restarted task (or node) serves the last config at once, without the daemon.
+        Args: ['run', '--resume', '--config', `/run/secrets/${BOOT_FILE}`],
+        // Root: the Caddy binds 80/443 on the node; both dial sockets in a volume made by root.
+        User: '0:0',
+        // The certificates (data) and the autosaved config live in the volume: they survive a new task.
+        Env: [`HOME=${home}`, `XDG_DATA_HOME=${home}/data`, `XDG_CONFIG_HOME=${home}/config`],
+        Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
+        Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: BOOT_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
+      },
+      // Infrastructure, like the agents: Swarm restarts it by itself.
+      RestartPolicy: { Condition: 'any', Delay: 2e9 },
+      Placement: { Constraints: [`node.id==${i.nodeId}`] },
+      // The Caddy on the node's own network (its listeners are the node's ports); the relay on the overlay.
+      Networks: [{ Target: i.part === 'proxy' ? 'host' : i.network }],
+    },
+    Mode: { Replicated: { Replicas: 1 } },
+    EndpointSpec: { Mode: 'dnsrr' },
+  };
+  // The secret's id is Swarm's (its name holds the content's hash): left out of the hash.
+  const hashed = { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Secrets: [{ ...base.TaskTemplate.ContainerSpec.Secrets[0], SecretID: '' }] } } };
+  const hash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
+  const Labels = { 'svc.managed': 'true', 'svc.instance': i.instance, 'svc.role': EDGE_ROLES[i.part], [EDGE_NODE_OF]: i.nodeId, [EDGE_SPEC_LABEL]: hash };
+  return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
+}
+
+export interface EdgePlanNode {
+  id: string;
+  hostname?: string;
+  labels?: Record<string, string>;
+}
+
+export interface EdgePlanService {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  replicas?: number;
+}
+
+export interface EdgePlan {
+  create: { node: EdgePlanNode; part: EdgePart }[];
+  update: { node: EdgePlanNode; part: EdgePart; service: EdgePlanService }[];
+  remove: EdgePlanService[];
+  /** Boot secrets no wanted spec names (removed once no service uses them). */
+  removeSecrets: string[];
+  /** Nodes whose label is not understood, and why. */
+  skipped: { node: EdgePlanNode; reason: string }[];
+}
+
+const partOf = (s: EdgePlanService): EdgePart | undefined =>
+  s.labels['svc.role'] === EDGE_ROLES.proxy ? 'proxy' : s.labels['svc.role'] === EDGE_ROLES.relay ? 'relay' : undefined;
+
+/**
+ * Pure: what makes the edge services match the labels: both parts on every node labelled `svc.edge=true`
+ * other than the one svc runs on (the manager is an edge anyway, with its own Caddy and relay), whatever its
+ * state (a node that comes back serves at once); none elsewhere (label removed, node left). A service whose
+ * spec hash differs, or scaled by hand, is updated; a second one for the same node and part goes.
+ */
+export function planEdges(i: {
+  selfId: string;
+  nodes: EdgePlanNode[];
+  services: EdgePlanService[];
+  secrets: string[];
+  wantedSecrets: string[];
+  wantedHash: (node: EdgePlanNode, part: EdgePart) => string;
+}): EdgePlan {
+  const plan: EdgePlan = { create: [], update: [], remove: [], removeSecrets: [], skipped: [] };
+  const found = new Map<string, EdgePlanService>();
+  for (const s of i.services) {
+    const part = partOf(s);
+    const key = `${s.labels[EDGE_NODE_OF]}/${part}`;
+    if (!part || !s.labels[EDGE_NODE_OF] || found.has(key)) plan.remove.push(s);
+    else found.set(key, s);
+  }
+  const wanted = new Set<string>();
+  for (const node of i.nodes) {
+    if (node.id === i.selfId) continue;
+    let edge: boolean;
+    try {
+      edge = isEdgeNode(node.labels);
+    } catch (err) {
+      plan.skipped.push({ node, reason: (err as Error).message });
+      // Not understood: what runs there stays as it is (a typo must not take an edge down).
+      for (const part of ['proxy', 'relay'] as const) if (found.has(`${node.id}/${part}`)) wanted.add(`${node.id}/${part}`);
+      continue;
+    }
+    if (!edge) continue;
+    for (const part of ['proxy', 'relay'] as const) {
+      const key = `${node.id}/${part}`;
+      wanted.add(key);
+      const s = found.get(key);
+      if (!s) plan.create.push({ node, part });
+      else if (s.labels[EDGE_SPEC_LABEL] !== i.wantedHash(node, part) || (s.replicas ?? 1) !== 1) plan.update.push({ node, part, service: s });
+    }
+  }
+  for (const [key, s] of found) if (!wanted.has(key)) plan.remove.push(s);
+  plan.removeSecrets = i.secrets.filter((s) => !i.wantedSecrets.includes(s)).sort();
+  return plan;
+}
