@@ -133,7 +133,8 @@ const MAX_FAILURES = 100_000;
  * 127.0.0.1:port until stop(), a hard deadline (`maxMs`) or a request count. Non-2xx responses and
  * connection errors (resets, refused, timeouts) are counted apart.
  */
-export function startLoad(port: number, opts: { clients?: number; maxMs: number; timeoutMs?: number }): Load {
+/** `host`: where the listener is (default loopback; an edge node's address in its network namespace). */
+export function startLoad(port: number, opts: { clients?: number; maxMs: number; timeoutMs?: number; host?: string }): Load {
   const clients = opts.clients ?? 16;
   const deadline = Date.now() + opts.maxMs;
   const timeoutMs = opts.timeoutMs ?? 15_000;
@@ -162,7 +163,7 @@ export function startLoad(port: number, opts: { clients?: number; maxMs: number;
           };
           const req = request(
             {
-              host: '127.0.0.1',
+              host: opts.host ?? '127.0.0.1',
               port,
               agent,
               method: what,

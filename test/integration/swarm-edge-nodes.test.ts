@@ -1,0 +1,111 @@
+// Edge nodes on a real three-node Swarm (test/support/swarm-cluster.ts; docs/design.md "Edge nodes (issue
+// 19)"): a worker labelled `svc.edge=true` through PUT /api/nodes/{id} gets an edge Caddy on its host network
+// and a relay on the overlay; a 3-replica port-mode app answers GET and POST on that worker's address (its
+// network namespace) as on the manager's listener; a deploy under keep-alive GET/POST clients through the edge
+// node fails no request; the label removed, the node's edge services are gone and its listener closes.
+// One cluster, one daemon; everything goes with them even when a test fails.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
+import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
+import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
+import { freePort } from '../support/caddy.js';
+import { waitFor } from '../support/wait.js';
+import { formatCounts, startLoad } from '../../bench/common.js';
+
+let cluster: Cluster;
+let t: TestDaemon | undefined;
+let v2: string;
+let appId: number;
+let port: number;
+let edge: ClusterNode;
+let edgeId: string;
+
+const d = (args: string[]) => cluster.docker(cluster.manager, args).trim();
+const lines = (s: string) => s.split('\n').filter(Boolean);
+/** The instance's edge services: `name replicas`. */
+const edgeServices = () =>
+  ['edge-proxy', 'edge-relay'].flatMap((role) => lines(d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', `label=svc.role=${role}`, '--format', '{{.Name}} {{.Replicas}}'])));
+const get = async (host: string, path = '/') => {
+  const res = await fetch(`http://${host}:${port}${path}`, { signal: AbortSignal.timeout(15_000) });
+  return { status: res.status, text: await res.text() };
+};
+const labels = (extra: Record<string, string>) => ({ 'svc.engine-socket': edge.socket, ...extra });
+
+beforeAll(async () => {
+  await Promise.all([ensureTestImages(), ensureCaddyImage()]);
+  cluster = await createCluster(3);
+  const v1 = cluster.pushImage(WEB_V1);
+  v2 = cluster.pushImage(WEB_V2);
+  // The proxy image from the cluster's registry: the relay on the manager, the agents and the edge services on the workers.
+  const caddy = cluster.pushImage(CADDY_IMAGE);
+  for (const w of cluster.nodes.slice(1)) d(['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
+  edge = cluster.nodes[2]!;
+  edgeId = d(['node', 'inspect', '--format', '{{.ID}}', edge.hostname]);
+  t = await startTestDaemon('swedgen', {
+    DOCKER_HOST: cluster.manager.dockerHost,
+    SVC_RUNTIME: 'swarm',
+    SVC_PROBE_IMAGE: v1,
+    SVC_REGISTRY: cluster.registry,
+    SVC_PROXY_IMAGE: caddy,
+  });
+  port = await freePort();
+  const res = await t.api('POST', '/api/apps', { name: 'en-web', internal_port: 3000, access_mode: 'port', fallback_port: port, replicas: 3, health_check_path: '/health' });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  appId = res.body.id;
+  await deployReaching(t, await requestImageDeploy(t, appId, v1), (x) => x.status === 'success', 'to succeed', 90_000);
+}, 240_000);
+
+afterAll(async () => {
+  await t?.close().catch(() => {});
+  destroyCluster(cluster);
+});
+
+describe('edge nodes (svc.edge=true)', () => {
+  it('a labelled worker serves the port-mode app on its own address, GET and POST, as the manager does', async () => {
+    expect(edgeServices()).toEqual([]);
+    const t0 = Date.now();
+    const put = await t!.api('PUT', `/api/nodes/${edgeId}`, { labels: labels({ 'svc.edge': 'true' }) });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await waitFor(() => edgeServices().length === 2 && edgeServices().every((s) => s.endsWith(' 1/1')), { timeoutMs: 60_000, what: `the edge services running (${edgeServices().join(', ')})` });
+    expect(edgeServices().map((s) => s.split(' ')[0]).sort()).toEqual([`${t!.instance}-edge-proxy-${edgeId.slice(0, 12)}`, `${t!.instance}-edge-relay-${edgeId.slice(0, 12)}`]);
+    await waitFor(async () => (await get(edge.address).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, what: "the app on the edge node's address" });
+    console.log(`edge node serving ${Date.now() - t0} ms after the label`);
+    const onEdge = await Promise.all(Array.from({ length: 30 }, () => get(edge.address)));
+    expect(onEdge.map((a) => a.status)).toEqual(Array(30).fill(200));
+    expect(onEdge[0]!.text).toContain('svc-test web v1');
+    const onManager = await get('127.0.0.1');
+    expect(onManager.status).toBe(200);
+    expect(onManager.text).toBe(onEdge[0]!.text);
+    const post = await fetch(`http://${edge.address}:${port}/cgi-bin/echo`, { method: 'POST', body: 'x=1' });
+    expect(post.status).toBe(200);
+    expect(await post.text()).toContain('posted to v1');
+    // Not on the other worker: it has no label.
+    await expect(get(cluster.nodes[1]!.address)).rejects.toThrow();
+  }, 120_000);
+
+  it('a deploy under keep-alive GET and POST clients through the edge node: no failed request', async () => {
+    const load = startLoad(port, { clients: 6, maxMs: 120_000, host: edge.address });
+    try {
+      await deployReaching(t!, await requestImageDeploy(t!, appId, v2), (x) => x.status === 'success', 'to succeed', 90_000);
+      await waitFor(async () => (await get(edge.address)).text.includes('v2'), { timeoutMs: 10_000, what: 'v2 on the edge node' });
+    } finally {
+      await load.stop();
+    }
+    const s = load.stats;
+    console.log(`deploy under load through the edge node: ${s.total} requests, ${s.ok} ok, non-2xx ${formatCounts(s.non2xx)}, errors ${formatCounts(s.connErrors)}`);
+    expect(s.total).toBeGreaterThan(50);
+    expect(s.connErrors.size).toBe(0);
+    expect(formatCounts(s.non2xx)).toBe('none');
+    expect(s.ok).toBe(s.total);
+  }, 150_000);
+
+  it('the label removed: the edge services are gone and the listener closes', async () => {
+    const put = await t!.api('PUT', `/api/nodes/${edgeId}`, { labels: labels({}) });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await waitFor(() => edgeServices().length === 0, { timeoutMs: 30_000, what: `the edge services removed (${edgeServices().join(', ')})` });
+    await waitFor(async () => (await get(edge.address).then(() => false, () => true)), { timeoutMs: 30_000, what: "the edge node's listener closed" });
+    // The manager keeps serving.
+    expect((await get('127.0.0.1')).status).toBe(200);
+  }, 90_000);
+});
