@@ -39,6 +39,8 @@ export interface EdgeFleetOptions {
   proxy: CaddyConfigOptions;
   log: Logger;
   now?: () => number;
+  /** Default SWITCH_WAIT_MS. */
+  switchWaitMs?: number;
 }
 
 export interface EdgeFleet {
@@ -72,6 +74,7 @@ const timeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
 
 export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   const now = o.now ?? Date.now;
+  const switchWaitMs = o.switchWaitMs ?? SWITCH_WAIT_MS;
   let routes: Route[] | undefined;
   let records: DnsRecords = {};
   let cached: { at: number; list: EdgeFleetTarget[] } | undefined;
@@ -182,8 +185,8 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
       const list = (await targets()).filter((t) => t.agent);
       await Promise.all(
         list.map(async (t) => {
-          const done = await timeout(onNode(t, 'loading new task addresses', () => ensure(admin(t, 'relay'), edgeNodeRelayConfig(rs, records), 'servers')), SWITCH_WAIT_MS);
-          if (done === 'timeout') o.log.warn('edge relay did not take the new addresses in time; the switch goes on', { node: t.hostname, waited_ms: SWITCH_WAIT_MS });
+          const done = await timeout(onNode(t, 'loading new task addresses', () => ensure(admin(t, 'relay'), edgeNodeRelayConfig(rs, records), 'servers')), switchWaitMs);
+          if (done === 'timeout') o.log.warn('edge relay did not take the new addresses in time; the switch goes on', { node: t.hostname, waited_ms: switchWaitMs });
         }),
       );
     },

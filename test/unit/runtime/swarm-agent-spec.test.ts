@@ -14,7 +14,7 @@ import {
   type PlanService,
 } from '../../../src/runtime/swarm-agent-spec.js';
 import { deriveKey } from '../../../src/crypto.js';
-import { agentFailure } from '../../../src/runtime/swarm-agents.js';
+import { agentFailure, agentReachesEdge } from '../../../src/runtime/swarm-agents.js';
 import { EngineError } from '../../../src/runtime/docker-errors.js';
 
 const KEY = 'ab'.repeat(32);
@@ -34,7 +34,8 @@ describe('agentConfig', () => {
   });
 
   it('passes only keyed exec calls to the engine socket, without the key; anything else is 403', () => {
-    const [pass, deny] = server.routes;
+    const [pass] = server.routes;
+    const deny = server.routes.at(-1);
     expect(pass.match).toEqual([
       { header: { 'Svc-Agent-Key': [KEY] }, method: ['POST'], path_regexp: { pattern: AGENT_PATHS.post } },
       { header: { 'Svc-Agent-Key': [KEY] }, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.get } },
@@ -80,6 +81,28 @@ describe('agentConfig', () => {
     expect(JSON.parse(a.data)).toEqual(agentConfig(KEY));
     expect(agentSecret('prod', 'cd'.repeat(32)).name).not.toBe(a.name);
     expect(agentSecret('prod', KEY).name).toBe(a.name);
+  });
+});
+
+describe("the agent's routes to an edge node's admin APIs (docs/design.md \"Edge nodes\")", () => {
+  const routes = (agentConfig(KEY) as any).apps.http.servers.agent.routes;
+  const edge = routes.slice(1, -1);
+
+  it('two prefixes, only with the key, GET and POST, before the 403; the prefix and the key are taken off, the Host set', () => {
+    expect(routes).toHaveLength(4);
+    expect(edge.map((r: any) => r.match)).toEqual([
+      [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/proxy/*'] }],
+      [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/relay/*'] }],
+    ]);
+    const [proxy, relay] = edge;
+    expect(proxy.handle[0]).toEqual({ handler: 'rewrite', strip_path_prefix: '/svc-edge/proxy' });
+    expect(proxy.handle[1]).toMatchObject({
+      handler: 'reverse_proxy',
+      headers: { request: { delete: ['Svc-Agent-Key'], set: { Host: ['svc-edge'] } } },
+      upstreams: [{ dial: 'unix//svc-edge/proxy-admin.sock' }],
+    });
+    expect(relay.handle[1].upstreams).toEqual([{ dial: 'unix//svc-edge/relay-admin.sock' }]);
+    expect(relay.handle[1].transport.dial_timeout).toBe('2s');
   });
 });
 
@@ -131,6 +154,21 @@ describe('agentServiceSpec', () => {
     expect(c.Mounts).toEqual([{ Type: 'bind', Source: '/run/user/1000/docker.sock', Target: '/var/run/docker.sock' }]);
     expect(c.Secrets).toEqual([{ SecretID: 'sec1', SecretName: 'prod-agent-0011223344556677', File: { Name: 'agent.json', UID: '0', GID: '0', Mode: 0o400 } }]);
     expect(spec.Labels).toMatchObject({ 'svc.managed': 'true', 'svc.instance': 'prod', 'svc.role': 'agent', 'svc.node': 'node0123456789abcdef' });
+  });
+
+  it('an edge node\'s agent mounts the edge volume; any other keeps the spec (and hash) it had', () => {
+    const edge = agentServiceSpec({ ...input, edge: true });
+    expect(edge.TaskTemplate.ContainerSpec.Mounts).toEqual([
+      { Type: 'bind', Source: '/run/user/1000/docker.sock', Target: '/var/run/docker.sock' },
+      { Type: 'volume', Source: 'prod-edge', Target: '/svc-edge' },
+    ]);
+    expect(edge.Labels['svc.agent-spec']).not.toBe(spec.Labels['svc.agent-spec']);
+    expect(agentServiceSpec({ ...input, edge: false }).Labels['svc.agent-spec']).toBe(spec.Labels['svc.agent-spec']);
+    expect(agentReachesEdge({ 'svc.edge': 'true' })).toBe(true);
+    expect(agentReachesEdge({ 'svc.edge': 'false' })).toBe(false);
+    expect(agentReachesEdge({})).toBe(false);
+    // Not understood: the edge services are kept, so is the way to them.
+    expect(agentReachesEdge({ 'svc.edge': 'yes' })).toBe(true);
   });
 
   it('its hash label follows what matters: socket, image, secret; not the secret id', () => {

@@ -98,6 +98,13 @@ describe('diffSnapshots', () => {
     expect(diffSnapshots(before, after).map((e) => `${e.action} ${e.name}`)).toEqual(['die svc-a', 'start svc-b', 'destroy svc-c', 'node_down h-n2']);
   });
 
+  it('a node whose labels changed (svc.edge): node_changed; a state change and a label change together: both', () => {
+    const at = (state: string, labels: string) => ({ tasks: new Map(), nodes: new Map([['n1', { state, hostname: 'h-n1', labels }]]) }) as SwarmSnapshot;
+    expect(diffSnapshots(at('ready', '[]'), at('ready', '[["svc.edge","true"]]')).map((e) => e.action)).toEqual(['node_changed']);
+    expect(diffSnapshots(at('ready', '[]'), at('down', '[["svc.edge","true"]]')).map((e) => e.action)).toEqual(['node_down', 'node_changed']);
+    expect(diffSnapshots(at('ready', '[]'), at('ready', '[]'))).toEqual([]);
+  });
+
   it('a node that joined and one that left (the node agents follow them)', () => {
     const before = snap([], [['n1', 'ready'], ['n2', 'ready']]);
     const after = snap([], [['n1', 'ready'], ['n3', 'unknown']]);

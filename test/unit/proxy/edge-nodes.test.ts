@@ -1,0 +1,196 @@
+// Edge nodes as the proxy sees them (docs/design.md "Edge nodes (issue 19)"): the two configs an edge node's
+// Caddy and relay get (pure), and the fleet that loads them through the manager's relay and each node's agent,
+// against a fake of that way in: an HTTP server on a unix socket (the relay's agent socket) that answers as
+// the named node's Caddy admin APIs would. A node that does not answer never holds a switch.
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildCaddyConfig, canonicalJson, type CaddyConfigOptions } from '../../../src/proxy/config.js';
+import { buildEdgeConfig, edgePaths } from '../../../src/proxy/edge-config.js';
+import { edgeNodeProxyConfig, edgeNodeRelayConfig, fingerprintOf } from '../../../src/proxy/edge-node-config.js';
+import { createEdgeFleet, type EdgeFleetTarget } from '../../../src/proxy/edge-nodes.js';
+import { relayedEdge, type ProxyParts } from '../../../src/proxy/edge-proxy.js';
+import type { EdgeRelay } from '../../../src/proxy/edge-relay.js';
+import type { Proxy, Route } from '../../../src/proxy/proxy.js';
+import { silentLogger } from '../../../src/log.js';
+import { waitFor } from '../../support/wait.js';
+
+const opts: CaddyConfigOptions = { adminUrl: 'http://127.0.0.1:2019', httpPort: 80, httpsPort: 443, tlsIssuer: 'acme', acmeEmail: 'ops@example.com', dnsPort: 5353, tlsLog: { caddyPath: '/data/svc-tls.log' }, storageDir: '/data/certs' };
+const web: Route = { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } };
+const site: Route = { app: 'site', mode: 'domain', domain: 'site.example', upstream: { kind: 'dns', name: 'site.svc.internal.', port: 80 } };
+const off: Route = { app: 'off', mode: 'port', port: 8082, upstream: { kind: 'none' } };
+const records = { 'web.svc.internal.': ['10.0.1.9', '10.0.1.10'], 'site.svc.internal.': '10.0.1.4' };
+const KEY = 'ab'.repeat(32);
+
+describe("an edge node's configs", () => {
+  const cfg = edgeNodeProxyConfig([web, site, off], opts) as any;
+
+  it("the Caddy: the manager's listeners and TLS policy, every DNS upstream to the node's relay socket, admin on its socket", () => {
+    const manager = buildCaddyConfig([web, site, off], opts) as any;
+    expect(Object.keys(cfg.apps.http.servers)).toEqual(Object.keys(manager.apps.http.servers));
+    expect(cfg.apps.http.servers['port-8080'].listen).toEqual([':8080']);
+    expect(cfg.apps.http.servers['port-8080'].routes[0].handle[0]).toMatchObject({ upstreams: [{ dial: 'unix//svc-edge/relay.sock' }], headers: { request: { set: { 'Svc-Edge-Route': ['web.svc.internal:3000'] } } } });
+    expect(cfg.apps.http.servers['port-8082'].routes[0].handle[0]).toMatchObject({ handler: 'static_response', status_code: 503 });
+    expect(cfg.apps.tls).toEqual(manager.apps.tls);
+    expect(cfg.admin).toEqual({ listen: 'unix//svc-edge/proxy-admin.sock', origins: ['svc-edge'] });
+    // The manager's TLS log and storage are the manager's: the node keeps its certificates in its volume.
+    expect(cfg.logging).toBeUndefined();
+    expect(cfg.storage).toBeUndefined();
+  });
+
+  it('deterministic, its own fingerprint (not the manager Caddy\'s), another one for other routes', () => {
+    expect(canonicalJson(edgeNodeProxyConfig([off, site, web], opts))).toBe(canonicalJson(cfg));
+    expect(fingerprintOf(cfg)).toMatch(/^svc-[0-9a-f]{16}$/);
+    expect(fingerprintOf(cfg)).not.toBe(fingerprintOf(buildCaddyConfig([web, site, off], opts)));
+    expect(fingerprintOf(edgeNodeProxyConfig([web], opts))).not.toBe(fingerprintOf(cfg));
+  });
+
+  it("the relay: the manager relay's routes and addresses on the volume's sockets, no agent server", () => {
+    const relay = edgeNodeRelayConfig([web, site], records) as any;
+    const manager = buildEdgeConfig([web, site], records, edgePaths('/var/lib/svc')) as any;
+    expect(relay.apps.http.servers.edge.routes).toEqual(manager.apps.http.servers.edge.routes);
+    expect(relay.apps.http.servers.edge.listen).toEqual(['unix//svc-edge/relay.sock']);
+    expect(relay.apps.http.servers.agents).toBeUndefined();
+    expect(relay.admin.listen).toBe('unix//svc-edge/relay-admin.sock');
+  });
+});
+
+/** What a fake node's two Caddys hold, and every request its agent got. */
+interface FakeNode {
+  configs: { proxy?: string; relay?: string };
+  /** Ports its Caddy cannot bind. */
+  taken: number[];
+  hang?: boolean;
+}
+
+describe('the fleet', () => {
+  let dir: string;
+  let server: Server;
+  let nodes: Record<string, FakeNode>;
+  const seen: string[] = [];
+  const targets: EdgeFleetTarget[] = [];
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-edge-nodes-'));
+    nodes = { '10.0.9.1:2380': { configs: {}, taken: [] }, '10.0.9.2:2380': { configs: {}, taken: [] } };
+    seen.length = 0;
+    targets.length = 0;
+    targets.push({ nodeId: 'n1', hostname: 'edge-1', agent: '10.0.9.1:2380' });
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => {
+        const node = nodes[String(req.headers['svc-agent-dial'])];
+        seen.push(`${req.method} ${req.url} key=${req.headers['svc-agent-key'] === KEY}`);
+        if (!node) return void res.writeHead(502).end();
+        if (node.hang) return; // never answers (a node just lost)
+        const m = /^\/svc-edge\/(proxy|relay)(\/.*)$/.exec(req.url ?? '');
+        if (!m) return void res.writeHead(403).end();
+        const part = m[1] as 'proxy' | 'relay';
+        const have = node.configs[part];
+        if (req.method === 'GET' && m[2] === '/config/') return void res.writeHead(200).end(have ?? 'null');
+        if (req.method === 'GET' && m[2]!.startsWith('/id/')) return void res.writeHead(have && have.includes(`"${m[2]!.split('/')[2]}"`) ? 200 : 404).end();
+        if (req.method === 'GET' && m[2] === '/reverse_proxy/upstreams') return void res.writeHead(200).end(JSON.stringify([{ address: '10.0.1.9:3000', num_requests: 2 }]));
+        if (req.method === 'POST' && m[2] === '/load') {
+          const port = node.taken.find((p) => part === 'proxy' && body.includes(`":${p}"`));
+          if (port) return void res.writeHead(400).end(`{"error":"loading config: loading new config: http app module: start: listening on :${port}: listen tcp :${port}: bind: address already in use"}`);
+          node.configs[part] = body;
+          return void res.writeHead(200).end();
+        }
+        res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(join(dir, 'agent.sock'), r));
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const fleet = () => createEdgeFleet({ targets: async () => targets, agentSocket: join(dir, 'agent.sock'), key: KEY, proxy: opts, log: silentLogger, switchWaitMs: 300 });
+  const loaded = (agent: string, part: 'proxy' | 'relay') => JSON.parse(nodes[agent]!.configs[part] ?? 'null');
+
+  it("loads every edge node's relay, then its Caddy, through its agent with the key; a look with nothing changed loads nothing", async () => {
+    const f = fleet();
+    f.setRoutes([web]);
+    await f.idle();
+    await f.setRecords(records);
+    expect(loaded('10.0.9.1:2380', 'relay')).toEqual(edgeNodeRelayConfig([web], records));
+    expect(loaded('10.0.9.1:2380', 'proxy')).toEqual(edgeNodeProxyConfig([web], opts));
+    expect(seen.every((s) => s.endsWith('key=true'))).toBe(true);
+    const loads = seen.filter((s) => s.startsWith('POST')).length;
+    expect(seen.filter((s) => s.startsWith('POST'))[0]).toBe('POST /svc-edge/relay/load key=true');
+    f.check();
+    await f.idle();
+    expect(seen.filter((s) => s.startsWith('POST')).length).toBe(loads);
+  });
+
+  it('a Caddy emptied or restarted (another config) is loaded again at the next look', async () => {
+    const f = fleet();
+    f.setRoutes([web]);
+    await f.idle();
+    nodes['10.0.9.1:2380']!.configs.proxy = undefined;
+    f.check();
+    await f.idle();
+    expect(loaded('10.0.9.1:2380', 'proxy')).toEqual(edgeNodeProxyConfig([web], opts));
+  });
+
+  it('a node that does not answer never holds a switch; one without a reachable agent is not asked', async () => {
+    targets.push({ nodeId: 'n2', hostname: 'edge-2', agent: '10.0.9.2:2380' }, { nodeId: 'n3', hostname: 'edge-3', why: 'the node is down' });
+    const f = fleet();
+    f.setRoutes([web]);
+    await waitFor(() => loaded('10.0.9.1:2380', 'proxy') !== null, { timeoutMs: 5000, what: 'node 1 loaded' });
+    nodes['10.0.9.2:2380']!.hang = true;
+    const t0 = Date.now();
+    await f.setRecords(records);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(loaded('10.0.9.1:2380', 'relay')).toEqual(edgeNodeRelayConfig([web], records));
+    // The drain counts what the nodes that answer have in flight.
+    expect(await f.upstreamRequests()).toEqual(new Map([['10.0.1.9:3000', 2]]));
+  });
+
+  it('a port the node cannot bind is left out there; its other routes load', async () => {
+    nodes['10.0.9.1:2380']!.taken = [8080];
+    const f = fleet();
+    const other: Route = { ...web, app: 'other', port: 8090 };
+    f.setRoutes([web, other]);
+    await f.idle();
+    expect(loaded('10.0.9.1:2380', 'proxy')).toEqual(edgeNodeProxyConfig([other], opts));
+  });
+});
+
+describe('the edge wrapper with edge nodes', () => {
+  it('the fleet gets the routes after the manager, the DNS answers with the switch (awaited), and its counts in the drain', async () => {
+    const calls: string[] = [];
+    const host: Proxy = { apply: async () => void calls.push('host'), serves: async () => true, upstreamRequests: async () => new Map([['10.0.1.9:3000', 1]]) };
+    const relay: EdgeRelay = {
+      ensureRunning: async () => 'running',
+      applyRoutes: async () => void calls.push('relay'),
+      setRecords: async () => void calls.push('relay records'),
+      serves: async () => true,
+      upstreamRequests: async () => new Map(),
+    };
+    const fleet = {
+      setRoutes: () => void calls.push('fleet routes'),
+      setRecords: async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        calls.push('fleet records');
+      },
+      upstreamRequests: async () => new Map([['10.0.1.9:3000', 4]]),
+      check: () => void calls.push('fleet check'),
+      invalidate: () => {},
+      idle: async () => {},
+    };
+    const parts: ProxyParts = { routes: host, drain: host, writeDns: async () => void calls.push('hosts files') };
+    const e = relayedEdge(relay, '/var/lib/svc/edge/relay.sock', fleet)(parts);
+    await e.routes.apply([web]);
+    await e.writeDns(records);
+    expect(await e.routes.serves([web])).toBe(true);
+    expect(calls).toEqual(['relay', 'host', 'fleet routes', 'hosts files', 'relay records', 'fleet records', 'fleet check']);
+    expect(await e.drain.upstreamRequests()).toEqual(new Map([['10.0.1.9:3000', 5]]));
+  });
+});

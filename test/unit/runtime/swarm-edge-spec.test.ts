@@ -1,0 +1,150 @@
+// Edge nodes, pure parts (docs/design.md "Edge nodes (issue 19)"): the label's meaning and validation, the two
+// services of an edge node (pinned, the Caddy on the host network and the relay on the overlay, the volume
+// and the bootstrap secret mounted), and the plan that makes the services match the labels.
+import { describe, expect, it } from 'vitest';
+import { edgeBootConfig, edgeBootSecret, edgeServiceName, edgeServiceSpec, isEdgeNode, planEdges, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
+
+describe('isEdgeNode', () => {
+  it.each([
+    [undefined, false],
+    [{}, false],
+    [{ 'svc.edge': 'false' }, false],
+    [{ 'svc.edge': 'true' }, true],
+    [{ 'svc.services': 'true' }, false],
+  ])('%j -> %s', (labels, edge) => {
+    expect(isEdgeNode(labels as Record<string, string> | undefined)).toBe(edge);
+  });
+
+  it.each(['', 'True', 'yes', '1', 'true ', 'on'])('refuses %j (a typo never half-configures a node)', (v) => {
+    expect(() => isEdgeNode({ 'svc.edge': v })).toThrow(/svc\.edge/);
+  });
+});
+
+describe('edgeServiceSpec', () => {
+  const input = { instance: 'prod', network: 'svc-net', image: 'caddy:2', nodeId: 'node0123456789abcdef', secret: { id: 'sec1', name: 'prod-edge-proxy-001122334455' } };
+  const proxy = edgeServiceSpec({ ...input, part: 'proxy' });
+  const relay = edgeServiceSpec({ ...input, part: 'relay', secret: { id: 'sec2', name: 'prod-edge-relay-001122334455' } });
+
+  it('one task each, pinned to the node, restarted by Swarm, Caddy resuming its last config', () => {
+    expect(proxy.Name).toBe('prod-edge-proxy-node01234567');
+    expect(relay.Name).toBe(edgeServiceName('prod', 'relay', 'node0123456789abcdef'));
+    for (const s of [proxy, relay]) {
+      expect(s.Mode).toEqual({ Replicated: { Replicas: 1 } });
+      expect(s.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==node0123456789abcdef'] });
+      expect(s.TaskTemplate.RestartPolicy.Condition).toBe('any');
+      const c = s.TaskTemplate.ContainerSpec;
+      expect([...c.Command, ...c.Args]).toEqual(['/usr/bin/caddy', 'run', '--resume', '--config', '/run/secrets/edge-boot.json']);
+      expect(c.Mounts).toEqual([{ Type: 'volume', Source: 'prod-edge', Target: '/svc-edge' }]);
+      expect(c.Secrets[0]).toMatchObject({ File: { Name: 'edge-boot.json', UID: '0', GID: '0', Mode: 0o400 } });
+    }
+    expect(proxy.TaskTemplate.ContainerSpec.Env).toEqual(['HOME=/svc-edge/proxy', 'XDG_DATA_HOME=/svc-edge/proxy/data', 'XDG_CONFIG_HOME=/svc-edge/proxy/config']);
+    expect(relay.TaskTemplate.ContainerSpec.Env).toContain('XDG_CONFIG_HOME=/svc-edge/relay/config');
+  });
+
+  it("the Caddy on the node's host network (its listeners are the node's ports), the relay on the overlay", () => {
+    expect(proxy.TaskTemplate.Networks).toEqual([{ Target: 'host' }]);
+    expect(relay.TaskTemplate.Networks).toEqual([{ Target: 'svc-net' }]);
+    expect(proxy.Labels).toMatchObject({ 'svc.managed': 'true', 'svc.instance': 'prod', 'svc.role': 'edge-proxy', 'svc.node': 'node0123456789abcdef' });
+    expect(relay.Labels['svc.role']).toBe('edge-relay');
+  });
+
+  it('its hash follows the image, network and secret name, not the secret id', () => {
+    const hash = (o: object) => edgeServiceSpec({ ...input, part: 'proxy', ...o }).Labels['svc.edge-spec'];
+    expect(hash({})).toMatch(/^[0-9a-f]{16}$/);
+    expect(hash({ secret: { ...input.secret, id: 'other' } })).toBe(hash({}));
+    expect(hash({ image: 'caddy:2.7' })).not.toBe(hash({}));
+    expect(hash({ secret: { id: 'sec1', name: 'prod-edge-proxy-ffffffffffff' } })).not.toBe(hash({}));
+    expect(edgeServiceSpec({ ...input, part: 'relay', network: 'other' }).Labels['svc.edge-spec']).not.toBe(relay.Labels['svc.edge-spec']);
+  });
+
+  it('each part boots with its admin API on its own socket in the volume, Host svc-edge; the secret is named by its bytes', () => {
+    expect(edgeBootConfig('proxy')).toEqual({ admin: { listen: 'unix//svc-edge/proxy-admin.sock', origins: ['svc-edge'] } });
+    expect(edgeBootConfig('relay')).toEqual({ admin: { listen: 'unix//svc-edge/relay-admin.sock', origins: ['svc-edge'] } });
+    const s = edgeBootSecret('prod', 'proxy');
+    expect(s.name).toMatch(/^prod-edge-proxy-[0-9a-f]{12}$/);
+    expect(JSON.parse(s.data)).toEqual(edgeBootConfig('proxy'));
+    expect(edgeBootSecret('prod', 'relay').name).not.toBe(s.name);
+  });
+});
+
+describe('planEdges', () => {
+  const svc = (node: string, part: 'proxy' | 'relay', hash = 'h', replicas = 1): EdgePlanService => ({
+    id: `id-${node}-${part}`,
+    name: `prod-edge-${part}-${node}`,
+    labels: { 'svc.role': `edge-${part}`, 'svc.node': node, 'svc.edge-spec': hash },
+    replicas,
+  });
+  const base = { selfId: 'm', wantedSecrets: ['boot-p', 'boot-r'], wantedHash: () => 'h' };
+  const names = (p: ReturnType<typeof planEdges>) => ({
+    create: p.create.map((c) => `${c.node.id}/${c.part}`),
+    update: p.update.map((u) => u.service.name),
+    remove: p.remove.map((r) => r.name),
+    removeSecrets: p.removeSecrets,
+    skipped: p.skipped.map((s) => s.node.id),
+  });
+  const edge = { 'svc.edge': 'true' };
+
+  it.each([
+    {
+      what: 'no label anywhere: nothing (the manager is the edge)',
+      nodes: [{ id: 'm' }, { id: 'w1' }],
+      services: [],
+      want: { create: [], update: [], remove: [], removeSecrets: [], skipped: [] },
+    },
+    {
+      what: 'a worker labelled: both parts there; the manager svc runs on never gets any, labelled or not',
+      nodes: [{ id: 'm', labels: edge }, { id: 'w1', labels: edge }, { id: 'w2' }],
+      services: [],
+      want: { create: ['w1/proxy', 'w1/relay'], update: [], remove: [], removeSecrets: [], skipped: [] },
+    },
+    {
+      what: 'all in place: nothing to do',
+      nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
+      services: [svc('w1', 'proxy'), svc('w1', 'relay')],
+      want: { create: [], update: [], remove: [], removeSecrets: [], skipped: [] },
+    },
+    {
+      what: 'the label removed, or set to false: both parts go',
+      nodes: [{ id: 'm' }, { id: 'w1', labels: { 'svc.edge': 'false' } }, { id: 'w2' }],
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w2', 'proxy')],
+      want: { create: [], update: [], remove: ['prod-edge-proxy-w1', 'prod-edge-relay-w1', 'prod-edge-proxy-w2'], removeSecrets: [], skipped: [] },
+    },
+    {
+      what: 'the node left the Swarm: its services go',
+      nodes: [{ id: 'm' }],
+      services: [svc('gone', 'proxy'), svc('gone', 'relay')],
+      want: { create: [], update: [], remove: ['prod-edge-proxy-gone', 'prod-edge-relay-gone'], removeSecrets: [], skipped: [] },
+    },
+    {
+      what: 'another spec hash (a new image) or scaled by hand: updated; one part missing: made',
+      nodes: [{ id: 'm' }, { id: 'w1', labels: edge }, { id: 'w2', labels: edge }],
+      services: [svc('w1', 'proxy', 'old'), svc('w1', 'relay', 'h', 0), svc('w2', 'relay')],
+      want: { create: ['w2/proxy'], update: ['prod-edge-proxy-w1', 'prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
+    },
+    {
+      what: 'a label not understood: the node is skipped and what runs there stays',
+      nodes: [{ id: 'm' }, { id: 'w1', labels: { 'svc.edge': 'yes' } }, { id: 'w2', labels: { 'svc.edge': 'True' } }],
+      services: [svc('w1', 'proxy'), svc('w1', 'relay')],
+      want: { create: [], update: [], remove: [], removeSecrets: [], skipped: ['w1', 'w2'] },
+    },
+    {
+      what: 'a second service for the same node and part, or one without a node: removed',
+      nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
+      services: [svc('w1', 'proxy'), { ...svc('w1', 'proxy'), id: 'dup', name: 'dup' }, svc('w1', 'relay'), { id: 'x', name: 'x', labels: { 'svc.role': 'edge-proxy' } }],
+      want: { create: [], update: [], remove: ['dup', 'x'], removeSecrets: [], skipped: [] },
+    },
+  ])('$what', ({ nodes, services, want }) => {
+    expect(names(planEdges({ ...base, nodes, services, secrets: ['boot-p', 'boot-r'] }))).toEqual(want);
+  });
+
+  it('boot secrets other than the wanted ones go (once no service names them)', () => {
+    expect(planEdges({ ...base, nodes: [], services: [], secrets: ['boot-old', 'boot-p', 'boot-r'] }).removeSecrets).toEqual(['boot-old']);
+  });
+
+  it('is idempotent: the services it asks for, once made, plan nothing', () => {
+    const nodes = [{ id: 'm' }, { id: 'w1', labels: edge }, { id: 'w2', labels: edge }];
+    const first = planEdges({ ...base, nodes, services: [], secrets: [] });
+    const made = first.create.map((c) => svc(c.node.id, c.part));
+    expect(names(planEdges({ ...base, nodes, services: made, secrets: ['boot-p', 'boot-r'] }))).toEqual({ create: [], update: [], remove: [], removeSecrets: [], skipped: [] });
+  });
+});
