@@ -2,7 +2,9 @@
 // 19)"): a worker labelled `svc.edge=true` through PUT /api/nodes/{id} gets an edge Caddy on its host network
 // and a relay on the overlay; a 3-replica port-mode app answers GET and POST on that worker's address (its
 // network namespace) as on the manager's listener; a deploy under keep-alive GET/POST clients through the edge
-// node fails no request; the label removed, the node's edge services are gone and its listener closes.
+// node fails no request; a switch while the node's relay is down reaches the relay that comes back; the label
+// removed, the node's edge services are gone and its listener closes; labelled again with the docker CLI it
+// serves again, and svc uninstall removes its services and their secrets.
 // One cluster, one daemon; everything goes with them even when a test fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
@@ -12,9 +14,11 @@ import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 import { formatCounts, startLoad } from '../../bench/common.js';
+import { uninstallInstance } from '../../src/cli/uninstall.js';
 
 let cluster: Cluster;
 let t: TestDaemon | undefined;
+let v1: string;
 let v2: string;
 let appId: number;
 let port: number;
@@ -35,7 +39,7 @@ const labels = (extra: Record<string, string>) => ({ 'svc.engine-socket': edge.s
 beforeAll(async () => {
   await Promise.all([ensureTestImages(), ensureCaddyImage()]);
   cluster = await createCluster(3);
-  const v1 = cluster.pushImage(WEB_V1);
+  v1 = cluster.pushImage(WEB_V1);
   v2 = cluster.pushImage(WEB_V2);
   // The proxy image from the cluster's registry: the relay on the manager, the agents and the edge services on the workers.
   const caddy = cluster.pushImage(CADDY_IMAGE);
@@ -100,6 +104,21 @@ describe('edge nodes (svc.edge=true)', () => {
     expect(s.ok).toBe(s.total);
   }, 150_000);
 
+  it("a switch while the node's relay is down: the relay that comes back is given the current addresses", async () => {
+    // The relay stopped (as a crash that Swarm has not restarted yet); meanwhile a deploy switches and removes
+    // the replicas the relay last knew. When it comes back it resumes its last config (the old addresses): the
+    // proxy pass's look finds its fingerprint stale and loads the current one.
+    const relay = `${t!.instance}-edge-relay-${edgeId.slice(0, 12)}`;
+    const relayTask = () => cluster.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${relay}`]).trim();
+    d(['service', 'scale', '--detach', `${relay}=0`]);
+    await waitFor(() => relayTask() === '', { timeoutMs: 30_000, what: 'the edge relay stopped' });
+    await deployReaching(t!, await requestImageDeploy(t!, appId, v1), (x) => x.status === 'success', 'to succeed', 90_000);
+    d(['service', 'scale', '--detach', `${relay}=1`]);
+    await waitFor(async () => (await get(edge.address).catch(() => undefined))?.text.includes('v1') === true, { timeoutMs: 30_000, what: 'v1 on the edge node' });
+    const answers = await Promise.all(Array.from({ length: 12 }, () => get(edge.address)));
+    expect(answers.every((a) => a.status === 200 && a.text.includes('v1'))).toBe(true);
+  }, 150_000);
+
   it('the label removed: the edge services are gone and the listener closes', async () => {
     const put = await t!.api('PUT', `/api/nodes/${edgeId}`, { labels: labels({}) });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
@@ -108,4 +127,16 @@ describe('edge nodes (svc.edge=true)', () => {
     // The manager keeps serving.
     expect((await get('127.0.0.1')).status).toBe(200);
   }, 90_000);
+
+  it('labelled again with the docker CLI (no svc request), it serves again; svc uninstall removes its services and secrets', async () => {
+    d(['node', 'update', '--label-add', 'svc.edge=true', edge.hostname]);
+    await waitFor(async () => (await get(edge.address).catch(() => undefined))?.status === 200, { timeoutMs: 45_000, what: 'the app on the edge node again' });
+    await t!.daemon.stop();
+    const out = await uninstallInstance({ dataDir: t!.dataDir, instance: t!.instance, network: t!.network, dockerHost: cluster.manager.dockerHost });
+    expect(out, out.join('\n')).toContain(`removed Swarm service ${t!.instance}-edge-proxy-${edgeId.slice(0, 12)}`);
+    expect(out.filter((l) => l.startsWith(`removed Swarm secret ${t!.instance}-edge-`))).toHaveLength(2);
+    expect(edgeServices()).toEqual([]);
+    expect(d(['secret', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`])).toBe('');
+    await waitFor(async () => (await get(edge.address).then(() => false, () => true)), { timeoutMs: 30_000, what: "the edge node's listener closed" });
+  }, 120_000);
 });
