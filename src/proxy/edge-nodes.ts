@@ -158,14 +158,15 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   };
 
   const look = async () => {
-    for (const t of await targets()) {
+    const list = await targets();
+    for (const t of list) {
       if (!t.agent) {
         const st = stateOf(t.nodeId);
         if (st.said !== t.why) o.log.warn('edge node not reachable; svc loads it when it is', { node: t.hostname, why: t.why });
         st.said = t.why;
       }
     }
-    await Promise.all((await targets()).filter((t) => t.agent).map((t) => onNode(t, 'loading its routes', (st) => converge(t, st))));
+    await Promise.all(list.filter((t) => t.agent).map((t) => onNode(t, 'loading its routes', (st) => converge(t, st))));
   };
 
   const check = () => {
