@@ -1,12 +1,15 @@
 // Edge nodes on a real three-node Swarm (test/support/swarm-cluster.ts; docs/design.md "Edge nodes (issue
 // 19)"): a worker labelled `svc.edge=true` through PUT /api/nodes/{id} gets an edge Caddy on its host network
 // and a relay on the overlay; a 3-replica port-mode app answers GET and POST on that worker's address (its
-// network namespace) as on the manager's listener; a deploy under keep-alive GET/POST clients through the edge
+// network namespace) as on the manager's listener, and a domain-mode app over HTTPS with the node's own
+// certificate; a deploy under keep-alive GET/POST clients through the edge
 // node fails no request; a switch while the node's relay is down reaches the relay that comes back; the label
 // removed, the node's edge services are gone and its listener closes; labelled again with the docker CLI it
 // serves again, and svc uninstall removes its services and their secrets.
 // One cluster, one daemon; everything goes with them even when a test fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
@@ -86,6 +89,39 @@ describe('edge nodes (svc.edge=true)', () => {
     expect(await post.text()).toContain('posted to v1');
     // Not on the other worker: it has no label.
     await expect(get(cluster.nodes[1]!.address)).rejects.toThrow();
+  }, 120_000);
+
+  it("domain mode on the edge node: HTTPS with the node's own certificate (internal issuer), as on the manager", async () => {
+    const res = await t!.api('POST', '/api/apps', { name: 'en-site', internal_port: 3000, access_mode: 'domain', domain: 'en-site.svc.test', health_check_path: '/health' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await deployReaching(t!, await requestImageDeploy(t!, res.body.id, v1), (x) => x.status === 'success', 'to succeed', 90_000);
+    const https = (host: string) =>
+      new Promise<{ status: number; body: string; cert: string } | undefined>((resolve) => {
+        const req = httpsRequest(
+          { host, port: t!.httpsPort, path: '/', servername: 'en-site.svc.test', headers: { host: 'en-site.svc.test' }, rejectUnauthorized: false, timeout: 5_000 },
+          (r) => {
+            // Read while the socket is still the answer's (it is detached once the body ends).
+            const cert = (r.socket as TLSSocket).getPeerCertificate().fingerprint256;
+            let body = '';
+            r.on('data', (c: Buffer) => (body += c));
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, body, cert }));
+          },
+        );
+        req.on('error', () => resolve(undefined));
+        req.end();
+      });
+    const onEdge = await waitFor(async () => {
+      const r = await https(edge.address);
+      return r?.status === 200 ? r : undefined;
+    }, { timeoutMs: 30_000, what: 'HTTPS on the edge node' });
+    expect(onEdge.body).toContain('v1');
+    const onManager = await waitFor(async () => {
+      const r = await https('127.0.0.1');
+      return r?.status === 200 ? r : undefined;
+    }, { timeoutMs: 30_000, what: 'HTTPS on the manager' });
+    expect(onManager.body).toBe(onEdge.body);
+    // Each edge's Caddy holds a certificate of its own (docs/api.md "Edge nodes": where a domain's DNS points).
+    expect(onEdge.cert).not.toBe(onManager.cert);
   }, 120_000);
 
   it('a deploy under keep-alive GET and POST clients through the edge node: no failed request', async () => {
