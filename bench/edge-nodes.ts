@@ -61,7 +61,10 @@ async function main() {
       const t0 = performance.now();
       const r = await daemon.api('POST', `/api/apps/${appId}/deploys`, { image_ref: images[k] });
       if (r.status !== 202) throw new Error(`deploy: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-      const trace = await traceDeploy(daemon.url, daemon.token, r.body.id as number, DEPLOY_TIMEOUT_MS);
+      const trace = await traceDeploy(daemon.url, daemon.token, r.body.id as number, DEPLOY_TIMEOUT_MS).catch(async (err: Error) => {
+        const now = await daemon.api('GET', `/api/deploys/${r.body.id}`);
+        throw new Error(`deploy ${r.body.id} not done within ${DEPLOY_TIMEOUT_MS / 1000} s (${err.message}): ${JSON.stringify(now.body).slice(0, 1500)}`);
+      });
       if (trace.status !== 'success') throw new Error(`deploy ${r.body.id} ended ${trace.status}: ${JSON.stringify(trace.events.at(-1))}`);
       return performance.now() - t0;
     };

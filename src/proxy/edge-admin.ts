@@ -25,6 +25,9 @@ export function createEdgeAdmin(socketPath: string, via?: { headers: Record<stri
         {
           socketPath,
           path: `${via?.prefix ?? ''}${path}`,
+          // Through the manager's relay, a new connection per call: the relay reloads at every switch, and a
+          // kept-alive connection it closed then fails the next call (EPIPE, seen under load).
+          ...(via ? { agent: false } : {}),
           method,
           headers: { host: EDGE_ADMIN_HOST, ...via?.headers, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) },
           timeout: timeoutMs,

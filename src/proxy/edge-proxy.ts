@@ -54,7 +54,9 @@ export function relayedEdge(relay: EdgeRelay, socket: string, fleet?: EdgeFleet)
     },
     async writeDns(records) {
       await p.writeDns(records);
-      await Promise.all([relay.setRecords(records), fleet?.setRecords(records)]);
+      await relay.setRecords(records);
+      // After the manager's relay: the edge nodes are reached through it, and its reload would cut those calls.
+      await fleet?.setRecords(records);
     },
     async ensureRunning() {
       const host = await p.ensureRunning?.();

@@ -7,13 +7,18 @@ import type { Reconciler } from '../../controller/types.js';
 
 export const EDGES_RESYNC_MS = 30_000;
 
-/** `changed`: told when a pass made, updated or removed a service (the proxy then asks for the edge nodes again). */
-export function createEdgesReconciler(edges: { reconcile(): Promise<{ changed: boolean }> }, changed?: () => void): Reconciler {
+/**
+ * `passed`: told after every pass (the proxy then asks for the edge nodes again): node events enqueue this key,
+ * so a node just reported down stops being asked at once (a switch would otherwise wait for it once, up to
+ * 2 s, until the proxy's own list of edge nodes, kept 5 s, is read again).
+ */
+export function createEdgesReconciler(edges: { reconcile(): Promise<{ changed: boolean }> }, passed?: () => void): Reconciler {
   return {
     kind: 'edges',
     listNames: () => ['main'],
     async reconcile() {
-      if ((await edges.reconcile()).changed) changed?.();
+      await edges.reconcile();
+      passed?.();
       return { requeueAfterMs: EDGES_RESYNC_MS };
     },
   };

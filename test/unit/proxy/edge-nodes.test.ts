@@ -164,21 +164,25 @@ describe('the fleet', () => {
 });
 
 describe('the edge wrapper with edge nodes', () => {
-  it('the fleet gets the routes after the manager, the DNS answers with the switch (awaited), and its counts in the drain', async () => {
+  it('the fleet gets the routes after the manager, the DNS answers after the manager relay (awaited: the switch), and its counts in the drain', async () => {
     const calls: string[] = [];
     const host: Proxy = { apply: async () => void calls.push('host'), serves: async () => true, upstreamRequests: async () => new Map([['10.0.1.9:3000', 1]]) };
     const relay: EdgeRelay = {
       ensureRunning: async () => 'running',
       applyRoutes: async () => void calls.push('relay'),
-      setRecords: async () => void calls.push('relay records'),
+      setRecords: async () => {
+        await new Promise((r) => setTimeout(r, 30));
+        calls.push('relay records');
+      },
       serves: async () => true,
       upstreamRequests: async () => new Map(),
     };
     const fleet = {
       setRoutes: () => void calls.push('fleet routes'),
       setRecords: async () => {
-        await new Promise((r) => setTimeout(r, 20));
         calls.push('fleet records');
+        await new Promise((r) => setTimeout(r, 20));
+        calls.push('fleet records taken');
       },
       upstreamRequests: async () => new Map([['10.0.1.9:3000', 4]]),
       check: () => void calls.push('fleet check'),
@@ -190,7 +194,7 @@ describe('the edge wrapper with edge nodes', () => {
     await e.routes.apply([web]);
     await e.writeDns(records);
     expect(await e.routes.serves([web])).toBe(true);
-    expect(calls).toEqual(['relay', 'host', 'fleet routes', 'hosts files', 'relay records', 'fleet records', 'fleet check']);
+    expect(calls).toEqual(['relay', 'host', 'fleet routes', 'hosts files', 'relay records', 'fleet records', 'fleet records taken', 'fleet check']);
     expect(await e.drain.upstreamRequests()).toEqual(new Map([['10.0.1.9:3000', 5]]));
   });
 });
