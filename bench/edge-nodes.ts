@@ -109,7 +109,11 @@ async function main() {
     // 3. The edge node lost: once Swarm reports it down (a deploy before that may place a replica on it, which
     // is Swarm's placement, not the edge), deploys go on through the manager.
     await c.killNode(edge);
-    const downAfter = await until('the edge node reported down', async () => (await daemon.api<{ hostname: string; state: string }[]>('GET', '/api/nodes')).body.find((n) => n.hostname === edge.hostname)?.state === 'down');
+    const downAfter = await until('the edge node reported down', async () => {
+      // An answer that is not the list (the engine busy: 503) is asked again.
+      const nodes = (await daemon.api<{ hostname: string; state: string }[]>('GET', '/api/nodes')).body;
+      return Array.isArray(nodes) && nodes.find((n) => n.hostname === edge.hostname)?.state === 'down';
+    });
     const lost = startLoad(port, { clients: half, maxMs: 3 * DEPLOY_TIMEOUT_MS });
     const after: number[] = [];
     try {
