@@ -86,6 +86,22 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     if (!s) nodes.set(id, (s = { chain: Promise.resolve(), leftOut: new Map() }));
     return s;
   };
+  // The configs of the last inputs (a look runs every second; rebuilding and hashing them each time is waste).
+  let relayMemo: { routes: Route[]; records: DnsRecords; config: Json } | undefined;
+  const proxyMemo = new Map<string, { routes: Route[]; config: Json }>();
+  const relayConfig = (rs: Route[]) => {
+    if (relayMemo?.routes !== rs || relayMemo.records !== records) relayMemo = { routes: rs, records, config: edgeNodeRelayConfig(rs, records) };
+    return relayMemo.config;
+  };
+  const proxyConfig = (rs: Route[], leftOut: ReadonlyMap<number, unknown>) => {
+    const key = [...leftOut.keys()].sort().join(',');
+    const m = proxyMemo.get(key);
+    if (m?.routes === rs) return m.config;
+    if (proxyMemo.size > 16) proxyMemo.clear();
+    const config = edgeNodeProxyConfig(withoutPorts(rs, leftOut), o.proxy);
+    proxyMemo.set(key, { routes: rs, config });
+    return config;
+  };
   const admin = (t: EdgeFleetTarget, part: EdgePart): EdgeAdmin =>
     createEdgeAdmin(o.agentSocket, { headers: { [AGENT_DIAL_HEADER]: t.agent!, [AGENT_KEY_HEADER]: o.key }, prefix: EDGE_ADMIN_PREFIX[part] });
 
@@ -124,12 +140,12 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   /** The relay, then the Caddy (which sends to the relay); a listener the node cannot bind is left out. */
   const converge = async (t: EdgeFleetTarget, st: NodeState) => {
     if (!routes) return;
-    await ensure(admin(t, 'relay'), edgeNodeRelayConfig(routes, records), 'servers');
+    await ensure(admin(t, 'relay'), relayConfig(routes), 'servers');
     for (const [port, at] of st.leftOut) if (now() - at > LEFT_OUT_RETRY_MS) st.leftOut.delete(port);
     // Bounded: each round leaves out one more listener, or throws.
     for (;;) {
       try {
-        await ensure(admin(t, 'proxy'), edgeNodeProxyConfig(withoutPorts(routes, st.leftOut), o.proxy), 'http_port');
+        await ensure(admin(t, 'proxy'), proxyConfig(routes, st.leftOut), 'http_port');
         return;
       } catch (err) {
         if (!(err instanceof ProxyBindError) || st.leftOut.has(err.port)) throw err;
@@ -186,7 +202,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
       const list = (await targets()).filter((t) => t.agent);
       await Promise.all(
         list.map(async (t) => {
-          const done = await timeout(onNode(t, 'loading new task addresses', () => ensure(admin(t, 'relay'), edgeNodeRelayConfig(rs, records), 'servers')), switchWaitMs);
+          const done = await timeout(onNode(t, 'loading new task addresses', () => ensure(admin(t, 'relay'), relayConfig(rs), 'servers')), switchWaitMs);
           if (done === 'timeout') o.log.warn('edge relay did not take the new addresses in time; the switch goes on', { node: t.hostname, waited_ms: switchWaitMs });
         }),
       );
