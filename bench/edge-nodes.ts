@@ -10,6 +10,8 @@
 //
 // Needs root (network namespaces). Traffic goes only to loopback and to the cluster's namespaces; every loop is
 // bounded; the cluster and the daemon are removed at the end, even on error.
+import { copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { freePort } from '../test/support/caddy.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../test/support/caddy-image.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
@@ -124,6 +126,10 @@ async function main() {
 
     console.log(`  the edge node's engine killed (reported down after ${(downAfter / 1000).toFixed(1)} s), 3 deploys under ${half} clients on the manager: ${summary(after)}`);
     console.log(`    ${line("manager's listener", lost.stats)}`);
+  } catch (err) {
+    // The manager's engine log, for a failure's cause (the cluster's directory goes with it).
+    if (cluster) for (const n of cluster.nodes) await copyFile(join(n.dir, 'dockerd.log'), `/tmp/bench-edge-nodes-n${n.index}-dockerd.log`).catch(() => {});
+    throw err;
   } finally {
     await t?.close().catch(() => {});
     destroyCluster(cluster);
