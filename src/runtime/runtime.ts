@@ -196,6 +196,12 @@ export interface NodeChange {
   labels?: Record<string, string>;
 }
 
+/** A node other than the one svc runs on, whose disk holds a container's data directory (issue 19). */
+export interface DataNode {
+  id: string;
+  hostname: string;
+}
+
 /** A node operation of Swarm asked of a single engine (SVC_RUNTIME=docker). */
 export class NotASwarmError extends Error {
   constructor(what: string) {
@@ -219,6 +225,20 @@ export interface Runtime {
   updateNode(id: string, change: NodeChange): Promise<NodeView>;
   /** The join token and the manager's `host:port`, for `docker swarm join`; a single engine throws NotASwarmError. */
   joinInfo(role: 'worker' | 'manager'): Promise<{ token: string; address: string }>;
+  /**
+   * The node other than the one svc runs on whose disk holds this container's bind-mounted data (a managed
+   * service pinned to a worker); undefined when the data is on this host's disk (always for one engine, and
+   * for a name the runtime does not know).
+   */
+  dataNodeOf(nameOrId: string): Promise<DataNode | undefined>;
+  /** Where a managed service created now would hold its data, when not on this host (a labelled worker). */
+  newServiceDataNode(): Promise<DataNode | undefined>;
+  /**
+   * A tar stream of the directory `path` inside the container, read by the engine of the node holding it
+   * (Docker's archive endpoint: entries `<basename of path>/...`, owners and modes as on that disk). Works on
+   * a stopped container too. The caller consumes or destroys the stream.
+   */
+  readDir(nameOrId: string, path: string): Promise<NodeJS.ReadableStream>;
   /** True when the engine answers. */
   ping(): Promise<boolean>;
   /** Creates the bridge network when missing (idempotent). */

@@ -1,7 +1,7 @@
 // Pure: the node agents of a Swarm (docs/design.md "Node agents (issue 19)"). svc drives only the manager's
 // engine; an agent is a Caddy on each other node, a Swarm service pinned there, that passes svc's exec calls
-// (and nothing else) to that node's engine socket. Its config is static (admin API disabled) and reaches the
-// task as a Swarm secret, because it holds the key. Here: the config, the service's spec, the node label
+// and two reads (a container's inspect, a directory as tar) to that node's engine socket, nothing else. Its
+// config is static (admin API disabled) and reaches the task as a Swarm secret, because it holds the key. Here: the config, the service's spec, the node label
 // naming the socket, and the plan that makes the agents match the nodes. Same input, same output.
 import { createHash } from 'node:crypto';
 
@@ -36,6 +36,12 @@ const EXEC = '[0-9a-f]{64}';
 export const AGENT_PATHS = {
   post: `^${VERSION}/(containers/${CONTAINER}/exec|exec/${EXEC}/(start|resize))$`,
   get: `^${VERSION}/(exec/${EXEC}|containers/${CONTAINER})/json$`,
+  /**
+   * A container's directory as a tar stream (GET /containers/{id}/archive?path=...): a managed service's data
+   * directory on this node's disk, read for a backup (docs/design.md "Data of services on other nodes").
+   * Read-only, and less than exec already allows.
+   */
+  archiveGet: `^${VERSION}/containers/${CONTAINER}/archive$`,
 } as const;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -70,6 +76,7 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
                 match: [
                   { header: keyed, method: ['POST'], path_regexp: { pattern: AGENT_PATHS.post } },
                   { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.get } },
+                  { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.archiveGet } },
                 ],
                 handle: [
                   {

@@ -3,7 +3,9 @@
 // container events the engine would (start, die, stop, destroy, ...), and lets a test simulate a crash
 // (`kill`), an image that exits or turns unhealthy, a failing pull, or the engine going away.
 import { writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type {
+  DataNode,
   RegistryAuth,
   ContainerInfo,
   ContainerSpec,
@@ -95,6 +97,30 @@ export class FakeRuntime implements Runtime {
   swarm = false;
   /** Container name -> node id; a running container not listed runs on the first node. */
   readonly placedOn = new Map<string, string>();
+
+  /** Container name -> the node other than this host holding its data (a service pinned to a worker). */
+  readonly dataNodes = new Map<string, DataNode>();
+  /** Where a managed service created now would hold its data (a labelled worker); undefined: here. */
+  newServicesOn: DataNode | undefined;
+  /** Container name -> the tar bytes readDir answers for it (Docker's archive endpoint's). */
+  readonly dirArchives = new Map<string, Buffer>();
+
+  async dataNodeOf(nameOrId: string) {
+    this.record('dataNodeOf', [nameOrId]);
+    return this.dataNodes.get(nameOrId);
+  }
+
+  async newServiceDataNode() {
+    this.record('newServiceDataNode', []);
+    return this.newServicesOn;
+  }
+
+  async readDir(nameOrId: string, path: string): Promise<NodeJS.ReadableStream> {
+    this.record('readDir', [nameOrId, path]);
+    const tar = this.dirArchives.get(nameOrId);
+    if (!tar) throw new Error(`No such container: ${nameOrId}`);
+    return Readable.from([tar]);
+  }
 
   async nodes(): Promise<NodeView[]> {
     this.record('nodes', []);
