@@ -23,11 +23,15 @@ import { ArchiveError, extractArchive, type ArchiveContents } from './extract-ar
 import type { Gate } from './quiesce.js';
 import { KeyMismatchError, prepareSnapshot, replaceState } from './snapshot.js';
 import { PENDING_DUMPS_DIR } from './pending-dumps.js';
+import { remoteDataFacts, remoteDataRefusal } from './held-elsewhere.js';
+
+/** A restore that would need files on another node's disk (held-elsewhere.ts): refused, nothing changed. */
+export class RemoteDataError extends Error {}
 
 export interface RestoreDeps {
   db: Db;
   sealer: Sealer;
-  runtime: Pick<Runtime, 'list' | 'stop' | 'remove'>;
+  runtime: Pick<Runtime, 'list' | 'stop' | 'remove' | 'dataNodeOf' | 'newServiceDataNode'>;
   log: Logger;
   dataDir: string;
   backupDir: string;
@@ -72,6 +76,10 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
     mkdirSync(unpacked, { recursive: true, mode: 0o700 });
     const contents = await extractArchive(join(d.backupDir, backup.filename), unpacked);
     prepareSnapshot(join(unpacked, 'svc.db'), d.db, d.sealer);
+    // services/ is swapped on the manager's disk only: refused, before the safety backup, when a service's
+    // data is (or would be) on another node.
+    const refusal = remoteDataRefusal(await remoteDataFacts(d.db, d.runtime, join(unpacked, 'svc.db')));
+    if (refusal) throw new RemoteDataError(refusal);
 
     // A safety backup an earlier attempt completed is still the state before this restore.
     const earlier = row.safetyBackupId ? getBackup(d.db, row.safetyBackupId) : undefined;
@@ -87,7 +95,8 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
     d.log.info('backup restore complete', { restore_id: id, backup_id: backup.id, filename: backup.filename, safety_backup_id: safetyId, restart_required: false });
     finish(d, getRestore(d.db, id)!);
   } catch (err) {
-    const code = err instanceof ArchiveError ? 'invalid_archive' : err instanceof KeyMismatchError ? 'encryption_key_mismatch' : 'restore_failed';
+    const code =
+      err instanceof ArchiveError ? 'invalid_archive' : err instanceof KeyMismatchError ? 'encryption_key_mismatch' : err instanceof RemoteDataError ? 'service_on_other_node' : 'restore_failed';
     const reason = err instanceof Error ? err.message : String(err);
     rmSync(staging, { recursive: true, force: true });
     set({ phase: 'failed', code, error: code === 'restore_failed' ? `restore failed and was rolled back: ${reason}` : reason });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createArchive } from '../../../src/backup/create-archive.js';
 import { checkImport, uploadOf } from '../../../src/backup/import.js';
 import { createGate } from '../../../src/backup/quiesce.js';
+import { remoteDataRefusal, type RemoteDataFacts } from '../../../src/backup/held-elsewhere.js';
 import { recoverRestores, stagingOf, stepRestore, type RestoreDeps } from '../../../src/backup/restore.js';
 import { silentLogger } from '../../../src/log.js';
 import { openDb, type Db } from '../../../src/store/db.js';
@@ -180,6 +181,62 @@ describe('restore operation', () => {
     const before = await snapshot();
     await stepRestore(deps, op.id);
     expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe('restore of services whose data is on another node (issue 19)', () => {
+  const refuses = async (arrange: (rt: FakeRuntime) => void, message: RegExp) => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime();
+    arrange(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    const deps = restoreDeps({ runtime });
+    const before = { services: serviceNames(), live: (await readdir(join(dataDir, 'services'))).sort() };
+    await stepRestore(deps, op.id);
+    const row = getRestore(db, op.id)!;
+    expect(row).toMatchObject({ phase: 'failed', code: 'service_on_other_node' });
+    expect(row.error).toMatch(message);
+    expect(row.error).toMatch(/Nothing was changed$/);
+    // Nothing changed: no safety backup, no container stopped, the same rows and files, no staging left.
+    expect(listBackups(db).filter((b) => b.trigger === 'safety')).toHaveLength(0);
+    expect(runtime.callsOf('stop')).toEqual([]);
+    expect(runtime.callsOf('remove')).toEqual([]);
+    expect({ services: serviceNames(), live: (await readdir(join(dataDir, 'services'))).sort() }).toEqual(before);
+    expect(await readFile(join(dataDir, 'services', 'new-pg', 'PG_VERSION'), 'utf8')).toBe('live\n');
+    expect(existsSync(stagingOf(dataDir, op.id))).toBe(false);
+    expect(deps.resyncs).toBe(0);
+    const again = await snapshot();
+    await stepRestore(deps, op.id);
+    expect(await snapshot()).toEqual(again);
+  };
+
+  it('a live service held on a worker: refused with its node, nothing changed', async () => {
+    await refuses((rt) => rt.dataNodes.set('svc-svc-new-pg', { id: 'w1', hostname: 'worker-1' }), /the data of service new-pg is on node worker-1/);
+  });
+
+  it('restored services that would start on a labelled worker: refused, nothing changed', async () => {
+    await refuses((rt) => (rt.newServicesOn = { id: 'w1', hostname: 'worker-1' }), /restored services \(old-pg\) would start on node worker-1/);
+  });
+
+  it('everything on the manager (one host, or no label): restored as before', async () => {
+    const backup = await backupThenChange();
+    const op = insertRestore(db, backup.id, new Date());
+    await stepRestore(restoreDeps(), op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'completed' });
+  });
+});
+
+describe('remoteDataRefusal', () => {
+  const w = { id: 'w1', hostname: 'w-1' };
+  it.each([
+    [{ live: [], restored: ['a'] }, undefined],
+    [{ live: [], restored: [], newServicesOn: w }, undefined],
+    [{ live: [{ name: 'pg', node: w }], restored: [] }, /the data of service pg is on node w-1\. Nothing/],
+    [{ live: [], restored: ['a', 'b'], newServicesOn: w }, /restored services \(a, b\) would start on node w-1/],
+  ] as [RemoteDataFacts, RegExp | undefined][])('%j', (facts, want) => {
+    const got = remoteDataRefusal(facts);
+    if (want) expect(got).toMatch(want);
+    else expect(got).toBeUndefined();
   });
 });
 
