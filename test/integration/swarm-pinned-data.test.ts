@@ -131,7 +131,8 @@ describe('services pinned to a worker', () => {
     console.log(`backup of a postgres and a redis on a worker: ${ms.toFixed(0)} ms, archive ${res.body.size_bytes} bytes`);
   }, 120_000);
 
-  it('a figure, not a goal: 64 MiB read from the worker through its agent, beside 64 MiB of the manager\'s disk', async () => {
+  // About 50 s on the loaded CI machine: run with SVC_PINNED_FIGURE=1 (docs/design.md has its figures).
+  it.runIf(process.env.SVC_PINNED_FIGURE === '1')('a figure, not a goal: 64 MiB read from the worker through its agent, beside 64 MiB of the manager\'s disk', async () => {
     const blob = randomBytes(64 * 1024 * 1024);
     const onWorker = join(worker.disk!, 'services', 'pd-cache', 'blob');
     const onManager = join(dataDir, 'volumes', 'bench', 'blob');
