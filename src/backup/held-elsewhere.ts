@@ -1,7 +1,7 @@
 // Services whose data directory is on another node's disk (a Swarm with a node labelled `svc.services=true`,
 // docs/design.md "Data of services on other nodes"). A backup reads such a directory where it is
-// (create-archive.ts); a restore writes services/ on the manager's disk only, so one that would swap a
-// service held elsewhere, or start restored services on another node, is refused before anything changes.
+// (create-archive.ts); a restore writes the restored services/ on the disk of the node they will run on
+// (restore.ts, through the runtime's NodeDisk), and refuses, before anything changes, what it cannot do.
 import Database from 'better-sqlite3';
 import type { DataNode, Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
@@ -12,24 +12,33 @@ export interface RemoteDataFacts {
   live: { name: string; node: DataNode }[];
   /** Services the archive restores. */
   restored: string[];
-  /** Where a service created now would hold its data, when not on the manager. */
+  /** Archive services with a dump and no data directory (loaded from the manager's disk once active). */
+  dumpsOnly?: string[];
+  /** Where a service created now would hold its data, when not on the manager (the labelled node). */
   newServicesOn?: DataNode;
 }
 
+export type RemoteDataPlan = { refusal: string } | { node?: DataNode };
+
 /**
- * Pure: why this restore cannot be done (one sentence), or undefined. The restore removes every service's
- * Swarm service and the reconcilers create them again, placed as new ones: a live service held elsewhere
- * would lose its node (or start there on its old data), and restored services placed on another node
- * would not find the restored files, which are on the manager's disk.
+ * Pure: where this restore writes the services' data, or why it cannot be done (one sentence). The restore
+ * removes every service's Swarm service and the reconcilers create them again as new ones, placed by the
+ * label: so the restored data goes to the labelled node when there is one (its `services/` is swapped there
+ * as the manager's is here), else the manager. A live service held on any other node is refused: once
+ * removed it would be placed elsewhere, away from its data, even by a rollback. So is a dump-only service
+ * going to another node (its dump is loaded from the manager's disk).
  */
-export function remoteDataRefusal(f: RemoteDataFacts): string | undefined {
+export function planRemoteData(f: RemoteDataFacts): RemoteDataPlan {
+  const target = f.newServicesOn;
+  const stranded = f.live.filter((s) => s.node.id !== target?.id);
   const why: string[] = [];
-  if (f.live.length > 0) why.push(`the data of ${f.live.map((s) => `service ${s.name} is on node ${s.node.hostname}`).join(', ')}`);
-  if (f.restored.length > 0 && f.newServicesOn) {
-    why.push(`the restored services (${f.restored.join(', ')}) would start on node ${f.newServicesOn.hostname} (labelled svc.services=true), whose disk a restore cannot write yet`);
+  if (stranded.length > 0) {
+    why.push(`the data of ${stranded.map((s) => `service ${s.name} is on node ${s.node.hostname}`).join(', ')}, where services are no longer placed (${target ? `node ${target.hostname} is labelled svc.services=true` : 'no node is labelled svc.services=true'})`);
   }
-  if (why.length === 0) return undefined;
-  return `restoring services whose data is on another node than the manager is not supported yet: ${why.join('; ')}. Nothing was changed`;
+  const dumpsOnly = target ? (f.dumpsOnly ?? []) : [];
+  if (dumpsOnly.length > 0) why.push(`the archive has only a dump of ${dumpsOnly.join(', ')}, which cannot be loaded on node ${target!.hostname}`);
+  if (why.length > 0) return { refusal: `this restore cannot be done: ${why.join('; ')}. Nothing was changed` };
+  return { node: target && (f.restored.length > 0 || f.live.length > 0) ? target : undefined };
 }
 
 /** The service names an archive's (checked) svc.db holds. */
@@ -43,12 +52,18 @@ export function snapshotServiceNames(path: string): string[] {
 }
 
 /** The facts of a restore of `snapshot` now: asks the runtime where each live service's data is. */
-export async function remoteDataFacts(db: Db, runtime: Pick<Runtime, 'dataNodeOf' | 'newServiceDataNode'>, snapshot: string): Promise<RemoteDataFacts> {
+export async function remoteDataFacts(
+  db: Db,
+  runtime: Pick<Runtime, 'dataNodeOf' | 'newServiceDataNode'>,
+  snapshot: string,
+  contents: { serviceDirs: string[]; dumps: string[] },
+): Promise<RemoteDataFacts> {
   const live: RemoteDataFacts['live'] = [];
   for (const svc of listServices(db)) {
     const node = await runtime.dataNodeOf(svc.containerName);
     if (node) live.push({ name: svc.name, node });
   }
   const restored = snapshotServiceNames(snapshot);
-  return { live, restored, newServicesOn: restored.length > 0 ? await runtime.newServiceDataNode() : undefined };
+  const dumpsOnly = contents.dumps.filter((n) => !contents.serviceDirs.includes(n));
+  return { live, restored, dumpsOnly, newServicesOn: await runtime.newServiceDataNode() };
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Result } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
-import { LABELS, type Runtime } from '../runtime/runtime.js';
+import { LABELS, type DataNode, type NodeDisk, type Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import { getBackup, type BackupRow } from '../store/backups.js';
 import { activeRestores, getRestore, updateRestore, type RestoreRow } from '../store/backup-ops.js';
@@ -23,7 +23,7 @@ import { ArchiveError, extractArchive, type ArchiveContents } from './extract-ar
 import type { Gate } from './quiesce.js';
 import { KeyMismatchError, prepareSnapshot, replaceState } from './snapshot.js';
 import { PENDING_DUMPS_DIR } from './pending-dumps.js';
-import { remoteDataFacts, remoteDataRefusal } from './held-elsewhere.js';
+import { planRemoteData, remoteDataFacts } from './held-elsewhere.js';
 
 /** A restore that would need files on another node's disk (held-elsewhere.ts): refused, nothing changed. */
 export class RemoteDataError extends Error {}
@@ -31,7 +31,7 @@ export class RemoteDataError extends Error {}
 export interface RestoreDeps {
   db: Db;
   sealer: Sealer;
-  runtime: Pick<Runtime, 'list' | 'stop' | 'remove' | 'dataNodeOf' | 'newServiceDataNode'>;
+  runtime: Pick<Runtime, 'list' | 'stop' | 'remove' | 'dataNodeOf' | 'newServiceDataNode' | 'openNodeDisk'>;
   log: Logger;
   dataDir: string;
   backupDir: string;
@@ -76,10 +76,10 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
     mkdirSync(unpacked, { recursive: true, mode: 0o700 });
     const contents = await extractArchive(join(d.backupDir, backup.filename), unpacked);
     prepareSnapshot(join(unpacked, 'svc.db'), d.db, d.sealer);
-    // services/ is swapped on the manager's disk only: refused, before the safety backup, when a service's
-    // data is (or would be) on another node.
-    const refusal = remoteDataRefusal(await remoteDataFacts(d.db, d.runtime, join(unpacked, 'svc.db')));
-    if (refusal) throw new RemoteDataError(refusal);
+    // Where the restored services' data goes (the labelled node of a Swarm, else here), or why it cannot
+    // be done: refused before the safety backup, so nothing changes.
+    const where = planRemoteData(await remoteDataFacts(d.db, d.runtime, join(unpacked, 'svc.db'), contents));
+    if ('refusal' in where) throw new RemoteDataError(where.refusal);
 
     // A safety backup an earlier attempt completed is still the state before this restore.
     const earlier = row.safetyBackupId ? getBackup(d.db, row.safetyBackupId) : undefined;
@@ -91,7 +91,7 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
       safetyId = (await d.buildBackup(safety)).id;
     }
     set({ phase: 'swapping', safetyBackupId: safetyId });
-    await swap(d, id, staging, contents);
+    await swap(d, id, staging, contents, where.node);
     d.log.info('backup restore complete', { restore_id: id, backup_id: backup.id, filename: backup.filename, safety_backup_id: safetyId, restart_required: false });
     finish(d, getRestore(d.db, id)!);
   } catch (err) {
@@ -105,10 +105,14 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
   return {};
 }
 
-/** Pauses the others, swaps services/ and the rows, and resumes; any failure before the commit is undone here. */
-async function swap(d: RestoreDeps, id: number, staging: string, contents: ArchiveContents) {
+/**
+ * Pauses the others, swaps services/ (here, or on the node the services will run on) and the rows, and
+ * resumes; any failure before the commit is undone here.
+ */
+async function swap(d: RestoreDeps, id: number, staging: string, contents: ArchiveContents, node?: DataNode) {
   const unpacked = join(staging, 'archive');
   await d.gate.pause();
+  let disk: NodeDisk | undefined;
   try {
     const ours = { [LABELS.managed]: 'true', [LABELS.instance]: d.instance, [LABELS.role]: 'service' };
     for (const c of await d.runtime.list(ours)) {
@@ -123,6 +127,16 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       if (!mounts) continue;
       await d.runtime.stop(c.id, 10);
       await d.runtime.remove(c.id);
+    }
+    if (node) {
+      // The services' data on their node: that disk's services/ is swapped there, before anything here.
+      disk = await d.runtime.openNodeDisk(node, d.dataDir, `restore-${id}`);
+      try {
+        await swapOnNode(disk, id, unpacked);
+      } catch (err) {
+        await undoOnNode(disk, id).catch((e: Error) => d.log.error('the previous services/ on a node could not be put back', { node: node.hostname, restore_id: id, error: e.message }));
+        throw err;
+      }
     }
     const live = join(d.dataDir, 'services');
     // An empty live services/ makes "previous-services exists" mean exactly "the live one was moved".
@@ -139,7 +153,9 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       // The unpacker makes directories 0700; a volume's own directory is 0777 as the app reconciler makes it.
       for (const v of contents.volumeDirs) if (existsSync(join(liveVolumes, v))) chmodSync(join(liveVolumes, v), 0o777);
       const incoming = join(unpacked, 'services');
-      if (existsSync(incoming)) renameSync(incoming, live);
+      // Data restored on another node is not kept here too: the manager has the empty directories it has
+      // for any service held elsewhere.
+      if (existsSync(incoming) && !node) renameSync(incoming, live);
       else mkdirSync(live, { mode: 0o700 });
       // A service whose data dir the archive lacks starts empty and gets its dump loaded once active.
       for (const name of contents.dumps.filter((n) => !contents.serviceDirs.includes(n))) {
@@ -157,12 +173,48 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       d.changed();
     } catch (err) {
       undoFiles(d.dataDir, staging);
+      if (disk) await undoOnNode(disk, id).catch((e: Error) => d.log.error('the previous services/ on a node could not be put back', { node: node?.hostname, restore_id: id, error: e.message }));
       throw err;
     }
+    // Committed: the node's previous services/ goes (as the staging dir here does in finish).
+    if (disk) await disk.remove(nodeStaging(id)).catch((e: Error) => d.log.warn('a restore left its previous services/ on a node', { node: node?.hostname, path: nodeStaging(id), error: e.message }));
   } finally {
+    await disk?.close().catch((e: Error) => d.log.warn('the restore helper on a node was not removed', { node: node?.hostname, error: e.message }));
     d.gate.resume();
     await d.resync();
   }
+}
+
+/** The staging dir of restore `id` on another node's disk (relative to the data directory). */
+export const nodeStaging = (id: number) => `.restore-${id}-node`;
+
+/**
+ * On the node's disk: the archive's services/ unpacked into the staging dir, then the live services/ moved
+ * aside into it and the new one into place (two renames). An earlier attempt of this restore (a daemon that
+ * died midway) is undone first. Its undo (undoOnNode) puts the moved one back.
+ */
+async function swapOnNode(disk: NodeDisk, id: number, unpacked: string) {
+  const stage = nodeStaging(id);
+  await undoOnNode(disk, id);
+  await disk.mkdir(stage);
+  if (existsSync(join(unpacked, 'services'))) {
+    const { create } = await import('tar');
+    await disk.unpack(stage, create({ cwd: unpacked, portable: true }, ['services']) as unknown as NodeJS.ReadableStream);
+  }
+  if (!(await disk.exists(`${stage}/services`))) await disk.mkdir(`${stage}/services`);
+  await disk.mkdir('services');
+  await disk.rename('services', `${stage}/previous-services`);
+  await disk.rename(`${stage}/services`, 'services');
+}
+
+/** Puts the node's previous services/ back when it was moved aside, and removes the staging dir. */
+async function undoOnNode(disk: NodeDisk, id: number) {
+  const stage = nodeStaging(id);
+  if (await disk.exists(`${stage}/previous-services`)) {
+    await disk.remove('services');
+    await disk.rename(`${stage}/previous-services`, 'services');
+  }
+  await disk.remove(stage);
 }
 
 /** After the commit: the staging dir (with the previous services/) goes, and the operation completes. */

@@ -129,6 +129,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       return undefined;
     },
 
+    async openNodeDisk() {
+      throw new NotASwarmError("writing another node's disk");
+    },
+
     readDir(nameOrId, path) {
       return readContainerDir(docker, nameOrId, path);
     },

@@ -1,8 +1,9 @@
 // Pure: the node agents of a Swarm (docs/design.md "Node agents (issue 19)"). svc drives only the manager's
 // engine; an agent is a Caddy on each other node, a Swarm service pinned there, that passes svc's exec calls
-// and two reads (a container's inspect, a directory as tar) to that node's engine socket, nothing else. Its
-// config is static (admin API disabled) and reaches the task as a Swarm secret, because it holds the key. Here: the config, the service's spec, the node label
-// naming the socket, and the plan that makes the agents match the nodes. Same input, same output.
+// and a container's inspect and archive (a directory as tar, read or written) to that node's engine socket.
+// Its config is static (admin API disabled) and reaches the task as a Swarm secret, because it holds the
+// key. Here: the config, the service's spec, the node label naming the socket, and the plan that makes the
+// agents match the nodes. Same input, same output.
 import { createHash } from 'node:crypto';
 
 /** The agents' port on the instance's overlay (nothing else listens on it: one agent per task address). */
@@ -42,6 +43,11 @@ export const AGENT_PATHS = {
    * Read-only, and less than exec already allows.
    */
   archiveGet: `^${VERSION}/containers/${CONTAINER}/archive$`,
+  /**
+   * A tar unpacked into a container's directory (PUT /containers/{id}/archive?path=...): a restore writes a
+   * service's data on this node's disk through svc's own short-lived helper there. Less than exec allows.
+   */
+  archivePut: `^${VERSION}/containers/${CONTAINER}/archive$`,
 } as const;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -77,6 +83,7 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
                   { header: keyed, method: ['POST'], path_regexp: { pattern: AGENT_PATHS.post } },
                   { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.get } },
                   { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.archiveGet } },
+                  { header: keyed, method: ['PUT'], path_regexp: { pattern: AGENT_PATHS.archivePut } },
                 ],
                 handle: [
                   {

@@ -14,6 +14,7 @@ import { LABELS, NameInUseError, type DataNode, NoSuchNodeError, notOurs, type C
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { constrainedNode, dataTask, pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
 import { readContainerDir } from './docker-archive.js';
+import { openNodeDisk } from './swarm-node-disk.js';
 import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
 import { demuxLines, followProgress } from './docker-streams.js';
@@ -53,6 +54,8 @@ export interface SwarmRuntimeOptions {
    * only tasks on the manager can be reached.
    */
   agents?: Pick<NodeAgents, 'client'>;
+  /** An image with /bin/busybox (SVC_PROBE_IMAGE): the helper that writes another node's disk in a restore. */
+  diskImage?: string;
 }
 
 export interface SwarmRuntime extends Runtime {
@@ -273,6 +276,12 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       if (!opts.agents) throw new Error(`the data of ${svc.Spec.Name} is on node ${await hostnameOf(node)}; only the manager's disk can be read without the node agents`);
       const client = await opts.agents.client(node).catch((err: unknown) => Promise.reject(agentFailure(node, err)));
       return readContainerDir(client, id, path).catch((err: unknown) => Promise.reject(agentFailure(node, err)));
+    },
+
+    async openNodeDisk(node, dataDir, tag) {
+      if (!opts.agents || !opts.diskImage) throw new Error(`node ${node.hostname}'s disk cannot be reached without the node agents`);
+      const agents = opts.agents;
+      return openNodeDisk({ docker, instance: opts.instance, image: opts.diskImage, registryAuth: opts.registryAuth, client: (id) => agents.client(id), log: opts.log }, node, dataDir, tag);
     },
 
     async ensureNetwork(name) {

@@ -4,8 +4,13 @@
 // (`kill`), an image that exits or turns unhealthy, a failing pull, or the engine going away.
 import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type {
   DataNode,
+  NodeDisk,
   RegistryAuth,
   ContainerInfo,
   ContainerSpec,
@@ -104,6 +109,48 @@ export class FakeRuntime implements Runtime {
   newServicesOn: DataNode | undefined;
   /** Container name -> the tar bytes readDir answers for it (Docker's archive endpoint's). */
   readonly dirArchives = new Map<string, Buffer>();
+
+  /** Node id -> a host directory standing for that node's data directory (openNodeDisk works on it). */
+  readonly nodeDisks = new Map<string, string>();
+  /** Helpers open now (tags), for "nothing left behind". */
+  readonly openDisks = new Set<string>();
+  /** When set, the node-disk step whose `<op> <path>` matches throws (a fault mid-restore). */
+  nodeDiskFault: RegExp | undefined;
+
+  async openNodeDisk(node: DataNode, _dataDir: string, tag: string): Promise<NodeDisk> {
+    this.record('openNodeDisk', [node.id, tag]);
+    const root = this.nodeDisks.get(node.id);
+    if (!root) throw new Error(`the agent of node ${node.hostname} is not running yet`);
+    this.openDisks.add(tag);
+    const at = (rel: string) => join(root, rel);
+    const step = (op: string, rel: string) => {
+      if (this.nodeDiskFault?.test(`${op} ${rel}`)) throw new Error(`${op} ${rel} on node ${node.hostname} failed (injected)`);
+    };
+    return {
+      exists: async (rel) => existsSync(at(rel)),
+      mkdir: async (rel) => {
+        step('mkdir', rel);
+        await mkdir(at(rel), { recursive: true, mode: 0o700 });
+      },
+      rename: async (from, to) => {
+        step('rename', `${from} ${to}`);
+        if (existsSync(at(to))) throw new Error(`${to} exists`);
+        await rename(at(from), at(to));
+      },
+      remove: async (rel) => {
+        step('remove', rel);
+        await rm(at(rel), { recursive: true, force: true });
+      },
+      unpack: async (rel, tar) => {
+        step('unpack', rel);
+        const { x } = await import('tar');
+        await pipeline(tar as Readable, x({ cwd: at(rel) }) as unknown as NodeJS.WritableStream);
+      },
+      close: async () => {
+        this.openDisks.delete(tag);
+      },
+    };
+  }
 
   async dataNodeOf(nameOrId: string) {
     this.record('dataNodeOf', [nameOrId]);

@@ -39,6 +39,7 @@ describe('agentConfig', () => {
       { header: { 'Svc-Agent-Key': [KEY] }, method: ['POST'], path_regexp: { pattern: AGENT_PATHS.post } },
       { header: { 'Svc-Agent-Key': [KEY] }, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.get } },
       { header: { 'Svc-Agent-Key': [KEY] }, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.archiveGet } },
+      { header: { 'Svc-Agent-Key': [KEY] }, method: ['PUT'], path_regexp: { pattern: AGENT_PATHS.archivePut } },
     ]);
     expect(pass.handle).toEqual([{ handler: 'reverse_proxy', headers: { request: { delete: ['Svc-Agent-Key'] } }, upstreams: [{ dial: 'unix//var/run/docker.sock' }] }]);
     expect(deny).toMatchObject({ handle: [{ handler: 'static_response', status_code: 403 }] });
@@ -63,10 +64,12 @@ describe('agentConfig', () => {
     ['GET', '/containers/svc-web-3-r1/json', true],
     ['POST', '/containers/0123abc/json', false],
     ['GET', '/containers/0123abc/logs', false],
-    // A directory as tar, for backups of data held on that node; never its PUT, HEAD or export.
+    // A directory as tar, read for backups and written for restores of data held on that node; never HEAD or export.
     ['GET', '/containers/0123abc/archive', true],
     ['GET', '/v1.41/containers/svc-test-pg/archive', true],
-    ['PUT', '/containers/0123abc/archive', false],
+    ['PUT', '/containers/0123abc/archive', true],
+    ['PUT', '/containers/0123abc/archive/x', false],
+    ['POST', '/containers/0123abc/archive', false],
     ['HEAD', '/containers/0123abc/archive', false],
     ['GET', '/containers/0123abc/export', false],
     ['GET', '/containers/0123abc/archive/x', false],
