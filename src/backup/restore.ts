@@ -6,6 +6,9 @@
 // previous state back. The row is the journal: a daemon that dies in `swapping` puts the old services/ back
 // at its next start (the database was not committed) and runs the restore again from the start; one that
 // died after `committed` only cleans up. Every step renames on one filesystem, so each move is atomic.
+// On a Swarm whose services run on a labelled node, that node's services/ is swapped the same way, on its
+// disk, first (`.restore-<id>-node` there): undone on a failure before the commit, and by the next run
+// (before it swaps again) after a daemon died in `swapping`; its staging goes after the commit.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../controller/types.js';
@@ -57,6 +60,8 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
   const row = getRestore(d.db, id);
   if (!row) return {};
   if (row.phase === 'committed') {
+    // A daemon that died after the commit: the node's staging (its previous services/) and helper go too.
+    await cleanUpOnNode(d, id);
     finish(d, row);
     return {};
   }
@@ -205,6 +210,22 @@ async function swapOnNode(disk: NodeDisk, id: number, unpacked: string) {
   await disk.mkdir('services');
   await disk.rename('services', `${stage}/previous-services`);
   await disk.rename(`${stage}/services`, 'services');
+}
+
+/** Best effort, after a commit: the staging dir and the helper on the node the services go to, if any. */
+async function cleanUpOnNode(d: RestoreDeps, id: number) {
+  const node = await d.runtime.newServiceDataNode().catch(() => undefined);
+  if (!node) return;
+  try {
+    const disk = await d.runtime.openNodeDisk(node, d.dataDir, `restore-${id}`);
+    try {
+      await disk.remove(nodeStaging(id));
+    } finally {
+      await disk.close();
+    }
+  } catch (err) {
+    d.log.warn('a restore left its previous services/ on a node', { node: node.hostname, path: nodeStaging(id), error: (err as Error).message });
+  }
 }
 
 /** Puts the node's previous services/ back when it was moved aside, and removes the staging dir. */

@@ -287,6 +287,20 @@ describe('restore of services whose data is on another node (issue 19)', () => {
     expect((await readdir(disk)).sort()).toEqual(['services']);
   });
 
+  it('a daemon killed after the commit: the next step removes the staging on the node too, and the helper', async () => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime();
+    const disk = await onWorker(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    await mkdir(join(disk, `.restore-${op.id}-node`, 'previous-services', 'new-pg'), { recursive: true });
+    updateRestore(db, op.id, { phase: 'committed' });
+    recoverRestores(db, dataDir, silentLogger);
+    await stepRestore(restoreDeps({ runtime }), op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'completed' });
+    expect((await readdir(disk)).sort()).toEqual(['services']);
+    expect(runtime.openDisks.size).toBe(0);
+  });
+
   it('an archive with only a dump of a service, going to a worker: refused (its dump is loaded from the manager)', async () => {
     const backup = await backupThenChange();
     // An archive of an older svc: dumps/old-pg.sql and no services/old-pg/.
