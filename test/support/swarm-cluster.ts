@@ -52,6 +52,8 @@ export interface Cluster {
   killNode(node: ClusterNode): Promise<void>;
   /** Copies an image of the machine's engine into the manager and pushes it to the registry; returns its cluster reference. */
   pushImage(localRef: string): string;
+  /** The same for several images in one `docker save` (layers they share are copied once); their references in order. */
+  pushImages(localRefs: string[]): string[];
   /** The same into the private registry, pushed with its login; the manager keeps the image, no worker has it. */
   pushPrivateImage(localRef: string): string;
 }
@@ -330,6 +332,15 @@ export async function createCluster(nodeCount = 3, opts: { ownDisk?: string } = 
       timeoutMs: 30_000,
       what: 'every node Ready',
     });
+    const pushImages = (localRefs: string[]) => {
+      d(manager, ['load'], execFileSync('docker', ['save', ...localRefs], { maxBuffer: 2 ** 31 }));
+      return localRefs.map((localRef) => {
+        const target = `${registry}/${localRef}`;
+        d(manager, ['tag', localRef, target]);
+        d(manager, ['push', target]);
+        return target;
+      });
+    };
     return {
       id,
       nodes,
@@ -344,12 +355,9 @@ export async function createCluster(nodeCount = 3, opts: { ownDisk?: string } = 
         killCgroup(cgroupOf(node.netns));
       },
       pushImage(localRef) {
-        const target = `${registry}/${localRef}`;
-        d(manager, ['load'], execFileSync('docker', ['save', localRef], { maxBuffer: 1 << 30 }));
-        d(manager, ['tag', localRef, target]);
-        d(manager, ['push', target]);
-        return target;
+        return pushImages([localRef])[0]!;
       },
+      pushImages,
       pushPrivateImage(localRef) {
         const target = `${privateRegistry.address}/${localRef}`;
         // The login goes to a CLI config of this run (--config), never the machine's ~/.docker.
