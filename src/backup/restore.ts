@@ -8,7 +8,8 @@
 // died after `committed` only cleans up. Every step renames on one filesystem, so each move is atomic.
 // On a Swarm whose services run on a labelled node, that node's services/ is swapped the same way, on its
 // disk, first (`.restore-<id>-node` there): undone on a failure before the commit, and by the next run
-// (before it swaps again) after a daemon died in `swapping`; its staging goes after the commit.
+// (before it swaps again, or as it gives up after the last allowed start) after a daemon died in
+// `swapping`; its staging goes after the commit.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../controller/types.js';
@@ -66,6 +67,10 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
     return {};
   }
   if (row.phase !== 'pending') return {}; // settled, or a step of this process is running it
+  if (row.attempts >= MAX_RESTORE_ATTEMPTS) {
+    await giveUp(d, row);
+    return {};
+  }
   const set = (s: Parameters<typeof updateRestore>[2]) => {
     const r = updateRestore(d.db, id, s);
     d.changed();
@@ -119,11 +124,7 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
   await d.gate.pause();
   let disk: NodeDisk | undefined;
   try {
-    const ours = { [LABELS.managed]: 'true', [LABELS.instance]: d.instance, [LABELS.role]: 'service' };
-    for (const c of await d.runtime.list(ours)) {
-      await d.runtime.stop(c.id, 30);
-      await d.runtime.remove(c.id);
-    }
+    await removeServiceContainers(d);
     // Containers that mount a volume would keep the old directory (a bind mount follows the inode, not the
     // path): they go too, and the app reconciler recreates them from the restored state over the restored files.
     const withVolumes = new Set(d.db.select({ name: apps.name }).from(apps).where(ne(apps.volumes, '[]')).all().map((a) => a.name));
@@ -188,6 +189,44 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
     d.gate.resume();
     await d.resync();
   }
+}
+
+/** Stops and removes the service containers (Swarm services): what runs on a data directory being swapped. */
+async function removeServiceContainers(d: RestoreDeps) {
+  const ours = { [LABELS.managed]: 'true', [LABELS.instance]: d.instance, [LABELS.role]: 'service' };
+  for (const c of await d.runtime.list(ours)) {
+    await d.runtime.stop(c.id, 30);
+    await d.runtime.remove(c.id);
+  }
+}
+
+/**
+ * A restore interrupted in `swapping` at its last allowed start (recoverRestores undid this disk and left it
+ * `pending`): the node the services run on is put back too, with the services off it meanwhile (they may
+ * have started on the half-swapped directory since the start), then the restore fails.
+ */
+async function giveUp(d: RestoreDeps, row: RestoreRow) {
+  const node = await d.runtime.newServiceDataNode().catch(() => undefined);
+  if (node) {
+    await d.gate.pause();
+    try {
+      await removeServiceContainers(d);
+      const disk = await d.runtime.openNodeDisk(node, d.dataDir, `restore-${row.id}`);
+      try {
+        await undoOnNode(disk, row.id);
+      } finally {
+        await disk.close();
+      }
+    } catch (err) {
+      d.log.error('the previous services/ on a node could not be put back', { node: node.hostname, restore_id: row.id, error: (err as Error).message });
+    } finally {
+      d.gate.resume();
+      await d.resync();
+    }
+  }
+  updateRestore(d.db, row.id, { phase: 'failed', code: 'restore_failed', error: `restore failed and was rolled back: svc stopped during it ${row.attempts} times` });
+  d.changed();
+  d.log.error('an interrupted restore was rolled back and failed', { restore_id: row.id, attempts: row.attempts });
 }
 
 /** The staging dir of restore `id` on another node's disk (relative to the data directory). */
@@ -274,7 +313,11 @@ export function recoverRestores(db: Db, dataDir: string, log: Logger): void {
     rmSync(staging, { recursive: true, force: true });
     const attempts = row.attempts + 1;
     if (row.phase === 'pending') continue; // never started
-    if (attempts >= MAX_RESTORE_ATTEMPTS) {
+    if (attempts >= MAX_RESTORE_ATTEMPTS && row.phase === 'swapping') {
+      // Another node's disk may be half-swapped too: the restore's step puts it back, then fails (giveUp).
+      updateRestore(db, row.id, { phase: 'pending', attempts });
+      log.warn('an interrupted restore was rolled back; it fails once its node is rolled back too', { restore_id: row.id, attempts });
+    } else if (attempts >= MAX_RESTORE_ATTEMPTS) {
       updateRestore(db, row.id, { phase: 'failed', attempts, code: 'restore_failed', error: `restore failed and was rolled back: svc stopped during it ${attempts} times` });
       log.error('an interrupted restore was rolled back and failed', { restore_id: row.id, phase: row.phase, attempts });
     } else {

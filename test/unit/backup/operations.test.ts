@@ -287,6 +287,35 @@ describe('restore of services whose data is on another node (issue 19)', () => {
     expect((await readdir(disk)).sort()).toEqual(['services']);
   });
 
+  it('a daemon killed mid-swap at its last allowed start: the node is put back, with the services off it meanwhile, then the restore fails', async () => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime({ images: ['pg'] });
+    const disk = await onWorker(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    await mkdir(join(disk, `.restore-${op.id}-node`), { recursive: true });
+    await rename(join(disk, 'services'), join(disk, `.restore-${op.id}-node`, 'previous-services'));
+    await mkdir(join(disk, 'services', 'half'), { recursive: true });
+    // A service the reconcilers started since the start, on the half-swapped directory.
+    await runtime.run({ name: 'svc-svc-new-pg', image: 'pg', labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.role': 'service' } });
+    updateRestore(db, op.id, { phase: 'swapping', attempts: 2 });
+    recoverRestores(db, dataDir, silentLogger);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'pending', attempts: 3 });
+    const deps = restoreDeps({ runtime });
+    await stepRestore(deps, op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'failed', code: 'restore_failed' });
+    expect(getRestore(db, op.id)!.error).toMatch(/rolled back: svc stopped during it 3 times/);
+    expect([...runtime.containers.values()].map((c) => c.spec.name)).not.toContain('svc-svc-new-pg');
+    expect(await readFile(join(disk, 'services', 'new-pg', 'PG_VERSION'), 'utf8')).toBe('live on the worker\n');
+    expect((await readdir(disk)).sort()).toEqual(['services']);
+    expect(runtime.openDisks.size).toBe(0);
+    expect(serviceNames()).toEqual(['new-pg']);
+    expect(deps.gate.paused()).toBe(false);
+    expect(deps.resyncs).toBe(1);
+    const before = await snapshot();
+    await stepRestore(deps, op.id);
+    expect(await snapshot()).toEqual(before);
+  });
+
   it('a daemon killed after the commit: the next step removes the staging on the node too, and the helper', async () => {
     const backup = await backupThenChange();
     const runtime = new FakeRuntime();
