@@ -12,6 +12,7 @@
 // `swapping`; its staging goes after the commit.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { create as createTar } from 'tar';
 import type { Result } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
@@ -242,8 +243,7 @@ async function swapOnNode(disk: NodeDisk, id: number, unpacked: string) {
   await undoOnNode(disk, id);
   await disk.mkdir(stage);
   if (existsSync(join(unpacked, 'services'))) {
-    const { create } = await import('tar');
-    await disk.unpack(stage, create({ cwd: unpacked, portable: true }, ['services']) as unknown as NodeJS.ReadableStream);
+    await disk.unpack(stage, createTar({ cwd: unpacked, portable: true }, ['services']) as unknown as NodeJS.ReadableStream);
   }
   if (!(await disk.exists(`${stage}/services`))) await disk.mkdir(`${stage}/services`);
   await disk.mkdir('services');
