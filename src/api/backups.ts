@@ -22,7 +22,8 @@ export function backupContext(deps: ApiDeps): BackupContext {
 }
 
 /** HTTP status of a failed restore or import, by its code (API.md). */
-export const failureStatus = (code: string | null) => (code === 'invalid_archive' ? 400 : code === 'encryption_key_mismatch' ? 422 : 500);
+export const failureStatus = (code: string | null) =>
+  code === 'invalid_archive' ? 400 : code === 'encryption_key_mismatch' ? 422 : code === 'service_on_other_node' ? 409 : 500;
 
 /** A settled restore as API.md's restore answer (200), or its failure as `{error, code, restore}`. */
 export function restoreOutcome(c: Context, row: RestoreRow) {

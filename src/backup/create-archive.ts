@@ -1,9 +1,10 @@
 // Builds one full-state archive (SPEC.md 2.7, API.md "Backups"): an online snapshot of svc.db, a dump of
-// every running relational service (run inside its container), the services/, proxy/ and volumes/ folders of the
-// data dir, the code-host private key and the `.env` as it is at backup time. The dumps stream into
-// staging files while the data directories are compressed, and join the archive last. Everything is
-// written to `.<name>.partial` in the backup dir, fsynced and only then renamed into place, so a crash or
-// a full disk never leaves a file under a published name.
+// every running relational service (run inside its container), the services/, proxy/ and volumes/ folders of
+// the data dir (a service's folder read on the node that holds it, when that is another node of a Swarm),
+// the code-host private key and the `.env` as it is at backup time. The dumps stream into staging files while
+// the data directories are compressed, and join the archive last. Everything is written to
+// `.<name>.partial` in the backup dir, fsynced and only then renamed into place, so a crash or a full disk
+// never leaves a file under a published name.
 import { mkdir, mkdtemp, rm, rename, stat, chmod, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kindOf } from '../catalog/catalog.js';
@@ -22,7 +23,7 @@ export const CODEHOST_KEY_FILE = 'codehost-app.pem';
 export interface ArchiveDeps {
   db: Db;
   sealer: Sealer;
-  runtime: Pick<Runtime, 'execToFile' | 'inspect'>;
+  runtime: Pick<Runtime, 'execToFile' | 'inspect' | 'dataNodeOf' | 'readDir'>;
   log: Logger;
   dataDir: string;
   backupDir: string;
@@ -66,7 +67,11 @@ export async function createArchive(d: ArchiveDeps, filename: string): Promise<n
         await w.addBuffer('.env', Buffer.from(envFileText(archiveEnv(d))));
         // The code-host app's private key (written by the manifest flow); absent when none is set up.
         await w.addFile(CODEHOST_KEY_FILE, join(d.dataDir, CODEHOST_KEY_FILE));
-        await w.addTree('services', join(d.dataDir, 'services'));
+        // A service pinned to another node has its data on that node's disk (the manager's copy of its
+        // directory is empty): read there, through the node's engine, under the same name.
+        const elsewhere = await servicesHeldElsewhere(d);
+        await w.addTree('services', join(d.dataDir, 'services'), (rel) => elsewhere.has(rel.slice('services/'.length)));
+        for (const [name, s] of elsewhere) await w.addTar(`services/${name}`, await d.runtime.readDir(s.containerName, s.dataPath));
         await w.addTree('proxy', join(d.dataDir, 'proxy'));
         // Apps' persistent volumes (issue 22), copied live: like a running app's own files, a file the app
         // is writing at that moment may be caught half-written. The trash of purged apps is not data.
@@ -98,6 +103,15 @@ export function archiveEnv(d: Pick<ArchiveDeps, 'effectiveEnv' | 'envFile'>): Re
   const out = { ...d.effectiveEnv };
   for (const [k, v] of Object.entries(now)) if (k.startsWith('SVC_')) out[k] = v;
   for (const k of KEPT_APART) delete out[k];
+  return out;
+}
+
+/** Services whose data directory is on another node's disk (name -> container and data path there). */
+async function servicesHeldElsewhere(d: ArchiveDeps): Promise<Map<string, { containerName: string; dataPath: string }>> {
+  const out = new Map<string, { containerName: string; dataPath: string }>();
+  for (const svc of listServices(d.db)) {
+    if (await d.runtime.dataNodeOf(svc.containerName)) out.set(svc.name, { containerName: svc.containerName, dataPath: kindOf(svc.type).dataPath });
+  }
   return out;
 }
 

@@ -6,12 +6,17 @@
 // previous state back. The row is the journal: a daemon that dies in `swapping` puts the old services/ back
 // at its next start (the database was not committed) and runs the restore again from the start; one that
 // died after `committed` only cleans up. Every step renames on one filesystem, so each move is atomic.
+// On a Swarm whose services run on a labelled node, that node's services/ is swapped the same way, on its
+// disk, first (`.restore-<id>-node` there): undone on a failure before the commit, and by the next run
+// (before it swaps again, or as it gives up after the last allowed start) after a daemon died in
+// `swapping`; its staging goes after the commit.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { create as createTar } from 'tar';
 import type { Result } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
-import { LABELS, type Runtime } from '../runtime/runtime.js';
+import { LABELS, type DataNode, type NodeDisk, type Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import { getBackup, type BackupRow } from '../store/backups.js';
 import { activeRestores, getRestore, updateRestore, type RestoreRow } from '../store/backup-ops.js';
@@ -23,11 +28,15 @@ import { ArchiveError, extractArchive, type ArchiveContents } from './extract-ar
 import type { Gate } from './quiesce.js';
 import { KeyMismatchError, prepareSnapshot, replaceState } from './snapshot.js';
 import { PENDING_DUMPS_DIR } from './pending-dumps.js';
+import { planRemoteData, remoteDataFacts } from './held-elsewhere.js';
+
+/** A restore that would need files on another node's disk (held-elsewhere.ts): refused, nothing changed. */
+export class RemoteDataError extends Error {}
 
 export interface RestoreDeps {
   db: Db;
   sealer: Sealer;
-  runtime: Pick<Runtime, 'list' | 'stop' | 'remove'>;
+  runtime: Pick<Runtime, 'list' | 'stop' | 'remove' | 'dataNodeOf' | 'newServiceDataNode' | 'openNodeDisk'>;
   log: Logger;
   dataDir: string;
   backupDir: string;
@@ -53,10 +62,16 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
   const row = getRestore(d.db, id);
   if (!row) return {};
   if (row.phase === 'committed') {
+    // A daemon that died after the commit: the node's staging (its previous services/) and helper go too.
+    await cleanUpOnNode(d, id);
     finish(d, row);
     return {};
   }
   if (row.phase !== 'pending') return {}; // settled, or a step of this process is running it
+  if (row.attempts >= MAX_RESTORE_ATTEMPTS) {
+    await giveUp(d, row);
+    return {};
+  }
   const set = (s: Parameters<typeof updateRestore>[2]) => {
     const r = updateRestore(d.db, id, s);
     d.changed();
@@ -72,6 +87,10 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
     mkdirSync(unpacked, { recursive: true, mode: 0o700 });
     const contents = await extractArchive(join(d.backupDir, backup.filename), unpacked);
     prepareSnapshot(join(unpacked, 'svc.db'), d.db, d.sealer);
+    // Where the restored services' data goes (the labelled node of a Swarm, else here), or why it cannot
+    // be done: refused before the safety backup, so nothing changes.
+    const where = planRemoteData(await remoteDataFacts(d.db, d.runtime, join(unpacked, 'svc.db'), contents));
+    if ('refusal' in where) throw new RemoteDataError(where.refusal);
 
     // A safety backup an earlier attempt completed is still the state before this restore.
     const earlier = row.safetyBackupId ? getBackup(d.db, row.safetyBackupId) : undefined;
@@ -83,11 +102,12 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
       safetyId = (await d.buildBackup(safety)).id;
     }
     set({ phase: 'swapping', safetyBackupId: safetyId });
-    await swap(d, id, staging, contents);
+    await swap(d, id, staging, contents, where.node);
     d.log.info('backup restore complete', { restore_id: id, backup_id: backup.id, filename: backup.filename, safety_backup_id: safetyId, restart_required: false });
     finish(d, getRestore(d.db, id)!);
   } catch (err) {
-    const code = err instanceof ArchiveError ? 'invalid_archive' : err instanceof KeyMismatchError ? 'encryption_key_mismatch' : 'restore_failed';
+    const code =
+      err instanceof ArchiveError ? 'invalid_archive' : err instanceof KeyMismatchError ? 'encryption_key_mismatch' : err instanceof RemoteDataError ? 'service_on_other_node' : 'restore_failed';
     const reason = err instanceof Error ? err.message : String(err);
     rmSync(staging, { recursive: true, force: true });
     set({ phase: 'failed', code, error: code === 'restore_failed' ? `restore failed and was rolled back: ${reason}` : reason });
@@ -96,16 +116,16 @@ export async function stepRestore(d: RestoreDeps, id: number): Promise<Result> {
   return {};
 }
 
-/** Pauses the others, swaps services/ and the rows, and resumes; any failure before the commit is undone here. */
-async function swap(d: RestoreDeps, id: number, staging: string, contents: ArchiveContents) {
+/**
+ * Pauses the others, swaps services/ (here, or on the node the services will run on) and the rows, and
+ * resumes; any failure before the commit is undone here.
+ */
+async function swap(d: RestoreDeps, id: number, staging: string, contents: ArchiveContents, node?: DataNode) {
   const unpacked = join(staging, 'archive');
   await d.gate.pause();
+  let disk: NodeDisk | undefined;
   try {
-    const ours = { [LABELS.managed]: 'true', [LABELS.instance]: d.instance, [LABELS.role]: 'service' };
-    for (const c of await d.runtime.list(ours)) {
-      await d.runtime.stop(c.id, 30);
-      await d.runtime.remove(c.id);
-    }
+    await removeServiceContainers(d);
     // Containers that mount a volume would keep the old directory (a bind mount follows the inode, not the
     // path): they go too, and the app reconciler recreates them from the restored state over the restored files.
     const withVolumes = new Set(d.db.select({ name: apps.name }).from(apps).where(ne(apps.volumes, '[]')).all().map((a) => a.name));
@@ -114,6 +134,16 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       if (!mounts) continue;
       await d.runtime.stop(c.id, 10);
       await d.runtime.remove(c.id);
+    }
+    if (node) {
+      // The services' data on their node: that disk's services/ is swapped there, before anything here.
+      disk = await d.runtime.openNodeDisk(node, d.dataDir, `restore-${id}`);
+      try {
+        await swapOnNode(disk, id, unpacked);
+      } catch (err) {
+        await undoOnNode(disk, id).catch((e: Error) => d.log.error('the previous services/ on a node could not be put back', { node: node.hostname, restore_id: id, error: e.message }));
+        throw err;
+      }
     }
     const live = join(d.dataDir, 'services');
     // An empty live services/ makes "previous-services exists" mean exactly "the live one was moved".
@@ -130,7 +160,9 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       // The unpacker makes directories 0700; a volume's own directory is 0777 as the app reconciler makes it.
       for (const v of contents.volumeDirs) if (existsSync(join(liveVolumes, v))) chmodSync(join(liveVolumes, v), 0o777);
       const incoming = join(unpacked, 'services');
-      if (existsSync(incoming)) renameSync(incoming, live);
+      // Data restored on another node is not kept here too: the manager has the empty directories it has
+      // for any service held elsewhere.
+      if (existsSync(incoming) && !node) renameSync(incoming, live);
       else mkdirSync(live, { mode: 0o700 });
       // A service whose data dir the archive lacks starts empty and gets its dump loaded once active.
       for (const name of contents.dumps.filter((n) => !contents.serviceDirs.includes(n))) {
@@ -148,12 +180,101 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       d.changed();
     } catch (err) {
       undoFiles(d.dataDir, staging);
+      if (disk) await undoOnNode(disk, id).catch((e: Error) => d.log.error('the previous services/ on a node could not be put back', { node: node?.hostname, restore_id: id, error: e.message }));
       throw err;
     }
+    // Committed: the node's previous services/ goes (as the staging dir here does in finish).
+    if (disk) await disk.remove(nodeStaging(id)).catch((e: Error) => d.log.warn('a restore left its previous services/ on a node', { node: node?.hostname, path: nodeStaging(id), error: e.message }));
   } finally {
+    await disk?.close().catch((e: Error) => d.log.warn('the restore helper on a node was not removed', { node: node?.hostname, error: e.message }));
     d.gate.resume();
     await d.resync();
   }
+}
+
+/** Stops and removes the service containers (Swarm services): what runs on a data directory being swapped. */
+async function removeServiceContainers(d: RestoreDeps) {
+  const ours = { [LABELS.managed]: 'true', [LABELS.instance]: d.instance, [LABELS.role]: 'service' };
+  for (const c of await d.runtime.list(ours)) {
+    await d.runtime.stop(c.id, 30);
+    await d.runtime.remove(c.id);
+  }
+}
+
+/**
+ * A restore interrupted in `swapping` at its last allowed start (recoverRestores undid this disk and left it
+ * `pending`): the node the services run on is put back too, with the services off it meanwhile (they may
+ * have started on the half-swapped directory since the start), then the restore fails.
+ */
+async function giveUp(d: RestoreDeps, row: RestoreRow) {
+  const node = await d.runtime.newServiceDataNode().catch(() => undefined);
+  if (node) {
+    await d.gate.pause();
+    try {
+      await removeServiceContainers(d);
+      const disk = await d.runtime.openNodeDisk(node, d.dataDir, `restore-${row.id}`);
+      try {
+        await undoOnNode(disk, row.id);
+      } finally {
+        await disk.close();
+      }
+    } catch (err) {
+      d.log.error('the previous services/ on a node could not be put back', { node: node.hostname, restore_id: row.id, error: (err as Error).message });
+    } finally {
+      d.gate.resume();
+      await d.resync();
+    }
+  }
+  updateRestore(d.db, row.id, { phase: 'failed', code: 'restore_failed', error: `restore failed and was rolled back: svc stopped during it ${row.attempts} times` });
+  d.changed();
+  d.log.error('an interrupted restore was rolled back and failed', { restore_id: row.id, attempts: row.attempts });
+}
+
+/** The staging dir of restore `id` on another node's disk (relative to the data directory). */
+export const nodeStaging = (id: number) => `.restore-${id}-node`;
+
+/**
+ * On the node's disk: the archive's services/ unpacked into the staging dir, then the live services/ moved
+ * aside into it and the new one into place (two renames). An earlier attempt of this restore (a daemon that
+ * died midway) is undone first. Its undo (undoOnNode) puts the moved one back.
+ */
+async function swapOnNode(disk: NodeDisk, id: number, unpacked: string) {
+  const stage = nodeStaging(id);
+  await undoOnNode(disk, id);
+  await disk.mkdir(stage);
+  if (existsSync(join(unpacked, 'services'))) {
+    await disk.unpack(stage, createTar({ cwd: unpacked, portable: true }, ['services']) as unknown as NodeJS.ReadableStream);
+  }
+  if (!(await disk.exists(`${stage}/services`))) await disk.mkdir(`${stage}/services`);
+  await disk.mkdir('services');
+  await disk.rename('services', `${stage}/previous-services`);
+  await disk.rename(`${stage}/services`, 'services');
+}
+
+/** Best effort, after a commit: the staging dir and the helper on the node the services go to, if any. */
+async function cleanUpOnNode(d: RestoreDeps, id: number) {
+  const node = await d.runtime.newServiceDataNode().catch(() => undefined);
+  if (!node) return;
+  try {
+    const disk = await d.runtime.openNodeDisk(node, d.dataDir, `restore-${id}`);
+    try {
+      await disk.remove(nodeStaging(id));
+    } finally {
+      await disk.close();
+    }
+  } catch (err) {
+    d.log.warn('a restore left its previous services/ on a node', { node: node.hostname, path: nodeStaging(id), error: (err as Error).message });
+  }
+}
+
+/** Puts the node's previous services/ back when it was moved aside, and removes the staging dir. */
+async function undoOnNode(disk: NodeDisk, id: number) {
+  const stage = nodeStaging(id);
+  if (await disk.exists(`${stage}/previous-services`)) {
+    await disk.remove('services');
+    await disk.rename(`${stage}/previous-services`, 'services');
+  }
+  await disk.remove(stage);
 }
 
 /** After the commit: the staging dir (with the previous services/) goes, and the operation completes. */
@@ -192,7 +313,11 @@ export function recoverRestores(db: Db, dataDir: string, log: Logger): void {
     rmSync(staging, { recursive: true, force: true });
     const attempts = row.attempts + 1;
     if (row.phase === 'pending') continue; // never started
-    if (attempts >= MAX_RESTORE_ATTEMPTS) {
+    if (attempts >= MAX_RESTORE_ATTEMPTS && row.phase === 'swapping') {
+      // Another node's disk may be half-swapped too: the restore's step puts it back, then fails (giveUp).
+      updateRestore(db, row.id, { phase: 'pending', attempts });
+      log.warn('an interrupted restore was rolled back; it fails once its node is rolled back too', { restore_id: row.id, attempts });
+    } else if (attempts >= MAX_RESTORE_ATTEMPTS) {
       updateRestore(db, row.id, { phase: 'failed', attempts, code: 'restore_failed', error: `restore failed and was rolled back: svc stopped during it ${attempts} times` });
       log.error('an interrupted restore was rolled back and failed', { restore_id: row.id, phase: row.phase, attempts });
     } else {

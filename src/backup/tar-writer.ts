@@ -8,7 +8,7 @@ import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createGzip, type Gzip } from 'node:zlib';
-import { Header, Pax } from 'tar';
+import { Header, Pax, type ReadEntry } from 'tar';
 
 const BLOCK = 512;
 
@@ -20,7 +20,25 @@ const BLOCK = 512;
 export const GZIP_LEVEL = 1;
 const CHUNK = 1024 * 1024;
 
-type EntryType = 'File' | 'Directory' | 'SymbolicLink';
+type EntryType = 'File' | 'Directory' | 'SymbolicLink' | 'Link';
+
+/** Who owns an entry (kept from another tar); absent: root, as for the files read here. */
+interface Owner {
+  uid?: number;
+  gid?: number;
+  uname?: string;
+  gname?: string;
+}
+
+/**
+ * Pure: an entry of an engine's archive (`<basename>/rest`, what `GET /containers/{id}/archive` names them)
+ * under `prefix` instead (`services/<name>/rest`); undefined for a name with `..` or outside one top folder.
+ */
+export function renameUnder(prefix: string, path: string): string | undefined {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.length === 0 || parts.includes('..') || path.startsWith('/')) return undefined;
+  return [prefix, ...parts.slice(1)].join('/');
+}
 
 /** One archive being written to `path` (created exclusively, mode 600). `finish()` flushes and fsyncs. */
 export class TarWriter {
@@ -49,8 +67,8 @@ export class TarWriter {
     if (!this.gzip.write(buf)) await Promise.race([once(this.gzip, 'drain'), this.failed]);
   }
 
-  private async header(name: string, type: EntryType, mode: number, size: number, mtime: Date, linkpath?: string) {
-    const data = { path: name, type, mode, size, mtime, uid: 0, gid: 0, linkpath };
+  private async header(name: string, type: EntryType, mode: number, size: number, mtime: Date, linkpath?: string, owner: Owner = {}) {
+    const data = { path: name, type, mode, size, mtime, uid: owner.uid ?? 0, gid: owner.gid ?? 0, uname: owner.uname, gname: owner.gname, linkpath };
     const h = new Header(data);
     if (h.encode()) await this.write(new Pax({ path: name, linkpath, size, mtime }).encode());
     await this.write(h.block!);
@@ -134,6 +152,74 @@ export class TarWriter {
       const target = await readlink(source).catch(() => undefined);
       if (target !== undefined) await this.header(name, 'SymbolicLink', 0o777, 0, st.mtime, target);
     }
+  }
+
+  /**
+   * The entries of another tar stream (an engine's archive of a directory: a managed service's data on
+   * another node's disk) under `prefix`, owners, modes and times kept: directories, regular files, symbolic
+   * and hard links; devices and FIFOs are skipped as addTree skips them. Streamed entry by entry with
+   * backpressure (tar's parser waits for each entry to be read), never held in memory. Rejects when the
+   * stream breaks or is not a tar.
+   */
+  async addTar(prefix: string, source: NodeJS.ReadableStream): Promise<void> {
+    const { Parser } = await import('tar');
+    const parser = new Parser({ strict: true });
+    let failure: Error | undefined;
+    let chain: Promise<void> = Promise.resolve();
+    const fail = (e: unknown) => {
+      failure ??= e instanceof Error ? e : new Error(String(e));
+    };
+    parser.on('entry', (entry: ReadEntry) => {
+      chain = chain.then(async () => {
+        if (failure) return void entry.resume();
+        const name = renameUnder(prefix, entry.path);
+        const owner = { uid: entry.uid, gid: entry.gid, uname: entry.uname, gname: entry.gname };
+        const mode = (entry.mode ?? 0o600) & 0o7777;
+        const mtime = entry.mtime ?? new Date();
+        if (!name) return void entry.resume();
+        if (entry.type === 'Directory') {
+          await this.header(`${name}/`, 'Directory', mode, 0, mtime, undefined, owner);
+        } else if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') {
+          const size = entry.size ?? 0;
+          await this.header(name, 'File', mode, size, mtime, undefined, owner);
+          let done = 0;
+          for await (const chunk of entry as AsyncIterable<Buffer>) {
+            await this.write(chunk);
+            done += chunk.length;
+          }
+          if (done !== size) throw new Error(`${name}: the archive stream ended inside the file (${done} of ${size} bytes)`);
+          await this.pad(size);
+          return;
+        } else if (entry.type === 'SymbolicLink') {
+          await this.header(name, 'SymbolicLink', 0o777, 0, mtime, entry.linkpath, owner);
+        } else if (entry.type === 'Link') {
+          const to = renameUnder(prefix, entry.linkpath ?? '');
+          if (to) await this.header(name, 'Link', mode, 0, mtime, to, owner);
+        }
+        entry.resume();
+      }).catch((e: unknown) => {
+        fail(e);
+        entry.resume();
+      });
+    });
+    const ended = new Promise<void>((resolve, reject) => {
+      parser.on('end', () => resolve());
+      const broke = (why: string) => reject(new Error(`${prefix}: the directory's tar stream broke off or is damaged: ${why}`));
+      parser.on('error', (e: Error) => broke(e.message));
+      parser.on('warn', (code: string, msg: string) => broke(`${msg} (${code})`));
+      source.on('error', (e: Error) => broke(e.message));
+    });
+    source.pipe(parser as unknown as NodeJS.WritableStream);
+    try {
+      await ended;
+    } catch (e) {
+      // The stream broke: an entry may never end, so its copy is not waited for (the caller aborts the archive).
+      fail(e);
+      (source as { destroy?: () => void }).destroy?.();
+      throw failure!;
+    }
+    await chain;
+    if (failure) throw failure;
   }
 
   /** Ends the tar stream and the gzip member, waits for the file to be written, and fsyncs it. */

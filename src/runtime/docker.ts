@@ -15,6 +15,7 @@ import { createNetworkCache } from './network-cache.js';
 import { createDockerClient } from './docker-client.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
 import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from './docker-map.js';
+import { readContainerDir } from './docker-archive.js';
 import { createExecOps } from './docker-exec.js';
 import { demuxLines, followProgress } from './docker-streams.js';
 import { span } from '../trace/marks.js';
@@ -117,6 +118,23 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
 
     async joinInfo() {
       throw new NotASwarmError('joining a node');
+    },
+
+    // One engine: every container's data is on this host's disk.
+    async dataNodeOf() {
+      return undefined;
+    },
+
+    async newServiceDataNode() {
+      return undefined;
+    },
+
+    async openNodeDisk() {
+      throw new NotASwarmError("writing another node's disk");
+    },
+
+    readDir(nameOrId, path) {
+      return readContainerDir(docker, nameOrId, path);
     },
 
     async ping() {

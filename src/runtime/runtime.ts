@@ -196,6 +196,31 @@ export interface NodeChange {
   labels?: Record<string, string>;
 }
 
+/** A node other than the one svc runs on, whose disk holds a container's data directory (issue 19). */
+export interface DataNode {
+  id: string;
+  hostname: string;
+}
+
+/**
+ * A directory tree on one node's disk, reached through a short-lived helper container there that mounts the
+ * data directory at the same path (a restore of services held on that node). Paths are relative to the data
+ * directory, plain (no `..`); every operation is one step on that node's filesystem.
+ */
+export interface NodeDisk {
+  exists(path: string): Promise<boolean>;
+  /** mkdir -p, mode 700. */
+  mkdir(path: string): Promise<void>;
+  /** A rename on that filesystem (atomic); `to` must not exist. */
+  rename(from: string, to: string): Promise<void>;
+  /** rm -rf; a missing path is not an error. */
+  remove(path: string): Promise<void>;
+  /** Unpacks a tar stream into the existing directory `path`. */
+  unpack(path: string, tar: NodeJS.ReadableStream): Promise<void>;
+  /** Removes the helper; nothing of it is left on the node. */
+  close(): Promise<void>;
+}
+
 /** A node operation of Swarm asked of a single engine (SVC_RUNTIME=docker). */
 export class NotASwarmError extends Error {
   constructor(what: string) {
@@ -219,6 +244,25 @@ export interface Runtime {
   updateNode(id: string, change: NodeChange): Promise<NodeView>;
   /** The join token and the manager's `host:port`, for `docker swarm join`; a single engine throws NotASwarmError. */
   joinInfo(role: 'worker' | 'manager'): Promise<{ token: string; address: string }>;
+  /**
+   * The node other than the one svc runs on whose disk holds this container's bind-mounted data (a managed
+   * service pinned to a worker); undefined when the data is on this host's disk (always for one engine, and
+   * for a name the runtime does not know).
+   */
+  dataNodeOf(nameOrId: string): Promise<DataNode | undefined>;
+  /** Where a managed service created now would hold its data, when not on this host (a labelled worker). */
+  newServiceDataNode(): Promise<DataNode | undefined>;
+  /**
+   * A tar stream of the directory `path` inside the container, read by the engine of the node holding it
+   * (Docker's archive endpoint: entries `<basename of path>/...`, owners and modes as on that disk). Works on
+   * a stopped container too. The caller consumes or destroys the stream.
+   */
+  readDir(nameOrId: string, path: string): Promise<NodeJS.ReadableStream>;
+  /**
+   * The data directory `dataDir` on another node's disk, through a helper named after `tag` (one per tag:
+   * a leftover of an earlier one is replaced). Only a Swarm has other nodes; one engine throws.
+   */
+  openNodeDisk(node: DataNode, dataDir: string, tag: string): Promise<NodeDisk>;
   /** True when the engine answers. */
   ping(): Promise<boolean>;
   /** Creates the bridge network when missing (idempotent). */

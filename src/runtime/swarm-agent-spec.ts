@@ -1,8 +1,9 @@
 // Pure: the node agents of a Swarm (docs/design.md "Node agents (issue 19)"). svc drives only the manager's
 // engine; an agent is a Caddy on each other node, a Swarm service pinned there, that passes svc's exec calls
-// (and nothing else) to that node's engine socket. Its config is static (admin API disabled) and reaches the
-// task as a Swarm secret, because it holds the key. Here: the config, the service's spec, the node label
-// naming the socket, and the plan that makes the agents match the nodes. Same input, same output.
+// and a container's inspect and archive (a directory as tar, read or written) to that node's engine socket.
+// Its config is static (admin API disabled) and reaches the task as a Swarm secret, because it holds the
+// key. Here: the config, the service's spec, the node label naming the socket, and the plan that makes the
+// agents match the nodes. Same input, same output.
 import { createHash } from 'node:crypto';
 import { EDGE_ADMIN_HOST, EDGE_ADMIN_PREFIX, EDGE_NODE_DIR, EDGE_NODE_SOCKETS, edgeVolumeName } from './swarm-edge-spec.js';
 
@@ -37,6 +38,17 @@ const EXEC = '[0-9a-f]{64}';
 export const AGENT_PATHS = {
   post: `^${VERSION}/(containers/${CONTAINER}/exec|exec/${EXEC}/(start|resize))$`,
   get: `^${VERSION}/(exec/${EXEC}|containers/${CONTAINER})/json$`,
+  /**
+   * A container's directory as a tar stream (GET /containers/{id}/archive?path=...): a managed service's data
+   * directory on this node's disk, read for a backup (docs/design.md "Data of services on other nodes").
+   * Read-only, and less than exec already allows.
+   */
+  archiveGet: `^${VERSION}/containers/${CONTAINER}/archive$`,
+  /**
+   * A tar unpacked into a container's directory (PUT /containers/{id}/archive?path=...): a restore writes a
+   * service's data on this node's disk through svc's own short-lived helper there. Less than exec allows.
+   */
+  archivePut: `^${VERSION}/containers/${CONTAINER}/archive$`,
 } as const;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -71,6 +83,8 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
                 match: [
                   { header: keyed, method: ['POST'], path_regexp: { pattern: AGENT_PATHS.post } },
                   { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.get } },
+                  { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.archiveGet } },
+                  { header: keyed, method: ['PUT'], path_regexp: { pattern: AGENT_PATHS.archivePut } },
                 ],
                 handle: [
                   {

@@ -26,8 +26,13 @@ export function statusOfLine(line: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** Connects and closes at once: exit 0 when the port is open. $1 host, $2 port, $3 seconds. */
-const TCP_SCRIPT = '/bin/busybox nc -z -w "$3" "$1" "$2"';
+/**
+ * Connects and closes at once: exit 0 when the port is open. $1 host, $2 port, $3 seconds. `-z` is in
+ * Alpine's busybox (nc with NC_EXTRA) but not Debian's (its small nc: "invalid option -- 'z'", exit 1, so a
+ * managed service on a Swarm never became ready with such a probe image); there, `-e` runs a program that
+ * exits at once in place of nc once connected (exit 0; refused or timed out: 1).
+ */
+export const TCP_SCRIPT = '/bin/busybox nc -z -w "$3" "$1" "$2" 2>/dev/null || /bin/busybox nc -w "$3" "$1" "$2" -e /bin/busybox true';
 
 export interface HelperProbe {
   (url: string, timeoutMs: number): Promise<number | undefined>;

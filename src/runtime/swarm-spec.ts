@@ -66,13 +66,28 @@ export interface PinInput {
  */
 export function pinnedNode(i: PinInput): string | undefined {
   if (i.role !== 'service' && !i.hasMounts) return undefined;
-  const kept = (i.current ?? []).map((c) => /^node\.id\s*==\s*(\S+)$/.exec(c)?.[1]).find((id) => id !== undefined);
+  const kept = constrainedNode(i.current);
   if (kept) return kept;
   if (i.role === 'service') {
     const labelled = i.nodes.filter((n) => n.labels[SERVICES_NODE_LABEL] === 'true');
     if (labelled.length === 1) return labelled[0]!.id;
   }
   return i.managerId;
+}
+
+/** Pure: the node a service's constraints pin it to (`node.id==X`), if any. */
+export function constrainedNode(constraints: string[] | undefined): string | undefined {
+  return (constraints ?? []).map((c) => /^node\.id\s*==\s*(\S+)$/.exec(c)?.[1]).find((id) => id !== undefined);
+}
+
+/**
+ * Pure: the task whose container holds a service's data on its pinned node, to read it through: the running
+ * one, else the newest that still has a container there (a stopped service's last task keeps its container).
+ */
+export function dataTask<T extends { NodeID?: string; CreatedAt?: string; Status?: { State?: string; ContainerStatus?: { ContainerID?: string } } }>(tasks: T[], node: string): T | undefined {
+  const there = tasks.filter((t) => t.NodeID === node && t.Status?.ContainerStatus?.ContainerID);
+  const created = (t: T) => Date.parse(t.CreatedAt ?? '') || 0;
+  return there.sort((a, b) => Number(b.Status?.State === 'running') - Number(a.Status?.State === 'running') || created(b) - created(a))[0];
 }
 
 /**

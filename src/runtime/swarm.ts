@@ -10,9 +10,11 @@ import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { createDockerRuntime } from './docker.js';
 import { call, engineError, statusOf } from './docker-errors.js';
-import { LABELS, NameInUseError, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type RegistryAuthLookup, type Runtime, type RuntimeEvent } from './runtime.js';
+import { LABELS, NameInUseError, type DataNode, NoSuchNodeError, notOurs, type ContainerInfo, type ContainerSpec, type RegistryAuthLookup, type Runtime, type RuntimeEvent } from './runtime.js';
 import { checkContainerRef as ref, checkImageRef } from './references.js';
-import { pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
+import { constrainedNode, dataTask, pinnedNode, placementConstraints, toServiceSpec } from './swarm-spec.js';
+import { readContainerDir } from './docker-archive.js';
+import { openNodeDisk } from './swarm-node-disk.js';
 import { currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { watchSwarm } from './swarm-watch.js';
 import { demuxLines, followProgress } from './docker-streams.js';
@@ -52,6 +54,8 @@ export interface SwarmRuntimeOptions {
    * only tasks on the manager can be reached.
    */
   agents?: Pick<NodeAgents, 'client'>;
+  /** An image with /bin/busybox (SVC_PROBE_IMAGE): the helper that writes another node's disk in a restore. */
+  diskImage?: string;
 }
 
 export interface SwarmRuntime extends Runtime {
@@ -227,6 +231,16 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     if (!opts.agents) throw new Error(`${svc.Spec.Name} runs on node ${task.NodeID}; only tasks on the manager svc runs on can be reached for exec`);
     return { id, ops: createExecOps(await opts.agents.client(task.NodeID!)), node: task.NodeID };
   };
+  const hostnameOf = async (nodeId: string) =>
+    (((await call(`node inspect ${nodeId}`, () => docker.getNode(nodeId).inspect(), [404]).catch(() => undefined)) as NodeDoc | undefined)?.Description?.Hostname ?? nodeId);
+
+  /** The node a service is pinned to (its data's), when that is not the manager svc runs on. */
+  const dataNodeOfService = async (svc: { Spec: Record<string, any> }): Promise<DataNode | undefined> => {
+    const id = constrainedNode(svc.Spec.TaskTemplate?.Placement?.Constraints);
+    if (!id || id === (await selfNodeId())) return undefined;
+    return { id, hostname: await hostnameOf(id) };
+  };
+
   /** An exec elsewhere fails in words about the agent, not the relay's HTTP status. */
   const remoteOr = <T>(node: string | undefined, run: () => Promise<T>) => (node ? run().catch((err: unknown) => Promise.reject(agentFailure(node, err))) : run());
 
@@ -234,6 +248,41 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     ...local,
     docker,
     selfNodeId,
+
+    async dataNodeOf(nameOrId) {
+      const svc = await serviceDoc(nameOrId);
+      return svc ? dataNodeOfService(svc) : undefined; // a plain container: the manager's
+    },
+
+    async newServiceDataNode() {
+      const self = await selfNodeId();
+      const nodes = await nodeDocs();
+      const id = pinnedNode({ role: 'service', hasMounts: true, managerId: self, nodes: nodes.map((n) => ({ id: n.ID, labels: n.Spec?.Labels ?? {} })) });
+      return id && id !== self ? { id, hostname: nodes.find((n) => n.ID === id)?.Description?.Hostname ?? id } : undefined;
+    },
+
+    async readDir(nameOrId, path) {
+      const svc = await serviceDoc(nameOrId);
+      if (!svc) return local.readDir(nameOrId, path);
+      const tasks = await tasksOf(svc.ID);
+      // Pinned: where its data is; else wherever its task runs (a bind mount there names that node's disk).
+      const node = constrainedNode((svc.Spec as any).TaskTemplate?.Placement?.Constraints) ?? currentTask(tasks)?.NodeID;
+      const task = node ? dataTask(tasks, node) : undefined;
+      const id = task?.Status?.ContainerStatus?.ContainerID;
+      if (!node || !id) {
+        throw new Error(`the data of ${svc.Spec.Name} is on node ${node ? await hostnameOf(node) : '(none yet)'} and no container of it is left there to read it through; start it and try again`);
+      }
+      if (node === (await selfNodeId())) return local.readDir(id, path);
+      if (!opts.agents) throw new Error(`the data of ${svc.Spec.Name} is on node ${await hostnameOf(node)}; only the manager's disk can be read without the node agents`);
+      const client = await opts.agents.client(node).catch((err: unknown) => Promise.reject(agentFailure(node, err)));
+      return readContainerDir(client, id, path).catch((err: unknown) => Promise.reject(agentFailure(node, err)));
+    },
+
+    async openNodeDisk(node, dataDir, tag) {
+      if (!opts.agents || !opts.diskImage) throw new Error(`node ${node.hostname}'s disk cannot be reached without the node agents`);
+      const agents = opts.agents;
+      return openNodeDisk({ docker, instance: opts.instance, image: opts.diskImage, registryAuth: opts.registryAuth, client: (id) => agents.client(id), log: opts.log }, node, dataDir, tag);
+    },
 
     async ensureNetwork(name) {
       const existing = ((await call(`network ls ${name}`, () => docker.listNetworks({ filters: { name: [name] } }))) ?? []).filter((n) => n.Name === name);

@@ -59,6 +59,7 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   const runtime = createSwarmRuntime({
     // `agents` is made below from this runtime's client; asked only once the daemon runs.
     agents: { client: (node) => agents.client(node) },
+    diskImage: config.runtime.probeImage,
     dockerHost: config.dockerHost,
     log,
     instance: config.instance,

@@ -32,8 +32,9 @@ export interface TestDaemon {
 
 /** `setup: false` leaves the install empty (no user, no token: `api()` is then unauthenticated), for the setup wizard. */
 /** `now`: the jobs scheduler's clock (startDaemon's option), kept across `restart()`. */
-export async function startTestDaemon(name: string, env: Record<string, string> = {}, opts: { setup?: boolean; now?: () => number } = {}): Promise<TestDaemon> {
-  const dataDir = await mkdtemp(join(tmpdir(), `svc-test-${name}-`));
+/** `dataDir`: an empty directory the caller made (removed by `close()` as its own would be). */
+export async function startTestDaemon(name: string, env: Record<string, string> = {}, opts: { setup?: boolean; now?: () => number; dataDir?: string } = {}): Promise<TestDaemon> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), `svc-test-${name}-`)));
   const instance = `test-${name}-${process.pid}`;
   const network = `svc-test-${name}-${process.pid}`;
   const caddy = await startCaddy();

@@ -3,7 +3,14 @@
 // container events the engine would (start, die, stop, destroy, ...), and lets a test simulate a crash
 // (`kill`), an image that exits or turns unhealthy, a failing pull, or the engine going away.
 import { writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type {
+  DataNode,
+  NodeDisk,
   RegistryAuth,
   ContainerInfo,
   ContainerSpec,
@@ -95,6 +102,72 @@ export class FakeRuntime implements Runtime {
   swarm = false;
   /** Container name -> node id; a running container not listed runs on the first node. */
   readonly placedOn = new Map<string, string>();
+
+  /** Container name -> the node other than this host holding its data (a service pinned to a worker). */
+  readonly dataNodes = new Map<string, DataNode>();
+  /** Where a managed service created now would hold its data (a labelled worker); undefined: here. */
+  newServicesOn: DataNode | undefined;
+  /** Container name -> the tar bytes readDir answers for it (Docker's archive endpoint's). */
+  readonly dirArchives = new Map<string, Buffer>();
+
+  /** Node id -> a host directory standing for that node's data directory (openNodeDisk works on it). */
+  readonly nodeDisks = new Map<string, string>();
+  /** Helpers open now (tags), for "nothing left behind". */
+  readonly openDisks = new Set<string>();
+  /** When set, the node-disk step whose `<op> <path>` matches throws (a fault mid-restore). */
+  nodeDiskFault: RegExp | undefined;
+
+  async openNodeDisk(node: DataNode, _dataDir: string, tag: string): Promise<NodeDisk> {
+    this.record('openNodeDisk', [node.id, tag]);
+    const root = this.nodeDisks.get(node.id);
+    if (!root) throw new Error(`the agent of node ${node.hostname} is not running yet`);
+    this.openDisks.add(tag);
+    const at = (rel: string) => join(root, rel);
+    const step = (op: string, rel: string) => {
+      if (this.nodeDiskFault?.test(`${op} ${rel}`)) throw new Error(`${op} ${rel} on node ${node.hostname} failed (injected)`);
+    };
+    return {
+      exists: async (rel) => existsSync(at(rel)),
+      mkdir: async (rel) => {
+        step('mkdir', rel);
+        await mkdir(at(rel), { recursive: true, mode: 0o700 });
+      },
+      rename: async (from, to) => {
+        step('rename', `${from} ${to}`);
+        if (existsSync(at(to))) throw new Error(`${to} exists`);
+        await rename(at(from), at(to));
+      },
+      remove: async (rel) => {
+        step('remove', rel);
+        await rm(at(rel), { recursive: true, force: true });
+      },
+      unpack: async (rel, tar) => {
+        step('unpack', rel);
+        const { x } = await import('tar');
+        await pipeline(tar as Readable, x({ cwd: at(rel) }) as unknown as NodeJS.WritableStream);
+      },
+      close: async () => {
+        this.openDisks.delete(tag);
+      },
+    };
+  }
+
+  async dataNodeOf(nameOrId: string) {
+    this.record('dataNodeOf', [nameOrId]);
+    return this.dataNodes.get(nameOrId);
+  }
+
+  async newServiceDataNode() {
+    this.record('newServiceDataNode', []);
+    return this.newServicesOn;
+  }
+
+  async readDir(nameOrId: string, path: string): Promise<NodeJS.ReadableStream> {
+    this.record('readDir', [nameOrId, path]);
+    const tar = this.dirArchives.get(nameOrId);
+    if (!tar) throw new Error(`No such container: ${nameOrId}`);
+    return Readable.from([tar]);
+  }
 
   async nodes(): Promise<NodeView[]> {
     this.record('nodes', []);

@@ -31,6 +31,11 @@ export interface ClusterNode {
   dockerHost: string;
   socket: string;
   dir: string;
+  /**
+   * With `createCluster`'s `ownDisk`: the host directory this node sees at that path (its own disk, as a
+   * separate machine has); undefined for the manager, which sees the host's.
+   */
+  disk?: string;
 }
 
 export interface Cluster {
@@ -47,6 +52,8 @@ export interface Cluster {
   killNode(node: ClusterNode): Promise<void>;
   /** Copies an image of the machine's engine into the manager and pushes it to the registry; returns its cluster reference. */
   pushImage(localRef: string): string;
+  /** The same for several images in one `docker save` (layers they share are copied once); their references in order. */
+  pushImages(localRefs: string[]): string[];
   /** The same into the private registry, pushed with its login; the manager keeps the image, no worker has it. */
   pushPrivateImage(localRef: string): string;
 }
@@ -227,18 +234,23 @@ export function sweepClusters(): void {
   }
 }
 
-function startEngine(node: ClusterNode, registries: string[]): void {
+function startEngine(node: ClusterNode, registries: string[], ownDisk?: string): void {
   mkdirSync(join(node.dir, 'data'), { recursive: true });
   mkdirSync(join(node.dir, 'exec'), { recursive: true });
   const log = openSync(join(node.dir, 'dockerd.log'), 'a');
+  // A disk of its own at `ownDisk`: the engine (and its containerd, so every bind mount of its containers)
+  // runs in a mount namespace of its own with node.disk bind-mounted there, private to it.
+  const disk = node.disk && ownDisk ? ['--mount', '--propagation', 'private'] : [];
+  const mountDisk = node.disk && ownDisk ? ['mount --bind "$1" "$2" && shift 2 &&', node.disk, ownDisk] : ['', ''];
   // nsenter --net, not `ip netns exec` (it remounts /sys and dockerd then finds no devices cgroup);
   // unshare --uts gives the node a host name of its own.
   const child = spawn(
     'nsenter',
     [
       `--net=/var/run/netns/${node.netns}`,
-      'unshare', '--uts', '--',
-      'sh', '-c', 'hostname "$0" && exec "$@"', node.hostname,
+      'unshare', '--uts', ...disk, '--',
+      'sh', '-c', `hostname "$0" && ${mountDisk[0]} exec "$@"`, node.hostname,
+      ...mountDisk.slice(1).filter(Boolean),
       'dockerd',
       '--data-root', join(node.dir, 'data'),
       '--exec-root', join(node.dir, 'exec'),
@@ -263,7 +275,11 @@ const engineAnswers = (node: ClusterNode) => {
 };
 
 /** Builds the cluster: bridge, three namespaced engines, the registry on the manager, swarm init and joins. */
-export async function createCluster(nodeCount = 3): Promise<Cluster> {
+/**
+ * `ownDisk`: an existing host directory (a test daemon's data dir) that every worker sees as a directory of
+ * its own (`ClusterNode.disk`, empty at first), as on separate machines; the manager sees the host's.
+ */
+export async function createCluster(nodeCount = 3, opts: { ownDisk?: string } = {}): Promise<Cluster> {
   sweepClusters();
   if (!existsSync('/usr/bin/docker-registry')) throw new Error('docker-registry is missing: run scripts/install-host-packages.sh');
   const id = randomBytes(2).toString('hex');
@@ -289,7 +305,9 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
         dir: join(n.dir, `n${i}`),
         socket: join(n.dir, `n${i}`, 'docker.sock'),
         dockerHost: `unix://${join(n.dir, `n${i}`, 'docker.sock')}`,
+        disk: opts.ownDisk && i > 1 ? join(n.dir, `n${i}`, 'disk') : undefined,
       };
+      if (node.disk) mkdirSync(node.disk, { recursive: true, mode: 0o700 });
       sh('ip', ['netns', 'add', node.netns]);
       sh('ip', ['link', 'add', n.hostVeth(i), 'type', 'veth', 'peer', 'name', n.nodeVeth(i)]);
       sh('ip', ['link', 'set', n.hostVeth(i), 'master', n.bridge, 'up']);
@@ -303,7 +321,7 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
     }
     startRegistry(n.dir, nodes[0]!, registry);
     startRegistry(n.dir, nodes[0]!, privateRegistry.address, privateRegistry);
-    for (const node of nodes) startEngine(node, [registry, privateRegistry.address]);
+    for (const node of nodes) startEngine(node, [registry, privateRegistry.address], opts.ownDisk);
     await waitFor(() => nodes.every(engineAnswers), { timeoutMs: 60_000, what: 'the cluster engines to answer' });
     const manager = nodes[0]!;
     const d = (node: ClusterNode, args: string[], input?: Buffer) => sh('docker', ['-H', node.dockerHost, ...args], { input });
@@ -314,6 +332,15 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
       timeoutMs: 30_000,
       what: 'every node Ready',
     });
+    const pushImages = (localRefs: string[]) => {
+      d(manager, ['load'], execFileSync('docker', ['save', ...localRefs], { maxBuffer: 2 ** 31 }));
+      return localRefs.map((localRef) => {
+        const target = `${registry}/${localRef}`;
+        d(manager, ['tag', localRef, target]);
+        d(manager, ['push', target]);
+        return target;
+      });
+    };
     return {
       id,
       nodes,
@@ -328,12 +355,9 @@ export async function createCluster(nodeCount = 3): Promise<Cluster> {
         killCgroup(cgroupOf(node.netns));
       },
       pushImage(localRef) {
-        const target = `${registry}/${localRef}`;
-        d(manager, ['load'], execFileSync('docker', ['save', localRef], { maxBuffer: 1 << 30 }));
-        d(manager, ['tag', localRef, target]);
-        d(manager, ['push', target]);
-        return target;
+        return pushImages([localRef])[0]!;
       },
+      pushImages,
       pushPrivateImage(localRef) {
         const target = `${privateRegistry.address}/${localRef}`;
         // The login goes to a CLI config of this run (--config), never the machine's ~/.docker.

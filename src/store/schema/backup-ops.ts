@@ -15,7 +15,7 @@ export const restores = sqliteTable('restores', {
   /** How many daemon starts found it unfinished; a restore that keeps dying is failed, not retried forever. */
   attempts: integer('attempts').notNull().default(0),
   error: text('error'),
-  /** API.md code of a failure: invalid_archive, encryption_key_mismatch, restore_failed. */
+  /** API.md code of a failure: invalid_archive, encryption_key_mismatch, service_on_other_node, restore_failed. */
   code: text('code'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),

@@ -7,6 +7,8 @@ import { parseEnv } from 'node:util';
 import Database from 'better-sqlite3';
 import * as tar from 'tar';
 import { createArchive } from '../../../src/backup/create-archive.js';
+import { extractArchive } from '../../../src/backup/extract-archive.js';
+import { renameUnder } from '../../../src/backup/tar-writer.js';
 import { envFileText } from '../../../src/backup/env-text.js';
 import { openDb, type Db } from '../../../src/store/db.js';
 
@@ -85,6 +87,100 @@ describe('createArchive', () => {
     const seen: { path: string; type: string; linkpath?: string }[] = [];
     await tar.t({ file: join(deps.backupDir, 'svc-backup-20260101-000001.tar.gz'), onReadEntry: (e) => void seen.push({ path: e.path, type: e.type, linkpath: e.linkpath }) });
     expect(seen).toContainEqual({ path: 'services/bk-pg/version-link', type: 'SymbolicLink', linkpath: 'PG_VERSION' });
+  });
+});
+
+/** A tar as the engine's archive endpoint answers it for `/data`: entries `data/...`, owners of that disk. */
+function engineTar(entries: { path: string; type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link'; body?: string; mode?: number; uid?: number; linkpath?: string }[], cut = 0): Buffer {
+  const blocks: Buffer[] = [];
+  for (const e of entries) {
+    const body = Buffer.from(e.body ?? '');
+    const type = e.type ?? 'File';
+    const h = new tar.Header({ path: e.path, type, mode: e.mode ?? 0o644, size: type === 'File' ? body.length : 0, mtime: new Date(0), uid: e.uid ?? 999, gid: e.uid ?? 999, linkpath: e.linkpath });
+    h.encode();
+    blocks.push(h.block!);
+    if (type === 'File' && body.length) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  const all = Buffer.concat(blocks);
+  return cut ? all.subarray(0, cut) : all;
+}
+
+describe('createArchive: a service whose data is on another node (issue 19)', () => {
+  it("reads it there, under services/<name>/, owners and modes kept; the manager's empty copy is not archived", async () => {
+    const { deps, runtime } = await setup();
+    const cache = 'svc-svc-bk-cache';
+    // The manager's directory of a service pinned to a worker: what svc made there, not the data.
+    await writeFile(join(deps.dataDir, 'services', 'bk-cache', 'dump.rdb'), 'STALE');
+    runtime.dataNodes.set(cache, { id: 'w1', hostname: 'worker-1' });
+    runtime.dirArchives.set(
+      cache,
+      engineTar([
+        { path: 'data/', type: 'Directory', mode: 0o755 },
+        { path: 'data/dump.rdb', body: 'REDIS-ON-WORKER', mode: 0o640 },
+        { path: 'data/appendonlydir/', type: 'Directory', mode: 0o700 },
+        { path: 'data/appendonlydir/a.aof', body: 'x'.repeat(1500) },
+        { path: 'data/hard', type: 'Link', linkpath: 'data/dump.rdb' },
+        { path: 'data/soft', type: 'SymbolicLink', linkpath: 'dump.rdb' },
+      ]),
+    );
+    const file = join(deps.backupDir, 'svc-backup-20260101-000002.tar.gz');
+    await createArchive(deps, 'svc-backup-20260101-000002.tar.gz');
+    expect(runtime.callsOf('readDir')).toEqual([[cache, '/data']]);
+    const seen = new Map<string, { type: string; mode?: number; uid?: number; linkpath?: string; body: string }>();
+    await tar.t({
+      file,
+      onReadEntry: (e) => {
+        const row = { type: e.type, mode: e.mode, uid: e.uid, linkpath: e.linkpath, body: '' };
+        seen.set(e.path, row);
+        e.on('data', (c: Buffer) => (row.body += c.toString()));
+      },
+    });
+    expect(seen.get('services/bk-cache/dump.rdb')).toMatchObject({ type: 'File', mode: 0o640, uid: 999, body: 'REDIS-ON-WORKER' });
+    expect(seen.get('services/bk-cache/appendonlydir/a.aof')?.body).toBe('x'.repeat(1500));
+    expect(seen.get('services/bk-cache/')).toMatchObject({ type: 'Directory', mode: 0o755 });
+    expect(seen.get('services/bk-cache/hard')).toMatchObject({ type: 'Link', linkpath: 'services/bk-cache/dump.rdb' });
+    expect(seen.get('services/bk-cache/soft')).toMatchObject({ type: 'SymbolicLink', linkpath: 'dump.rdb' });
+    // Once each: the manager's stale copy is not there beside it.
+    expect([...seen.keys()].filter((k) => k.startsWith('services/bk-cache')).sort()).toEqual(
+      ['services/bk-cache/', 'services/bk-cache/appendonlydir/', 'services/bk-cache/appendonlydir/a.aof', 'services/bk-cache/dump.rdb', 'services/bk-cache/hard', 'services/bk-cache/soft'],
+    );
+    // The manager's own services are archived as before.
+    expect(seen.get('services/bk-pg/PG_VERSION')?.body).toBe('16\n');
+    // A restore unpacks it like any archive.
+    const out = join(root, 'unpacked');
+    await mkdir(out);
+    const contents = await extractArchive(file, out);
+    expect(contents.serviceDirs.sort()).toEqual(['bk-cache', 'bk-pg']);
+    expect(await readFile(join(out, 'services', 'bk-cache', 'hard'), 'utf8')).toBe('REDIS-ON-WORKER');
+  });
+
+  it('a stream that breaks inside a file fails the backup, and nothing is published', async () => {
+    const { deps, runtime } = await setup();
+    runtime.dataNodes.set('svc-svc-bk-cache', { id: 'w1', hostname: 'worker-1' });
+    runtime.dirArchives.set('svc-svc-bk-cache', engineTar([{ path: 'data/', type: 'Directory' }, { path: 'data/dump.rdb', body: 'y'.repeat(4000) }], 512 + 512 + 1024));
+    await expect(createArchive(deps, 'svc-backup-20260101-000003.tar.gz')).rejects.toThrow(/bk-cache/);
+    expect(await readdir(deps.backupDir)).toEqual([]);
+  });
+
+  it('a node that cannot be read fails the backup with its reason (never an archive without the data)', async () => {
+    const { deps, runtime } = await setup();
+    runtime.dataNodes.set('svc-svc-bk-cache', { id: 'w1', hostname: 'worker-1' });
+    await expect(createArchive(deps, 'svc-backup-20260101-000004.tar.gz')).rejects.toThrow('No such container: svc-svc-bk-cache');
+    expect(await readdir(deps.backupDir)).toEqual([]);
+  });
+});
+
+describe('renameUnder', () => {
+  it.each([
+    ['data/', 'services/x'],
+    ['data/base/1', 'services/x/base/1'],
+    ['./data/a', 'services/x/a'],
+    ['data/../etc/passwd', undefined],
+    ['/data/a', undefined],
+    ['', undefined],
+  ])('%s -> %s', (path, want) => {
+    expect(renameUnder('services/x', path)).toBe(want);
   });
 });
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createArchive } from '../../../src/backup/create-archive.js';
 import { checkImport, uploadOf } from '../../../src/backup/import.js';
 import { createGate } from '../../../src/backup/quiesce.js';
+import { planRemoteData, type RemoteDataFacts } from '../../../src/backup/held-elsewhere.js';
 import { recoverRestores, stagingOf, stepRestore, type RestoreDeps } from '../../../src/backup/restore.js';
 import { silentLogger } from '../../../src/log.js';
 import { openDb, type Db } from '../../../src/store/db.js';
@@ -180,6 +181,198 @@ describe('restore operation', () => {
     const before = await snapshot();
     await stepRestore(deps, op.id);
     expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe('restore of services whose data is on another node (issue 19)', () => {
+  const w1 = { id: 'w1', hostname: 'worker-1' };
+  const refuses = async (arrange: (rt: FakeRuntime) => void, message: RegExp) => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime();
+    arrange(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    const deps = restoreDeps({ runtime });
+    const before = { services: serviceNames(), live: (await readdir(join(dataDir, 'services'))).sort() };
+    await stepRestore(deps, op.id);
+    const row = getRestore(db, op.id)!;
+    expect(row).toMatchObject({ phase: 'failed', code: 'service_on_other_node' });
+    expect(row.error).toMatch(message);
+    expect(row.error).toMatch(/Nothing was changed$/);
+    // Nothing changed: no safety backup, no container stopped, the same rows and files, no staging left.
+    expect(listBackups(db).filter((b) => b.trigger === 'safety')).toHaveLength(0);
+    expect(runtime.callsOf('stop')).toEqual([]);
+    expect(runtime.callsOf('openNodeDisk')).toEqual([]);
+    expect({ services: serviceNames(), live: (await readdir(join(dataDir, 'services'))).sort() }).toEqual(before);
+    expect(await readFile(join(dataDir, 'services', 'new-pg', 'PG_VERSION'), 'utf8')).toBe('live\n');
+    expect(existsSync(stagingOf(dataDir, op.id))).toBe(false);
+    expect(deps.resyncs).toBe(0);
+    const again = await snapshot();
+    await stepRestore(deps, op.id);
+    expect(await snapshot()).toEqual(again);
+  };
+
+  /** The worker's own disk (its data directory), holding the live service's data; services now go there. */
+  const onWorker = async (runtime: FakeRuntime) => {
+    const disk = join(root, 'worker-1');
+    await mkdir(join(disk, 'services', 'new-pg'), { recursive: true });
+    await writeFile(join(disk, 'services', 'new-pg', 'PG_VERSION'), 'live on the worker\n');
+    runtime.nodeDisks.set('w1', disk);
+    runtime.dataNodes.set('svc-svc-new-pg', w1);
+    runtime.newServicesOn = w1;
+    return disk;
+  };
+
+  it('a live service held on a worker where services no longer go: refused with its node, nothing changed', async () => {
+    await refuses((rt) => rt.dataNodes.set('svc-svc-new-pg', w1), /the data of service new-pg is on node worker-1, where services are no longer placed \(no node is labelled/);
+  });
+
+  it('the restored services go to the labelled worker: its services/ is swapped there, the manager keeps empty directories, the helper is removed', async () => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime();
+    const disk = await onWorker(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    const deps = restoreDeps({ runtime });
+    await stepRestore(deps, op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'completed', error: null });
+    expect(serviceNames()).toEqual(['old-pg']);
+    expect(await readFile(join(disk, 'services', 'old-pg', 'PG_VERSION'), 'utf8')).toBe('archived\n');
+    expect(await readdir(join(disk, 'services'))).toEqual(['old-pg']);
+    // No staging left on the node (the previous services/ went with it), nor here; the helper is closed.
+    expect((await readdir(disk)).sort()).toEqual(['services']);
+    expect(runtime.openDisks.size).toBe(0);
+    expect(runtime.callsOf('openNodeDisk')).toEqual([['w1', `restore-${op.id}`]]);
+    expect(await readdir(join(dataDir, 'services'))).toEqual([]);
+    expect(existsSync(stagingOf(dataDir, op.id))).toBe(false);
+
+    const before = await snapshot();
+    await stepRestore(deps, op.id);
+    recoverRestores(db, dataDir, silentLogger);
+    expect(await snapshot()).toEqual(before);
+    expect(runtime.callsOf('openNodeDisk')).toHaveLength(1);
+  });
+
+  it('a fault on the node mid-swap: the previous services/ is back there and here, the rows untouched', async () => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime();
+    const disk = await onWorker(runtime);
+    runtime.nodeDiskFault = /^rename \.restore-\d+-node\/services services$/;
+    const op = insertRestore(db, backup.id, new Date());
+    const deps = restoreDeps({ runtime });
+    await stepRestore(deps, op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'failed', code: 'restore_failed' });
+    expect(getRestore(db, op.id)!.error).toMatch(/rolled back: rename .* on node worker-1 failed/);
+    expect(serviceNames()).toEqual(['new-pg']);
+    expect(await readFile(join(disk, 'services', 'new-pg', 'PG_VERSION'), 'utf8')).toBe('live on the worker\n');
+    expect((await readdir(disk)).sort()).toEqual(['services']);
+    expect(await readFile(join(dataDir, 'services', 'new-pg', 'PG_VERSION'), 'utf8')).toBe('live\n');
+    expect(runtime.openDisks.size).toBe(0);
+    expect(deps.gate.paused()).toBe(false);
+  });
+
+  it('a daemon killed after the node swap, before the commit: the next run puts the node back first, then restores', async () => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime();
+    const disk = await onWorker(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    // What a daemon that died there leaves: the node's live services/ aside, a half-restored one in place.
+    await mkdir(join(disk, `.restore-${op.id}-node`), { recursive: true });
+    await rename(join(disk, 'services'), join(disk, `.restore-${op.id}-node`, 'previous-services'));
+    await mkdir(join(disk, 'services', 'half'), { recursive: true });
+    updateRestore(db, op.id, { phase: 'swapping' });
+    recoverRestores(db, dataDir, silentLogger);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'pending', attempts: 1 });
+    await stepRestore(restoreDeps({ runtime }), op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'completed' });
+    expect(await readdir(join(disk, 'services'))).toEqual(['old-pg']);
+    expect((await readdir(disk)).sort()).toEqual(['services']);
+  });
+
+  it('a daemon killed mid-swap at its last allowed start: the node is put back, with the services off it meanwhile, then the restore fails', async () => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime({ images: ['pg'] });
+    const disk = await onWorker(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    await mkdir(join(disk, `.restore-${op.id}-node`), { recursive: true });
+    await rename(join(disk, 'services'), join(disk, `.restore-${op.id}-node`, 'previous-services'));
+    await mkdir(join(disk, 'services', 'half'), { recursive: true });
+    // A service the reconcilers started since the start, on the half-swapped directory.
+    await runtime.run({ name: 'svc-svc-new-pg', image: 'pg', labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.role': 'service' } });
+    updateRestore(db, op.id, { phase: 'swapping', attempts: 2 });
+    recoverRestores(db, dataDir, silentLogger);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'pending', attempts: 3 });
+    const deps = restoreDeps({ runtime });
+    await stepRestore(deps, op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'failed', code: 'restore_failed' });
+    expect(getRestore(db, op.id)!.error).toMatch(/rolled back: svc stopped during it 3 times/);
+    expect([...runtime.containers.values()].map((c) => c.spec.name)).not.toContain('svc-svc-new-pg');
+    expect(await readFile(join(disk, 'services', 'new-pg', 'PG_VERSION'), 'utf8')).toBe('live on the worker\n');
+    expect((await readdir(disk)).sort()).toEqual(['services']);
+    expect(runtime.openDisks.size).toBe(0);
+    expect(serviceNames()).toEqual(['new-pg']);
+    expect(deps.gate.paused()).toBe(false);
+    expect(deps.resyncs).toBe(1);
+    const before = await snapshot();
+    await stepRestore(deps, op.id);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('a daemon killed after the commit: the next step removes the staging on the node too, and the helper', async () => {
+    const backup = await backupThenChange();
+    const runtime = new FakeRuntime();
+    const disk = await onWorker(runtime);
+    const op = insertRestore(db, backup.id, new Date());
+    await mkdir(join(disk, `.restore-${op.id}-node`, 'previous-services', 'new-pg'), { recursive: true });
+    updateRestore(db, op.id, { phase: 'committed' });
+    recoverRestores(db, dataDir, silentLogger);
+    await stepRestore(restoreDeps({ runtime }), op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'completed' });
+    expect((await readdir(disk)).sort()).toEqual(['services']);
+    expect(runtime.openDisks.size).toBe(0);
+  });
+
+  it('an archive with only a dump of a service, going to a worker: refused (its dump is loaded from the manager)', async () => {
+    const backup = await backupThenChange();
+    // An archive of an older svc: dumps/old-pg.sql and no services/old-pg/.
+    const unpackedDir = join(root, 'repack');
+    await mkdir(unpackedDir);
+    const { x, c } = await import('tar');
+    await x({ file: join(backupDir, backup.filename), cwd: unpackedDir });
+    await rm(join(unpackedDir, 'services', 'old-pg'), { recursive: true });
+    await writeFile(join(unpackedDir, 'dumps', 'old-pg.sql'), 'SELECT 1;\n');
+    await c({ file: join(backupDir, backup.filename), cwd: unpackedDir, gzip: true }, await readdir(unpackedDir));
+    const runtime = new FakeRuntime();
+    runtime.newServicesOn = w1;
+    const op = insertRestore(db, backup.id, new Date());
+    await stepRestore(restoreDeps({ runtime }), op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'failed', code: 'service_on_other_node' });
+    expect(getRestore(db, op.id)!.error).toMatch(/only a dump of old-pg, which cannot be loaded on node worker-1/);
+  });
+
+  it('everything on the manager (one host, or no label): restored as before', async () => {
+    const backup = await backupThenChange();
+    const op = insertRestore(db, backup.id, new Date());
+    await stepRestore(restoreDeps(), op.id);
+    expect(getRestore(db, op.id)).toMatchObject({ phase: 'completed' });
+    expect(await readFile(join(dataDir, 'services', 'old-pg', 'PG_VERSION'), 'utf8')).toBe('archived\n');
+  });
+});
+
+describe('planRemoteData', () => {
+  const w = { id: 'w1', hostname: 'w-1' };
+  const m = { id: 'w2', hostname: 'w-2' };
+  it.each([
+    [{ live: [], restored: ['a'] }, { node: undefined }],
+    [{ live: [], restored: [], newServicesOn: w }, { node: undefined }],
+    [{ live: [], restored: ['a'], newServicesOn: w }, { node: w }],
+    [{ live: [{ name: 'pg', node: w }], restored: [], newServicesOn: w }, { node: w }],
+    [{ live: [{ name: 'pg', node: w }], restored: ['a'] }, /service pg is on node w-1, where services are no longer placed \(no node is labelled/],
+    [{ live: [{ name: 'pg', node: m }], restored: ['a'], newServicesOn: w }, /service pg is on node w-2, where .*node w-1 is labelled/],
+    [{ live: [], restored: ['a'], dumpsOnly: ['a'], newServicesOn: w }, /only a dump of a, which cannot be loaded on node w-1/],
+    [{ live: [], restored: ['a'], dumpsOnly: ['a'] }, { node: undefined }],
+  ] as [RemoteDataFacts, RegExp | object][])('%j', (facts, want) => {
+    const got = planRemoteData(facts);
+    if (want instanceof RegExp) expect('refusal' in got && got.refusal).toMatch(want);
+    else expect(got).toEqual(want);
   });
 });
 

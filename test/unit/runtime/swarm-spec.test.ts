@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pinnedNode, placementConstraints, toServiceSpec } from '../../../src/runtime/swarm-spec.js';
+import { constrainedNode, dataTask, pinnedNode, placementConstraints, toServiceSpec } from '../../../src/runtime/swarm-spec.js';
+import { checkContainerPath } from '../../../src/runtime/docker-archive.js';
 import type { ContainerSpec } from '../../../src/runtime/runtime.js';
 
 const nodes = (...ids: [string, boolean][]) => ids.map(([id, schedulable]) => ({ id, schedulable }));
@@ -111,4 +112,32 @@ describe("svc's own registry configuration", () => {
       ['version: 0.1', 'log:', '  level: warn', 'storage:', '  filesystem:', '    rootdirectory: "/data/registry/data"', '  delete:', '    enabled: true', 'http:', '  addr: "10.1.0.11:5000"', ''].join('\n'),
     );
   });
+});
+
+describe('constrainedNode and dataTask: where a service data is, and which container reads it', () => {
+  it('reads the node of a node.id== constraint, ignoring spread constraints', () => {
+    expect(constrainedNode(['node.id==w1'])).toBe('w1');
+    expect(constrainedNode(['node.id!=a', 'node.id != b'])).toBeUndefined();
+    expect(constrainedNode(undefined)).toBeUndefined();
+  });
+
+  const task = (id: string, node: string, state: string, created: string, container = `c-${id}`) => ({
+    ID: id,
+    NodeID: node,
+    CreatedAt: created,
+    Status: { State: state, ContainerStatus: container ? { ContainerID: container } : undefined },
+  });
+
+  it('picks the running task on the node, else the newest with a container there', () => {
+    const tasks = [task('old', 'w1', 'shutdown', '2026-01-01T00:00:00Z'), task('run', 'w1', 'running', '2025-01-01T00:00:00Z'), task('m', 'm', 'running', '2027-01-01T00:00:00Z')];
+    expect(dataTask(tasks, 'w1')?.ID).toBe('run');
+    const stopped = [task('a', 'w1', 'shutdown', '2026-01-01T00:00:00Z'), task('b', 'w1', 'shutdown', '2026-02-01T00:00:00Z'), task('c', 'w1', 'rejected', '2026-03-01T00:00:00Z', '')];
+    expect(dataTask(stopped, 'w1')?.ID).toBe('b');
+    expect(dataTask(stopped, 'w2')).toBeUndefined();
+  });
+});
+
+describe('checkContainerPath', () => {
+  it.each(['/var/lib/postgresql/data', '/data'])('%s is asked for', (p) => expect(checkContainerPath(p)).toBe(p));
+  it.each(['data', '/data/../etc', '/a/./b', '/a b', '/a?x=1', ''])('%s is refused', (p) => expect(() => checkContainerPath(p)).toThrow(/not a plain absolute path/));
 });

@@ -1,0 +1,154 @@
+// Backups and restores of managed services pinned to a worker (issue 19; docs/design.md "Data of services on
+// other nodes"), on a real three-node Swarm whose workers each have a disk of their own at the daemon's data
+// directory (test/support/swarm-cluster.ts `ownDisk`), as separate machines do: a postgres and a redis run
+// on the worker labelled `svc.services=true`, their data on that worker's disk only. A backup holds that
+// data (read through the worker's agent), not the manager's empty directories; a restore puts the archive's
+// data back on the worker's disk (through a short-lived helper there) and the first values come back.
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tar from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
+import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { ensureTestImages, WEB_V1 } from '../support/images.js';
+import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
+import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../support/service-images.js';
+import { client, type SqlService } from '../support/backup-sql.js';
+import { waitFor } from '../support/wait.js';
+
+let cluster: Cluster | undefined;
+let t: TestDaemon | undefined;
+let dataDir: string;
+let scratch: string;
+let worker: ClusterNode;
+let pg: SqlService;
+let cacheId: number;
+
+const d = (args: string[]) => cluster!.docker(cluster!.manager, args).trim();
+/** The host name of the node running a service's task. */
+const nodeOf = (service: string) => {
+  const node = d(['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Node}}', service]).split('\n')[0] ?? '';
+  return node;
+};
+const redis = async (...args: string[]) => {
+  const c = (await t!.api('GET', `/api/services/${cacheId}/credentials`)).body;
+  const r = await t!.daemon.runtime.exec(`${t!.instance}-svc-pd-cache`, ['redis-cli', '-h', '127.0.0.1', ...args], { env: { REDISCLI_AUTH: c.password } });
+  if (r.exitCode !== 0) throw new Error(`redis-cli ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+};
+
+beforeAll(async () => {
+  await Promise.all([ensureTestImages(), ensureCaddyImage(), ensureServiceImages()]);
+  dataDir = await mkdtemp(join(tmpdir(), 'svc-test-pinned-'));
+  scratch = await mkdtemp(join(tmpdir(), 'svc-pinned-scratch-'));
+  cluster = await createCluster(3, { ownDisk: dataDir });
+  worker = cluster.nodes[1]!;
+  // One save for all four: the postgres and redis stand-ins share their 800 MB base layer.
+  const [v1, caddy, pgImage, redisImage] = cluster.pushImages([WEB_V1, CADDY_IMAGE, SERVICE_TEST_IMAGES.postgres, SERVICE_TEST_IMAGES.redis]);
+  for (const w of cluster.nodes.slice(1)) d(['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
+  d(['node', 'update', '--label-add', 'svc.services=true', worker.hostname]);
+  // docs/api.md "Placement where the data is": the labelled node holds the services' directories at the
+  // manager's path; the operator makes them there (Swarm refuses a bind mount whose directory is missing).
+  for (const name of ['pd-pg', 'pd-cache']) mkdirSync(join(worker.disk!, 'services', name), { recursive: true, mode: 0o700 });
+  t = await startTestDaemon(
+    'pinned',
+    {
+      DOCKER_HOST: cluster.manager.dockerHost,
+      SVC_RUNTIME: 'swarm',
+      SVC_PROBE_IMAGE: v1,
+      SVC_REGISTRY: cluster.registry,
+      SVC_PROXY_IMAGE: caddy,
+      SVC_IMAGE_POSTGRES: pgImage,
+      SVC_IMAGE_REDIS: redisImage,
+    },
+    { dataDir },
+  );
+  // The agents first: a service's readiness check on the worker is an exec through its agent.
+  await waitFor(() => d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=agent', '--format', '{{.Replicas}}']).split('\n').filter((r) => r === '1/1').length === 2, {
+    timeoutMs: 60_000,
+    what: 'an agent running on each worker',
+  });
+  const made: Record<string, number> = {};
+  for (const [name, type] of [['pd-pg', 'postgres'], ['pd-cache', 'redis']]) {
+    const res = await t.api('POST', '/api/services', { name, type });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    made[name!] = res.body.id;
+  }
+  for (const id of Object.values(made)) {
+    await waitFor(async () => {
+      const s = (await t!.api('GET', `/api/services/${id}`)).body;
+      if (s.status !== 'active') throw new Error(`${s.name} is ${s.status}: ${s.status_message ?? s.message ?? JSON.stringify(s)}`);
+      return true;
+    }, { timeoutMs: 90_000, what: `service ${id} active` });
+  }
+  pg = client(t, made['pd-pg']!, 'pd-pg', 'postgres');
+  cacheId = made['pd-cache']!;
+}, 300_000);
+
+afterAll(async () => {
+  await t?.close().catch(() => {});
+  destroyCluster(cluster);
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+}, 120_000);
+
+describe('services pinned to a worker', () => {
+  let backupId: number;
+
+  it("run on the worker with their data on its disk; a backup holds that data, not the manager's empty directories", async () => {
+    expect(nodeOf(`${t!.instance}-svc-pd-pg`)).toBe(worker.hostname);
+    expect(nodeOf(`${t!.instance}-svc-pd-cache`)).toBe(worker.hostname);
+    await pg.run("CREATE TABLE notes (id int PRIMARY KEY, body text); INSERT INTO notes VALUES (1, 'first')");
+    expect(await redis('SET', 'k', 'first')).toBe('OK');
+    // The data is on the worker's disk; the manager's directories are what svc made there: empty.
+    expect(existsSync(join(worker.disk!, 'services', 'pd-pg', 'PG_VERSION'))).toBe(true);
+    expect(readdirSync(join(dataDir, 'services', 'pd-pg'))).toEqual([]);
+    expect(readdirSync(join(dataDir, 'services', 'pd-cache'))).toEqual([]);
+
+    const t0 = performance.now();
+    const res = await t!.api('POST', '/api/backups');
+    const ms = performance.now() - t0;
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.status).toBe('completed');
+    backupId = res.body.id;
+    const out = join(scratch, 'a');
+    await mkdir(out);
+    const owners = new Map<string, number | undefined>();
+    await tar.x({ file: join(dataDir, 'backups', res.body.filename), cwd: out, onReadEntry: (e) => void owners.set(e.path, e.uid) });
+    // The worker's files, with their owner there (postgres and redis are uid 999 in the images).
+    expect((await stat(join(out, 'services', 'pd-pg', 'PG_VERSION'))).isFile()).toBe(true);
+    expect(owners.get('services/pd-pg/PG_VERSION')).toBe(999);
+    expect(readdirSync(join(out, 'services', 'pd-pg'))).toContain('base');
+    const aof = readdirSync(join(out, 'services', 'pd-cache', 'appendonlydir'));
+    const aofText = aof.map((f) => readFileSync(join(out, 'services', 'pd-cache', 'appendonlydir', f), 'latin1')).join('');
+    expect(aofText).toContain('first');
+    expect(await readFile(join(out, 'dumps', 'pd-pg.sql'), 'utf8')).toContain('first');
+    console.log(`backup of a postgres and a redis on a worker: ${ms.toFixed(0)} ms, archive ${res.body.size_bytes} bytes`);
+  }, 120_000);
+
+  it("a restore brings the first values back, on the worker: its services/ swapped there, nothing left behind", async () => {
+    await pg.run("UPDATE notes SET body = 'second'");
+    expect(await redis('SET', 'k', 'second')).toBe('OK');
+    const t0 = performance.now();
+    const res = await t!.api('POST', `/api/backups/${backupId}/restore`);
+    const ms = performance.now() - t0;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ restored: true, backup_id: backupId });
+    for (const id of [pg.id, cacheId]) {
+      await waitFor(async () => (await t!.api('GET', `/api/services/${id}`)).body.status === 'active', { timeoutMs: 90_000, what: `service ${id} active again` });
+    }
+    await waitFor(async () => (await pg.notes().catch(() => [])).length > 0, { timeoutMs: 60_000, what: 'pd-pg answering' });
+    expect(await pg.notes()).toEqual(['first']);
+    expect(await waitFor(async () => redis('GET', 'k'), { timeoutMs: 30_000, what: 'pd-cache answering' })).toBe('first');
+    // On the worker again, from its own disk; the manager keeps its empty directories.
+    expect(nodeOf(`${t!.instance}-svc-pd-pg`)).toBe(worker.hostname);
+    expect(nodeOf(`${t!.instance}-svc-pd-cache`)).toBe(worker.hostname);
+    expect(readdirSync(join(dataDir, 'services', 'pd-pg'))).toEqual([]);
+    // Nothing left behind: no staging on the worker's disk, no helper service.
+    expect(readdirSync(worker.disk!).filter((f) => f.startsWith('.restore-'))).toEqual([]);
+    expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=disk'])).toBe('');
+    console.log(`restore of a postgres and a redis onto a worker, to its 200: ${ms.toFixed(0)} ms`);
+  }, 180_000);
+});
