@@ -16,7 +16,7 @@ import { freePort } from '../test/support/caddy.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../test/support/caddy-image.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
-import { createCluster, destroyCluster, type Cluster } from '../test/support/swarm-cluster.js';
+import { createCluster, destroyCluster, type Cluster, swarmDaemonEnv } from '../test/support/swarm-cluster.js';
 import { formatCounts, httpText, loadAvg, log, numFlag, pct, runMain, sleep, startLoad, traceDeploy } from './common.js';
 
 const DEPLOYS = numFlag('deploys', 10, 1, 100);
@@ -49,9 +49,8 @@ async function main() {
     const images = [c.pushImage(WEB_V1), c.pushImage(WEB_V2)] as const;
     const caddy = c.pushImage(CADDY_IMAGE);
     const d = (args: string[]) => c.docker(c.manager, args).trim();
-    for (const w of c.nodes.slice(1)) d(['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
     const edge = c.nodes[2]!;
-    t = await startTestDaemon('bench-edge', { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: images[0], SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: caddy });
+    t = await startTestDaemon('bench-edge', swarmDaemonEnv(c, { probe: images[0], proxy: caddy }));
     const daemon = t;
     const port = await freePort();
     const res = await daemon.api('POST', '/api/apps', { name: 'bench-edge', internal_port: WEB_PORT, access_mode: 'port', fallback_port: port, replicas: REPLICAS, health_check_path: '/health' });

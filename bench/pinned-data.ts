@@ -18,7 +18,7 @@ import { CADDY_IMAGE, ensureCaddyImage } from '../test/support/caddy-image.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_V1 } from '../test/support/images.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../test/support/service-images.js';
-import { createCluster, destroyCluster, type Cluster } from '../test/support/swarm-cluster.js';
+import { createCluster, destroyCluster, type Cluster, swarmDaemonEnv } from '../test/support/swarm-cluster.js';
 import { waitFor } from '../test/support/wait.js';
 import { loadAvg, log, numFlag, runMain } from './common.js';
 
@@ -37,12 +37,11 @@ async function main() {
     const worker = c.nodes[1]!;
     const d = (args: string[]) => c.docker(c.manager, args).trim();
     const [v1, caddy, redisImage] = c.pushImages([WEB_V1, CADDY_IMAGE, SERVICE_TEST_IMAGES.redis]);
-    for (const w of c.nodes.slice(1)) d(['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
     d(['node', 'update', '--label-add', 'svc.services=true', worker.hostname]);
     mkdirSync(join(worker.disk!, 'services', 'pb-cache'), { recursive: true, mode: 0o700 });
     t = await startTestDaemon(
       'pinned-bench',
-      { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: v1, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: caddy, SVC_IMAGE_REDIS: redisImage },
+      { ...swarmDaemonEnv(c, { probe: v1, proxy: caddy }), SVC_IMAGE_REDIS: redisImage },
       { dataDir },
     );
     const daemon = t;

@@ -7,7 +7,7 @@
 // its agent; `svc uninstall` removes the agents and their secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
+import { createCluster, destroyCluster, type Cluster, type ClusterNode, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_OOM, WEB_V1 } from '../support/images.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
@@ -76,15 +76,8 @@ beforeAll(async () => {
   oomImage = cluster.pushImage(WEB_OOM);
   // The agents run the proxy image on every worker: from the cluster's registry (the manager keeps its copy for the relay).
   const caddy = cluster.pushImage(CADDY_IMAGE);
-  // The test cluster's engines listen on sockets of their own: the label says where, as for rootless Docker.
   for (const w of cluster.nodes.slice(1)) d(['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
-  t = await startTestDaemon('swagent', {
-    DOCKER_HOST: cluster.manager.dockerHost,
-    SVC_RUNTIME: 'swarm',
-    SVC_PROBE_IMAGE: v1,
-    SVC_REGISTRY: cluster.registry,
-    SVC_PROXY_IMAGE: caddy,
-  });
+  t = await startTestDaemon('swagent', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
   const res = await t.api('POST', '/api/apps', { name: 'ag-web', internal_port: 3000, access_mode: 'port', fallback_port: await freePort(), replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   appId = res.body.id;

@@ -5,7 +5,7 @@
 // replicas (0 stops the app); a worker's engine killed, svc starts its replicas on the nodes left.
 // Requests through Caddy (the edge relay) are covered by swarm-edge.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
+import { createCluster, destroyCluster, type Cluster, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
@@ -38,7 +38,7 @@ beforeAll(async () => {
   v2 = cluster.pushImage(WEB_V2);
   // The proxy image from the cluster's registry: the edge relay and the node agents run it.
   const caddy = cluster.pushImage(CADDY_IMAGE);
-  t = await startTestDaemon('swarm', { DOCKER_HOST: cluster.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: v1, SVC_REGISTRY: cluster.registry, SVC_PROXY_IMAGE: caddy });
+  t = await startTestDaemon('swarm', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
   const res = await t.api('POST', '/api/apps', { name: 'sw-web', internal_port: 3000, access_mode: 'port', fallback_port: 18999, replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   appId = res.body.id;

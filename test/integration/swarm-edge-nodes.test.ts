@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
+import { createCluster, destroyCluster, type Cluster, type ClusterNode, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
@@ -46,16 +46,9 @@ beforeAll(async () => {
   v2 = cluster.pushImage(WEB_V2);
   // The proxy image from the cluster's registry: the relay on the manager, the agents and the edge services on the workers.
   const caddy = cluster.pushImage(CADDY_IMAGE);
-  for (const w of cluster.nodes.slice(1)) d(['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
   edge = cluster.nodes[2]!;
   edgeId = d(['node', 'inspect', '--format', '{{.ID}}', edge.hostname]);
-  t = await startTestDaemon('swedgen', {
-    DOCKER_HOST: cluster.manager.dockerHost,
-    SVC_RUNTIME: 'swarm',
-    SVC_PROBE_IMAGE: v1,
-    SVC_REGISTRY: cluster.registry,
-    SVC_PROXY_IMAGE: caddy,
-  });
+  t = await startTestDaemon('swedgen', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
   port = await freePort();
   const res = await t.api('POST', '/api/apps', { name: 'en-web', internal_port: 3000, access_mode: 'port', fallback_port: port, replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -6,7 +6,7 @@
 // svc uninstall then removes the relay and the overlay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { createCluster, destroyCluster, type Cluster } from '../support/swarm-cluster.js';
+import { createCluster, destroyCluster, type Cluster, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
@@ -38,13 +38,7 @@ beforeAll(async () => {
   // The proxy image from the cluster's registry (no other is reachable): the relay runs it on the manager,
   // the node agents on the workers.
   const caddy = cluster.pushImage(CADDY_IMAGE);
-  t = await startTestDaemon('swedge', {
-    DOCKER_HOST: cluster.manager.dockerHost,
-    SVC_RUNTIME: 'swarm',
-    SVC_PROBE_IMAGE: v1,
-    SVC_REGISTRY: cluster.registry,
-    SVC_PROXY_IMAGE: caddy,
-  });
+  t = await startTestDaemon('swedge', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
   port = await freePort();
   const res = await t.api('POST', '/api/apps', { name: 'edge-web', internal_port: 3000, access_mode: 'port', fallback_port: port, replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCluster, destroyCluster, type Cluster, type ClusterNode } from '../support/swarm-cluster.js';
+import { createCluster, destroyCluster, type Cluster, type ClusterNode, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_V1 } from '../support/images.js';
 import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
@@ -47,22 +47,13 @@ beforeAll(async () => {
   worker = cluster.nodes[1]!;
   // One save for all four: the postgres and redis stand-ins share their 800 MB base layer.
   const [v1, caddy, pgImage, redisImage] = cluster.pushImages([WEB_V1, CADDY_IMAGE, SERVICE_TEST_IMAGES.postgres, SERVICE_TEST_IMAGES.redis]);
-  for (const w of cluster.nodes.slice(1)) d(['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
   d(['node', 'update', '--label-add', 'svc.services=true', worker.hostname]);
   // docs/api.md "Placement where the data is": the labelled node holds the services' directories at the
   // manager's path; the operator makes them there (Swarm refuses a bind mount whose directory is missing).
   for (const name of ['pd-pg', 'pd-cache']) mkdirSync(join(worker.disk!, 'services', name), { recursive: true, mode: 0o700 });
   t = await startTestDaemon(
     'pinned',
-    {
-      DOCKER_HOST: cluster.manager.dockerHost,
-      SVC_RUNTIME: 'swarm',
-      SVC_PROBE_IMAGE: v1,
-      SVC_REGISTRY: cluster.registry,
-      SVC_PROXY_IMAGE: caddy,
-      SVC_IMAGE_POSTGRES: pgImage,
-      SVC_IMAGE_REDIS: redisImage,
-    },
+    { ...swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }), SVC_IMAGE_POSTGRES: pgImage, SVC_IMAGE_REDIS: redisImage },
     { dataDir },
   );
   // The agents first: a service's readiness check on the worker is an exec through its agent.

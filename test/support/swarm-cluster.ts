@@ -395,6 +395,17 @@ function startRegistry(dir: string, manager: ClusterNode, registry: string, logi
   child.unref();
 }
 
+/**
+ * Readies the cluster for a daemon with SVC_RUNTIME=swarm and returns that daemon's environment: each
+ * worker's engine socket in the node label `svc.engine-socket` (this cluster's engines listen on sockets of
+ * their own, as rootless Docker's do; the node agents mount it), the manager's engine, the cluster's
+ * registry, and the probe and proxy images as references in that registry (no other one is reachable).
+ */
+export function swarmDaemonEnv(c: Cluster, images: { probe: string; proxy: string }): Record<string, string> {
+  for (const w of c.nodes.slice(1)) c.docker(c.manager, ['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
+  return { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: images.probe, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: images.proxy };
+}
+
 /** Tears the cluster down (idempotent). */
 export function destroyCluster(c: Cluster | undefined): void {
   if (c) destroyRun(c.id, c.nodes.length);
