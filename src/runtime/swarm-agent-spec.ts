@@ -39,16 +39,11 @@ export const AGENT_PATHS = {
   post: `^${VERSION}/(containers/${CONTAINER}/exec|exec/${EXEC}/(start|resize))$`,
   get: `^${VERSION}/(exec/${EXEC}|containers/${CONTAINER})/json$`,
   /**
-   * A container's directory as a tar stream (GET /containers/{id}/archive?path=...): a managed service's data
-   * directory on this node's disk, read for a backup (docs/design.md "Data of services on other nodes").
-   * Read-only, and less than exec already allows.
+   * A container's directory as a tar stream: GET reads it (a managed service's data directory on this node's
+   * disk, for a backup), PUT unpacks a tar into it (a restore, through svc's own short-lived helper there;
+   * docs/design.md "Data of services on other nodes"). Less than exec already allows.
    */
-  archiveGet: `^${VERSION}/containers/${CONTAINER}/archive$`,
-  /**
-   * A tar unpacked into a container's directory (PUT /containers/{id}/archive?path=...): a restore writes a
-   * service's data on this node's disk through svc's own short-lived helper there. Less than exec allows.
-   */
-  archivePut: `^${VERSION}/containers/${CONTAINER}/archive$`,
+  archive: `^${VERSION}/containers/${CONTAINER}/archive$`,
 } as const;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -83,8 +78,7 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
                 match: [
                   { header: keyed, method: ['POST'], path_regexp: { pattern: AGENT_PATHS.post } },
                   { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.get } },
-                  { header: keyed, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.archiveGet } },
-                  { header: keyed, method: ['PUT'], path_regexp: { pattern: AGENT_PATHS.archivePut } },
+                  { header: keyed, method: ['GET', 'PUT'], path_regexp: { pattern: AGENT_PATHS.archive } },
                 ],
                 handle: [
                   {

@@ -12,6 +12,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { create as createTar, Parser as TarParser } from 'tar';
 import type Docker from 'dockerode';
 import { createDockerClient } from '../../src/runtime/docker-client.js';
 import { createExecOps } from '../../src/runtime/docker-exec.js';
@@ -110,6 +111,23 @@ describe('an exec through the relay and an agent (real Caddy)', () => {
     await expect(client({ ...good, 'Svc-Agent-Key': 'nope' }).getContainer(name).exec({ Cmd: ['true'] })).rejects.toMatchObject({ statusCode: 403 });
     // The container was never touched: still running.
     expect((await host.getContainer(name).inspect()).State.Running).toBe(true);
+  });
+
+  it("the agent passes a container's directory as tar, read (GET) and written (PUT), only with the key", async () => {
+    await writeFile(join(dir, 'agent-put.txt'), 'through the agent\n');
+    const withKey = client(good).getContainer(name);
+    await withKey.putArchive(createTar({ cwd: dir, portable: true }, ['agent-put.txt']) as never, { path: '/' });
+    const back = await withKey.getArchive({ path: '/agent-put.txt' });
+    let text = '';
+    await new Promise<void>((resolve, reject) => {
+      const parse = new TarParser({ onReadEntry: (e) => e.on('data', (b: Buffer) => (text += b.toString())) });
+      back.on('error', reject).pipe(parse).on('end', resolve).on('error', reject);
+    });
+    expect(text).toBe('through the agent\n');
+    const archive = `/containers/${name}/archive?path=/agent-put.txt`;
+    expect(await status('GET', archive, { 'Svc-Agent-Dial': good['Svc-Agent-Dial'] })).toBe(403);
+    expect(await status('PUT', archive, { ...good, 'Svc-Agent-Key': 'b2'.repeat(32) })).toBe(403);
+    for (const method of ['POST', 'DELETE', 'HEAD']) expect(await status(method, archive, good), method).toBe(403);
   });
 
   it('the relay dials only an agent address (IPv4 on the agent port); an agent that is not there is a bounded 502', async () => {

@@ -39,8 +39,7 @@ describe('agentConfig', () => {
     expect(pass.match).toEqual([
       { header: { 'Svc-Agent-Key': [KEY] }, method: ['POST'], path_regexp: { pattern: AGENT_PATHS.post } },
       { header: { 'Svc-Agent-Key': [KEY] }, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.get } },
-      { header: { 'Svc-Agent-Key': [KEY] }, method: ['GET'], path_regexp: { pattern: AGENT_PATHS.archiveGet } },
-      { header: { 'Svc-Agent-Key': [KEY] }, method: ['PUT'], path_regexp: { pattern: AGENT_PATHS.archivePut } },
+      { header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'PUT'], path_regexp: { pattern: AGENT_PATHS.archive } },
     ]);
     expect(pass.handle).toEqual([{ handler: 'reverse_proxy', headers: { request: { delete: ['Svc-Agent-Key'] } }, upstreams: [{ dial: 'unix//var/run/docker.sock' }] }]);
     expect(deny).toMatchObject({ handle: [{ handler: 'static_response', status_code: 403 }] });
