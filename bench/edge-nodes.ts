@@ -13,10 +13,10 @@
 import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../test/support/caddy.js';
-import { CADDY_IMAGE, ensureCaddyImage } from '../test/support/caddy-image.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
-import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
-import { createCluster, destroyCluster, type Cluster, swarmDaemonEnv } from '../test/support/swarm-cluster.js';
+import { WEB_PORT } from '../test/support/images.js';
+import { createAppCluster } from '../test/support/swarm-app-cluster.js';
+import { destroyCluster, type Cluster, swarmDaemonEnv } from '../test/support/swarm-cluster.js';
 import { formatCounts, httpText, loadAvg, log, numFlag, pct, runMain, sleep, startLoad, traceDeploy } from './common.js';
 
 const DEPLOYS = numFlag('deploys', 10, 1, 100);
@@ -42,12 +42,12 @@ async function main() {
   let cluster: Cluster | undefined;
   let t: TestDaemon | undefined;
   try {
-    await Promise.all([ensureTestImages(), ensureCaddyImage()]);
     log(`creating the cluster (${await loadAvg()})`);
-    cluster = await createCluster(3);
+    const made = await createAppCluster();
+    cluster = made.cluster;
     const c = cluster;
-    const images = [c.pushImage(WEB_V1), c.pushImage(WEB_V2)] as const;
-    const caddy = c.pushImage(CADDY_IMAGE);
+    const images = [made.v1, made.v2] as const;
+    const caddy = made.caddy;
     const d = (args: string[]) => c.docker(c.manager, args).trim();
     const edge = c.nodes[2]!;
     t = await startTestDaemon('bench-edge', swarmDaemonEnv(c, { probe: images[0], proxy: caddy }));

@@ -5,10 +5,9 @@
 // replicas (0 stops the app); a worker's engine killed, svc starts its replicas on the nodes left.
 // Requests through Caddy (the edge relay) are covered by swarm-edge.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCluster, destroyCluster, type Cluster, swarmDaemonEnv } from '../support/swarm-cluster.js';
+import { createAppCluster } from '../support/swarm-app-cluster.js';
+import { destroyCluster, type Cluster, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
-import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
-import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { waitFor } from '../support/wait.js';
 import { uninstallInstance } from '../../src/cli/uninstall.js';
 import { dnsmasqPaths } from '../../src/dns/dnsmasq.js';
@@ -32,12 +31,9 @@ interface NodeJson {
 }
 
 beforeAll(async () => {
-  await Promise.all([ensureTestImages(), ensureCaddyImage()]);
-  cluster = await createCluster(3);
-  v1 = cluster.pushImage(WEB_V1);
-  v2 = cluster.pushImage(WEB_V2);
   // The proxy image from the cluster's registry: the edge relay and the node agents run it.
-  const caddy = cluster.pushImage(CADDY_IMAGE);
+  let caddy: string;
+  ({ cluster, v1, v2, caddy } = await createAppCluster());
   t = await startTestDaemon('swarm', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
   const res = await t.api('POST', '/api/apps', { name: 'sw-web', internal_port: 3000, access_mode: 'port', fallback_port: 18999, replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);

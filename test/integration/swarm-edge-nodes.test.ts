@@ -10,10 +10,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { createCluster, destroyCluster, type Cluster, type ClusterNode, swarmDaemonEnv } from '../support/swarm-cluster.js';
+import { createAppCluster } from '../support/swarm-app-cluster.js';
+import { destroyCluster, type Cluster, type ClusterNode, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
-import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
-import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 import { formatCounts, startLoad } from '../../bench/common.js';
@@ -40,12 +39,9 @@ const get = async (host: string, path = '/') => {
 const labels = (extra: Record<string, string>) => ({ 'svc.engine-socket': edge.socket, ...extra });
 
 beforeAll(async () => {
-  await Promise.all([ensureTestImages(), ensureCaddyImage()]);
-  cluster = await createCluster(3);
-  v1 = cluster.pushImage(WEB_V1);
-  v2 = cluster.pushImage(WEB_V2);
   // The proxy image from the cluster's registry: the relay on the manager, the agents and the edge services on the workers.
-  const caddy = cluster.pushImage(CADDY_IMAGE);
+  let caddy: string;
+  ({ cluster, v1, v2, caddy } = await createAppCluster());
   edge = cluster.nodes[2]!;
   edgeId = d(['node', 'inspect', '--format', '{{.ID}}', edge.hostname]);
   t = await startTestDaemon('swedgen', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));

@@ -6,10 +6,9 @@
 // svc uninstall then removes the relay and the overlay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { createCluster, destroyCluster, type Cluster, swarmDaemonEnv } from '../support/swarm-cluster.js';
+import { createAppCluster } from '../support/swarm-app-cluster.js';
+import { destroyCluster, type Cluster, swarmDaemonEnv } from '../support/swarm-cluster.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
-import { ensureTestImages, WEB_V1, WEB_V2 } from '../support/images.js';
-import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 import { formatCounts, startLoad } from '../../bench/common.js';
@@ -31,13 +30,10 @@ interface NodeJson {
 }
 
 beforeAll(async () => {
-  await Promise.all([ensureTestImages(), ensureCaddyImage()]);
-  cluster = await createCluster(3);
-  v1 = cluster.pushImage(WEB_V1);
-  v2 = cluster.pushImage(WEB_V2);
   // The proxy image from the cluster's registry (no other is reachable): the relay runs it on the manager,
   // the node agents on the workers.
-  const caddy = cluster.pushImage(CADDY_IMAGE);
+  let caddy: string;
+  ({ cluster, v1, v2, caddy } = await createAppCluster());
   t = await startTestDaemon('swedge', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
   port = await freePort();
   const res = await t.api('POST', '/api/apps', { name: 'edge-web', internal_port: 3000, access_mode: 'port', fallback_port: port, replicas: 3, health_check_path: '/health' });
