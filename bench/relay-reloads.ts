@@ -45,14 +45,17 @@ async function round(relays: 1 | 2): Promise<string> {
     }
     const s = load.stats;
     const errs = new Map<string, number>();
+    const examples = new Map<string, string>();
     for (const l of rig.caddy.output().split('\n').filter((x) => /"level":"(error|warn)"/.test(x) && !x.includes('automatic HTTPS'))) {
       const k = (/"error":"([^"]*)"/.exec(l)?.[1] ?? /"msg":"([^"]*)"/.exec(l)?.[1] ?? '?').replace(/unix\/\S+?:/g, 'unix:').replace(/->[^ ]+/g, '');
       errs.set(k, (errs.get(k) ?? 0) + 1);
+      if (!examples.has(k)) examples.set(k, l.slice(0, 700));
     }
     return (
       `relays ${relays}: ${LOADS} loads, ${CLIENTS} clients, POST body ${BODY} B 0-${DELAY} ms after its headers: ${s.total} requests, ${s.total - s.ok} failed; ` +
       `non-2xx ${formatCounts(s.non2xx)}; errors ${formatCounts(s.connErrors)}; load wait p50 ${ms(pct(waits, 50))} p95 ${ms(pct(waits, 95))} max ${ms(Math.max(...waits))}; ` +
-      `host Caddy error lines ${formatCounts(errs)} (${await loadAvg()})`
+      `host Caddy error lines ${formatCounts(errs)} (${await loadAvg()})` +
+      [...examples.values()].map((l) => `\n  e.g. ${l}`).join('')
     );
   } finally {
     await rig.close();
