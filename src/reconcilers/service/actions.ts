@@ -12,6 +12,7 @@ import { provisionGarage } from './garage-admin.js';
 import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { prepareDataDir, serviceSpec } from './container.js';
+import { prepareOnNode } from './node-dir.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 import { serviceStatusChanged } from './notices.js';
 
@@ -60,10 +61,14 @@ export function createActions(deps: ServiceReconcilerDeps) {
     try {
       if (how === 'create') {
         takeConfiguredImage(row, kind);
-        prepareDataDir(row, kind, creds);
+        // Its directory on the disk it will run on: this host's, or the labelled node's (through a helper
+        // there); the service is then pinned to exactly that node.
+        const node = await runtime.newServiceDataNode();
+        if (node) await prepareOnNode(runtime, node, settings.dataDir, row, kind, creds);
+        else prepareDataDir(row, kind, creds);
         await runtime.ensureNetwork(settings.network);
         if (!(await runtime.hasImage(row.imageRef))) await pullNamingVariable(row);
-        const info = await runtime.run(serviceSpec(row, kind, creds, settings));
+        const info = await runtime.run({ ...serviceSpec(row, kind, creds, settings), dataNode: node ?? 'here' });
         db.update(services).set({ containerId: info.id }).where(eq(services.id, row.id)).run();
       } else {
         await runtime.start(row.containerName);
