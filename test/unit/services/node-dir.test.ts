@@ -104,12 +104,13 @@ describe('service reconciler, data on another node', () => {
 
   it("a service placed on a fresh node: its directory made there (700) once, pinned to that node, active; again changes nothing", async () => {
     make('pg');
+    rmSync(join(dir, 'services'), { recursive: true }); // as after a restore onto the node: nothing here
     await until('pg', 'active');
     expect(statSync(join(nodeDir, 'services', 'pg')).mode & 0o777).toBe(0o700);
     expect(rt.callsOf('openNodeDisk')).toEqual([['w1', `prepare-${row('pg').id}`]]);
     expect(rt.openDisks.size).toBe(0); // the helper is gone
     expect(rt.containers.get('svc-svc-pg')!.spec.dataNode).toEqual(worker);
-    expect(readdirSync(join(dir, 'services', 'pg'))).toEqual([]); // nothing on this host's disk
+    expect(readdirSync(join(dir, 'services', 'pg'))).toEqual([]); // here only the empty directory, as for any service held elsewhere
     const before = mutations();
     expect(await rec.reconcile('pg')).toEqual({});
     expect(mutations()).toBe(before);
