@@ -70,13 +70,17 @@ beforeAll(async () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     made[name!] = res.body.id;
   }
-  for (const id of Object.values(made)) {
+  const t0 = performance.now();
+  const took: string[] = [];
+  for (const [name, id] of Object.entries(made)) {
     await waitFor(async () => {
       const s = (await t!.api('GET', `/api/services/${id}`)).body;
       if (s.status !== 'active') throw new Error(`${s.name} is ${s.status}: ${s.status_message ?? s.message ?? JSON.stringify(s)}`);
       return true;
     }, { timeoutMs: 90_000, what: `service ${id} active` });
+    took.push(`${name} ${(performance.now() - t0).toFixed(0)} ms`);
   }
+  console.log(`created on the worker, their directories made there by svc, to active (from the three POSTs): ${took.join(', ')}`);
   pg = client(t, made['pd-pg']!, 'pd-pg', 'postgres');
   cacheId = made['pd-cache']!;
   objsId = made['pd-objs']!;
@@ -106,6 +110,19 @@ describe('services pinned to a worker', () => {
     expect(statSync(join(worker.disk!, 'services', 'pd-objs', 'garage.toml')).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(dataDir, 'services', 'pd-objs'))).toEqual([]);
     expect((await t!.api('GET', `/api/services/${objsId}/credentials`)).body.access_key).toMatch(/^GK/);
+    // What one preparation costs (helper made on the worker, mkdir, one file, helper removed), twice.
+    const node = (await t!.daemon.runtime.dataNodeOf(`${t!.instance}-svc-pd-pg`))!;
+    const costs: number[] = [];
+    for (const i of [1, 2]) {
+      const p0 = performance.now();
+      const disk = await t!.daemon.runtime.openNodeDisk(node, dataDir, `measure-${i}`);
+      await disk.mkdir(`services/pd-measure-${i}`);
+      await disk.writeFile(`services/pd-measure-${i}/f.toml`, 'x = 1\n', 0o600);
+      await disk.remove(`services/pd-measure-${i}`);
+      await disk.close();
+      costs.push(performance.now() - p0);
+    }
+    console.log(`one preparation on the worker (helper up, mkdir, a file, helper removed): ${costs.map((c) => c.toFixed(0)).join(' / ')} ms`);
     expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=disk'])).toBe('');
     expect(readdirSync(join(dataDir, 'services', 'pd-pg'))).toEqual([]);
     expect(readdirSync(join(dataDir, 'services', 'pd-cache'))).toEqual([]);
