@@ -3,8 +3,9 @@
 // starts it (a bind mount whose source is missing is refused), and the catalog's files (garage.toml) in it.
 // Made through the runtime's NodeDisk, only when the service is created (the create path, not every pass).
 // Never a fresh, empty directory for a service whose data is somewhere else: that refusal is decided here.
-import { readdirSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { PENDING_DUMPS_DIR } from '../../backup/pending-dumps.js';
 import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
 import type { DataNode, Runtime } from '../../runtime/runtime.js';
 import type { ServiceRow } from '../../store/schema/services.js';
@@ -29,6 +30,8 @@ export interface NodeDirFacts {
   hereEntries: number;
   /** The service was active once: it has data somewhere. */
   activated: boolean;
+  /** A restore left its dump on this host's disk (`restore-dumps/<name>.sql`), loaded through its directory here. */
+  dumpWaitingHere?: boolean;
   /** The directory exists on the node (a restore put it there, or an earlier create made it). */
   existsThere: boolean;
 }
@@ -44,6 +47,13 @@ export function nodeDirRefusal(f: NodeDirFacts): string | undefined {
       `the data of service ${f.name} is on this host's disk (services/${f.name} is not empty), but services are placed on node ${f.node} ` +
       `(label svc.services=true): svc does not start it there on an empty directory. Remove the label to run it here, ` +
       `or run it here and then back up and restore with the label set to move its data to ${f.node}`
+    );
+  }
+  if (f.dumpWaitingHere) {
+    return (
+      `a dump of service ${f.name} waits on this host's disk (${PENDING_DUMPS_DIR}/${f.name}.sql, from a restore whose archive had no data ` +
+      `directory for it), and it is loaded through the service's directory here, but services are placed on node ${f.node} ` +
+      `(label svc.services=true). Remove the label to run it here`
     );
   }
   if (f.activated && !f.existsThere) {
@@ -79,7 +89,13 @@ export async function prepareOnNode(
   creds: Credentials,
 ): Promise<void> {
   const plan = nodeDirPlan(dataDir, row, kind, creds);
-  const facts = { name: row.name, node: node.hostname, hereEntries: entriesHere(row.dataDir), activated: row.activatedAt !== null };
+  const facts = {
+    name: row.name,
+    node: node.hostname,
+    hereEntries: entriesHere(row.dataDir),
+    activated: row.activatedAt !== null,
+    dumpWaitingHere: existsSync(join(dataDir, PENDING_DUMPS_DIR, `${row.name}.sql`)),
+  };
   const early = nodeDirRefusal({ ...facts, existsThere: true });
   if (early) throw new Error(early);
   let disk;

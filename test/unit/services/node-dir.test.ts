@@ -43,6 +43,7 @@ describe('nodeDirRefusal', () => {
     ['data on this host', { ...base, hereEntries: 3 }, /is on this host's disk .* Remove the label/],
     ['data on this host, directory on the node too', { ...base, hereEntries: 1, existsThere: true }, /is on this host's disk/],
     ['an active-once service, no directory on the node', { ...base, activated: true }, /has run before, but node worker-1 .* has no directory services\/pg/],
+    ['a dump waiting here (a restore without its data directory)', { ...base, dumpWaitingHere: true }, /a dump of service pg waits on this host's disk \(restore-dumps\/pg.sql/],
   ])('%s', (_what, facts, expected) => {
     const r = nodeDirRefusal(facts);
     if (expected === undefined) expect(r).toBeUndefined();
@@ -163,6 +164,16 @@ describe('service reconciler, data on another node', () => {
     const before = mutations();
     await rec.reconcile('pg');
     expect(mutations()).toBe(before);
+  });
+
+  it("a dump a restore left on this host's disk for the service keeps it off the node", async () => {
+    make('pg');
+    mkdirSync(join(dir, 'restore-dumps'));
+    writeFileSync(join(dir, 'restore-dumps', 'pg.sql'), 'CREATE TABLE t (a int);\n');
+    await rec.reconcile('pg');
+    expect(row('pg')).toMatchObject({ status: 'error', error: expect.stringMatching(/a dump of service pg waits on this host's disk/) });
+    expect(rt.callsOf('openNodeDisk')).toHaveLength(0);
+    expect(rt.callsOf('run')).toHaveLength(0);
   });
 
   it('a service that ran before and whose directory the node lacks is refused; one a restore put there starts', async () => {
