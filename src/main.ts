@@ -206,7 +206,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
 }
 
 /** The reconcilers and the adapters they act through. */
-function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen' | 'edge' | 'proxyMounts'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number; kills: KillNotes; caddyIdentity: () => string }) {
+function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typeof createSealer>; log: Logger; runtime: Runtime; probes: Pick<RuntimeWiring, 'probe' | 'tcpOpen' | 'serviceFetch' | 'edge' | 'proxyMounts'>; manager: Manager; bus: Bus; codehost: CredentialsHolder; held?: HeldPorts; now: () => number; kills: KillNotes; caddyIdentity: () => string }) {
   const { config, db, sealer, log, runtime, manager, bus } = d;
   // External: a Caddy svc shares, where it owns only its own servers; otherwise a Caddy of its own.
   const proxy = createCaddyProxy({ ...config.proxy, log });
@@ -288,6 +288,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
     }),
   );
   manager.register(
-    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
+    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, fetch: d.probes.serviceFetch, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
   );
 }

@@ -29,6 +29,17 @@ export interface OfflineRestoreResult {
   summary: string[];
 }
 
+/**
+ * Said after restoring the services of a Swarm (docs/design.md "Directories on other nodes"): this writes the
+ * manager's disk only (the daemon is stopped, so no node agent runs to reach another node's disk), and the
+ * service reconciler never starts a service on an empty directory of a labelled node while its data is here.
+ */
+export const SWARM_NOTE =
+  "on a Swarm: the services' data was restored on this host's disk. They run here while no node is labelled svc.services=true; " +
+  'with such a label each waits in error saying its data is here: remove the label, or start svc without it and then restore a backup ' +
+  "through svc with the label set to move them onto that node. This command does not reach other nodes' disks: services of this instance " +
+  'still on the Swarm keep their node and the data there, so run `svc uninstall` (data kept) before restoring on a manager that still runs them';
+
 /** What a data dir holds that a restore replaces (the rest, e.g. backups/, is left alone). */
 const REPLACED = ['svc.db', 'svc.db-wal', 'svc.db-shm', 'services', 'proxy', 'volumes', CODEHOST_KEY_FILE, PENDING_DUMPS_DIR];
 
@@ -102,6 +113,7 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
       if (contents.hasProxy) summary.push('proxy data (certificates) restored');
       for (const v of contents.volumeDirs) summary.push(`app volume restored: volumes/${v}`);
       if (hasKey) summary.push(`code-host app private key restored: ${join(dataDir, CODEHOST_KEY_FILE)} (mode 600)`);
+      if (env.SVC_RUNTIME === 'swarm' && contents.serviceDirs.length > 0) summary.push(SWARM_NOTE);
       summary.push(`.env written to ${envFile} (mode 600, with SVC_ENCRYPTION_KEY); start svc from that directory`);
     } catch (err) {
       for (const name of placed) rmSync(join(dataDir, name), { recursive: true, force: true });

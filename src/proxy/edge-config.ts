@@ -10,6 +10,7 @@ import { DNS_BALANCING, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.
 export { EDGE_ROUTE_HEADER };
 import type { Route, Upstream } from './proxy.js';
 import { AGENT_DIAL_HEADER, AGENT_PORT, keyRedactingLogs } from '../runtime/swarm-agent-spec.js';
+import { GARAGE_ADMIN_PORT } from '../catalog/garage.js';
 
 /** The admin API's allowed Host (the unix socket has no address of its own to check). */
 export { EDGE_ADMIN_HOST } from '../runtime/swarm-edge-spec.js';
@@ -136,10 +137,14 @@ export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pic
   return sortKeys(config);
 }
 
+/** Ports of managed services' admin APIs the daemon reaches on the overlay through the relay (Garage's). */
+export const SERVICE_ADMIN_PORTS = [GARAGE_ADMIN_PORT];
+
 /**
  * Pure: the relay's second server, on its own socket: a request naming an agent (`Svc-Agent-Dial: <IPv4 task
- * address>:2380`, nothing else) goes to that address on the overlay, upgrades (an exec's hijacked stream)
- * passed through; anything else is refused. The key header goes on untouched: the agent checks it.
+ * address>:2380`) goes to that address on the overlay, upgrades (an exec's hijacked stream) passed through;
+ * so does one naming a managed service's admin port (`SERVICE_ADMIN_PORTS`); anything else is refused. The
+ * key header goes on untouched: the agent checks it.
  */
 export function agentServer(socket: string): Json {
   return {
@@ -153,6 +158,20 @@ export function agentServer(socket: string): Json {
             handler: 'reverse_proxy',
             upstreams: [{ dial: `{http.request.header.${AGENT_DIAL_HEADER}}` }],
             // An agent that is gone costs one bounded dial, never a hang.
+            transport: { protocol: 'http', dial_timeout: '3s' },
+            headers: { request: { delete: [AGENT_DIAL_HEADER] } },
+          },
+        ],
+        terminal: true,
+      },
+      {
+        // Managed services' admin APIs on the overlay (Garage's bucket and key setup): the daemon's host is not
+        // on the overlay, so it calls them through here too (relay-fetch.ts). Only those ports.
+        match: [{ header_regexp: { [AGENT_DIAL_HEADER]: { pattern: `^[0-9]{1,3}(\\.[0-9]{1,3}){3}:(${SERVICE_ADMIN_PORTS.join('|')})$` } } }],
+        handle: [
+          {
+            handler: 'reverse_proxy',
+            upstreams: [{ dial: `{http.request.header.${AGENT_DIAL_HEADER}}` }],
             transport: { protocol: 'http', dial_timeout: '3s' },
             headers: { request: { delete: [AGENT_DIAL_HEADER] } },
           },

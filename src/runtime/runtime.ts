@@ -109,6 +109,12 @@ export interface ContainerSpec {
   restart?: 'no' | 'unless-stopped';
   /** Memory and CPU limits; unlimited when absent. */
   resources?: ResourceLimits;
+  /**
+   * A Swarm pins the task to this node, the one whose disk was just prepared for it (a managed service's
+   * data directory): `here` is the node svc runs on. Without it the labels decide at create time, which
+   * could differ from the disk prepared a moment before. One engine: ignored (it is the only node).
+   */
+  dataNode?: DataNode | 'here';
 }
 
 export type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
@@ -203,14 +209,17 @@ export interface DataNode {
 }
 
 /**
- * A directory tree on one node's disk, reached through a short-lived helper container there that mounts the
- * data directory at the same path (a restore of services held on that node). Paths are relative to the data
- * directory, plain (no `..`); every operation is one step on that node's filesystem.
+ * A directory tree on one node's disk, reached through a short-lived helper container there (a restore of
+ * services held on that node, a service's first directory there). Paths are relative to the data directory,
+ * plain (no `..`); every operation is one step on that node's filesystem. The data directory itself need
+ * not exist on the node yet: `mkdir` makes it.
  */
 export interface NodeDisk {
   exists(path: string): Promise<boolean>;
-  /** mkdir -p, mode 700. */
+  /** mkdir -p, mode 700 for the data directory and every component of `path` it makes. */
   mkdir(path: string): Promise<void>;
+  /** Writes a small file (replacing it) with this mode, owned by root, in an existing directory. */
+  writeFile(path: string, content: string, mode: number): Promise<void>;
   /** A rename on that filesystem (atomic); `to` must not exist. */
   rename(from: string, to: string): Promise<void>;
   /** rm -rf; a missing path is not an error. */

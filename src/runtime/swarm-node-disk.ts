@@ -1,11 +1,14 @@
-// Another node's disk, for a restore of the services held there (docs/design.md "Data of services on other
-// nodes"): a short-lived Swarm service `<instance>-disk-<tag>` pinned to the node (busybox of the probe image,
-// `sleep`, the data directory bind-mounted at the same path), and every step an exec of busybox in its
-// container or the engine's `PUT /containers/{id}/archive`, through the node's agent. Paths are checked
-// (relative to the data directory, plain) and passed as arguments, never a shell string. `close` removes
-// the service; a leftover of a daemon that died is replaced by the next open of the same tag.
+// Another node's disk, for a restore of the services held there and for a service's first directory there
+// (docs/design.md "Data of services on other nodes", "Directories on other nodes"): a short-lived Swarm
+// service `<instance>-disk-<tag>` pinned to the node (busybox of the probe image, `sleep`, the node's `/`
+// bind-mounted at NODE_ROOT: the data directory may not exist there yet, and Swarm refuses a bind mount
+// whose source is missing), and every step an exec of busybox in its container or the engine's
+// `PUT /containers/{id}/archive`, through the node's agent. Paths are checked (relative to the data
+// directory, plain) and passed as arguments, never a shell string. `close` removes the service; a leftover
+// of a daemon that died is replaced by the next open of the same tag.
 import type Docker from 'dockerode';
 import { posix } from 'node:path';
+import { Header } from 'tar';
 import type { Logger } from '../log.js';
 import { call } from './docker-errors.js';
 import { createExecOps } from './docker-exec.js';
@@ -15,6 +18,8 @@ import { agentFailure } from './swarm-agents.js';
 
 export const DISK_ROLE = 'disk';
 const RUNNING_WAIT_MS = 60_000;
+/** Where the helper sees the node's `/`: the one directory sure to exist on a fresh node. */
+export const NODE_ROOT = '/svc-node-root';
 
 /** Pure: the name of the helper of one tag (`restore-12`). */
 export const diskHelperName = (instance: string, tag: string) => `${instance}-disk-${tag}`;
@@ -26,6 +31,29 @@ export function diskPath(dataDir: string, rel: string): string {
     throw new Error(`"${rel.slice(0, 80)}" is not a plain path inside the data directory`);
   }
   return posix.join(dataDir, rel);
+}
+
+/** Pure: what the helper names `rel` (under the data directory) by, through its mount of the node's `/`. */
+export const helperPath = (dataDir: string, rel: string) => posix.join(NODE_ROOT, diskPath(dataDir, rel));
+
+/**
+ * Pure: the `mkdir -p -m 700` arguments that make the data directory and every component of `rel` with mode
+ * 700 (`-m` applies to the last component of each argument only, so each level is an argument of its own).
+ */
+export function mkdirArgs(dataDir: string, rel: string): string[] {
+  diskPath(dataDir, rel);
+  const parts = rel.split('/');
+  return ['mkdir', '-p', '-m', '700', posix.join(NODE_ROOT, dataDir), ...parts.map((_, i) => helperPath(dataDir, parts.slice(0, i + 1).join('/')))];
+}
+
+/** Pure: a tar holding one file `name` (a base name) with `content` and `mode`, owned by root (tar's encoder). */
+export function oneFileTar(name: string, content: string, mode: number): Buffer {
+  if (!/^[A-Za-z0-9._-]+$/.test(name) || name === '.' || name === '..') throw new Error(`"${name}" is not a plain file name`);
+  const body = Buffer.from(content, 'utf8');
+  const h = new Header({ path: name, type: 'File', mode, size: body.length, mtime: new Date(), uid: 0, gid: 0 });
+  h.encode();
+  const pad = (n: number) => Buffer.alloc((512 - (n % 512)) % 512);
+  return Buffer.concat([h.block!, body, pad(body.length), Buffer.alloc(1024)]);
 }
 
 /** Pure: the helper's Swarm service. */
@@ -41,7 +69,8 @@ export function diskHelperSpec(i: { instance: string; tag: string; image: string
         Labels: labels,
         User: '0:0',
         Init: true,
-        Mounts: [{ Type: 'bind' as const, Source: i.dataDir, Target: i.dataDir }],
+        // The node's `/`, not the data directory: on a node that never held a service it does not exist yet.
+        Mounts: [{ Type: 'bind' as const, Source: '/', Target: NODE_ROOT }],
       },
       RestartPolicy: { Condition: 'none' as const },
       Placement: { Constraints: [`node.id==${i.node}`] },
@@ -66,6 +95,9 @@ export async function openNodeDisk(o: NodeDiskOptions, node: DataNode, dataDir: 
   const remove = async () => {
     await call(`service rm ${spec.Name}`, () => d.getService(spec.Name).remove(), [404]);
   };
+  // The agent first: a node that is down or whose agent does not run fails here at once, before a helper
+  // is made that could wait a minute for a node that is not there.
+  const engine = await o.client(node.id).catch((err: unknown) => Promise.reject(agentFailure(node.hostname, err)));
   await remove(); // a leftover of the same tag (a daemon that died): replaced
   const auth = o.registryAuth?.(o.image);
   try {
@@ -80,7 +112,6 @@ export async function openNodeDisk(o: NodeDiskOptions, node: DataNode, dataDir: 
       if (Date.now() > end) throw new Error(`the helper on node ${node.hostname} did not start within ${RUNNING_WAIT_MS / 1000} s (task ${t?.Status?.State ?? 'not created'})`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const engine = await o.client(node.id);
     const ops = createExecOps(engine);
     const id = container;
     const run = async (cmd: string[]) => {
@@ -91,24 +122,27 @@ export async function openNodeDisk(o: NodeDiskOptions, node: DataNode, dataDir: 
       const r = await run(cmd);
       if (r.exitCode !== 0) throw new Error(`${what} on node ${node.hostname} failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n').slice(-2).join(' ')}`);
     };
-    const at = (rel: string) => diskPath(dataDir, rel);
+    const at = (rel: string) => helperPath(dataDir, rel);
+    const putTar = async (dir: string, tar: NodeJS.ReadableStream | Buffer) => {
+      await engine
+        .getContainer(id)
+        .putArchive(tar as never, { path: dir })
+        .catch((err: unknown) => Promise.reject(agentFailure(node.hostname, err)));
+    };
     return {
       async exists(rel) {
         return (await run(['test', '-e', at(rel)])).exitCode === 0;
       },
-      mkdir: (rel) => must(`mkdir ${rel}`, ['mkdir', '-p', '-m', '700', at(rel)]),
+      mkdir: (rel) => must(`mkdir ${rel}`, mkdirArgs(dataDir, rel)),
+      async writeFile(rel, content, mode) {
+        await putTar(posix.dirname(at(rel)), oneFileTar(posix.basename(rel), content, mode));
+      },
       async rename(from, to) {
         if ((await run(['test', '-e', at(to)])).exitCode === 0) throw new Error(`rename on node ${node.hostname}: ${to} exists`);
         await must(`rename ${from} to ${to}`, ['mv', at(from), at(to)]);
       },
       remove: (rel) => must(`rm ${rel}`, ['rm', '-rf', at(rel)]),
-      async unpack(rel, tar) {
-        const path = at(rel);
-        await engine
-          .getContainer(id)
-          .putArchive(tar as never, { path })
-          .catch((err: unknown) => Promise.reject(agentFailure(node.hostname, err)));
-      },
+      unpack: (rel, tar) => putTar(at(rel), tar),
       async close() {
         await remove();
       },

@@ -137,7 +137,9 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
    */
   const constraintsFor = async (spec: ContainerSpec, nodes: NodeDoc[], current?: string[]): Promise<string[]> => {
     const role = spec.labels[LABELS.role];
-    const pin = pinnedNode({ role, hasMounts: (spec.mounts?.length ?? 0) > 0, managerId: await selfNodeId(), nodes: nodes.map((n) => ({ id: n.ID, labels: n.Spec?.Labels ?? {} })), current });
+    // The disk prepared for it decides (a managed service's first directory), not the labels a moment later.
+    const prepared = spec.dataNode === 'here' ? await selfNodeId() : spec.dataNode?.id;
+    const pin = prepared ?? pinnedNode({ role, hasMounts: (spec.mounts?.length ?? 0) > 0, managerId: await selfNodeId(), nodes: nodes.map((n) => ({ id: n.ID, labels: n.Spec?.Labels ?? {} })), current });
     if (pin) return placementConstraints({ nodes: [], siblingNodes: [], pinnedNode: pin });
     const app = spec.labels[LABELS.app];
     const deploy = spec.labels[LABELS.deploy];

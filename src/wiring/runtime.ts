@@ -24,6 +24,7 @@ import { createNodeAgents } from '../runtime/swarm-agents.js';
 import { createAgentsReconciler } from '../reconcilers/agents/reconciler.js';
 import { createEdgeNodes } from '../runtime/swarm-edges.js';
 import { createEdgeFleet } from '../proxy/edge-nodes.js';
+import { createRelayFetch } from '../proxy/relay-fetch.js';
 import { createEdgesReconciler } from '../reconcilers/edges/reconciler.js';
 import type { Reconciler } from '../controller/types.js';
 import { deriveKey } from '../crypto.js';
@@ -35,6 +36,11 @@ export interface RuntimeWiring {
   /** Status of `GET url` as the proxy would reach it. */
   probe: (url: string, timeoutMs: number) => Promise<number | undefined>;
   tcpOpen: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
+  /**
+   * HTTP to a managed service's admin API (Garage's bucket and key setup): global fetch on one engine, through
+   * the edge relay on a Swarm (the daemon's host is not on the overlay). Absent: global fetch.
+   */
+  serviceFetch?: (url: string, init?: RequestInit) => Promise<Response>;
   /** Terminal sessions into app containers (on Swarm: other nodes' replicas through their agents). */
   terminal: TerminalPort;
   /** How the proxy reaches what the runtime runs: as it is on one engine, through the edge relay on a Swarm. */
@@ -104,6 +110,7 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
     docker: runtime.docker,
     probe,
     tcpOpen: probe.tcpOpen,
+    serviceFetch: createRelayFetch(paths.agentSocket),
     terminal,
     edge: relayedEdge(relay, paths.socket, fleet),
     proxyMounts: [{ source: paths.dir, target: paths.dir }],

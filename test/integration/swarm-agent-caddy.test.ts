@@ -4,11 +4,12 @@
 // own exec code (docker-exec.ts) and terminal code (docker-terminal.ts `openSession`, a TTY with stdin, the
 // hijacked `Upgrade: tcp` both ways) reach a container of the host's engine; without the key, with a wrong
 // one, or for any endpoint but exec, the agent answers 403; the relay dials nothing but an agent address;
-// the key never reaches Caddy's log.
+// the key never reaches Caddy's log. The relay also carries the daemon's calls to a managed service's admin
+// port (relay-fetch.ts: Garage's bucket and key setup on a Swarm).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ import { createDockerClient } from '../../src/runtime/docker-client.js';
 import { createExecOps } from '../../src/runtime/docker-exec.js';
 import { openSession } from '../../src/runtime/docker-terminal.js';
 import { agentServer } from '../../src/proxy/edge-config.js';
+import { createRelayFetch } from '../../src/proxy/relay-fetch.js';
+import { GARAGE_ADMIN_PORT } from '../../src/catalog/garage.js';
 import { agentConfig, AGENT_PORT } from '../../src/runtime/swarm-agent-spec.js';
 import { CADDY_BIN } from '../support/caddy.js';
 import { ensureTestImages, WEB_V1 } from '../support/images.js';
@@ -136,6 +139,33 @@ describe('an exec through the relay and an agent (real Caddy)', () => {
     const t0 = Date.now();
     expect(await status('POST', `/containers/${name}/exec`, { ...good, 'Svc-Agent-Dial': `127.38.255.254:${AGENT_PORT}` })).toBe(502);
     expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it("carries the daemon's calls to a managed service's admin port (Garage's 3903) with relay-fetch, and no other port", async () => {
+    const seen: { method?: string; url?: string; auth?: string; dial?: string; body: string }[] = [];
+    const admin = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, dial: req.headers['svc-agent-dial'] as string | undefined, body: Buffer.concat(chunks).toString() });
+        res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end('{"node":"n1"}');
+      });
+    });
+    await new Promise<void>((r) => admin.listen(GARAGE_ADMIN_PORT, AGENT_AT, r));
+    try {
+      const f = createRelayFetch(socket);
+      const got = await f(`http://${AGENT_AT}:${GARAGE_ADMIN_PORT}/v1/status?x=1`, { headers: { authorization: 'Bearer tok' } });
+      expect([got.status, await got.json()]).toEqual([200, { node: 'n1' }]);
+      const posted = await f(`http://${AGENT_AT}:${GARAGE_ADMIN_PORT}/v1/bucket`, { method: 'POST', headers: { authorization: 'Bearer tok', 'content-type': 'application/json' }, body: '{"globalAlias":"b"}' });
+      expect(posted.status).toBe(201);
+      expect(seen).toEqual([
+        { method: 'GET', url: '/v1/status?x=1', auth: 'Bearer tok', dial: undefined, body: '' },
+        { method: 'POST', url: '/v1/bucket', auth: 'Bearer tok', dial: undefined, body: '{"globalAlias":"b"}' },
+      ]);
+      expect((await f(`http://${AGENT_AT}:${GARAGE_ADMIN_PORT + 1}/v1/status`)).status).toBe(403);
+    } finally {
+      admin.close();
+    }
   });
 
   it("never writes the key in Caddy's log, not even for a failed request (the error log lists its headers)", async () => {

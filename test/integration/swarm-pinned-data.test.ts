@@ -1,11 +1,13 @@
 // Backups and restores of managed services pinned to a worker (issue 19; docs/design.md "Data of services on
 // other nodes"), on a real three-node Swarm whose workers each have a disk of their own at the daemon's data
 // directory (test/support/swarm-cluster.ts `ownDisk`), as separate machines do: a postgres and a redis run
-// on the worker labelled `svc.services=true`, their data on that worker's disk only. A backup holds that
-// data (read through the worker's agent), not the manager's empty directories; a restore puts the archive's
-// data back on the worker's disk (through a short-lived helper there) and the first values come back.
+// on the worker labelled `svc.services=true`, their data on that worker's disk only, their directories made
+// there by svc (no hand step), and a Garage with its garage.toml written there and its bucket and key set up
+// through the edge relay. A backup holds that data (read through the worker's agent), not the manager's empty
+// directories; a restore puts the archive's data back on the worker's disk (through a short-lived helper
+// there) and the first values come back.
 import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar';
@@ -25,6 +27,7 @@ let scratch: string;
 let worker: ClusterNode;
 let pg: SqlService;
 let cacheId: number;
+let objsId: number;
 
 const d = (args: string[]) => cluster!.docker(cluster!.manager, args).trim();
 /** The host name of the node running a service's task. */
@@ -45,15 +48,15 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'svc-pinned-scratch-'));
   cluster = await createCluster(3, { ownDisk: dataDir });
   worker = cluster.nodes[1]!;
-  // One save for all four: the postgres and redis stand-ins share their 800 MB base layer.
-  const [v1, caddy, pgImage, redisImage] = cluster.pushImages([WEB_V1, CADDY_IMAGE, SERVICE_TEST_IMAGES.postgres, SERVICE_TEST_IMAGES.redis]);
+  // One save for all five: the postgres, redis and garage stand-ins share their 800 MB base layer.
+  const [v1, caddy, pgImage, redisImage, garageImage] = cluster.pushImages([WEB_V1, CADDY_IMAGE, SERVICE_TEST_IMAGES.postgres, SERVICE_TEST_IMAGES.redis, SERVICE_TEST_IMAGES.garage]);
+  // No directory made by hand on the worker: svc makes each service's there before creating it
+  // (docs/design.md "Directories on other nodes").
   d(['node', 'update', '--label-add', 'svc.services=true', worker.hostname]);
-  // docs/api.md "Placement where the data is": the labelled node holds the services' directories at the
-  // manager's path; the operator makes them there (Swarm refuses a bind mount whose directory is missing).
-  for (const name of ['pd-pg', 'pd-cache']) mkdirSync(join(worker.disk!, 'services', name), { recursive: true, mode: 0o700 });
+  expect(existsSync(join(worker.disk!, 'services'))).toBe(false);
   t = await startTestDaemon(
     'pinned',
-    { ...swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }), SVC_IMAGE_POSTGRES: pgImage, SVC_IMAGE_REDIS: redisImage },
+    { ...swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }), SVC_IMAGE_POSTGRES: pgImage, SVC_IMAGE_REDIS: redisImage, SVC_IMAGE_GARAGE: garageImage! },
     { dataDir },
   );
   // The agents first: a service's readiness check on the worker is an exec through its agent.
@@ -62,20 +65,25 @@ beforeAll(async () => {
     what: 'an agent running on each worker',
   });
   const made: Record<string, number> = {};
-  for (const [name, type] of [['pd-pg', 'postgres'], ['pd-cache', 'redis']]) {
+  for (const [name, type] of [['pd-pg', 'postgres'], ['pd-cache', 'redis'], ['pd-objs', 'garage']]) {
     const res = await t.api('POST', '/api/services', { name, type });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     made[name!] = res.body.id;
   }
-  for (const id of Object.values(made)) {
+  const t0 = performance.now();
+  const took: string[] = [];
+  for (const [name, id] of Object.entries(made)) {
     await waitFor(async () => {
       const s = (await t!.api('GET', `/api/services/${id}`)).body;
       if (s.status !== 'active') throw new Error(`${s.name} is ${s.status}: ${s.status_message ?? s.message ?? JSON.stringify(s)}`);
       return true;
     }, { timeoutMs: 90_000, what: `service ${id} active` });
+    took.push(`${name} ${(performance.now() - t0).toFixed(0)} ms`);
   }
+  console.log(`created on the worker, their directories made there by svc, to active (from the three POSTs): ${took.join(', ')}`);
   pg = client(t, made['pd-pg']!, 'pd-pg', 'postgres');
   cacheId = made['pd-cache']!;
+  objsId = made['pd-objs']!;
 }, 300_000);
 
 afterAll(async () => {
@@ -95,6 +103,27 @@ describe('services pinned to a worker', () => {
     expect(await redis('SET', 'k', 'first')).toBe('OK');
     // The data is on the worker's disk; the manager's directories are what svc made there: empty.
     expect(existsSync(join(worker.disk!, 'services', 'pd-pg', 'PG_VERSION'))).toBe(true);
+    // Made by svc with the manager's mode; its helper on the worker is gone.
+    expect(statSync(join(worker.disk!, 'services', 'pd-cache')).mode & 0o777).toBe(0o700);
+    // The Garage: its config on the worker (600), none on the manager; its key made through the relay.
+    expect(nodeOf(`${t!.instance}-svc-pd-objs`)).toBe(worker.hostname);
+    expect(statSync(join(worker.disk!, 'services', 'pd-objs', 'garage.toml')).mode & 0o777).toBe(0o600);
+    expect(readdirSync(join(dataDir, 'services', 'pd-objs'))).toEqual([]);
+    expect((await t!.api('GET', `/api/services/${objsId}/credentials`)).body.access_key).toMatch(/^GK/);
+    // What one preparation costs (helper made on the worker, mkdir, one file, helper removed), twice.
+    const node = (await t!.daemon.runtime.dataNodeOf(`${t!.instance}-svc-pd-pg`))!;
+    const costs: number[] = [];
+    for (const i of [1, 2]) {
+      const p0 = performance.now();
+      const disk = await t!.daemon.runtime.openNodeDisk(node, dataDir, `measure-${i}`);
+      await disk.mkdir(`services/pd-measure-${i}`);
+      await disk.writeFile(`services/pd-measure-${i}/f.toml`, 'x = 1\n', 0o600);
+      await disk.remove(`services/pd-measure-${i}`);
+      await disk.close();
+      costs.push(performance.now() - p0);
+    }
+    console.log(`one preparation on the worker (helper up, mkdir, a file, helper removed): ${costs.map((c) => c.toFixed(0)).join(' / ')} ms`);
+    expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=disk'])).toBe('');
     expect(readdirSync(join(dataDir, 'services', 'pd-pg'))).toEqual([]);
     expect(readdirSync(join(dataDir, 'services', 'pd-cache'))).toEqual([]);
 
@@ -127,7 +156,7 @@ describe('services pinned to a worker', () => {
     const ms = performance.now() - t0;
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ restored: true, backup_id: backupId });
-    for (const id of [pg.id, cacheId]) {
+    for (const id of [pg.id, cacheId, objsId]) {
       await waitFor(async () => (await t!.api('GET', `/api/services/${id}`)).body.status === 'active', { timeoutMs: 90_000, what: `service ${id} active again` });
     }
     await waitFor(async () => (await pg.notes().catch(() => [])).length > 0, { timeoutMs: 60_000, what: 'pd-pg answering' });

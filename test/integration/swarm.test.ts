@@ -143,20 +143,23 @@ describe('swarm runtime', () => {
     expect(await rt.list({ [LABELS.instance]: instance, [LABELS.role]: 'app' })).toEqual([]);
   });
 
-  it('pins where the data is: a service on the manager or the node labelled svc.services=true (kept there when healed), an app with volumes on the manager', async () => {
+  it('pins where the data is: a service on the manager or the node labelled svc.services=true (kept there when healed; the node prepared when named), an app with volumes on the manager', async () => {
     const nodes = await rt.nodes();
     const manager = nodes.find((n) => n.role === 'manager')!;
     const worker = nodes.find((n) => n.role === 'worker' && n.state === 'ready')!;
     const dir = await mkdtemp(join(tmpdir(), 'swt-pin-'));
     const mounts = [{ source: dir, target: '/data' }];
     const service = (name: string): ContainerSpec => ({ name, image, network, init: true, mounts, labels: { [LABELS.managed]: 'true', [LABELS.instance]: instance, [LABELS.role]: 'service', [LABELS.service]: name } });
-    const made = ['swt-db1', 'swt-db2', 'swt-web-4', 'swt-web-4-r1'];
+    const made = ['swt-db1', 'swt-db2', 'swt-db3', 'swt-web-4', 'swt-web-4-r1'];
     try {
       expect((await rt.run(service('swt-db1'))).running).toBe(true);
       expect(await nodeOf('swt-db1')).toBe(manager.id);
       await rt.updateNode(worker.id, { labels: { 'svc.services': 'true' } });
       expect((await rt.run(service('swt-db2'))).running).toBe(true);
       expect(await nodeOf('swt-db2')).toBe(worker.id);
+      // The disk the reconciler prepared decides, not the label read again (`dataNode`: here, the manager).
+      expect((await rt.run({ ...service('swt-db3'), dataNode: 'here' })).running).toBe(true);
+      expect(await nodeOf('swt-db3')).toBe(manager.id);
       // The label goes; a healed service stays with its data rather than start on an empty directory.
       await rt.updateNode(worker.id, { labels: {} });
       await rt.stop('swt-db2', 1);

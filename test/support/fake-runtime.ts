@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   DataNode,
@@ -131,6 +131,11 @@ export class FakeRuntime implements Runtime {
       mkdir: async (rel) => {
         step('mkdir', rel);
         await mkdir(at(rel), { recursive: true, mode: 0o700 });
+      },
+      writeFile: async (rel, content, mode) => {
+        step('write', rel);
+        await writeFile(at(rel), content, { mode });
+        await chmod(at(rel), mode);
       },
       rename: async (from, to) => {
         step('rename', `${from} ${to}`);

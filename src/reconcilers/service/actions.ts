@@ -1,7 +1,7 @@
 // The side effects of the service reconciler, one function per plan step that needs more than one engine
 // call: starting or recreating the container, recording failures with backoff, Garage provisioning,
 // purging the data dir, and writing status only when it changed (DESIGN.md rule 7).
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
@@ -12,6 +12,7 @@ import { provisionGarage } from './garage-admin.js';
 import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { prepareDataDir, serviceSpec } from './container.js';
+import { prepareOnNode } from './node-dir.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 import { serviceStatusChanged } from './notices.js';
 
@@ -60,10 +61,18 @@ export function createActions(deps: ServiceReconcilerDeps) {
     try {
       if (how === 'create') {
         takeConfiguredImage(row, kind);
-        prepareDataDir(row, kind, creds);
+        // Its directory on the disk it will run on: this host's, or the labelled node's (through a helper
+        // there); the service is then pinned to exactly that node.
+        const node = await runtime.newServiceDataNode();
+        if (node) {
+          await prepareOnNode(runtime, node, settings.dataDir, row, kind, creds);
+          mkdirSync(row.dataDir, { recursive: true, mode: 0o700 }); // here, the empty directory any service held elsewhere has
+        } else {
+          prepareDataDir(row, kind, creds);
+        }
         await runtime.ensureNetwork(settings.network);
         if (!(await runtime.hasImage(row.imageRef))) await pullNamingVariable(row);
-        const info = await runtime.run(serviceSpec(row, kind, creds, settings));
+        const info = await runtime.run({ ...serviceSpec(row, kind, creds, settings), dataNode: node ?? 'here' });
         db.update(services).set({ containerId: info.id }).where(eq(services.id, row.id)).run();
       } else {
         await runtime.start(row.containerName);

@@ -8,7 +8,7 @@ import { parseEnv } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { createArchive } from '../../../src/backup/create-archive.js';
-import { restoreOffline } from '../../../src/backup/offline-restore.js';
+import { restoreOffline, SWARM_NOTE } from '../../../src/backup/offline-restore.js';
 import { createSealer } from '../../../src/crypto.js';
 import { silentLogger } from '../../../src/log.js';
 import { openDb } from '../../../src/store/db.js';
@@ -27,7 +27,7 @@ afterEach(async () => rm(root, { recursive: true, force: true }));
 const KEY = Buffer.alloc(32, 5);
 
 /** An archive of a data dir with one postgres service (stopped: no dump) and a certificate. */
-async function makeArchive(o: { envKey?: Buffer; codehost?: boolean; volume?: boolean } = {}) {
+async function makeArchive(o: { envKey?: Buffer; codehost?: boolean; volume?: boolean; swarm?: boolean } = {}) {
   const dataDir = join(root, 'old', 'data');
   const db = openDb(join(dataDir, 'svc.db'));
   const sealer = createSealer(KEY);
@@ -43,7 +43,7 @@ async function makeArchive(o: { envKey?: Buffer; codehost?: boolean; volume?: bo
     await mkdir(join(dataDir, 'volumes', '.trash', 'old.1.2'), { recursive: true });
     await writeFile(join(dataDir, 'volumes', '.trash', 'old.1.2', 'x'), 'gone');
   }
-  const env = { SVC_ENCRYPTION_KEY: (o.envKey ?? KEY).toString('base64'), SVC_DATA_DIR: dataDir, SVC_BACKUP_DIR: join(dataDir, 'backups'), SVC_PORT: '3999' };
+  const env = { SVC_ENCRYPTION_KEY: (o.envKey ?? KEY).toString('base64'), SVC_DATA_DIR: dataDir, SVC_BACKUP_DIR: join(dataDir, 'backups'), SVC_PORT: '3999', ...(o.swarm ? { SVC_RUNTIME: 'swarm' } : {}) };
   const backupDir = join(dataDir, 'backups');
   // The manifest flow after the start: the key file in the data dir and its settings in the .env on disk.
   const envFile = join(root, 'old', '.env');
@@ -57,6 +57,19 @@ async function makeArchive(o: { envKey?: Buffer; codehost?: boolean; volume?: bo
 }
 
 describe('restoreOffline', () => {
+  it("of a Swarm's archive with services says their data is on this host's disk only, and what to do about a labelled node", async () => {
+    for (const swarm of [false, true]) {
+      const archive = await makeArchive({ swarm });
+      const dataDir = join(root, `new-${swarm}`, 'data');
+      await mkdir(join(root, `new-${swarm}`));
+      const { summary } = await restoreOffline({ archivePath: archive, dataDir, envFile: join(root, `new-${swarm}`, '.env') });
+      expect(summary.includes(SWARM_NOTE), `swarm ${swarm}`).toBe(swarm);
+      expect(await readFile(join(dataDir, 'services', 'bk-pg', 'PG_VERSION'), 'utf8')).toBe('16\n');
+      await rm(join(root, 'old'), { recursive: true, force: true });
+    }
+    expect(SWARM_NOTE).toMatch(/restored on this host's disk.*svc.services=true.*svc uninstall/);
+  });
+
   it('brings back the code-host private key (mode 600) and the .env as it was at backup time, not at the start', async () => {
     const archive = await makeArchive({ codehost: true });
     const dataDir = join(root, 'new', 'data');

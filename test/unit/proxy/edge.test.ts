@@ -170,12 +170,20 @@ describe("the relay's agent server (docs/design.md \"Node agents\")", () => {
   });
 
   it('dials the agent named by the header (an IPv4 task address on the agent port only), else 403', () => {
-    const [pass, deny] = agents(buildEdgeConfig([], {}, relayA)).routes;
+    const [pass, , deny] = agents(buildEdgeConfig([], {}, relayA)).routes;
     const pattern = new RegExp(pass.match[0].header_regexp['Svc-Agent-Dial'].pattern);
     expect(pass.handle[0]).toMatchObject({ handler: 'reverse_proxy', upstreams: [{ dial: '{http.request.header.Svc-Agent-Dial}' }], transport: { dial_timeout: '3s' }, headers: { request: { delete: ['Svc-Agent-Dial'] } } });
     for (const ok of ['10.0.1.5:2380', '192.168.200.17:2380']) expect(pattern.test(ok)).toBe(true);
     for (const bad of ['10.0.1.5:2375', '10.0.1.5', 'localhost:2380', '[::1]:2380', 'unix//var/run/docker.sock', '10.0.1.5:2380/x', '10.0.1.5:23800']) expect(pattern.test(bad)).toBe(false);
     expect(deny).toMatchObject({ handle: [{ handler: 'static_response', status_code: 403 }] });
+  });
+
+  it("dials a managed service's admin port (Garage's 3903: its bucket and key setup on a Swarm), no other", () => {
+    const [, admin] = agents(buildEdgeConfig([], {}, relayA)).routes;
+    const pattern = new RegExp(admin.match[0].header_regexp['Svc-Agent-Dial'].pattern);
+    expect(admin.handle[0]).toMatchObject({ handler: 'reverse_proxy', upstreams: [{ dial: '{http.request.header.Svc-Agent-Dial}' }], transport: { dial_timeout: '3s' }, headers: { request: { delete: ['Svc-Agent-Dial'] } } });
+    expect(pattern.test('10.0.1.5:3903')).toBe(true);
+    for (const bad of ['10.0.1.5:3900', '10.0.1.5:39030', 'garage:3903', '10.0.1.5:3903/x', '10.0.1.5:2375']) expect(pattern.test(bad)).toBe(false);
   });
 
   it("keeps the agents' key out of the relay's log (it passes through the agent server)", () => {

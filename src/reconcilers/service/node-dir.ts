@@ -1,0 +1,118 @@
+// A managed service's directory on another node (docs/design.md "Directories on other nodes"): a service
+// placed on the node labelled `svc.services=true` needs `SVC_DATA_DIR/services/<name>` there before Swarm
+// starts it (a bind mount whose source is missing is refused), and the catalog's files (garage.toml) in it.
+// Made through the runtime's NodeDisk, only when the service is created (the create path, not every pass).
+// Never a fresh, empty directory for a service whose data is somewhere else: that refusal is decided here.
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { PENDING_DUMPS_DIR } from '../../backup/pending-dumps.js';
+import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
+import type { DataNode, Runtime } from '../../runtime/runtime.js';
+import type { ServiceRow } from '../../store/schema/services.js';
+
+/** What to make on the node: the directory (relative to the data directory) and the files in it. */
+export interface NodeDirPlan {
+  dir: string;
+  files: { path: string; content: string; mode: number }[];
+}
+
+/** Pure: the directory and files of a service on another node's disk, paths relative to the data directory. */
+export function nodeDirPlan(dataDir: string, row: Pick<ServiceRow, 'name' | 'dataDir'>, kind: Pick<ServiceKind, 'files'>, creds: Credentials): NodeDirPlan {
+  const dir = relative(dataDir, row.dataDir);
+  if (!dir || dir.startsWith('..') || dir.startsWith('/')) throw new Error(`the data directory of ${row.name} (${row.dataDir}) is not inside ${dataDir}`);
+  return { dir, files: (kind.files?.(creds) ?? []).map((f) => ({ path: `${dir}/${f.path}`, content: f.content, mode: f.mode })) };
+}
+
+export interface NodeDirFacts {
+  name: string;
+  node: string;
+  /** Entries in the service's directory on this host's disk (the manager's: empty for a service held elsewhere). */
+  hereEntries: number;
+  /** The service was active once: it has data somewhere. */
+  activated: boolean;
+  /** A restore left its dump on this host's disk (`restore-dumps/<name>.sql`), loaded through its directory here. */
+  dumpWaitingHere?: boolean;
+  /** The directory exists on the node (a restore put it there, or an earlier create made it). */
+  existsThere: boolean;
+}
+
+/**
+ * Pure: why the service must not be created on that node, or undefined. Its data on this host's disk, or an
+ * active-once service whose directory the node does not have: starting there would start it on an empty
+ * directory while its data is elsewhere. The sentence says what the operator can do.
+ */
+export function nodeDirRefusal(f: NodeDirFacts): string | undefined {
+  if (f.hereEntries > 0) {
+    return (
+      `the data of service ${f.name} is on this host's disk (services/${f.name} is not empty), but services are placed on node ${f.node} ` +
+      `(label svc.services=true): svc does not start it there on an empty directory. Remove the label to run it here, ` +
+      `or run it here and then back up and restore with the label set to move its data to ${f.node}`
+    );
+  }
+  if (f.dumpWaitingHere) {
+    return (
+      `a dump of service ${f.name} waits on this host's disk (${PENDING_DUMPS_DIR}/${f.name}.sql, from a restore whose archive had no data ` +
+      `directory for it), and it is loaded through the service's directory here, but services are placed on node ${f.node} ` +
+      `(label svc.services=true). Remove the label to run it here`
+    );
+  }
+  if (f.activated && !f.existsThere) {
+    return (
+      `service ${f.name} has run before, but node ${f.node} (label svc.services=true), where services are placed, has no directory ` +
+      `services/${f.name}: its data is elsewhere, and svc does not start it on an empty directory. Put the label back on the node ` +
+      `that holds its data, or restore a backup with the label on ${f.node}`
+    );
+  }
+  return undefined;
+}
+
+/** Entries of a directory on this host's disk; 0 when it is missing. */
+function entriesHere(dir: string): number {
+  try {
+    return readdirSync(dir).length;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Makes the service's directory (mode 700) and the catalog's files (their modes) on the node, through a
+ * helper there named after the service's id (a leftover of a daemon that died is replaced by the next
+ * attempt). Throws a sentence naming the node when it cannot.
+ */
+export async function prepareOnNode(
+  runtime: Pick<Runtime, 'openNodeDisk'>,
+  node: DataNode,
+  dataDir: string,
+  row: Pick<ServiceRow, 'id' | 'name' | 'dataDir' | 'activatedAt'>,
+  kind: Pick<ServiceKind, 'files'>,
+  creds: Credentials,
+): Promise<void> {
+  const plan = nodeDirPlan(dataDir, row, kind, creds);
+  const facts = {
+    name: row.name,
+    node: node.hostname,
+    hereEntries: entriesHere(row.dataDir),
+    activated: row.activatedAt !== null,
+    dumpWaitingHere: existsSync(join(dataDir, PENDING_DUMPS_DIR, `${row.name}.sql`)),
+  };
+  const early = nodeDirRefusal({ ...facts, existsThere: true });
+  if (early) throw new Error(early);
+  let disk;
+  try {
+    disk = await runtime.openNodeDisk(node, dataDir, `prepare-${row.id}`);
+  } catch (err) {
+    throw new Error(`could not prepare the data directory of ${row.name} on node ${node.hostname}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const refusal = nodeDirRefusal({ ...facts, existsThere: await disk.exists(plan.dir) });
+    if (refusal) throw new Error(refusal);
+    await disk.mkdir(plan.dir);
+    for (const f of plan.files) await disk.writeFile(f.path, f.content, f.mode);
+  } catch (err) {
+    await disk.close().catch(() => {}); // a helper left behind is replaced by the next attempt's open
+    throw err;
+  }
+  // Not swallowed: the create is retried, and its open replaces the helper that could not be removed.
+  await disk.close();
+}

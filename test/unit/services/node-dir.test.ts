@@ -1,0 +1,202 @@
+// A managed service placed on another node gets its directory there (src/reconcilers/service/node-dir.ts,
+// docs/design.md "Directories on other nodes"): the pure parts (what to make, when to refuse) and the
+// reconciler's create path on the fake runtime, whose node disks are host directories.
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
+import { FakeRuntime } from '../../support/fake-runtime.js';
+import { silentLogger } from '../../../src/log.js';
+import { services, type ServiceRow } from '../../../src/store/schema/index.js';
+import { openCredentials } from '../../../src/store/services.js';
+import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
+import { nodeDirPlan, nodeDirRefusal } from '../../../src/reconcilers/service/node-dir.js';
+import { garage as garageKind, garageToml } from '../../../src/catalog/garage.js';
+import { postgres as postgresKind } from '../../../src/catalog/postgres.js';
+import type { Reconciler } from '../../../src/controller/types.js';
+import type { Db } from '../../../src/store/db.js';
+import { fakeGarage } from './fake-garage.js';
+import { createService } from '../../support/commands.js';
+
+describe('nodeDirPlan', () => {
+  const creds = { rpc_secret: 'ab', admin_token: 'tok', region: 'garage', bucket: 'objs', key_name: 'svc-objs', access_key: '', secret_key: '' };
+  it("is the service's directory relative to the data directory, with the catalog's files and modes", () => {
+    expect(nodeDirPlan('/srv/svc', { name: 'objs', dataDir: '/srv/svc/services/objs' }, garageKind, creds)).toEqual({
+      dir: 'services/objs',
+      files: [{ path: 'services/objs/garage.toml', content: garageToml(creds), mode: 0o600 }],
+    });
+    expect(nodeDirPlan('/srv/svc', { name: 'pg', dataDir: '/srv/svc/services/pg' }, postgresKind, {})).toEqual({ dir: 'services/pg', files: [] });
+  });
+  it.each(['/elsewhere/pg', '/srv/svc', '/srv/other/services/pg'])('refuses a data directory %s outside the data directory', (dataDir) => {
+    expect(() => nodeDirPlan('/srv/svc', { name: 'pg', dataDir }, postgresKind, {})).toThrow(/is not inside \/srv\/svc/);
+  });
+});
+
+describe('nodeDirRefusal', () => {
+  const base = { name: 'pg', node: 'worker-1', hereEntries: 0, activated: false, existsThere: false };
+  it.each([
+    ['a new service, nothing anywhere', base, undefined],
+    ['a new service whose directory a restore put on the node', { ...base, existsThere: true }, undefined],
+    ['an active-once service whose directory is on the node', { ...base, activated: true, existsThere: true }, undefined],
+    ['data on this host', { ...base, hereEntries: 3 }, /is on this host's disk .* Remove the label/],
+    ['data on this host, directory on the node too', { ...base, hereEntries: 1, existsThere: true }, /is on this host's disk/],
+    ['an active-once service, no directory on the node', { ...base, activated: true }, /has run before, but node worker-1 .* has no directory services\/pg/],
+    ['a dump waiting here (a restore without its data directory)', { ...base, dumpWaitingHere: true }, /a dump of service pg waits on this host's disk \(restore-dumps\/pg.sql/],
+  ])('%s', (_what, facts, expected) => {
+    const r = nodeDirRefusal(facts);
+    if (expected === undefined) expect(r).toBeUndefined();
+    else expect(r).toMatch(expected);
+  });
+});
+
+describe('service reconciler, data on another node', () => {
+  const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
+  const worker = { id: 'w1', hostname: 'worker-1' };
+  let db: Db;
+  let dir: string;
+  let nodeDir: string;
+  let rt: FakeRuntime;
+  let now: number;
+  let rec: Reconciler;
+  let garage: ReturnType<typeof fakeGarage> | undefined;
+  const sealer = testSealer();
+  const enqueue = recordingEnqueue();
+  const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow;
+  const make = (name: string, type = 'postgres') => {
+    const made = createService(db, sealer, enqueue, { dataDir: dir, images, instance: 'svc' }, { name, type });
+    if (type === 'garage') garage = fakeGarage(openCredentials(sealer, row(name)).admin_token);
+    return made;
+  };
+  async function until(name: string, status: string, max = 20) {
+    for (let i = 0; i < max; i++) {
+      if (row(name)?.status === status) return;
+      await rec.reconcile(name);
+    }
+    throw new Error(`${name} never reached ${status}; is ${row(name)?.status} (${row(name)?.error})`);
+  }
+  const mutations = () => rt.calls.filter((c) => ['run', 'start', 'stop', 'remove', 'pull', 'openNodeDisk'].includes(c.method)).length;
+
+  beforeEach(() => {
+    db = memoryDb();
+    dir = mkdtempSync(join(tmpdir(), 'svc-nodedir-'));
+    nodeDir = mkdtempSync(join(tmpdir(), 'svc-nodedir-w1-'));
+    rmSync(nodeDir, { recursive: true }); // a fresh node: not even its data directory exists
+    rt = new FakeRuntime({ images: Object.values(images) });
+    rt.swarm = true;
+    rt.newServicesOn = worker;
+    rt.nodeDisks.set(worker.id, nodeDir);
+    now = Date.parse('2026-01-01T00:00:00Z');
+    garage = undefined;
+    rt.execHandler = () => ({ exitCode: 0, stdout: 'PONG\n', stderr: '' });
+    rec = createServiceReconciler({
+      db, runtime: rt, sealer, log: silentLogger, now: () => now,
+      settings: { network: 'svc-unit', instance: 'svc', dataDir: dir },
+      httpGet: async () => 200,
+      tcpOpen: async () => true,
+      fetch: (url, init) => garage!.fetch(url, init),
+    });
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(nodeDir, { recursive: true, force: true });
+  });
+
+  it("a service placed on a fresh node: its directory made there (700) once, pinned to that node, active; again changes nothing", async () => {
+    make('pg');
+    rmSync(join(dir, 'services'), { recursive: true }); // as after a restore onto the node: nothing here
+    await until('pg', 'active');
+    expect(statSync(join(nodeDir, 'services', 'pg')).mode & 0o777).toBe(0o700);
+    expect(rt.callsOf('openNodeDisk')).toEqual([['w1', `prepare-${row('pg').id}`]]);
+    expect(rt.openDisks.size).toBe(0); // the helper is gone
+    expect(rt.containers.get('svc-svc-pg')!.spec.dataNode).toEqual(worker);
+    expect(readdirSync(join(dir, 'services', 'pg'))).toEqual([]); // here only the empty directory, as for any service held elsewhere
+    const before = mutations();
+    expect(await rec.reconcile('pg')).toEqual({});
+    expect(mutations()).toBe(before);
+  });
+
+  it("Garage's config is written on the node with its mode, not on this host", async () => {
+    make('objs', 'garage');
+    await until('objs', 'active');
+    const creds = openCredentials(sealer, row('objs'));
+    const file = join(nodeDir, 'services', 'objs', 'garage.toml');
+    expect(readFileSync(file, 'utf8')).toBe(garageToml(creds));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(dir, 'services', 'objs', 'garage.toml'))).toBe(false);
+  });
+
+  it('a node that cannot be prepared leaves the service in error with the reason, retried after the backoff, never run elsewhere', async () => {
+    rt.nodeDisks.delete(worker.id); // its agent does not run
+    make('pg');
+    expect(await rec.reconcile('pg')).toEqual({ requeueAfterMs: 10_000 });
+    expect(row('pg')).toMatchObject({ status: 'error', healFailures: 1 });
+    expect(row('pg').error).toMatch(/could not prepare the data directory of pg on node worker-1: the agent of node worker-1 is not running yet/);
+    expect(rt.callsOf('run')).toHaveLength(0);
+    const before = mutations();
+    expect(await rec.reconcile('pg')).toEqual({ requeueAfterMs: 10_000 }); // waiting: nothing tried
+    expect(mutations()).toBe(before);
+    rt.nodeDisks.set(worker.id, nodeDir);
+    now += 10_000;
+    await until('pg', 'active');
+    expect(rt.callsOf('run')).toHaveLength(1);
+    expect(existsSync(join(nodeDir, 'services', 'pg'))).toBe(true);
+  });
+
+  it('a step that fails on the node removes the helper and is an error', async () => {
+    rt.nodeDiskFault = /^write /;
+    make('objs', 'garage');
+    await rec.reconcile('objs');
+    expect(row('objs')).toMatchObject({ status: 'error', error: expect.stringMatching(/^write services\/.*toml on node worker-1 failed/) });
+    expect(rt.openDisks.size).toBe(0);
+    expect(rt.callsOf('run')).toHaveLength(0);
+  });
+
+  it("data on this host's disk (an offline restore) is never left behind for an empty directory on the node", async () => {
+    make('pg');
+    writeFileSync(join(dir, 'services', 'pg', 'PG_VERSION'), '16\n');
+    await rec.reconcile('pg');
+    expect(row('pg').status).toBe('error');
+    expect(row('pg').error).toMatch(/the data of service pg is on this host's disk .* placed on node worker-1/);
+    expect(rt.callsOf('openNodeDisk')).toHaveLength(0);
+    expect(rt.callsOf('run')).toHaveLength(0);
+    const before = mutations();
+    await rec.reconcile('pg');
+    expect(mutations()).toBe(before);
+  });
+
+  it("a dump a restore left on this host's disk for the service keeps it off the node", async () => {
+    make('pg');
+    mkdirSync(join(dir, 'restore-dumps'));
+    writeFileSync(join(dir, 'restore-dumps', 'pg.sql'), 'CREATE TABLE t (a int);\n');
+    await rec.reconcile('pg');
+    expect(row('pg')).toMatchObject({ status: 'error', error: expect.stringMatching(/a dump of service pg waits on this host's disk/) });
+    expect(rt.callsOf('openNodeDisk')).toHaveLength(0);
+    expect(rt.callsOf('run')).toHaveLength(0);
+  });
+
+  it('a service that ran before and whose directory the node lacks is refused; one a restore put there starts', async () => {
+    make('pg');
+    db.update(services).set({ activatedAt: '2025-12-01T00:00:00Z', status: 'active' }).where(eq(services.name, 'pg')).run();
+    await rec.reconcile('pg');
+    expect(row('pg').error).toMatch(/has run before, but node worker-1 .* has no directory services\/pg/);
+    expect(rt.openDisks.size).toBe(0);
+    expect(existsSync(join(nodeDir, 'services', 'pg'))).toBe(false);
+    expect(rt.callsOf('run')).toHaveLength(0);
+    mkdirSync(join(nodeDir, 'services', 'pg'), { recursive: true });
+    writeFileSync(join(nodeDir, 'services', 'pg', 'PG_VERSION'), '16\n');
+    now += 10_000;
+    await until('pg', 'active');
+    expect(readFileSync(join(nodeDir, 'services', 'pg', 'PG_VERSION'), 'utf8')).toBe('16\n');
+  });
+
+  it('on this host (no labelled node) nothing changes: the directory here, pinned here', async () => {
+    rt.newServicesOn = undefined;
+    make('objs', 'garage');
+    await until('objs', 'active');
+    expect(existsSync(join(dir, 'services', 'objs', 'garage.toml'))).toBe(true);
+    expect(rt.callsOf('openNodeDisk')).toHaveLength(0);
+    expect(rt.containers.get('svc-svc-objs')!.spec.dataNode).toBe('here');
+  });
+});
