@@ -133,11 +133,19 @@ const MAX_FAILURES = 100_000;
  * 127.0.0.1:port until stop(), a hard deadline (`maxMs`) or a request count. Non-2xx responses and
  * connection errors (resets, refused, timeouts) are counted apart.
  */
-/** `host`: where the listener is (default loopback; an edge node's address in its network namespace). */
-export function startLoad(port: number, opts: { clients?: number; maxMs: number; timeoutMs?: number; host?: string }): Load {
+/**
+ * `host`: where the listener is (default loopback; an edge node's address in its network namespace).
+ * `postBytes`: the POSTs' body size (default 3): a larger body widens the window in which an app that answers
+ * before reading it (the test app's CGI does) races the proxy still writing it (past ~4 KB the test app's
+ * busybox closes with unread data: resets of its own). `postDelayMs`: a slow upload, the POSTs' headers sent
+ * first and the body a random 0..postDelayMs later: the host's write of the body then lands at any point of
+ * the upstream's answer, where the race lies (a write that fails before the answer is read fails the request).
+ */
+export function startLoad(port: number, opts: { clients?: number; maxMs: number; timeoutMs?: number; host?: string; postBytes?: number; postDelayMs?: number }): Load {
   const clients = opts.clients ?? 16;
   const deadline = Date.now() + opts.maxMs;
   const timeoutMs = opts.timeoutMs ?? 15_000;
+  const postBody = opts.postBytes ? `x=${'1'.repeat(Math.max(1, opts.postBytes - 2))}` : 'x=1';
   const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [], failures: [] };
   let stopped = false;
   const bump = (m: Map<string, number>, k: string) => {
@@ -169,7 +177,7 @@ export function startLoad(port: number, opts: { clients?: number; maxMs: number;
               method: what,
               path: post ? '/cgi-bin/echo' : '/',
               timeout: timeoutMs,
-              headers: post ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '3' } : {},
+              headers: post ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(postBody)) } : {},
             },
             (res) => {
               res.resume();
@@ -186,7 +194,10 @@ export function startLoad(port: number, opts: { clients?: number; maxMs: number;
           );
           req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
           req.on('error', (err: NodeJS.ErrnoException) => finish(() => bump(stats.connErrors, `${what} ${err.code ?? err.message}`)));
-          req.end(post ? 'x=1' : undefined);
+          if (post && opts.postDelayMs) {
+            req.flushHeaders();
+            setTimeout(() => req.end(postBody), Math.random() * opts.postDelayMs);
+          } else req.end(post ? postBody : undefined);
         });
       }
     } finally {

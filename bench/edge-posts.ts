@@ -53,7 +53,9 @@ async function main() {
     const s = load.stats;
     console.log(`${DEPLOYS} deploys, ${CLIENTS} clients: ${s.total} requests, ${s.total - s.ok} failed; non-2xx ${formatCounts(s.non2xx)}; errors ${formatCounts(s.connErrors)} (${await loadAvg()})`);
     const hostErr = t.caddy.output().split('\n').filter((l) => /"level":"(error|warn)"/.test(l));
-    const r = spawnSync('docker', ['-H', c.manager.dockerHost, 'logs', `${t.instance}-edge`], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    // Both relays (docs/design.md "Two relays, swapped"): each load goes to the standby.
+    const logs = [`${t.instance}-edge`, `${t.instance}-edge-b`].map((name) => spawnSync('docker', ['-H', c.manager.dockerHost, 'logs', name], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+    const r = { stdout: logs.map((x) => x.stdout).join('\n'), stderr: logs.map((x) => x.stderr).join('\n') };
     const relayErr = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /"level":"(error|warn)"/.test(l));
     const msgs = (ls: string[]) => {
       const m = new Map<string, number>();

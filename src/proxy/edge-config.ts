@@ -27,29 +27,49 @@ export type DnsRecords = Record<string, string | readonly string[]>;
 /** Linux's limit for a unix socket path (108 bytes with the terminating NUL). */
 const SOCKET_PATH_MAX = 107;
 
-export interface EdgePaths {
-  /** `<dataDir>/edge`: mounted at the same path into the relay (and into the proxy container). */
-  dir: string;
-  /** The relay's listener: the host's Caddy dials it. */
+/** The manager's two relays (docs/design.md "Two relays, swapped"): A carries the agent server too. */
+export type RelayId = 'a' | 'b';
+export const RELAY_IDS: readonly RelayId[] = ['a', 'b'];
+
+/** One relay's own files in `<dataDir>/edge`: never shared with the other (nor its `--resume` autosave). */
+export interface RelayPaths {
+  /** Its listener: the host's Caddy reaches it through the `relay.sock` link when it is the active one. */
   socket: string;
-  /** The relay's admin API: svc loads its config there. */
+  /** Its admin API: svc loads its config there. */
   adminSocket: string;
+  bootstrap: string;
+  /** HOME and Caddy's XDG dirs (the autosaved config `--resume` reads). */
+  home: string;
+}
+
+export interface EdgePaths {
+  /** `<dataDir>/edge`: mounted at the same path into the relays (and into the proxy container). */
+  dir: string;
   /**
-   * The relay's agent server: the daemon's calls to another node's engine, passed to that node's agent
+   * What the host's Caddy dials: a symlink with a relative target, `relay-a.sock` or `relay-b.sock`, the
+   * active relay (connect(2) follows it), swapped atomically by a rename.
+   */
+  socket: string;
+  /**
+   * Relay A's agent server: the daemon's calls to another node's engine, passed to that node's agent
    * (docs/design.md "Node agents"). The host's Caddy never dials it, so no public listener reaches it.
    */
   agentSocket: string;
-  bootstrap: string;
+  relays: Record<RelayId, RelayPaths>;
 }
 
 export function edgePaths(dataDir: string): EdgePaths {
   const dir = join(dataDir, 'edge');
-  const paths = { dir, socket: join(dir, 'relay.sock'), adminSocket: join(dir, 'admin.sock'), agentSocket: join(dir, 'agent.sock'), bootstrap: join(dir, 'bootstrap.json') };
-  if ([paths.socket, paths.adminSocket, paths.agentSocket].some((p) => Buffer.byteLength(p) > SOCKET_PATH_MAX)) {
-    throw new Error(`SVC_DATA_DIR is too long for the Swarm edge's unix sockets (${paths.socket}: at most ${SOCKET_PATH_MAX} bytes)`);
-  }
+  const relay = (id: RelayId): RelayPaths => ({ socket: join(dir, relaySocketName(id)), adminSocket: join(dir, `admin-${id}.sock`), bootstrap: join(dir, `bootstrap-${id}.json`), home: join(dir, id) });
+  const paths = { dir, socket: join(dir, 'relay.sock'), agentSocket: join(dir, 'agent.sock'), relays: { a: relay('a'), b: relay('b') } };
+  const sockets = [paths.socket, paths.agentSocket, ...RELAY_IDS.flatMap((id) => [paths.relays[id].socket, paths.relays[id].adminSocket])];
+  const long = sockets.find((p) => Buffer.byteLength(p) > SOCKET_PATH_MAX);
+  if (long) throw new Error(`SVC_DATA_DIR is too long for the Swarm edge's unix sockets (${long}: at most ${SOCKET_PATH_MAX} bytes)`);
   return paths;
 }
+
+/** A relay's socket file name: the `relay.sock` link's (relative) target when it is the active one. */
+export const relaySocketName = (id: RelayId) => `relay-${id}.sock`;
 
 /** The relay's key of a DNS upstream: `<name without dot>:<port>` (both already validated). */
 export const edgeKey = (up: { name: string; port: number }) => `${up.name.replace(/\.$/, '')}:${up.port}`;
@@ -67,7 +87,7 @@ const addressesOf = (records: DnsRecords, name: string): string[] => {
 
 /** Pure: the relay's whole config for these routes and DNS answers. */
 /** `paths.agentSocket`: the manager's relay only (an edge node's relay has no agent server). */
-export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<EdgePaths, 'socket' | 'adminSocket'> & { agentSocket?: string }): Json {
+export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<RelayPaths, 'socket' | 'adminSocket'> & { agentSocket?: string }): Json {
   const ups = new Map<string, { name: string; port: number }>();
   for (const r of routes) if (r.upstream.kind === 'dns') ups.set(edgeKey(r.upstream), r.upstream);
   const keys = [...ups.keys()].sort();
@@ -169,6 +189,6 @@ export function edgeConfigId(config: Json): string {
 }
 
 /** Pure: the config the relay starts with (admin only), before svc loads the routes. */
-export function edgeBootstrap(paths: Pick<EdgePaths, 'adminSocket'>): Json {
+export function edgeBootstrap(paths: Pick<RelayPaths, 'adminSocket'>): Json {
   return { admin: { listen: `unix/${paths.adminSocket}`, origins: [EDGE_ADMIN_HOST] } };
 }

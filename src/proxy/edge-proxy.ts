@@ -3,7 +3,7 @@
 // proxy runner) are wrapped once. The host's Caddy gets the same routes with every DNS upstream sent to
 // the relay; the relay gets the routes and every task address the DNS answer holds; the drain counts what
 // both have in flight; "the proxy runs" means both run. On one engine the parts are used as they are.
-import type { EdgeRelay } from './edge-relay.js';
+import type { EdgeRelay } from './edge-relays.js';
 import { viaEdge } from './edge-config.js';
 import type { DnsRecords } from './edge-config.js';
 import type { Proxy } from './proxy.js';

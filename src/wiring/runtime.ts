@@ -18,7 +18,7 @@ import { httpProbe } from '../reconcilers/app/probe.js';
 import { tcpOpen } from '../reconcilers/service/readiness.js';
 import type { Mount } from '../runtime/runtime.js';
 import { directEdge, relayedEdge, type ProxyParts } from '../proxy/edge-proxy.js';
-import { createEdgeRelay } from '../proxy/edge-relay.js';
+import { createEdgeRelays } from '../proxy/edge-relays.js';
 import { edgePaths } from '../proxy/edge-config.js';
 import { createNodeAgents } from '../runtime/swarm-agents.js';
 import { createAgentsReconciler } from '../reconcilers/agents/reconciler.js';
@@ -90,8 +90,9 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance, agents });
-  // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks (docs/design.md).
-  const relay = createEdgeRelay({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
+  // The edge: the host's Caddy keeps listeners and TLS, two relays on the overlay (one loaded while the other
+  // serves, then swapped) reach the tasks (docs/design.md "The edge on a Swarm", "Two relays, swapped").
+  const relay = createEdgeRelays({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
   // Nodes labelled svc.edge=true serve the routes too: their Caddy and relay, loaded through their agents (docs/design.md "Edge nodes").
   const edgeNodes = createEdgeNodes({
     docker: runtime.docker,

@@ -12,7 +12,7 @@ import { buildEdgeConfig, edgePaths } from '../../../src/proxy/edge-config.js';
 import { edgeNodeProxyConfig, edgeNodeRelayConfig, fingerprintOf } from '../../../src/proxy/edge-node-config.js';
 import { createEdgeFleet, type EdgeFleetTarget } from '../../../src/proxy/edge-nodes.js';
 import { relayedEdge, type ProxyParts } from '../../../src/proxy/edge-proxy.js';
-import type { EdgeRelay } from '../../../src/proxy/edge-relay.js';
+import type { EdgeRelay } from '../../../src/proxy/edge-relays.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import { silentLogger } from '../../../src/log.js';
 import { waitFor } from '../../support/wait.js';
@@ -49,7 +49,7 @@ describe("an edge node's configs", () => {
 
   it("the relay: the manager relay's routes and addresses on the volume's sockets, no agent server", () => {
     const relay = edgeNodeRelayConfig([web, site], records) as any;
-    const manager = buildEdgeConfig([web, site], records, edgePaths('/var/lib/svc')) as any;
+    const manager = buildEdgeConfig([web, site], records, edgePaths('/var/lib/svc').relays.a) as any;
     expect(relay.apps.http.servers.edge.routes).toEqual(manager.apps.http.servers.edge.routes);
     expect(relay.apps.http.servers.edge.listen).toEqual(['unix//svc-edge/relay.sock']);
     expect(relay.apps.http.servers.agents).toBeUndefined();

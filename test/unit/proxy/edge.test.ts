@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { buildCaddyConfig, EDGE_ROUTE_HEADER } from '../../../src/proxy/config.js';
 import { buildEdgeConfig, edgeKey, edgePaths, viaEdge } from '../../../src/proxy/edge-config.js';
 import { directEdge, relayedEdge, type ProxyParts } from '../../../src/proxy/edge-proxy.js';
-import { createEdgeRelay, edgeRelaySpec, planEdgeRelay, type EdgeRelay } from '../../../src/proxy/edge-relay.js';
+import { edgeRelaySpec, planEdgeRelay } from '../../../src/proxy/edge-relay.js';
+import { createEdgeRelays, type EdgeRelay } from '../../../src/proxy/edge-relays.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +16,8 @@ import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { DnsRecords } from '../../../src/dns/hosts.js';
 
 const paths = edgePaths('/var/lib/svc');
+/** Relay A's config paths (its listener, admin and the agent server). */
+const relayA = { ...paths.relays.a, agentSocket: paths.agentSocket };
 const web: Route = { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } };
 const site: Route = { app: 'site', mode: 'domain', domain: 'site.example', upstream: { kind: 'dns', name: 'site.svc.internal.', port: 80 } };
 const ext: Route = { app: 'ext', mode: 'port', port: 8081, upstream: { kind: 'url', url: 'http://10.9.9.9:80' } };
@@ -26,7 +29,7 @@ const relayRoutes = (cfg: unknown) => (cfg as { apps: { http: { servers: { edge:
 
 describe('the edge relay config', () => {
   it('one route per DNS upstream, matched by its key, to every task address; a 502 for anything else', () => {
-    const routes = relayRoutes(buildEdgeConfig([web, site, ext, off], records, paths));
+    const routes = relayRoutes(buildEdgeConfig([web, site, ext, off], records, relayA));
     expect(routes).toHaveLength(3);
     expect(routes[0]!.match![0]!.header).toEqual({ [EDGE_ROUTE_HEADER]: ['site.svc.internal:80'] });
     expect(routes[0]!.handle[0]!.upstreams).toEqual([{ dial: '10.0.1.4:80' }]);
@@ -37,15 +40,15 @@ describe('the edge relay config', () => {
   });
 
   it('listens on the unix socket only, admin on the other socket; deterministic; the id follows the addresses', () => {
-    const a = buildEdgeConfig([web, site], records, paths);
-    expect(JSON.stringify(buildEdgeConfig([site, web], { ...records }, paths))).toBe(JSON.stringify(a));
-    expect(a).toMatchObject({ admin: { listen: `unix/${paths.adminSocket}` }, apps: { http: { servers: { edge: { listen: [`unix/${paths.socket}`] } } } } });
-    const b = buildEdgeConfig([web, site], { ...records, 'web.svc.internal.': ['10.0.1.11'] }, paths) as { apps: { http: { '@id': string } } };
+    const a = buildEdgeConfig([web, site], records, relayA);
+    expect(JSON.stringify(buildEdgeConfig([site, web], { ...records }, relayA))).toBe(JSON.stringify(a));
+    expect(a).toMatchObject({ admin: { listen: `unix/${relayA.adminSocket}` }, apps: { http: { servers: { edge: { listen: [`unix/${relayA.socket}`] } } } } });
+    const b = buildEdgeConfig([web, site], { ...records, 'web.svc.internal.': ['10.0.1.11'] }, relayA) as { apps: { http: { '@id': string } } };
     expect(b.apps.http['@id']).not.toBe((a as { apps: { http: { '@id': string } } }).apps.http['@id']);
   });
 
   it('an app with no live address has an empty upstream list (the relay retries, then answers 502)', () => {
-    expect(relayRoutes(buildEdgeConfig([web], {}, paths))[0]!.handle[0]!.upstreams).toEqual([]);
+    expect(relayRoutes(buildEdgeConfig([web], {}, relayA))[0]!.handle[0]!.upstreams).toEqual([]);
   });
 });
 
@@ -74,18 +77,32 @@ describe('the routes the host Caddy gets', () => {
   });
 });
 
-describe('the relay container', () => {
-  const spec = edgeRelaySpec({ image: 'caddy:2', instance: 'svc', network: 'svc', paths, user: '1000:1000' });
+describe('the relay containers', () => {
+  const specOf = (id: 'a' | 'b') => edgeRelaySpec({ image: 'caddy:2', instance: 'svc', network: 'svc', id, dir: paths.dir, paths: paths.relays[id], user: '1000:1000' });
+  const spec = specOf('a');
   it('on the overlay, as svc user, the socket directory at the same path, caddy run --resume', () => {
     expect(spec).toMatchObject({
       name: 'svc-edge',
       network: 'svc',
       user: '1000:1000',
-      cmd: ['run', '--resume', '--config', paths.bootstrap],
+      cmd: ['run', '--resume', '--config', paths.relays.a.bootstrap],
       mounts: [{ source: paths.dir, target: paths.dir }],
       labels: { 'svc.role': 'edge', 'svc.instance': 'svc' },
     });
     expect(spec.hostNetwork).toBeUndefined();
+  });
+
+  it('A and B: own names, bootstrap, sockets and XDG dirs (never one --resume autosave for both)', () => {
+    const b = specOf('b');
+    expect(b.name).toBe('svc-edge-b');
+    expect(b.cmd).toEqual(['run', '--resume', '--config', '/var/lib/svc/edge/bootstrap-b.json']);
+    expect(spec.env).toEqual({ XDG_DATA_HOME: '/var/lib/svc/edge/a/data', XDG_CONFIG_HOME: '/var/lib/svc/edge/a/config', HOME: '/var/lib/svc/edge/a' });
+    expect(b.env).toEqual({ XDG_DATA_HOME: '/var/lib/svc/edge/b/data', XDG_CONFIG_HOME: '/var/lib/svc/edge/b/config', HOME: '/var/lib/svc/edge/b' });
+    expect(paths.relays).toEqual({
+      a: { socket: '/var/lib/svc/edge/relay-a.sock', adminSocket: '/var/lib/svc/edge/admin-a.sock', bootstrap: '/var/lib/svc/edge/bootstrap-a.json', home: '/var/lib/svc/edge/a' },
+      b: { socket: '/var/lib/svc/edge/relay-b.sock', adminSocket: '/var/lib/svc/edge/admin-b.sock', bootstrap: '/var/lib/svc/edge/bootstrap-b.json', home: '/var/lib/svc/edge/b' },
+    });
+    expect(paths.socket).toBe('/var/lib/svc/edge/relay.sock');
   });
 
   it('plan: create, start, none, recreate on a changed spec; refuses a container that is not ours', () => {
@@ -148,12 +165,12 @@ describe("the relay's agent server (docs/design.md \"Node agents\")", () => {
 
   it('listens on its own socket beside relay.sock, in every config the relay loads, routes or not', () => {
     expect(paths.agentSocket).toBe('/var/lib/svc/edge/agent.sock');
-    expect(agents(buildEdgeConfig([], {}, paths)).listen).toEqual(['unix//var/lib/svc/edge/agent.sock']);
-    expect(agents(buildEdgeConfig([web], records, paths))).toEqual(agents(buildEdgeConfig([], {}, paths)));
+    expect(agents(buildEdgeConfig([], {}, relayA)).listen).toEqual(['unix//var/lib/svc/edge/agent.sock']);
+    expect(agents(buildEdgeConfig([web], records, relayA))).toEqual(agents(buildEdgeConfig([], {}, relayA)));
   });
 
   it('dials the agent named by the header (an IPv4 task address on the agent port only), else 403', () => {
-    const [pass, , deny] = agents(buildEdgeConfig([], {}, paths)).routes;
+    const [pass, , deny] = agents(buildEdgeConfig([], {}, relayA)).routes;
     const pattern = new RegExp(pass.match[0].header_regexp['Svc-Agent-Dial'].pattern);
     expect(pass.handle[0]).toMatchObject({ handler: 'reverse_proxy', upstreams: [{ dial: '{http.request.header.Svc-Agent-Dial}' }], transport: { dial_timeout: '3s' }, headers: { request: { delete: ['Svc-Agent-Dial'] } } });
     for (const ok of ['10.0.1.5:2380', '192.168.200.17:2380']) expect(pattern.test(ok)).toBe(true);
@@ -162,7 +179,7 @@ describe("the relay's agent server (docs/design.md \"Node agents\")", () => {
   });
 
   it("dials a managed service's admin port (Garage's 3903: its bucket and key setup on a Swarm), no other", () => {
-    const [, admin] = agents(buildEdgeConfig([], {}, paths)).routes;
+    const [, admin] = agents(buildEdgeConfig([], {}, relayA)).routes;
     const pattern = new RegExp(admin.match[0].header_regexp['Svc-Agent-Dial'].pattern);
     expect(admin.handle[0]).toMatchObject({ handler: 'reverse_proxy', upstreams: [{ dial: '{http.request.header.Svc-Agent-Dial}' }], transport: { dial_timeout: '3s' }, headers: { request: { delete: ['Svc-Agent-Dial'] } } });
     expect(pattern.test('10.0.1.5:3903')).toBe(true);
@@ -170,7 +187,7 @@ describe("the relay's agent server (docs/design.md \"Node agents\")", () => {
   });
 
   it("keeps the agents' key out of the relay's log (it passes through the agent server)", () => {
-    expect((buildEdgeConfig([], {}, paths) as any).logging.logs.default.encoder.fields).toEqual({ 'request>headers>Svc-Agent-Key': { filter: 'delete' } });
+    expect((buildEdgeConfig([], {}, relayA) as any).logging.logs.default.encoder.fields).toEqual({ 'request>headers>Svc-Agent-Key': { filter: 'delete' } });
   });
 });
 
@@ -178,7 +195,7 @@ describe('a relay that is down', () => {
   it('a switch still completes (the addresses wait for the relay), the drain counts nothing through it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-edge-'));
     try {
-      const relay = createEdgeRelay({ runtime: new FakeRuntime(), image: 'caddy:2', instance: 'svc', network: 'svc', paths: edgePaths(dir), user: '0:0', log: silentLogger });
+      const relay = createEdgeRelays({ runtime: new FakeRuntime(), image: 'caddy:2', instance: 'svc', network: 'svc', paths: edgePaths(dir), user: '0:0', log: silentLogger });
       await expect(relay.applyRoutes([web])).rejects.toThrow(/unreachable/);
       await expect(relay.setRecords(records)).resolves.toBeUndefined();
       expect(await relay.upstreamRequests()).toEqual(new Map());
