@@ -1,5 +1,5 @@
 // Edge nodes of a Swarm (docs/design.md "Edge nodes (issue 19)"): for every node labelled `svc.edge=true`, a
-// Caddy on its host network and a relay on the overlay, two Swarm services pinned there (planned by the pure
+// Caddy on its host network and two relays on the overlay, three Swarm services pinned there (planned by the pure
 // swarm-edge-spec.ts). `reconcile` makes them match the labels; `targets` says which edge nodes there are and
 // how the daemon reaches their admin APIs (the task address of the node's agent), for src/proxy/edge-nodes.ts.
 import type Docker from 'dockerode';
@@ -8,7 +8,7 @@ import { call } from './docker-errors.js';
 import type { RegistryAuthLookup } from './runtime.js';
 import { addressOn, currentTask, type NodeDoc, type TaskDoc } from './swarm-map.js';
 import { AGENT_NODE_LABEL, AGENT_PORT, AGENT_ROLE } from './swarm-agent-spec.js';
-import { EDGE_NODE_OF, EDGE_ROLES, EDGE_SPEC_LABEL, edgeBootSecret, edgeServiceSpec, planEdges, type EdgePart } from './swarm-edge-spec.js';
+import { EDGE_NODE_OF, EDGE_PARTS, EDGE_ROLES, EDGE_SPEC_LABEL, edgeBootSecret, edgeServiceSpec, planEdges, type EdgePart } from './swarm-edge-spec.js';
 
 export interface EdgeNodesOptions {
   /** The manager's engine (Swarm API). */
@@ -29,6 +29,8 @@ export interface EdgeTarget {
   hostname: string;
   /** `<agent task address>:2380` when the node is ready and its agent runs. */
   agent?: string;
+  /** The agent's container (it mounts the edge volume: the relay link is written through it). */
+  container?: string;
   /** Why not (node down, agent not running). */
   why?: string;
 }
@@ -48,10 +50,10 @@ interface ServiceLs {
 export function createEdgeNodes(o: EdgeNodesOptions): EdgeNodes {
   const d = o.docker;
   const ours = [`svc.managed=true`, `svc.instance=${o.instance}`];
-  const secretsWanted = { proxy: edgeBootSecret(o.instance, 'proxy'), relay: edgeBootSecret(o.instance, 'relay') };
+  const secretsWanted = Object.fromEntries(EDGE_PARTS.map((p) => [p, edgeBootSecret(o.instance, p)])) as Record<EdgePart, { name: string; data: string }>;
   const specFor = (nodeId: string, part: EdgePart, secretId: string) =>
     edgeServiceSpec({ instance: o.instance, network: o.network, image: o.image, nodeId, part, secret: { id: secretId, name: secretsWanted[part].name } });
-  const isEdgeRole = (s: ServiceLs) => s.Spec.Labels?.['svc.role'] === EDGE_ROLES.proxy || s.Spec.Labels?.['svc.role'] === EDGE_ROLES.relay;
+  const isEdgeRole = (s: ServiceLs) => EDGE_PARTS.some((p) => s.Spec.Labels?.['svc.role'] === EDGE_ROLES[p]);
 
   return {
     async reconcile() {
@@ -64,15 +66,15 @@ export function createEdgeNodes(o: EdgeNodesOptions): EdgeNodes {
         nodes: nodes.map((n) => ({ id: n.ID, hostname: n.Description?.Hostname, labels: n.Spec?.Labels ?? {} })),
         services: services.map((s) => ({ id: s.ID, name: s.Spec.Name, labels: s.Spec.Labels ?? {}, replicas: s.Spec.Mode?.Replicated?.Replicas })),
         secrets: secrets.map((s) => s.Spec.Name),
-        wantedSecrets: [secretsWanted.proxy.name, secretsWanted.relay.name],
+        wantedSecrets: EDGE_PARTS.map((p) => secretsWanted[p].name),
         wantedHash: (node, part) => specFor(node.id, part, '').Labels[EDGE_SPEC_LABEL]!,
       });
       for (const s of plan.skipped) o.log.warn('edge label not understood; the node is left as it is', { node: s.node.hostname ?? s.node.id, reason: s.reason });
       const ids: Partial<Record<EdgePart, string>> = {};
-      for (const part of ['proxy', 'relay'] as const) ids[part] = secrets.find((s) => s.Spec.Name === secretsWanted[part].name)?.ID;
+      for (const part of EDGE_PARTS) ids[part] = secrets.find((s) => s.Spec.Name === secretsWanted[part].name)?.ID;
       if (plan.create.length + plan.update.length > 0) {
         await o.ensureNetwork();
-        for (const part of ['proxy', 'relay'] as const) {
+        for (const part of EDGE_PARTS) {
           if (ids[part]) continue;
           const labels = { 'svc.managed': 'true', 'svc.instance': o.instance, 'svc.role': 'edge' };
           const made = await call(`secret create ${secretsWanted[part].name}`, () => d.createSecret({ Name: secretsWanted[part].name, Labels: labels, Data: Buffer.from(secretsWanted[part].data).toString('base64') } as never));
@@ -122,7 +124,8 @@ export function createEdgeNodes(o: EdgeNodesOptions): EdgeNodes {
         const agentId = agents.get(nodeId);
         const t = agentId ? currentTask(tasks.filter((x) => x.ServiceID === agentId)) : undefined;
         const address = t && t.Status?.State === 'running' ? addressOn(t, o.network) : undefined;
-        return address ? { nodeId, hostname, agent: `${address}:${AGENT_PORT}` } : { nodeId, hostname, why: `its agent is not running (${t?.Status?.State ?? 'no task'})` };
+        const container = t?.Status?.ContainerStatus?.ContainerID;
+        return address && container ? { nodeId, hostname, agent: `${address}:${AGENT_PORT}`, container } : { nodeId, hostname, why: `its agent is not running (${t?.Status?.State ?? 'no task'})` };
       });
     },
   };
