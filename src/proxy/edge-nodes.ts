@@ -51,6 +51,11 @@ export interface EdgeFleetOptions {
   link?: EdgeNodeLink;
   /** Default STANDBY_IDLE_WAIT_MS. */
   standbyIdleWaitMs?: number;
+  /**
+   * 1: relay A only, every load a reload of the relay carrying the traffic (the behaviour before the pair):
+   * the baseline of `npm run bench:edge-node-reloads`. Default 2.
+   */
+  relays?: 1 | 2;
 }
 
 export interface EdgeFleet {
@@ -100,6 +105,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   };
   const link = o.link ?? createEdgeNodeLink({ agentSocket: o.agentSocket, key: o.key });
   const idleWaitMs = o.standbyIdleWaitMs ?? STANDBY_IDLE_WAIT_MS;
+  const ids = RELAY_IDS.slice(0, o.relays ?? 2);
   // The configs of the last inputs (a look runs every second; rebuilding and hashing them each time is waste).
   let relayMemo: { routes: Route[]; records: DnsRecords; configs: Record<RelayId, Json> } | undefined;
   const proxyMemo = new Map<string, { routes: Route[]; config: Json }>();
@@ -193,11 +199,12 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   const ensureRelays = async (t: EdgeFleetTarget, st: NodeState, rs: Route[]) => {
     const configs = relayConfigs(rs);
     try {
-      const [active, a, b] = await Promise.all([activeOf(t, st), lookAt(t, 'a', configs.a), lookAt(t, 'b', configs.b)]);
+      const down: RelayLook = { up: false, has: false };
+      const [active, a, b] = await Promise.all([activeOf(t, st), lookAt(t, 'a', configs.a), ids.includes('b') ? lookAt(t, 'b', configs.b) : down]);
       const plan = planRelayLoad(active, { a, b });
       if (plan.kind === 'down') throw new Error('neither of its relays answers');
       if (plan.waitIdle && !(await waitIdle(t, plan.relay))) o.log.info('edge relay still had requests from before its last swap; loading it anyway', { node: t.hostname, relay: plan.relay, waited_ms: idleWaitMs });
-      if (plan.inPlace) o.log.warn("the edge node's standby relay does not answer; reloading the active one under traffic", { node: t.hostname, relay: plan.relay });
+      if (plan.inPlace && ids.length > 1) o.log.warn("the edge node's standby relay does not answer; reloading the active one under traffic", { node: t.hostname, relay: plan.relay });
       if (plan.load) {
         const res = await relayAdmin(t, plan.relay)('POST', '/load', canonicalJson(configs[plan.relay]), 15_000);
         if (res.status !== 200) throw new Error(`its relay ${plan.relay} rejected its config (HTTP ${res.status}): ${res.text.trim().slice(0, 500)}`);
@@ -287,7 +294,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
       const list = (await targets()).filter((t) => t.agent);
       // Every relay of every node: the standby may still finish requests from before the last swap.
       await Promise.all(
-        list.flatMap((t) => RELAY_IDS.map((id) => ({ t, id }))).map(async ({ t, id }) => {
+        list.flatMap((t) => ids.map((id) => ({ t, id }))).map(async ({ t, id }) => {
           const res = await relayAdmin(t, id)('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
           if (res?.status !== 200) return;
           try {
