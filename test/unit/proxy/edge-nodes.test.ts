@@ -228,6 +228,16 @@ describe('the fleet', () => {
     expect(steps()).toEqual(['loaded relay-b', 'link -> relay-b.sock']);
   });
 
+  it("relays 1 (the bench's baseline, the behaviour before the pair): every load reloads relay A, B is never asked", async () => {
+    const f = createEdgeFleet({ targets: async () => targets, agentSocket: join(dir, 'agent.sock'), key: KEY, proxy: opts, log: silentLogger, switchWaitMs: 300, relays: 1 });
+    f.setRoutes([web]);
+    await f.idle();
+    await f.setRecords(records);
+    await f.setRecords({});
+    expect(steps()).toEqual(['loaded relay', 'link -> relay-a.sock', 'loaded proxy', 'loaded relay', 'loaded relay']);
+    expect(seen.some((s) => s.includes('/svc-edge/relay-b/'))).toBe(false);
+  });
+
   it('upgrade: a node whose relay.sock is the socket file of the single relay of before gets a relay loaded, then the link', async () => {
     n1().link = 'socket';
     const f = fleet();
