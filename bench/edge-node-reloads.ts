@@ -7,11 +7,12 @@
 // to the edge node's address. Rounds alternate the baseline (`relays 1`: every load reloads the node's relay
 // carrying the traffic, as before) and the pair (`relays 2`: the standby loaded, then the link swapped).
 //
-//   npm run bench:edge-node-reloads -- [--loads 150] [--clients 16] [--post-delay 10] [--rounds 2]
+//   npm run bench:edge-node-reloads -- [--loads 150] [--clients 16] [--post-delay 10] [--rounds 2] [--only 0|1|2]
 //
 // Needs root (network namespaces). Traffic goes only to loopback and to the cluster's namespaces; every loop is
 // bounded; the cluster and the daemon are removed at the end, even on error.
 import Docker from 'dockerode';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { deriveKey } from '../src/crypto.js';
 import { silentLogger } from '../src/log.js';
@@ -31,6 +32,8 @@ const LOADS = numFlag('loads', 150, 1, 1000);
 const CLIENTS = numFlag('clients', 16, 1, 64);
 const DELAY = numFlag('post-delay', 10, 0, 1000);
 const ROUNDS = numFlag('rounds', 2, 1, 10);
+/** 1 or 2: only that variant (0: both, alternated). */
+const ONLY = numFlag('only', 0, 0, 2);
 
 /** Polls (bounded) until `ok()`. */
 async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
@@ -80,10 +83,23 @@ async function main() {
     const recordsAt = (i: number): DnsRecords => ({ [appDnsName('enr-web')]: addresses, [appDnsName('decoy')]: `10.255.255.${1 + (i % 2)}` });
     const proxy: CaddyConfigOptions = { adminUrl: 'http://127.0.0.1:2019', httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort: 5353 };
     const docker = new Docker({ socketPath: c.manager.dockerHost.replace(/^unix:\/\//, '') });
-    const edgeNodes = createEdgeNodes({ docker, instance: daemon.instance, network: daemon.network, image: made.caddy, selfNodeId: async () => '', ensureNetwork: async () => {}, log: silentLogger });
+    const edgeNodes = createEdgeNodes({ docker, instance: daemon.instance, network: daemon.network, image: made.caddy, probeImage: made.v1, selfNodeId: async () => '', ensureNetwork: async () => {}, log: silentLogger });
     const key = deriveKey(Buffer.alloc(32, 9), 'swarm node agents').toString('hex');
 
+    /** The edge node Caddy's error lines since `since` (RFC 3339), by message: a dial of the link in its swap's instant shows as ENOENT. */
+    const caddyErrors = (since: string) => {
+      const id = c.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${daemon.instance}-edge-proxy-${edgeId.slice(0, 12)}`]).trim();
+      const out = spawnSync('docker', ['-H', edge.dockerHost, 'logs', '--since', since, id], { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 60_000 });
+      const errs = new Map<string, number>();
+      for (const l of `${out.stdout}\n${out.stderr}`.split('\n').filter((x) => /"level":"(error|warn)"/.test(x))) {
+        const k = (/"error":"([^"]*)"/.exec(l)?.[1] ?? /"msg":"([^"]*)"/.exec(l)?.[1] ?? '?').replace(/unix\/\S+?:/g, 'unix:').replace(/->[^ ]+/g, '');
+        errs.set(k, (errs.get(k) ?? 0) + 1);
+      }
+      return formatCounts(errs);
+    };
+
     const round = async (relays: 1 | 2) => {
+      const since = new Date().toISOString();
       const fleet = createEdgeFleet({ targets: () => edgeNodes.targets(), agentSocket: join(daemon.dataDir, 'edge', 'agent.sock'), key, proxy, log: silentLogger, relays });
       await fleet.setRecords(recordsAt(0));
       fleet.setRoutes(routes);
@@ -104,10 +120,10 @@ async function main() {
         await load.stop();
       }
       const s = load.stats;
-      return `relays ${relays}: ${LOADS} loads through edge node ${edgeId.slice(0, 12)}, ${CLIENTS} clients, POST body 0-${DELAY} ms after its headers: ${s.total} requests, ${s.total - s.ok} failed; non-2xx ${formatCounts(s.non2xx)}; errors ${formatCounts(s.connErrors)}; switch wait p50 ${ms(pct(waits, 50))} p95 ${ms(pct(waits, 95))} max ${ms(Math.max(...waits))} (${await loadAvg()})`;
+      return `relays ${relays}: ${LOADS} loads through edge node ${edgeId.slice(0, 12)}, ${CLIENTS} clients, POST body 0-${DELAY} ms after its headers: ${s.total} requests, ${s.total - s.ok} failed; non-2xx ${formatCounts(s.non2xx)}; errors ${formatCounts(s.connErrors)}; switch wait p50 ${ms(pct(waits, 50))} p95 ${ms(pct(waits, 95))} max ${ms(Math.max(...waits))}; node Caddy error lines ${caddyErrors(since)} (${await loadAvg()})`;
     };
     for (let r = 1; r <= ROUNDS; r++) {
-      for (const v of [1, 2] as const) console.log(`round ${r}: ${await round(v)}`);
+      for (const v of ONLY === 1 ? ([1] as const) : ONLY === 2 ? ([2] as const) : ([1, 2] as const)) console.log(`round ${r}: ${await round(v)}`);
     }
   } finally {
     await t?.close().catch((err: Error) => log(`daemon close: ${err.message}`));

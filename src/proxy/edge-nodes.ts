@@ -30,8 +30,10 @@ export interface EdgeFleetTarget {
   hostname: string;
   /** `<address>:<port>` of the node's agent; absent (with `why`) when it cannot be reached now. */
   agent?: string;
-  /** The container of the node's agent (it mounts the volume: the `relay.sock` link is written through it). */
+  /** The container of the node's agent (it mounts the volume: the `relay.sock` link is read through it). */
   container?: string;
+  /** The node's swapper container (the link is renamed there: edge-node-link.ts), when it runs. */
+  swapper?: string;
   why?: string;
 }
 
@@ -210,7 +212,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
         if (res.status !== 200) throw new Error(`its relay ${plan.relay} rejected its config (HTTP ${res.status}): ${res.text.trim().slice(0, 500)}`);
       }
       if (active !== plan.relay) {
-        await link.point(t, relaySocketName(plan.relay));
+        await link.point(t, relaySocketName(plan.relay), active === undefined);
         st.link = { container: t.container ?? '', active: plan.relay };
       }
     } catch (err) {

@@ -38,8 +38,16 @@ export const EDGE_PARTS: readonly EdgePart[] = ['proxy', 'relay', 'relay-b'];
 /** The part of a relay, and the relay of a part. */
 export const relayPart = (id: EdgeRelayId): EdgePart => (id === 'a' ? 'relay' : 'relay-b');
 const relayOfPart = (part: Exclude<EdgePart, 'proxy'>): EdgeRelayId => (part === 'relay' ? 'a' : 'b');
-/** Roles of the three services (the Nodes page and the app reconcilers ignore them: infrastructure). */
-export const EDGE_ROLES = { proxy: 'edge-proxy', relay: 'edge-relay', 'relay-b': 'edge-relay-b' } as const;
+/**
+ * The services of an edge node: the three Caddy parts, and the swapper (busybox of the probe image, idle,
+ * mounting the volume), in which svc renames a new link over `relay.sock` (rename(2): atomic). The engine's
+ * archive endpoint alone cannot: it removes an entry before writing it, and a dial in between fails a POST
+ * (Caddy 2.6 retries the dial with the body already closed: `invalid Read on closed Body`, measured).
+ */
+export type EdgeService = EdgePart | 'swap';
+export const EDGE_SERVICES: readonly EdgeService[] = [...EDGE_PARTS, 'swap'];
+/** Roles of the services (the Nodes page and the app reconcilers ignore them: infrastructure). */
+export const EDGE_ROLES = { proxy: 'edge-proxy', relay: 'edge-relay', 'relay-b': 'edge-relay-b', swap: 'edge-swap' } as const;
 /** A part's admin socket in the volume (what the agent's route to it dials). */
 export const edgeAdminSocket = (part: EdgePart) => (part === 'proxy' ? EDGE_NODE_SOCKETS.proxyAdmin : edgeNodeRelaySockets(relayOfPart(part)).adminSocket);
 /** Label: the node an edge service serves; and a hash of its spec (another hash means a service update). */
@@ -52,7 +60,7 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** The instance's volume on an edge node (local driver: Swarm creates it on that node at the first task). */
 export const edgeVolumeName = (instance: string) => `${instance}-edge`;
-export const edgeServiceName = (instance: string, part: EdgePart, nodeId: string) => `${instance}-edge-${part}-${nodeId.slice(0, 12)}`;
+export const edgeServiceName = (instance: string, part: EdgeService, nodeId: string) => `${instance}-edge-${part}-${nodeId.slice(0, 12)}`;
 
 /**
  * Pure: whether the node's labels make it an edge. Only `true` and `false` (or no label) mean something;
@@ -89,13 +97,46 @@ export interface EdgeSpecInput {
   secret: { id: string; name: string };
 }
 
+const withLabels = <T extends { TaskTemplate: { ContainerSpec: object } }>(base: T, hashed: unknown, i: { instance: string; nodeId: string; part: EdgeService }) => {
+  const hash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
+  const Labels = { 'svc.managed': 'true', 'svc.instance': i.instance, 'svc.role': EDGE_ROLES[i.part], [EDGE_NODE_OF]: i.nodeId, [EDGE_SPEC_LABEL]: hash };
+  return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
+};
+
+/**
+ * Pure: the swapper's Swarm service on one node: busybox of `probeImage` (SVC_PROBE_IMAGE, which the disk
+ * helpers already need to have /bin/busybox) sleeping, the volume mounted, for svc's `mv` execs.
+ */
+export function edgeSwapperSpec(i: { instance: string; network: string; nodeId: string; probeImage: string }) {
+  const base = {
+    Name: edgeServiceName(i.instance, 'swap', i.nodeId),
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: i.probeImage,
+        Command: ['/bin/busybox', 'sleep', '2147483647'],
+        // Root: the link is root's (the engine's archive writes it), in a volume made by root.
+        User: '0:0',
+        Init: true,
+        Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
+      },
+      RestartPolicy: { Condition: 'any', Delay: 2e9 },
+      Placement: { Constraints: [`node.id==${i.nodeId}`] },
+      Networks: [{ Target: i.network }],
+    },
+    Mode: { Replicated: { Replicas: 1 } },
+    EndpointSpec: { Mode: 'dnsrr' },
+  };
+  return withLabels(base, base, { ...i, part: 'swap' });
+}
+
 /** Pure: one part's Swarm service on one node (its spec's hash in a label). */
 export function edgeServiceSpec(i: EdgeSpecInput) {
+  const part = i.part;
   // Each part its own HOME and XDG dirs: a relay must never `--resume` the other's autosave (nor, after the
   // upgrade to two, the single relay's of before, which listened on `relay.sock` itself).
-  const home = `${EDGE_NODE_DIR}/${i.part === 'proxy' ? 'proxy' : `relay-${relayOfPart(i.part)}`}`;
+  const home = `${EDGE_NODE_DIR}/${part === 'proxy' ? 'proxy' : `relay-${relayOfPart(part)}`}`;
   const base = {
-    Name: edgeServiceName(i.instance, i.part, i.nodeId),
+    Name: edgeServiceName(i.instance, part, i.nodeId),
     TaskTemplate: {
       ContainerSpec: {
         Image: i.image,
@@ -113,16 +154,14 @@ export function edgeServiceSpec(i: EdgeSpecInput) {
       RestartPolicy: { Condition: 'any', Delay: 2e9 },
       Placement: { Constraints: [`node.id==${i.nodeId}`] },
       // The Caddy on the node's own network (its listeners are the node's ports); the relays on the overlay.
-      Networks: [{ Target: i.part === 'proxy' ? 'host' : i.network }],
+      Networks: [{ Target: part === 'proxy' ? 'host' : i.network }],
     },
     Mode: { Replicated: { Replicas: 1 } },
     EndpointSpec: { Mode: 'dnsrr' },
   };
   // The secret's id is Swarm's (its name holds the content's hash): left out of the hash.
   const hashed = { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Secrets: [{ ...base.TaskTemplate.ContainerSpec.Secrets[0], SecretID: '' }] } } };
-  const hash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
-  const Labels = { 'svc.managed': 'true', 'svc.instance': i.instance, 'svc.role': EDGE_ROLES[i.part], [EDGE_NODE_OF]: i.nodeId, [EDGE_SPEC_LABEL]: hash };
-  return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
+  return withLabels(base, hashed, i);
 }
 
 export interface EdgePlanNode {
@@ -139,8 +178,8 @@ export interface EdgePlanService {
 }
 
 export interface EdgePlan {
-  create: { node: EdgePlanNode; part: EdgePart }[];
-  update: { node: EdgePlanNode; part: EdgePart; service: EdgePlanService }[];
+  create: { node: EdgePlanNode; part: EdgeService }[];
+  update: { node: EdgePlanNode; part: EdgeService; service: EdgePlanService }[];
   remove: EdgePlanService[];
   /** Boot secrets no wanted spec names (removed once no service uses them). */
   removeSecrets: string[];
@@ -148,7 +187,7 @@ export interface EdgePlan {
   skipped: { node: EdgePlanNode; reason: string }[];
 }
 
-const partOf = (s: EdgePlanService): EdgePart | undefined => EDGE_PARTS.find((p) => s.labels['svc.role'] === EDGE_ROLES[p]);
+const partOf = (s: EdgePlanService): EdgeService | undefined => EDGE_SERVICES.find((p) => s.labels['svc.role'] === EDGE_ROLES[p]);
 
 /**
  * Pure: what makes the edge services match the labels: the three parts on every node labelled `svc.edge=true`
@@ -162,7 +201,7 @@ export function planEdges(i: {
   services: EdgePlanService[];
   secrets: string[];
   wantedSecrets: string[];
-  wantedHash: (node: EdgePlanNode, part: EdgePart) => string;
+  wantedHash: (node: EdgePlanNode, part: EdgeService) => string;
 }): EdgePlan {
   const plan: EdgePlan = { create: [], update: [], remove: [], removeSecrets: [], skipped: [] };
   const found = new Map<string, EdgePlanService>();
@@ -181,11 +220,11 @@ export function planEdges(i: {
     } catch (err) {
       plan.skipped.push({ node, reason: (err as Error).message });
       // Not understood: what runs there stays as it is (a typo must not take an edge down).
-      for (const part of EDGE_PARTS) if (found.has(`${node.id}/${part}`)) wanted.add(`${node.id}/${part}`);
+      for (const part of EDGE_SERVICES) if (found.has(`${node.id}/${part}`)) wanted.add(`${node.id}/${part}`);
       continue;
     }
     if (!edge) continue;
-    for (const part of EDGE_PARTS) {
+    for (const part of EDGE_SERVICES) {
       const key = `${node.id}/${part}`;
       wanted.add(key);
       const s = found.get(key);

@@ -33,7 +33,7 @@ const d = (args: string[]) => cluster.docker(cluster.manager, args).trim();
 const lines = (s: string) => s.split('\n').filter(Boolean);
 /** The instance's edge services: `name replicas`. */
 const edgeServices = () =>
-  ['edge-proxy', 'edge-relay', 'edge-relay-b'].flatMap((role) => lines(d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', `label=svc.role=${role}`, '--format', '{{.Name}} {{.Replicas}}'])));
+  ['edge-proxy', 'edge-relay', 'edge-relay-b', 'edge-swap'].flatMap((role) => lines(d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', `label=svc.role=${role}`, '--format', '{{.Name}} {{.Replicas}}'])));
 const get = async (host: string, path = '/') => {
   const res = await fetch(`http://${host}:${port}${path}`, { signal: AbortSignal.timeout(15_000) });
   return { status: res.status, text: await res.text() };
@@ -70,9 +70,9 @@ describe('edge nodes (svc.edge=true)', () => {
     const t0 = Date.now();
     const put = await t!.api('PUT', `/api/nodes/${edgeId}`, { labels: labels({ 'svc.edge': 'true' }) });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    await waitFor(() => edgeServices().length === 3 && edgeServices().every((s) => s.endsWith(' 1/1')), { timeoutMs: 60_000, what: `the edge services running (${edgeServices().join(', ')})` });
+    await waitFor(() => edgeServices().length === 4 && edgeServices().every((s) => s.endsWith(' 1/1')), { timeoutMs: 60_000, what: `the edge services running (${edgeServices().join(', ')})` });
     const node = edgeId.slice(0, 12);
-    expect(edgeServices().map((s) => s.split(' ')[0]).sort()).toEqual([`${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`].sort());
+    expect(edgeServices().map((s) => s.split(' ')[0]).sort()).toEqual([`${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`, `${t!.instance}-edge-swap-${node}`].sort());
     await waitFor(async () => (await get(edge.address).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, what: "the app on the edge node's address" });
     console.log(`edge node serving ${Date.now() - t0} ms after the label`);
     const onEdge = await Promise.all(Array.from({ length: 30 }, () => get(edge.address)));
@@ -88,7 +88,7 @@ describe('edge nodes (svc.edge=true)', () => {
     await expect(get(cluster.nodes[1]!.address)).rejects.toThrow();
     // Both relays run on the edge node, and its Caddy dials the link to one of them (a relative symlink in the volume).
     const onNode = lines(cluster.docker(edge, ['ps', '--filter', `label=svc.instance=${t!.instance}`, '--format', '{{.Label "com.docker.swarm.service.name"}}'])).sort();
-    expect(onNode).toEqual([`${t!.instance}-agent-${node}`, `${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`]);
+    expect(onNode).toEqual([`${t!.instance}-agent-${node}`, `${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`, `${t!.instance}-edge-swap-${node}`].sort());
     expect(linkOnNode()).toMatch(/^relay-[ab]\.sock$/);
   }, 120_000);
 

@@ -83,6 +83,8 @@ interface FakeNode {
   configs: { proxy?: string; relay?: string; 'relay-b'?: string };
   /** The `relay.sock` link's target; `socket`: the socket file of the single relay of before. */
   link?: string;
+  /** `relay.sock.new`, renamed over the link by the swapper's `mv`. */
+  newLink?: string;
   /** Relays whose admin socket is not there (their agent answers 502). */
   down: Part[];
   /** In-flight requests each relay reports. */
@@ -104,7 +106,7 @@ describe('the fleet', () => {
     nodes = { '10.0.9.1:2380': { configs: {}, taken: [], down: [], busy: {} }, '10.0.9.2:2380': { configs: {}, taken: [], down: [], busy: {} } };
     seen.length = 0;
     targets.length = 0;
-    targets.push({ nodeId: 'n1', hostname: 'edge-1', agent: '10.0.9.1:2380', container: 'c1' });
+    targets.push({ nodeId: 'n1', hostname: 'edge-1', agent: '10.0.9.1:2380', container: 'c1', swapper: 's1' });
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -114,9 +116,24 @@ describe('the fleet', () => {
         seen.push(`${req.method} ${req.url} key=${req.headers['svc-agent-key'] === KEY}`);
         if (!node) return void res.writeHead(502).end();
         if (node.hang) return; // never answers (a node just lost)
+        const exec = /^\/(containers\/([^/]+)\/exec|exec\/([0-9a-f]{64})\/(start|json))$/.exec(req.url ?? '');
+        if (exec) {
+          if (req.method === 'POST' && exec[2]) {
+            if (exec[2] !== 's1') return void res.writeHead(404).end('{"message":"No such container"}');
+            const cmd = JSON.parse(body).Cmd;
+            seen.push(`exec ${cmd.join(' ')}`);
+            return void res.writeHead(201).end(JSON.stringify({ Id: 'e'.repeat(64) }));
+          }
+          if (req.method === 'POST' && exec[4] === 'start') return void res.writeHead(200).end();
+          // The `mv` ran: the new link replaces the old (a socket file of before too).
+          node.link = node.newLink ?? node.link;
+          if (node.newLink) seen.push(`link -> ${node.newLink}`);
+          node.newLink = undefined;
+          return void res.writeHead(200).end(JSON.stringify({ Running: false, ExitCode: 0 }));
+        }
         const archive = /^\/containers\/([^/]+)\/archive\?path=(.*)$/.exec(req.url ?? '');
         if (archive) {
-          if (archive[1] !== 'c1' && archive[1] !== 'c2') return void res.writeHead(404).end('{"message":"No such container: x"}');
+          if (!['c1', 'c2', 's1'].includes(archive[1]!)) return void res.writeHead(404).end('{"message":"No such container: x"}');
           const path = decodeURIComponent(archive[2]!);
           if (req.method === 'GET' && path === '/svc-edge/relay.sock') {
             if (!node.link) return void res.writeHead(404).end('{"message":"Could not find the file /svc-edge/relay.sock in container c1"}');
@@ -124,8 +141,10 @@ describe('the fleet', () => {
             return void res.writeHead(200).end(node.link === 'socket' ? Buffer.alloc(1024) : symlinkTar('relay.sock', node.link));
           }
           if (req.method === 'PUT' && path === '/svc-edge') {
-            node.link = linkTargetOf(Buffer.concat(chunks), 'relay.sock');
-            seen.push(`link -> ${node.link}`);
+            const direct = linkTargetOf(Buffer.concat(chunks), 'relay.sock');
+            if (direct) seen.push(`link -> ${direct} (archive)`);
+            node.link = direct ?? node.link;
+            node.newLink = linkTargetOf(Buffer.concat(chunks), 'relay.sock.new');
             return void res.writeHead(200).end();
           }
           return void res.writeHead(400).end();
@@ -169,20 +188,21 @@ describe('the fleet', () => {
     expect(steps()).toEqual(['loaded relay', 'link -> relay-a.sock', 'loaded proxy']);
     expect(loaded('10.0.9.1:2380', 'relay')).toEqual(edgeNodeRelayConfig([web], {}, 'a'));
     expect(loaded('10.0.9.1:2380', 'proxy')).toEqual(edgeNodeProxyConfig([web], opts));
-    expect(seen.filter((s) => s.includes(' /')).every((s) => s.endsWith('key=true'))).toBe(true);
+    expect(seen.filter((s) => /^(GET|POST|PUT) /.test(s)).every((s) => s.endsWith('key=true'))).toBe(true);
     const n = steps().length;
     f.check();
     await f.idle();
     expect(steps().length).toBe(n);
   });
 
-  it('new task addresses go to the standby, then the link is swapped: the relay carrying traffic is never loaded', async () => {
+  it('new task addresses go to the standby, then the link is swapped (a new link renamed over it in the swapper): the relay carrying traffic is never loaded', async () => {
     const f = fleet();
     f.setRoutes([web]);
     await f.idle();
     seen.length = 0;
     await f.setRecords(records);
     expect(steps()).toEqual(['loaded relay-b', 'link -> relay-b.sock']);
+    expect(seen).toContain('exec /bin/busybox mv -f /svc-edge/relay.sock.new /svc-edge/relay.sock');
     expect(loaded('10.0.9.1:2380', 'relay-b')).toEqual(edgeNodeRelayConfig([web], records, 'b'));
     seen.length = 0;
     const next = { ...records, 'web.svc.internal.': ['10.0.1.11'] };
@@ -238,6 +258,23 @@ describe('the fleet', () => {
     expect(seen.some((s) => s.includes('/svc-edge/relay-b/'))).toBe(false);
   });
 
+  it("a node whose swapper does not run yet gets its first link by the archive alone, but a swap waits for the swapper", async () => {
+    targets[0] = { ...targets[0]!, swapper: undefined };
+    const f = fleet();
+    f.setRoutes([web]);
+    await f.idle();
+    expect(steps()).toEqual(['loaded relay', 'link -> relay-a.sock (archive)', 'loaded proxy']);
+    seen.length = 0;
+    await f.setRecords(records);
+    // Relay B loaded, the link not swapped: it still names A, which keeps serving its addresses.
+    expect(steps()).toEqual(['loaded relay-b']);
+    expect(n1().link).toBe('relay-a.sock');
+    targets[0] = { ...targets[0]!, swapper: 's1' };
+    f.invalidate();
+    await f.idle();
+    expect(n1().link).toBe('relay-b.sock');
+  });
+
   it('upgrade: a node whose relay.sock is the socket file of the single relay of before gets a relay loaded, then the link', async () => {
     n1().link = 'socket';
     const f = fleet();
@@ -275,7 +312,7 @@ describe('the fleet', () => {
   });
 
   it('a node that does not answer never holds a switch; one without a reachable agent is not asked', async () => {
-    targets.push({ nodeId: 'n2', hostname: 'edge-2', agent: '10.0.9.2:2380', container: 'c1' }, { nodeId: 'n3', hostname: 'edge-3', why: 'the node is down' });
+    targets.push({ nodeId: 'n2', hostname: 'edge-2', agent: '10.0.9.2:2380', container: 'c1', swapper: 's1' }, { nodeId: 'n3', hostname: 'edge-3', why: 'the node is down' });
     const f = fleet();
     f.setRoutes([web]);
     await waitFor(() => loaded('10.0.9.1:2380', 'proxy') !== null, { timeoutMs: 5000, what: 'node 1 loaded' });

@@ -2,7 +2,7 @@
 // services of an edge node (pinned, the Caddy on the host network and two relays on the overlay, the volume
 // and the bootstrap secret mounted), and the plan that makes the services match the labels.
 import { describe, expect, it } from 'vitest';
-import { edgeAdminSocket, edgeBootConfig, edgeBootSecret, edgeNodeRelaySockets, edgeServiceName, edgeServiceSpec, isEdgeNode, planEdges, type EdgePart, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
+import { edgeAdminSocket, edgeBootConfig, edgeBootSecret, edgeNodeRelaySockets, edgeServiceName, edgeServiceSpec, edgeSwapperSpec, isEdgeNode, planEdges, type EdgeService, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
 
 describe('isEdgeNode', () => {
   it.each([
@@ -47,6 +47,17 @@ describe('edgeServiceSpec', () => {
     expect(relayB.TaskTemplate.ContainerSpec.Env).toContain('XDG_CONFIG_HOME=/svc-edge/relay-b/config');
   });
 
+  it('the swapper: busybox of the probe image sleeping, pinned, the volume mounted, root (the link is root\'s), no secret', () => {
+    const sw = edgeSwapperSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', probeImage: 'probe:1' });
+    expect(sw.Name).toBe('prod-edge-swap-node01234567');
+    expect(sw.Labels['svc.role']).toBe('edge-swap');
+    const c = sw.TaskTemplate.ContainerSpec;
+    expect(c).toMatchObject({ Image: 'probe:1', Command: ['/bin/busybox', 'sleep', '2147483647'], User: '0:0', Init: true });
+    expect(c.Mounts).toEqual([{ Type: 'volume', Source: 'prod-edge', Target: '/svc-edge' }]);
+    expect(sw.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==node0123456789abcdef'] });
+    expect(edgeSwapperSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', probeImage: 'probe:2' }).Labels['svc.edge-spec']).not.toBe(sw.Labels['svc.edge-spec']);
+  });
+
   it("the Caddy on the node's host network (its listeners are the node's ports), the relay on the overlay", () => {
     expect(proxy.TaskTemplate.Networks).toEqual([{ Target: 'host' }]);
     expect(relay.TaskTemplate.Networks).toEqual([{ Target: 'svc-net' }]);
@@ -83,7 +94,7 @@ describe('edgeServiceSpec', () => {
 });
 
 describe('planEdges', () => {
-  const svc = (node: string, part: EdgePart, hash = 'h', replicas = 1): EdgePlanService => ({
+  const svc = (node: string, part: EdgeService, hash = 'h', replicas = 1): EdgePlanService => ({
     id: `id-${node}-${part}`,
     name: `prod-edge-${part}-${node}`,
     labels: { 'svc.role': `edge-${part}`, 'svc.node': node, 'svc.edge-spec': hash },
@@ -110,19 +121,19 @@ describe('planEdges', () => {
       what: 'a worker labelled: the three parts there; the manager svc runs on never gets any, labelled or not',
       nodes: [{ id: 'm', labels: edge }, { id: 'w1', labels: edge }, { id: 'w2' }],
       services: [],
-      want: { create: ['w1/proxy', 'w1/relay', 'w1/relay-b'], update: [], remove: [], removeSecrets: [], skipped: [] },
+      want: { create: ['w1/proxy', 'w1/relay', 'w1/relay-b', 'w1/swap'], update: [], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'all in place: nothing to do',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
-      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b')],
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap')],
       want: { create: [], update: [], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'the label removed, or set to false: every part goes',
       nodes: [{ id: 'm' }, { id: 'w1', labels: { 'svc.edge': 'false' } }, { id: 'w2' }],
-      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w2', 'proxy')],
-      want: { create: [], update: [], remove: ['prod-edge-proxy-w1', 'prod-edge-relay-w1', 'prod-edge-relay-b-w1', 'prod-edge-proxy-w2'], removeSecrets: [], skipped: [] },
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap'), svc('w2', 'proxy')],
+      want: { create: [], update: [], remove: ['prod-edge-proxy-w1', 'prod-edge-relay-w1', 'prod-edge-relay-b-w1', 'prod-edge-swap-w1', 'prod-edge-proxy-w2'], removeSecrets: [], skipped: [] },
     },
     {
       what: 'the node left the Swarm: its services go',
@@ -133,14 +144,14 @@ describe('planEdges', () => {
     {
       what: 'another spec hash (a new image) or scaled by hand: updated; one part missing: made',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }, { id: 'w2', labels: edge }],
-      services: [svc('w1', 'proxy', 'old'), svc('w1', 'relay', 'h', 0), svc('w1', 'relay-b'), svc('w2', 'relay'), svc('w2', 'relay-b')],
+      services: [svc('w1', 'proxy', 'old'), svc('w1', 'relay', 'h', 0), svc('w1', 'relay-b'), svc('w1', 'swap'), svc('w2', 'relay'), svc('w2', 'relay-b'), svc('w2', 'swap')],
       want: { create: ['w2/proxy'], update: ['prod-edge-proxy-w1', 'prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'upgrade: a node with the single relay of before gets relay B beside it, relay A updated (its new spec)',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
       services: [svc('w1', 'proxy'), svc('w1', 'relay', 'single')],
-      want: { create: ['w1/relay-b'], update: ['prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
+      want: { create: ['w1/relay-b', 'w1/swap'], update: ['prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'a label not understood: the node is skipped and what runs there stays',
@@ -151,7 +162,7 @@ describe('planEdges', () => {
     {
       what: 'a second service for the same node and part, or one without a node: removed',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
-      services: [svc('w1', 'proxy'), { ...svc('w1', 'proxy'), id: 'dup', name: 'dup' }, svc('w1', 'relay'), svc('w1', 'relay-b'), { id: 'x', name: 'x', labels: { 'svc.role': 'edge-proxy' } }],
+      services: [svc('w1', 'proxy'), { ...svc('w1', 'proxy'), id: 'dup', name: 'dup' }, svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap'), { id: 'x', name: 'x', labels: { 'svc.role': 'edge-proxy' } }],
       want: { create: [], update: [], remove: ['dup', 'x'], removeSecrets: [], skipped: [] },
     },
   ])('$what', ({ nodes, services, want }) => {
