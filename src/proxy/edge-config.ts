@@ -147,39 +147,34 @@ export const SERVICE_ADMIN_PORTS = [GARAGE_ADMIN_PORT];
  * key header goes on untouched: the agent checks it.
  */
 export function agentServer(socket: string): Json {
+  const ipv4At = (ports: string) => `^[0-9]{1,3}(\\.[0-9]{1,3}){3}:${ports}$`;
   return {
     listen: [`unix/${socket}`],
     automatic_https: { disable: true },
     routes: [
-      {
-        match: [{ header_regexp: { [AGENT_DIAL_HEADER]: { pattern: `^[0-9]{1,3}(\\.[0-9]{1,3}){3}:${AGENT_PORT}$` } } }],
-        handle: [
-          {
-            handler: 'reverse_proxy',
-            upstreams: [{ dial: `{http.request.header.${AGENT_DIAL_HEADER}}` }],
-            // An agent that is gone costs one bounded dial, never a hang.
-            transport: { protocol: 'http', dial_timeout: '3s' },
-            headers: { request: { delete: [AGENT_DIAL_HEADER] } },
-          },
-        ],
-        terminal: true,
-      },
-      {
-        // Managed services' admin APIs on the overlay (Garage's bucket and key setup): the daemon's host is not
-        // on the overlay, so it calls them through here too (relay-fetch.ts). Only those ports.
-        match: [{ header_regexp: { [AGENT_DIAL_HEADER]: { pattern: `^[0-9]{1,3}(\\.[0-9]{1,3}){3}:(${SERVICE_ADMIN_PORTS.join('|')})$` } } }],
-        handle: [
-          {
-            handler: 'reverse_proxy',
-            upstreams: [{ dial: `{http.request.header.${AGENT_DIAL_HEADER}}` }],
-            transport: { protocol: 'http', dial_timeout: '3s' },
-            headers: { request: { delete: [AGENT_DIAL_HEADER] } },
-          },
-        ],
-        terminal: true,
-      },
+      dialRoute(ipv4At(String(AGENT_PORT))),
+      // Managed services' admin APIs on the overlay (Garage's bucket and key setup): the daemon's host is not
+      // on the overlay, so it calls them through here too (relay-fetch.ts). Only those ports.
+      dialRoute(ipv4At(`(${SERVICE_ADMIN_PORTS.join('|')})`)),
       { handle: [{ handler: 'static_response', status_code: 403, body: 'svc edge: not an agent address\n' }], terminal: true },
     ],
+  };
+}
+
+/** Pure: a route sending a request whose `Svc-Agent-Dial` matches `pattern` to that address, header removed. */
+function dialRoute(pattern: string): Json {
+  return {
+    match: [{ header_regexp: { [AGENT_DIAL_HEADER]: { pattern } } }],
+    handle: [
+      {
+        handler: 'reverse_proxy',
+        upstreams: [{ dial: `{http.request.header.${AGENT_DIAL_HEADER}}` }],
+        // An address that is gone costs one bounded dial, never a hang.
+        transport: { protocol: 'http', dial_timeout: '3s' },
+        headers: { request: { delete: [AGENT_DIAL_HEADER] } },
+      },
+    ],
+    terminal: true,
   };
 }
 
