@@ -80,7 +80,8 @@ async function main() {
       { app: 'enr-web', mode: 'port', port, upstream: { kind: 'dns', name: appDnsName('enr-web'), port: WEB_PORT } },
       { app: 'decoy', mode: 'port', port: decoyPort, upstream: { kind: 'dns', name: appDnsName('decoy'), port: WEB_PORT } },
     ];
-    const recordsAt = (i: number): DnsRecords => ({ [appDnsName('enr-web')]: addresses, [appDnsName('decoy')]: `10.255.255.${1 + (i % 2)}` });
+    // Another decoy address at every load (not alternating: a flip-back would make the pair's loads link-only swaps).
+    const recordsAt = (i: number): DnsRecords => ({ [appDnsName('enr-web')]: addresses, [appDnsName('decoy')]: `10.255.${(i >> 8) & 255}.${i & 255}` });
     const proxy: CaddyConfigOptions = { adminUrl: 'http://127.0.0.1:2019', httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort: 5353 };
     const docker = new Docker({ socketPath: c.manager.dockerHost.replace(/^unix:\/\//, '') });
     const edgeNodes = createEdgeNodes({ docker, instance: daemon.instance, network: daemon.network, image: made.caddy, probeImage: made.v1, selfNodeId: async () => '', ensureNetwork: async () => {}, log: silentLogger });
