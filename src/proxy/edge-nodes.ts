@@ -1,7 +1,8 @@
 // The edge nodes' Caddys and relays as the proxy parts see them (docs/design.md "Edge nodes (issue 19)"): the
 // routes and task addresses the manager's relays get, loaded into every edge node's Caddy and two relays
 // through the manager's relay and the node's agent. As on the manager (edge-swap.ts plans it), a config goes
-// to the relay that carries no traffic, then the node's `relay.sock` link is swapped to it (edge-node-link.ts). An edge node never holds the manager: routes are loaded in the background (the
+// to the relay that carries no traffic, then the node's `relay.sock` link is swapped to it (edge-node-link.ts).
+// An edge node never holds the manager: routes are loaded in the background (the
 // proxy pass only starts it), a switch waits for the relays that answer within SWITCH_WAIT_MS, a drain counts
 // what the relays that answer have in flight. Every proxy pass starts a look (fingerprints; load what differs),
 // so a node that comes back, a restarted task or an emptied Caddy gets the current config within about a second.
@@ -14,7 +15,7 @@ import { createEdgeAdmin, type EdgeAdmin } from './edge-admin.js';
 import { relaySocketName, RELAY_IDS, type DnsRecords, type RelayId } from './edge-config.js';
 import { createEdgeNodeLink, type EdgeNodeLink } from './edge-node-link.js';
 import { STANDBY_IDLE_WAIT_MS } from './edge-relays.js';
-import { activeFromLink, inFlight, planRelayLoad, type RelayLook } from './edge-swap.js';
+import { activeFromLink, inFlight, otherRelay, planRelayLoad, type RelayLook } from './edge-swap.js';
 import { edgeNodeProxyConfig, edgeNodeRelayConfig, fingerprintOf } from './edge-node-config.js';
 import type { Route } from './proxy.js';
 
@@ -203,7 +204,12 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     try {
       const down: RelayLook = { up: false, has: false };
       const [active, a, b] = await Promise.all([activeOf(t, st), lookAt(t, 'a', configs.a), ids.includes('b') ? lookAt(t, 'b', configs.b) : down]);
-      const plan = planRelayLoad(active, { a, b });
+      const look = { a, b };
+      // No swapper running (the node just labelled, its task restarting): the link cannot be swapped, so the
+      // standby counts as down and the active relay is loaded in place (the rare race) rather than left
+      // serving addresses a switch is about to drain.
+      if (active && !t.swapper) look[otherRelay(active)] = down;
+      const plan = planRelayLoad(active, look);
       if (plan.kind === 'down') throw new Error('neither of its relays answers');
       if (plan.waitIdle && !(await waitIdle(t, plan.relay))) o.log.info('edge relay still had requests from before its last swap; loading it anyway', { node: t.hostname, relay: plan.relay, waited_ms: idleWaitMs });
       if (plan.inPlace && ids.length > 1) o.log.warn("the edge node's standby relay does not answer; reloading the active one under traffic", { node: t.hostname, relay: plan.relay });

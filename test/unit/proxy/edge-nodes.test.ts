@@ -258,7 +258,7 @@ describe('the fleet', () => {
     expect(seen.some((s) => s.includes('/svc-edge/relay-b/'))).toBe(false);
   });
 
-  it("a node whose swapper does not run yet gets its first link by the archive alone, but a swap waits for the swapper", async () => {
+  it("a node whose swapper does not run yet gets its first link by the archive alone; until it runs, its active relay is loaded in place", async () => {
     targets[0] = { ...targets[0]!, swapper: undefined };
     const f = fleet();
     f.setRoutes([web]);
@@ -266,13 +266,15 @@ describe('the fleet', () => {
     expect(steps()).toEqual(['loaded relay', 'link -> relay-a.sock (archive)', 'loaded proxy']);
     seen.length = 0;
     await f.setRecords(records);
-    // Relay B loaded, the link not swapped: it still names A, which keeps serving its addresses.
-    expect(steps()).toEqual(['loaded relay-b']);
+    // No atomic swap possible: relay A reloaded in place (never left on addresses a switch drains).
+    expect(steps()).toEqual(['loaded relay']);
     expect(n1().link).toBe('relay-a.sock');
     targets[0] = { ...targets[0]!, swapper: 's1' };
     f.invalidate();
     await f.idle();
-    expect(n1().link).toBe('relay-b.sock');
+    seen.length = 0;
+    await f.setRecords({});
+    expect(steps()).toEqual(['loaded relay-b', 'link -> relay-b.sock']);
   });
 
   it('upgrade: a node whose relay.sock is the socket file of the single relay of before gets a relay loaded, then the link', async () => {
