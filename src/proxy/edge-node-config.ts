@@ -1,12 +1,13 @@
 // Pure: the two configs of an edge node (docs/design.md "Edge nodes (issue 19)"). Its Caddy gets exactly the
 // manager's route plan (same listeners, same conflicts left out, same TLS policy) with every DNS upstream sent
-// to the node's own relay over its socket in the shared volume, and its admin API on a socket there; its relay
-// gets the manager relay's config for the same routes and task addresses, without the agent server (the
-// daemon reaches agents through the manager's relay only). Same input, same JSON.
+// to the node's `relay.sock` in the shared volume (the link to its active relay), and its admin API on a socket
+// there; each of its two relays gets the manager relay's config for the same routes and task addresses on its
+// own sockets, without the agent server (the daemon reaches agents through the manager's relay only). Same
+// input, same JSON.
 import { buildCaddyConfig, configId, sortKeys, type CaddyConfigOptions, type Json } from './config.js';
 import { buildEdgeConfig, viaEdge, type DnsRecords } from './edge-config.js';
 import type { Route } from './proxy.js';
-import { EDGE_NODE_SOCKETS, edgeBootConfig } from '../runtime/swarm-edge-spec.js';
+import { EDGE_NODE_SOCKETS, edgeBootConfig, edgeNodeRelaySockets, type EdgeRelayId } from '../runtime/swarm-edge-spec.js';
 
 /**
  * Pure: the edge node's Caddy config. `opts` are the manager's (ports, issuer, admin URL: its port stays
@@ -22,9 +23,9 @@ export function edgeNodeProxyConfig(routes: Route[], opts: CaddyConfigOptions): 
   return sortKeys(config);
 }
 
-/** Pure: the edge node's relay config for these routes and task addresses. */
-export function edgeNodeRelayConfig(routes: Route[], records: DnsRecords): Json {
-  return buildEdgeConfig(routes, records, { socket: EDGE_NODE_SOCKETS.relay, adminSocket: EDGE_NODE_SOCKETS.relayAdmin });
+/** Pure: the config of the edge node's relay `id` for these routes and task addresses. */
+export function edgeNodeRelayConfig(routes: Route[], records: DnsRecords, id: EdgeRelayId): Json {
+  return buildEdgeConfig(routes, records, edgeNodeRelaySockets(id));
 }
 
 /** The fingerprint id of a config built above (`GET /id/<id>/...` answers only while Caddy has exactly it). */

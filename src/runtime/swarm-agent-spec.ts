@@ -5,7 +5,7 @@
 // key. Here: the config, the service's spec, the node label naming the socket, and the plan that makes the
 // agents match the nodes. Same input, same output.
 import { createHash } from 'node:crypto';
-import { EDGE_ADMIN_HOST, EDGE_ADMIN_PREFIX, EDGE_NODE_DIR, EDGE_NODE_SOCKETS, edgeVolumeName } from './swarm-edge-spec.js';
+import { EDGE_ADMIN_HOST, EDGE_ADMIN_PREFIX, EDGE_NODE_DIR, EDGE_PARTS, edgeAdminSocket, edgeVolumeName } from './swarm-edge-spec.js';
 
 /** The agents' port on the instance's overlay (nothing else listens on it: one agent per task address). */
 export const AGENT_PORT = 2380;
@@ -102,19 +102,20 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
 }
 
 /**
- * Pure: the agent's routes to an edge node's two admin APIs (sockets in the instance's volume, mounted into
- * the agent of an edge node): `<prefix>/...` with the key goes to that socket without the prefix and the key.
+ * Pure: the agent's routes to an edge node's three admin APIs (its Caddy's, its relays A's and B's: sockets in
+ * the instance's volume, mounted into the agent of an edge node): `<prefix>/...` with the key goes to that
+ * socket without the prefix and the key.
  * On a node that is not an edge the sockets do not exist: a 502.
  */
 function edgeAdminRoutes(keyed: Record<string, string[]>): Json[] {
-  return (['proxy', 'relay'] as const).map((part): Json => ({
+  return EDGE_PARTS.map((part): Json => ({
     match: [{ header: keyed, method: ['GET', 'POST'], path: [`${EDGE_ADMIN_PREFIX[part]}/*`] }],
     handle: [
       { handler: 'rewrite', strip_path_prefix: EDGE_ADMIN_PREFIX[part] } as Json,
       {
         handler: 'reverse_proxy',
         headers: { request: { delete: [AGENT_KEY_HEADER], set: { Host: [EDGE_ADMIN_HOST] } } },
-        upstreams: [{ dial: `unix/${part === 'proxy' ? EDGE_NODE_SOCKETS.proxyAdmin : EDGE_NODE_SOCKETS.relayAdmin}` }],
+        upstreams: [{ dial: `unix/${edgeAdminSocket(part)}` }],
         // An admin socket that is not there yet (the part starting) costs one bounded dial.
         transport: { protocol: 'http', dial_timeout: '2s' },
       },

@@ -99,6 +99,7 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
     instance: config.instance,
     network: config.network,
     image: config.proxy.image,
+    probeImage: config.runtime.probeImage,
     selfNodeId: runtime.selfNodeId,
     ensureNetwork: () => runtime.ensureNetwork(config.network),
     registryAuth,

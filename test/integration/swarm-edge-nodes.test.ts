@@ -2,8 +2,9 @@
 // 19)"): a worker labelled `svc.edge=true` through PUT /api/nodes/{id} gets an edge Caddy on its host network
 // and a relay on the overlay; a 3-replica port-mode app answers GET and POST on that worker's address (its
 // network namespace) as on the manager's listener, and a domain-mode app over HTTPS with the node's own
-// certificate; a deploy under keep-alive GET/POST clients through the edge
-// node fails no request; a switch while the node's relay is down reaches the relay that comes back; the label
+// certificate; the node runs two relays and its Caddy dials the `relay.sock` link to one of them; a deploy
+// under keep-alive GET/POST clients through the edge node fails no request (the link swapped to the freshly
+// loaded standby at each switch); a switch while both of the node's relays are down reaches them when they come back; the label
 // removed, the node's edge services are gone and its listener closes; labelled again with the docker CLI it
 // serves again, and svc uninstall removes its services and their secrets.
 // One cluster, one daemon; everything goes with them even when a test fails.
@@ -17,6 +18,7 @@ import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 import { formatCounts, startLoad } from '../../bench/common.js';
 import { uninstallInstance } from '../../src/cli/uninstall.js';
+import { linkTargetOf } from '../../src/proxy/edge-node-link.js';
 
 let cluster: Cluster;
 let t: TestDaemon | undefined;
@@ -31,12 +33,17 @@ const d = (args: string[]) => cluster.docker(cluster.manager, args).trim();
 const lines = (s: string) => s.split('\n').filter(Boolean);
 /** The instance's edge services: `name replicas`. */
 const edgeServices = () =>
-  ['edge-proxy', 'edge-relay'].flatMap((role) => lines(d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', `label=svc.role=${role}`, '--format', '{{.Name}} {{.Replicas}}'])));
+  ['edge-proxy', 'edge-relay', 'edge-relay-b', 'edge-swap'].flatMap((role) => lines(d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', `label=svc.role=${role}`, '--format', '{{.Name}} {{.Replicas}}'])));
 const get = async (host: string, path = '/') => {
   const res = await fetch(`http://${host}:${port}${path}`, { signal: AbortSignal.timeout(15_000) });
   return { status: res.status, text: await res.text() };
 };
 const labels = (extra: Record<string, string>) => ({ 'svc.engine-socket': edge.socket, ...extra });
+/** The `relay.sock` link's target on the edge node, read in its Caddy's container with the engine's archive (`docker cp ... -`: a tar). */
+const linkOnNode = () => {
+  const proxy = cluster.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${t!.instance}-edge-proxy-${edgeId.slice(0, 12)}`]).trim();
+  return linkTargetOf(Buffer.from(cluster.docker(edge, ['cp', `${proxy}:/svc-edge/relay.sock`, '-']), 'utf8'), 'relay.sock');
+};
 
 beforeAll(async () => {
   // The proxy image from the cluster's registry: the relay on the manager, the agents and the edge services on the workers.
@@ -63,8 +70,9 @@ describe('edge nodes (svc.edge=true)', () => {
     const t0 = Date.now();
     const put = await t!.api('PUT', `/api/nodes/${edgeId}`, { labels: labels({ 'svc.edge': 'true' }) });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    await waitFor(() => edgeServices().length === 2 && edgeServices().every((s) => s.endsWith(' 1/1')), { timeoutMs: 60_000, what: `the edge services running (${edgeServices().join(', ')})` });
-    expect(edgeServices().map((s) => s.split(' ')[0]).sort()).toEqual([`${t!.instance}-edge-proxy-${edgeId.slice(0, 12)}`, `${t!.instance}-edge-relay-${edgeId.slice(0, 12)}`]);
+    await waitFor(() => edgeServices().length === 4 && edgeServices().every((s) => s.endsWith(' 1/1')), { timeoutMs: 60_000, what: `the edge services running (${edgeServices().join(', ')})` });
+    const node = edgeId.slice(0, 12);
+    expect(edgeServices().map((s) => s.split(' ')[0]).sort()).toEqual([`${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`, `${t!.instance}-edge-swap-${node}`].sort());
     await waitFor(async () => (await get(edge.address).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, what: "the app on the edge node's address" });
     console.log(`edge node serving ${Date.now() - t0} ms after the label`);
     const onEdge = await Promise.all(Array.from({ length: 30 }, () => get(edge.address)));
@@ -78,6 +86,10 @@ describe('edge nodes (svc.edge=true)', () => {
     expect(await post.text()).toContain('posted to v1');
     // Not on the other worker: it has no label.
     await expect(get(cluster.nodes[1]!.address)).rejects.toThrow();
+    // Both relays run on the edge node, and its Caddy dials the link to one of them (a relative symlink in the volume).
+    const onNode = lines(cluster.docker(edge, ['ps', '--filter', `label=svc.instance=${t!.instance}`, '--format', '{{.Label "com.docker.swarm.service.name"}}'])).filter((n) => /-(edge|agent)-/.test(n)).sort();
+    expect(onNode).toEqual([`${t!.instance}-agent-${node}`, `${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`, `${t!.instance}-edge-swap-${node}`].sort());
+    expect(linkOnNode()).toMatch(/^relay-[ab]\.sock$/);
   }, 120_000);
 
   it("domain mode on the edge node: HTTPS with the node's own certificate (internal issuer), as on the manager", async () => {
@@ -113,7 +125,8 @@ describe('edge nodes (svc.edge=true)', () => {
     expect(onEdge.cert).not.toBe(onManager.cert);
   }, 120_000);
 
-  it('a deploy under keep-alive GET and POST clients through the edge node: no failed request', async () => {
+  it('a deploy under keep-alive GET and POST clients through the edge node: no failed request, the link swapped to the other relay', async () => {
+    const before = linkOnNode();
     const load = startLoad(port, { clients: 6, maxMs: 120_000, host: edge.address });
     try {
       await deployReaching(t!, await requestImageDeploy(t!, appId, v2), (x) => x.status === 'success', 'to succeed', 90_000);
@@ -127,18 +140,22 @@ describe('edge nodes (svc.edge=true)', () => {
     expect(s.connErrors.size).toBe(0);
     expect(formatCounts(s.non2xx)).toBe('none');
     expect(s.ok).toBe(s.total);
+    // Every switch loads the standby and swaps the link to it: after a deploy (an even or odd number of
+    // switches) it names one of the two; the relay it names has the current addresses.
+    expect(linkOnNode()).toMatch(/^relay-[ab]\.sock$/);
+    console.log(`link before the deploy ${before}, after ${linkOnNode()}`);
   }, 150_000);
 
-  it("a switch while the node's relay is down: the relay that comes back is given the current addresses", async () => {
-    // The relay stopped (as a crash that Swarm has not restarted yet); meanwhile a deploy switches and removes
-    // the replicas the relay last knew. When it comes back it resumes its last config (the old addresses): the
-    // proxy pass's look finds its fingerprint stale and loads the current one.
-    const relay = `${t!.instance}-edge-relay-${edgeId.slice(0, 12)}`;
-    const relayTask = () => cluster.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${relay}`]).trim();
-    d(['service', 'scale', '--detach', `${relay}=0`]);
-    await waitFor(() => relayTask() === '', { timeoutMs: 30_000, what: 'the edge relay stopped' });
+  it("a switch while both of the node's relays are down: the relays that come back are given the current addresses", async () => {
+    // The relays stopped (as a crash that Swarm has not restarted yet); meanwhile a deploy switches and removes
+    // the replicas they last knew. When they come back they resume their last configs (old addresses): the
+    // proxy pass's look finds no relay with the current fingerprint, loads the standby and swaps the link.
+    const relays = ['relay', 'relay-b'].map((p) => `${t!.instance}-edge-${p}-${edgeId.slice(0, 12)}`);
+    const relayTasks = () => relays.map((r) => cluster.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${r}`]).trim()).join('');
+    d(['service', 'scale', '--detach', ...relays.map((r) => `${r}=0`)]);
+    await waitFor(() => relayTasks() === '', { timeoutMs: 30_000, what: 'the edge relays stopped' });
     await deployReaching(t!, await requestImageDeploy(t!, appId, v1), (x) => x.status === 'success', 'to succeed', 90_000);
-    d(['service', 'scale', '--detach', `${relay}=1`]);
+    d(['service', 'scale', '--detach', ...relays.map((r) => `${r}=1`)]);
     await waitFor(async () => (await get(edge.address).catch(() => undefined))?.text.includes('v1') === true, { timeoutMs: 30_000, what: 'v1 on the edge node' });
     const answers = await Promise.all(Array.from({ length: 12 }, () => get(edge.address)));
     expect(answers.every((a) => a.status === 200 && a.text.includes('v1'))).toBe(true);
@@ -159,7 +176,8 @@ describe('edge nodes (svc.edge=true)', () => {
     await t!.daemon.stop();
     const out = await uninstallInstance({ dataDir: t!.dataDir, instance: t!.instance, network: t!.network, dockerHost: cluster.manager.dockerHost });
     expect(out, out.join('\n')).toContain(`removed Swarm service ${t!.instance}-edge-proxy-${edgeId.slice(0, 12)}`);
-    expect(out.filter((l) => l.startsWith(`removed Swarm secret ${t!.instance}-edge-`))).toHaveLength(2);
+    expect(out, out.join('\n')).toContain(`removed Swarm service ${t!.instance}-edge-relay-b-${edgeId.slice(0, 12)}`);
+    expect(out.filter((l) => l.startsWith(`removed Swarm secret ${t!.instance}-edge-`))).toHaveLength(3);
     expect(edgeServices()).toEqual([]);
     expect(d(['secret', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`])).toBe('');
     await waitFor(async () => (await get(edge.address).then(() => false, () => true)), { timeoutMs: 30_000, what: "the edge node's listener closed" });

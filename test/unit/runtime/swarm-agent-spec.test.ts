@@ -98,21 +98,24 @@ describe("the agent's routes to an edge node's admin APIs (docs/design.md \"Edge
   const routes = (agentConfig(KEY) as any).apps.http.servers.agent.routes;
   const edge = routes.slice(1, -1);
 
-  it('two prefixes, only with the key, GET and POST, before the 403; the prefix and the key are taken off, the Host set', () => {
-    expect(routes).toHaveLength(4);
+  it('three prefixes (the Caddy, relays A and B), only with the key, GET and POST, before the 403; the prefix and the key are taken off, the Host set', () => {
+    expect(routes).toHaveLength(5);
     expect(edge.map((r: any) => r.match)).toEqual([
       [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/proxy/*'] }],
       [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/relay/*'] }],
+      [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/relay-b/*'] }],
     ]);
-    const [proxy, relay] = edge;
+    const [proxy, relay, relayB] = edge;
     expect(proxy.handle[0]).toEqual({ handler: 'rewrite', strip_path_prefix: '/svc-edge/proxy' });
     expect(proxy.handle[1]).toMatchObject({
       handler: 'reverse_proxy',
       headers: { request: { delete: ['Svc-Agent-Key'], set: { Host: ['svc-edge'] } } },
       upstreams: [{ dial: 'unix//svc-edge/proxy-admin.sock' }],
     });
-    expect(relay.handle[1].upstreams).toEqual([{ dial: 'unix//svc-edge/relay-admin.sock' }]);
+    expect(relay.handle[1].upstreams).toEqual([{ dial: 'unix//svc-edge/relay-admin-a.sock' }]);
     expect(relay.handle[1].transport.dial_timeout).toBe('2s');
+    expect(relayB.handle[0]).toEqual({ handler: 'rewrite', strip_path_prefix: '/svc-edge/relay-b' });
+    expect(relayB.handle[1].upstreams).toEqual([{ dial: 'unix//svc-edge/relay-admin-b.sock' }]);
   });
 });
 

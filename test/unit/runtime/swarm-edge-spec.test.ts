@@ -1,8 +1,8 @@
-// Edge nodes, pure parts (docs/design.md "Edge nodes (issue 19)"): the label's meaning and validation, the two
-// services of an edge node (pinned, the Caddy on the host network and the relay on the overlay, the volume
+// Edge nodes, pure parts (docs/design.md "Edge nodes (issue 19)"): the label's meaning and validation, the three
+// services of an edge node (pinned, the Caddy on the host network and two relays on the overlay, the volume
 // and the bootstrap secret mounted), and the plan that makes the services match the labels.
 import { describe, expect, it } from 'vitest';
-import { edgeBootConfig, edgeBootSecret, edgeServiceName, edgeServiceSpec, isEdgeNode, planEdges, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
+import { edgeAdminSocket, edgeBootConfig, edgeBootSecret, edgeNodeRelaySockets, edgeServiceName, edgeServiceSpec, edgeSwapperSpec, isEdgeNode, planEdges, type EdgeService, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
 
 describe('isEdgeNode', () => {
   it.each([
@@ -24,11 +24,15 @@ describe('edgeServiceSpec', () => {
   const input = { instance: 'prod', network: 'svc-net', image: 'caddy:2', nodeId: 'node0123456789abcdef', secret: { id: 'sec1', name: 'prod-edge-proxy-001122334455' } };
   const proxy = edgeServiceSpec({ ...input, part: 'proxy' });
   const relay = edgeServiceSpec({ ...input, part: 'relay', secret: { id: 'sec2', name: 'prod-edge-relay-001122334455' } });
+  const relayB = edgeServiceSpec({ ...input, part: 'relay-b', secret: { id: 'sec3', name: 'prod-edge-relay-b-001122334455' } });
 
   it('one task each, pinned to the node, restarted by Swarm, Caddy resuming its last config', () => {
     expect(proxy.Name).toBe('prod-edge-proxy-node01234567');
     expect(relay.Name).toBe(edgeServiceName('prod', 'relay', 'node0123456789abcdef'));
-    for (const s of [proxy, relay]) {
+    // Relay A keeps the name of the single relay of before (an upgrade updates it); B is new.
+    expect(relay.Name).toBe('prod-edge-relay-node01234567');
+    expect(relayB.Name).toBe('prod-edge-relay-b-node01234567');
+    for (const s of [proxy, relay, relayB]) {
       expect(s.Mode).toEqual({ Replicated: { Replicas: 1 } });
       expect(s.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==node0123456789abcdef'] });
       expect(s.TaskTemplate.RestartPolicy.Condition).toBe('any');
@@ -38,12 +42,27 @@ describe('edgeServiceSpec', () => {
       expect(c.Secrets[0]).toMatchObject({ File: { Name: 'edge-boot.json', UID: '0', GID: '0', Mode: 0o400 } });
     }
     expect(proxy.TaskTemplate.ContainerSpec.Env).toEqual(['HOME=/svc-edge/proxy', 'XDG_DATA_HOME=/svc-edge/proxy/data', 'XDG_CONFIG_HOME=/svc-edge/proxy/config']);
-    expect(relay.TaskTemplate.ContainerSpec.Env).toContain('XDG_CONFIG_HOME=/svc-edge/relay/config');
+    // Each relay its own dirs: never the other's autosave, nor the one of the single relay of before (`/svc-edge/relay`).
+    expect(relay.TaskTemplate.ContainerSpec.Env).toEqual(['HOME=/svc-edge/relay-a', 'XDG_DATA_HOME=/svc-edge/relay-a/data', 'XDG_CONFIG_HOME=/svc-edge/relay-a/config']);
+    expect(relayB.TaskTemplate.ContainerSpec.Env).toContain('XDG_CONFIG_HOME=/svc-edge/relay-b/config');
+  });
+
+  it('the swapper: busybox of the probe image sleeping, pinned, the volume mounted, root (the link is root\'s), no secret', () => {
+    const sw = edgeSwapperSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', probeImage: 'probe:1' });
+    expect(sw.Name).toBe('prod-edge-swap-node01234567');
+    expect(sw.Labels['svc.role']).toBe('edge-swap');
+    const c = sw.TaskTemplate.ContainerSpec;
+    expect(c).toMatchObject({ Image: 'probe:1', Command: ['/bin/busybox', 'sleep', '2147483647'], User: '0:0', Init: true });
+    expect(c.Mounts).toEqual([{ Type: 'volume', Source: 'prod-edge', Target: '/svc-edge' }]);
+    expect(sw.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==node0123456789abcdef'] });
+    expect(edgeSwapperSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', probeImage: 'probe:2' }).Labels['svc.edge-spec']).not.toBe(sw.Labels['svc.edge-spec']);
   });
 
   it("the Caddy on the node's host network (its listeners are the node's ports), the relay on the overlay", () => {
     expect(proxy.TaskTemplate.Networks).toEqual([{ Target: 'host' }]);
     expect(relay.TaskTemplate.Networks).toEqual([{ Target: 'svc-net' }]);
+    expect(relayB.TaskTemplate.Networks).toEqual([{ Target: 'svc-net' }]);
+    expect(relayB.Labels['svc.role']).toBe('edge-relay-b');
     expect(proxy.Labels).toMatchObject({ 'svc.managed': 'true', 'svc.instance': 'prod', 'svc.role': 'edge-proxy', 'svc.node': 'node0123456789abcdef' });
     expect(relay.Labels['svc.role']).toBe('edge-relay');
   });
@@ -59,16 +78,23 @@ describe('edgeServiceSpec', () => {
 
   it('each part boots with its admin API on its own socket in the volume, Host svc-edge; the secret is named by its bytes', () => {
     expect(edgeBootConfig('proxy')).toEqual({ admin: { listen: 'unix//svc-edge/proxy-admin.sock', origins: ['svc-edge'] } });
-    expect(edgeBootConfig('relay')).toEqual({ admin: { listen: 'unix//svc-edge/relay-admin.sock', origins: ['svc-edge'] } });
+    expect(edgeBootConfig('relay')).toEqual({ admin: { listen: 'unix//svc-edge/relay-admin-a.sock', origins: ['svc-edge'] } });
+    expect(edgeBootConfig('relay-b')).toEqual({ admin: { listen: 'unix//svc-edge/relay-admin-b.sock', origins: ['svc-edge'] } });
+    expect(edgeAdminSocket('relay-b')).toBe(edgeNodeRelaySockets('b').adminSocket);
+    // The listeners the `relay.sock` link names (relative targets in the volume).
+    expect(edgeNodeRelaySockets('a').socket).toBe('/svc-edge/relay-a.sock');
+    expect(edgeNodeRelaySockets('b').socket).toBe('/svc-edge/relay-b.sock');
     const s = edgeBootSecret('prod', 'proxy');
     expect(s.name).toMatch(/^prod-edge-proxy-[0-9a-f]{12}$/);
     expect(JSON.parse(s.data)).toEqual(edgeBootConfig('proxy'));
     expect(edgeBootSecret('prod', 'relay').name).not.toBe(s.name);
+    expect(edgeBootSecret('prod', 'relay-b').name).toMatch(/^prod-edge-relay-b-[0-9a-f]{12}$/);
+    expect(edgeBootSecret('prod', 'relay-b').name).not.toBe(edgeBootSecret('prod', 'relay').name);
   });
 });
 
 describe('planEdges', () => {
-  const svc = (node: string, part: 'proxy' | 'relay', hash = 'h', replicas = 1): EdgePlanService => ({
+  const svc = (node: string, part: EdgeService, hash = 'h', replicas = 1): EdgePlanService => ({
     id: `id-${node}-${part}`,
     name: `prod-edge-${part}-${node}`,
     labels: { 'svc.role': `edge-${part}`, 'svc.node': node, 'svc.edge-spec': hash },
@@ -92,22 +118,22 @@ describe('planEdges', () => {
       want: { create: [], update: [], remove: [], removeSecrets: [], skipped: [] },
     },
     {
-      what: 'a worker labelled: both parts there; the manager svc runs on never gets any, labelled or not',
+      what: 'a worker labelled: the three parts there; the manager svc runs on never gets any, labelled or not',
       nodes: [{ id: 'm', labels: edge }, { id: 'w1', labels: edge }, { id: 'w2' }],
       services: [],
-      want: { create: ['w1/proxy', 'w1/relay'], update: [], remove: [], removeSecrets: [], skipped: [] },
+      want: { create: ['w1/proxy', 'w1/relay', 'w1/relay-b', 'w1/swap'], update: [], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'all in place: nothing to do',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
-      services: [svc('w1', 'proxy'), svc('w1', 'relay')],
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap')],
       want: { create: [], update: [], remove: [], removeSecrets: [], skipped: [] },
     },
     {
-      what: 'the label removed, or set to false: both parts go',
+      what: 'the label removed, or set to false: every part goes',
       nodes: [{ id: 'm' }, { id: 'w1', labels: { 'svc.edge': 'false' } }, { id: 'w2' }],
-      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w2', 'proxy')],
-      want: { create: [], update: [], remove: ['prod-edge-proxy-w1', 'prod-edge-relay-w1', 'prod-edge-proxy-w2'], removeSecrets: [], skipped: [] },
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap'), svc('w2', 'proxy')],
+      want: { create: [], update: [], remove: ['prod-edge-proxy-w1', 'prod-edge-relay-w1', 'prod-edge-relay-b-w1', 'prod-edge-swap-w1', 'prod-edge-proxy-w2'], removeSecrets: [], skipped: [] },
     },
     {
       what: 'the node left the Swarm: its services go',
@@ -118,8 +144,14 @@ describe('planEdges', () => {
     {
       what: 'another spec hash (a new image) or scaled by hand: updated; one part missing: made',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }, { id: 'w2', labels: edge }],
-      services: [svc('w1', 'proxy', 'old'), svc('w1', 'relay', 'h', 0), svc('w2', 'relay')],
+      services: [svc('w1', 'proxy', 'old'), svc('w1', 'relay', 'h', 0), svc('w1', 'relay-b'), svc('w1', 'swap'), svc('w2', 'relay'), svc('w2', 'relay-b'), svc('w2', 'swap')],
       want: { create: ['w2/proxy'], update: ['prod-edge-proxy-w1', 'prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
+    },
+    {
+      what: 'upgrade: a node with the single relay of before gets relay B beside it, relay A updated (its new spec)',
+      nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
+      services: [svc('w1', 'proxy'), svc('w1', 'relay', 'single')],
+      want: { create: ['w1/relay-b', 'w1/swap'], update: ['prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'a label not understood: the node is skipped and what runs there stays',
@@ -130,7 +162,7 @@ describe('planEdges', () => {
     {
       what: 'a second service for the same node and part, or one without a node: removed',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
-      services: [svc('w1', 'proxy'), { ...svc('w1', 'proxy'), id: 'dup', name: 'dup' }, svc('w1', 'relay'), { id: 'x', name: 'x', labels: { 'svc.role': 'edge-proxy' } }],
+      services: [svc('w1', 'proxy'), { ...svc('w1', 'proxy'), id: 'dup', name: 'dup' }, svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap'), { id: 'x', name: 'x', labels: { 'svc.role': 'edge-proxy' } }],
       want: { create: [], update: [], remove: ['dup', 'x'], removeSecrets: [], skipped: [] },
     },
   ])('$what', ({ nodes, services, want }) => {
