@@ -40,6 +40,34 @@ export function pct(xs: number[], p: number): number {
 }
 
 export const ms = (x: number) => `${Math.round(x)} ms`;
+
+/** Polls every `everyMs` (bounded) until `ok()` (a throw counts as not yet); the ms it took. */
+export async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 90_000, everyMs = 50): Promise<number> {
+  const t0 = performance.now();
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await ok().catch(() => false)) return performance.now() - t0;
+    await sleep(everyMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/**
+ * `loads` config loads (`load(i)`, i from 1) one every 50-100 ms, half a second of load before and after:
+ * the reload storms of bench:relay-reloads and bench:edge-node-reloads. The ms each load took.
+ */
+export async function reloadStorm(loads: number, load: (i: number) => Promise<void>): Promise<number[]> {
+  const waits: number[] = [];
+  await sleep(500);
+  for (let i = 1; i <= loads; i++) {
+    const t0 = performance.now();
+    await load(i);
+    waits.push(performance.now() - t0);
+    await sleep(50 + Math.random() * 50);
+  }
+  await sleep(500);
+  return waits;
+}
 export const secs = (x: number) => `${(x / 1000).toFixed(2)} s`;
 
 /** The 1/5/15 min load averages, for the report (the machine is shared). */

@@ -26,7 +26,7 @@ import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } 
 import { WEB_PORT } from '../test/support/images.js';
 import { createAppCluster } from '../test/support/swarm-app-cluster.js';
 import { destroyCluster, type Cluster, swarmDaemonEnv } from '../test/support/swarm-cluster.js';
-import { formatCounts, loadAvg, log, ms, numFlag, pct, runMain, sleep, startLoad } from './common.js';
+import { formatCounts, loadAvg, log, ms, numFlag, pct, runMain, startLoad, reloadStorm, until } from './common.js';
 
 const LOADS = numFlag('loads', 150, 1, 1000);
 const CLIENTS = numFlag('clients', 16, 1, 64);
@@ -34,16 +34,6 @@ const DELAY = numFlag('post-delay', 10, 0, 1000);
 const ROUNDS = numFlag('rounds', 2, 1, 10);
 /** 1 or 2: only that variant (0: both, alternated). */
 const ONLY = numFlag('only', 0, 0, 2);
-
-/** Polls (bounded) until `ok()`. */
-async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await ok().catch(() => false)) return;
-    await sleep(100);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 async function main() {
   let cluster: Cluster | undefined;
@@ -107,16 +97,9 @@ async function main() {
       await fleet.idle();
       await until('the edge node serving the bench routes', answers, 30_000);
       const load = startLoad(port, { clients: CLIENTS, maxMs: LOADS * 3_000 + 30_000, host: edge.address, postDelayMs: DELAY });
-      const waits: number[] = [];
+      let waits: number[];
       try {
-        await sleep(500);
-        for (let i = 1; i <= LOADS; i++) {
-          const t0 = performance.now();
-          await fleet.setRecords(recordsAt(i));
-          waits.push(performance.now() - t0);
-          await sleep(50 + Math.random() * 50);
-        }
-        await sleep(500);
+        waits = await reloadStorm(LOADS, (i) => fleet.setRecords(recordsAt(i)));
       } finally {
         await load.stop();
       }

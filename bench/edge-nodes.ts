@@ -17,7 +17,7 @@ import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { WEB_PORT } from '../test/support/images.js';
 import { createAppCluster } from '../test/support/swarm-app-cluster.js';
 import { destroyCluster, type Cluster, swarmDaemonEnv } from '../test/support/swarm-cluster.js';
-import { formatCounts, httpText, loadAvg, log, numFlag, pct, runMain, sleep, startLoad, traceDeploy } from './common.js';
+import { formatCounts, httpText, loadAvg, log, numFlag, pct, runMain, sleep, startLoad, traceDeploy, until } from './common.js';
 
 const DEPLOYS = numFlag('deploys', 10, 1, 100);
 const CYCLES = numFlag('cycles', 3, 1, 20);
@@ -26,17 +26,6 @@ const REPLICAS = 4;
 const DEPLOY_TIMEOUT_MS = 120_000;
 
 const summary = (xs: number[]) => (xs.length ? `p50 ${(pct(xs, 50) / 1000).toFixed(2)} s, min ${(Math.min(...xs) / 1000).toFixed(2)} s, max ${(Math.max(...xs) / 1000).toFixed(2)} s (${xs.length})` : 'none');
-
-/** Polls (bounded) until `ok()`; the ms it took. */
-async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 90_000): Promise<number> {
-  const t0 = performance.now();
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await ok()) return performance.now() - t0;
-    await sleep(50);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 async function main() {
   let cluster: Cluster | undefined;

@@ -14,7 +14,7 @@
 import { ensureCaddyImage } from '../test/support/caddy-image.js';
 import { ensureTestImages } from '../test/support/images.js';
 import { startRelayRig } from '../test/support/relay-rig.js';
-import { formatCounts, loadAvg, log, ms, numFlag, pct, runMain, sleep, startLoad, waitServed } from './common.js';
+import { formatCounts, loadAvg, log, ms, numFlag, pct, runMain, startLoad, waitServed, reloadStorm } from './common.js';
 
 const LOADS = numFlag('loads', 200, 1, 1000);
 const CLIENTS = numFlag('clients', 16, 1, 64);
@@ -30,16 +30,9 @@ async function round(relays: 1 | 2): Promise<string> {
   try {
     await waitServed(rig.port, 'v1', 15_000);
     const load = startLoad(rig.port, { clients: CLIENTS, maxMs: LOADS * 2_000 + 30_000, postBytes: BODY, postDelayMs: DELAY });
-    const waits: number[] = [];
+    let waits: number[];
     try {
-      await sleep(500);
-      for (let i = 1; i <= LOADS; i++) {
-        const t0 = performance.now();
-        await rig.edge.writeDns(rig.recordsAt(i));
-        waits.push(performance.now() - t0);
-        await sleep(50 + Math.random() * 50);
-      }
-      await sleep(500);
+      waits = await reloadStorm(LOADS, (i) => rig.edge.writeDns(rig.recordsAt(i)));
     } finally {
       await load.stop();
     }
