@@ -19,6 +19,7 @@ import { CADDY_IMAGE, ensureCaddyImage } from '../support/caddy-image.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../support/service-images.js';
 import { client, type SqlService } from '../support/backup-sql.js';
 import { waitFor } from '../support/wait.js';
+import { HELD_ON_NODE_FILE } from '../../src/reconcilers/service/node-dir.js';
 
 let cluster: Cluster | undefined;
 let t: TestDaemon | undefined;
@@ -30,6 +31,11 @@ let cacheId: number;
 let objsId: number;
 
 const d = (args: string[]) => cluster!.docker(cluster!.manager, args).trim();
+/** The manager's directory of a service held on the worker: nothing but svc's note, read as the node it names. */
+const heldHere = (name: string) => {
+  const dir = join(dataDir, 'services', name);
+  return readdirSync(dir).map((f) => (f === HELD_ON_NODE_FILE ? readFileSync(join(dir, f), 'utf8').trim() : f));
+};
 /** The host name of the node running a service's task. */
 const nodeOf = (service: string) => {
   const node = d(['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Node}}', service]).split('\n')[0] ?? '';
@@ -108,7 +114,7 @@ describe('services pinned to a worker', () => {
     // The Garage: its config on the worker (600), none on the manager; its key made through the relay.
     expect(nodeOf(`${t!.instance}-svc-pd-objs`)).toBe(worker.hostname);
     expect(statSync(join(worker.disk!, 'services', 'pd-objs', 'garage.toml')).mode & 0o777).toBe(0o600);
-    expect(readdirSync(join(dataDir, 'services', 'pd-objs'))).toEqual([]);
+    expect(heldHere('pd-objs')).toEqual([worker.hostname]);
     expect((await t!.api('GET', `/api/services/${objsId}/credentials`)).body.access_key).toMatch(/^GK/);
     // What one preparation costs (helper made on the worker, mkdir, one file, helper removed), twice.
     const node = (await t!.daemon.runtime.dataNodeOf(`${t!.instance}-svc-pd-pg`))!;
@@ -124,8 +130,8 @@ describe('services pinned to a worker', () => {
     }
     console.log(`one preparation on the worker (helper up, mkdir, a file, helper removed): ${costs.map((c) => c.toFixed(0)).join(' / ')} ms`);
     expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=disk'])).toBe('');
-    expect(readdirSync(join(dataDir, 'services', 'pd-pg'))).toEqual([]);
-    expect(readdirSync(join(dataDir, 'services', 'pd-cache'))).toEqual([]);
+    expect(heldHere('pd-pg')).toEqual([worker.hostname]);
+    expect(heldHere('pd-cache')).toEqual([worker.hostname]);
 
     const t0 = performance.now();
     const res = await t!.api('POST', '/api/backups');
@@ -165,7 +171,7 @@ describe('services pinned to a worker', () => {
     // On the worker again, from its own disk; the manager keeps its empty directories.
     expect(nodeOf(`${t!.instance}-svc-pd-pg`)).toBe(worker.hostname);
     expect(nodeOf(`${t!.instance}-svc-pd-cache`)).toBe(worker.hostname);
-    expect(readdirSync(join(dataDir, 'services', 'pd-pg'))).toEqual([]);
+    expect(heldHere('pd-pg')).toEqual([worker.hostname]);
     // Nothing left behind: no staging on the worker's disk, no helper service.
     expect(readdirSync(worker.disk!).filter((f) => f.startsWith('.restore-'))).toEqual([]);
     expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=disk'])).toBe('');

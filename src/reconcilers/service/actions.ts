@@ -1,7 +1,7 @@
 // The side effects of the service reconciler, one function per plan step that needs more than one engine
 // call: starting or recreating the container, recording failures with backoff, Garage provisioning,
 // purging the data dir, and writing status only when it changed (DESIGN.md rule 7).
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
@@ -12,7 +12,7 @@ import { provisionGarage } from './garage-admin.js';
 import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { prepareDataDir, serviceSpec } from './container.js';
-import { prepareOnNode } from './node-dir.js';
+import { heldElsewhereRefusal, heldOnNode, markHeldOnNode, prepareOnNode, unmarkHeldOnNode } from './node-dir.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 import { serviceStatusChanged } from './notices.js';
 
@@ -66,8 +66,11 @@ export function createActions(deps: ServiceReconcilerDeps) {
         const node = await runtime.newServiceDataNode();
         if (node) {
           await prepareOnNode(runtime, node, settings.dataDir, row, kind, creds);
-          mkdirSync(row.dataDir, { recursive: true, mode: 0o700 }); // here, the empty directory any service held elsewhere has
+          markHeldOnNode(row.dataDir, node); // here, the empty directory any service held elsewhere has, naming the node
         } else {
+          const refusal = heldElsewhereRefusal(row.name, row.activatedAt !== null, heldOnNode(row.dataDir));
+          if (refusal) throw new Error(refusal);
+          unmarkHeldOnNode(row.dataDir);
           prepareDataDir(row, kind, creds);
         }
         await runtime.ensureNetwork(settings.network);

@@ -3,7 +3,7 @@
 // starts it (a bind mount whose source is missing is refused), and the catalog's files (garage.toml) in it.
 // Made through the runtime's NodeDisk, only when the service is created (the create path, not every pass).
 // Never a fresh, empty directory for a service whose data is somewhere else: that refusal is decided here.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PENDING_DUMPS_DIR } from '../../backup/pending-dumps.js';
 import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
@@ -66,10 +66,50 @@ export function nodeDirRefusal(f: NodeDirFacts): string | undefined {
   return undefined;
 }
 
-/** Entries of a directory on this host's disk; 0 when it is missing. */
+/**
+ * The note svc leaves in this host's empty directory of a service it made on another node: that node's name.
+ * A later create on this host (the label removed, the service's task gone) reads it and refuses, instead of
+ * starting the service on an empty directory while its data is on that node.
+ */
+export const HELD_ON_NODE_FILE = '.svc-held-on-node';
+
+/**
+ * Pure: why a service must not be created on this host's disk, or undefined: it has run before on the node
+ * `heldOn` names (its note here), so its data is there.
+ */
+export function heldElsewhereRefusal(name: string, activated: boolean, heldOn: string | undefined): string | undefined {
+  if (!activated || heldOn === undefined) return undefined;
+  return (
+    `the data of service ${name} is on node ${heldOn}, where svc made it while that node was labelled svc.services=true, ` +
+    `and no node is labelled now: svc does not start it on this host's empty directory. Put the label svc.services=true back ` +
+    `on ${heldOn}, or restore a backup without the label to bring its data to this host`
+  );
+}
+
+/** The node named by the note in this host's directory of the service, if any. */
+export function heldOnNode(dataDir: string): string | undefined {
+  try {
+    return readFileSync(join(dataDir, HELD_ON_NODE_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes this host's (empty) directory of a service held on `node`, with the note naming the node. */
+export function markHeldOnNode(dataDir: string, node: DataNode): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dataDir, HELD_ON_NODE_FILE), `${node.hostname}\n`, { mode: 0o600 });
+}
+
+/** This host's directory of a service about to run here: the note of an earlier placement elsewhere goes. */
+export function unmarkHeldOnNode(dataDir: string): void {
+  rmSync(join(dataDir, HELD_ON_NODE_FILE), { force: true });
+}
+
+/** Entries of a directory on this host's disk (svc's note not counted); 0 when it is missing. */
 function entriesHere(dir: string): number {
   try {
-    return readdirSync(dir).length;
+    return readdirSync(dir).filter((e) => e !== HELD_ON_NODE_FILE).length;
   } catch {
     return 0;
   }

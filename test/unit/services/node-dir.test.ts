@@ -12,7 +12,7 @@ import { silentLogger } from '../../../src/log.js';
 import { services, type ServiceRow } from '../../../src/store/schema/index.js';
 import { openCredentials } from '../../../src/store/services.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
-import { nodeDirPlan, nodeDirRefusal } from '../../../src/reconcilers/service/node-dir.js';
+import { HELD_ON_NODE_FILE, heldElsewhereRefusal, nodeDirPlan, nodeDirRefusal } from '../../../src/reconcilers/service/node-dir.js';
 import { garage as garageKind, garageToml } from '../../../src/catalog/garage.js';
 import { postgres as postgresKind } from '../../../src/catalog/postgres.js';
 import type { Reconciler } from '../../../src/controller/types.js';
@@ -46,6 +46,19 @@ describe('nodeDirRefusal', () => {
     ['a dump waiting here (a restore without its data directory)', { ...base, dumpWaitingHere: true }, /a dump of service pg waits on this host's disk \(restore-dumps\/pg.sql/],
   ])('%s', (_what, facts, expected) => {
     const r = nodeDirRefusal(facts);
+    if (expected === undefined) expect(r).toBeUndefined();
+    else expect(r).toMatch(expected);
+  });
+});
+
+describe('heldElsewhereRefusal', () => {
+  it.each([
+    ['never active, no note', false, undefined, undefined],
+    ['never active, a note (made on the node, never started there)', false, 'worker-1', undefined],
+    ['active once, no note (its data here)', true, undefined, undefined],
+    ['active once on the node the note names', true, 'worker-1', /the data of service pg is on node worker-1, .* no node is labelled now: .* Put the label svc.services=true back on worker-1/],
+  ] as const)('%s', (_what, activated, heldOn, expected) => {
+    const r = heldElsewhereRefusal('pg', activated, heldOn);
     if (expected === undefined) expect(r).toBeUndefined();
     else expect(r).toMatch(expected);
   });
@@ -111,7 +124,9 @@ describe('service reconciler, data on another node', () => {
     expect(rt.callsOf('openNodeDisk')).toEqual([['w1', `prepare-${row('pg').id}`]]);
     expect(rt.openDisks.size).toBe(0); // the helper is gone
     expect(rt.containers.get('svc-svc-pg')!.spec.dataNode).toEqual(worker);
-    expect(readdirSync(join(dir, 'services', 'pg'))).toEqual([]); // here only the empty directory, as for any service held elsewhere
+    // Here only the empty directory of any service held elsewhere, and svc's note naming the node.
+    expect(readdirSync(join(dir, 'services', 'pg'))).toEqual([HELD_ON_NODE_FILE]);
+    expect(readFileSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE), 'utf8')).toBe('worker-1\n');
     const before = mutations();
     expect(await rec.reconcile('pg')).toEqual({});
     expect(mutations()).toBe(before);
@@ -189,6 +204,37 @@ describe('service reconciler, data on another node', () => {
     now += 10_000;
     await until('pg', 'active');
     expect(readFileSync(join(nodeDir, 'services', 'pg', 'PG_VERSION'), 'utf8')).toBe('16\n');
+  });
+
+  it("a service that ran on the node is not re-created on this host's empty directory once the label is gone; with the label back it is", async () => {
+    make('pg');
+    await until('pg', 'active');
+    writeFileSync(join(nodeDir, 'services', 'pg', 'PG_VERSION'), '16\n'); // its data, on the node
+    rt.newServicesOn = undefined; // the label removed
+    rt.containers.delete('svc-svc-pg'); // and its task gone (the service removed by hand)
+    await rec.reconcile('pg');
+    expect(row('pg')).toMatchObject({ status: 'error', error: expect.stringMatching(/the data of service pg is on node worker-1, .* does not start it on this host's empty directory/) });
+    expect(rt.callsOf('run')).toHaveLength(1); // the first create only
+    const before = mutations();
+    await rec.reconcile('pg'); // waiting out the backoff: nothing tried
+    expect(mutations()).toBe(before);
+    rt.newServicesOn = worker; // the label back
+    now += 10_000;
+    await until('pg', 'active');
+    expect(rt.containers.get('svc-svc-pg')!.spec.dataNode).toEqual(worker);
+    expect(readFileSync(join(nodeDir, 'services', 'pg', 'PG_VERSION'), 'utf8')).toBe('16\n');
+  });
+
+  it("a service made on the node that never ran there starts on this host when the label is gone, the note removed", async () => {
+    rt.nodeDiskFault = undefined;
+    make('pg');
+    await rec.reconcile('pg'); // created on the node, not active yet
+    expect(readFileSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE), 'utf8')).toBe('worker-1\n');
+    rt.newServicesOn = undefined;
+    rt.containers.delete('svc-svc-pg');
+    await until('pg', 'active');
+    expect(rt.containers.get('svc-svc-pg')!.spec.dataNode).toBe('here');
+    expect(existsSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE))).toBe(false);
   });
 
   it('on this host (no labelled node) nothing changes: the directory here, pinned here', async () => {
