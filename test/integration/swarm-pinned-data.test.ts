@@ -34,7 +34,7 @@ const d = (args: string[]) => cluster!.docker(cluster!.manager, args).trim();
 /** The manager's directory of a service held on the worker: nothing but svc's note, read as the node it names. */
 const heldHere = (name: string) => {
   const dir = join(dataDir, 'services', name);
-  return readdirSync(dir).map((f) => (f === HELD_ON_NODE_FILE ? readFileSync(join(dir, f), 'utf8').trim() : f));
+  return readdirSync(dir).map((f) => (f === HELD_ON_NODE_FILE ? (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { hostname: string }).hostname : f));
 };
 /** The host name of the node running a service's task. */
 const nodeOf = (service: string) => {
@@ -177,4 +177,14 @@ describe('services pinned to a worker', () => {
     expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=disk'])).toBe('');
     console.log(`restore of a postgres and a redis onto a worker, to its 200: ${ms.toFixed(0)} ms`);
   }, 180_000);
+
+  it("a delete with purge removes the data on the worker's disk too, and the helper", async () => {
+    expect(existsSync(join(worker.disk!, 'services', 'pd-cache', 'appendonlydir'))).toBe(true);
+    const res = await t!.api('DELETE', `/api/services/${cacheId}?purge=true&force=true`);
+    expect(res.status, JSON.stringify(res.body)).toBe(204);
+    // The API forgets it at once; the reconciler purges the worker's directory, then the manager's.
+    await waitFor(async () => !existsSync(join(dataDir, 'services', 'pd-cache')), { timeoutMs: 60_000, what: "pd-cache's directory purged" });
+    expect(existsSync(join(worker.disk!, 'services', 'pd-cache'))).toBe(false);
+    expect(d(['service', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`, '--filter', 'label=svc.role=disk'])).toBe('');
+  }, 90_000);
 });

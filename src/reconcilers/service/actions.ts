@@ -12,7 +12,7 @@ import { provisionGarage } from './garage-admin.js';
 import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { prepareDataDir, serviceSpec } from './container.js';
-import { heldElsewhereRefusal, heldOnNode, markHeldOnNode, prepareOnNode, unmarkHeldOnNode } from './node-dir.js';
+import { heldElsewhereRefusal, heldOnNode, markHeldOnNode, prepareOnNode, purgeOnNode, unmarkHeldOnNode } from './node-dir.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 import { serviceStatusChanged } from './notices.js';
 
@@ -68,7 +68,7 @@ export function createActions(deps: ServiceReconcilerDeps) {
           await prepareOnNode(runtime, node, settings.dataDir, row, kind, creds);
           markHeldOnNode(row.dataDir, node); // here, the empty directory any service held elsewhere has, naming the node
         } else {
-          const refusal = heldElsewhereRefusal(row.name, row.activatedAt !== null, heldOnNode(row.dataDir));
+          const refusal = heldElsewhereRefusal(row.name, row.activatedAt !== null, heldOnNode(row.dataDir)?.hostname);
           if (refusal) throw new Error(refusal);
           unmarkHeldOnNode(row.dataDir);
           prepareDataDir(row, kind, creds);
@@ -139,13 +139,18 @@ export function createActions(deps: ServiceReconcilerDeps) {
     }
   }
 
-  /** Removes the data dir, refusing anything outside `<dataDir>/services/`. */
-  function purge(row: ServiceRow) {
+  /**
+   * Removes the data dir, refusing anything outside `<dataDir>/services/`: first on the node that holds it
+   * (a service made on another node: its note here names it), then here.
+   */
+  async function purge(row: ServiceRow) {
     const root = resolve(settings.dataDir, 'services') + sep;
     const dir = resolve(row.dataDir);
     if (!dir.startsWith(root)) throw new Error(`refusing to purge ${dir}: not under ${root}`);
+    const there = await purgeOnNode(runtime, settings.dataDir, row);
+    if (there !== 'none' && 'gone' in there) deps.log.warn('service data left on a node that left the Swarm', { service: row.name, node: there.gone.hostname });
     rmSync(dir, { recursive: true, force: true });
-    deps.log.info('service data purged', { service: row.name });
+    deps.log.info('service data purged', { service: row.name, ...(there !== 'none' && 'purged' in there ? { node: there.purged.hostname } : {}) });
   }
 
   /** Records the first time the service was active (once; its image is settled from then on). */

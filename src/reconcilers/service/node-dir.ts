@@ -86,10 +86,11 @@ export function heldElsewhereRefusal(name: string, activated: boolean, heldOn: s
   );
 }
 
-/** The node named by the note in this host's directory of the service, if any. */
-export function heldOnNode(dataDir: string): string | undefined {
+/** The node named by the note in this host's directory of the service (`{id, hostname}`), if any. */
+export function heldOnNode(dataDir: string): DataNode | undefined {
   try {
-    return readFileSync(join(dataDir, HELD_ON_NODE_FILE), 'utf8').trim() || undefined;
+    const n = JSON.parse(readFileSync(join(dataDir, HELD_ON_NODE_FILE), 'utf8')) as Partial<DataNode>;
+    return typeof n.id === 'string' && typeof n.hostname === 'string' ? { id: n.id, hostname: n.hostname } : undefined;
   } catch {
     return undefined;
   }
@@ -98,7 +99,32 @@ export function heldOnNode(dataDir: string): string | undefined {
 /** Makes this host's (empty) directory of a service held on `node`, with the note naming the node. */
 export function markHeldOnNode(dataDir: string, node: DataNode): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  writeFileSync(join(dataDir, HELD_ON_NODE_FILE), `${node.hostname}\n`, { mode: 0o600 });
+  writeFileSync(join(dataDir, HELD_ON_NODE_FILE), JSON.stringify({ id: node.id, hostname: node.hostname }) + '\n', { mode: 0o600 });
+}
+
+/**
+ * A purge of a service held on another node removes its directory there too, through a helper on that node
+ * (tag `purge-<service id>`). A node that is no longer in the Swarm cannot be reached and holds nothing svc
+ * can use: `gone`, said by the caller. A node that is there but cannot be reached now throws: the
+ * deletion is retried, so the data is never left behind on a node that comes back.
+ */
+export async function purgeOnNode(runtime: Pick<Runtime, 'openNodeDisk' | 'nodes'>, dataDir: string, row: Pick<ServiceRow, 'id' | 'name' | 'dataDir'>): Promise<'none' | { purged: DataNode } | { gone: DataNode }> {
+  const node = heldOnNode(row.dataDir);
+  if (!node) return 'none';
+  if (!(await runtime.nodes()).some((n) => n.id === node.id)) return { gone: node };
+  const plan = nodeDirPlan(dataDir, row, {}, {});
+  let disk;
+  try {
+    disk = await runtime.openNodeDisk(node, dataDir, `purge-${row.id}`);
+  } catch (err) {
+    throw new Error(`could not purge the data of ${row.name} on node ${node.hostname}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    await disk.remove(plan.dir);
+  } finally {
+    await disk.close();
+  }
+  return { purged: node };
 }
 
 /** This host's directory of a service about to run here: the note of an earlier placement elsewhere goes. */

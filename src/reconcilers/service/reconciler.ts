@@ -51,7 +51,7 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
         await runtime.remove(row.containerName);
         return { requeueAfterMs: 0 };
       case 'purge':
-        act.purge(row);
+        await act.purge(row);
         return { requeueAfterMs: 0 };
       case 'forget':
         db.delete(services).where(eq(services.id, row.id)).run();

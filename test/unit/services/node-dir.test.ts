@@ -126,7 +126,7 @@ describe('service reconciler, data on another node', () => {
     expect(rt.containers.get('svc-svc-pg')!.spec.dataNode).toEqual(worker);
     // Here only the empty directory of any service held elsewhere, and svc's note naming the node.
     expect(readdirSync(join(dir, 'services', 'pg'))).toEqual([HELD_ON_NODE_FILE]);
-    expect(readFileSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE), 'utf8')).toBe('worker-1\n');
+    expect(JSON.parse(readFileSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE), 'utf8'))).toEqual(worker);
     const before = mutations();
     expect(await rec.reconcile('pg')).toEqual({});
     expect(mutations()).toBe(before);
@@ -229,12 +229,56 @@ describe('service reconciler, data on another node', () => {
     rt.nodeDiskFault = undefined;
     make('pg');
     await rec.reconcile('pg'); // created on the node, not active yet
-    expect(readFileSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE), 'utf8')).toBe('worker-1\n');
+    expect(JSON.parse(readFileSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE), 'utf8'))).toEqual(worker);
     rt.newServicesOn = undefined;
     rt.containers.delete('svc-svc-pg');
     await until('pg', 'active');
     expect(rt.containers.get('svc-svc-pg')!.spec.dataNode).toBe('here');
     expect(existsSync(join(dir, 'services', 'pg', HELD_ON_NODE_FILE))).toBe(false);
+  });
+
+  describe('purge of a service held on the node', () => {
+    const workerView = { ...worker, address: '10.0.0.2', role: 'worker' as const, leader: false, availability: 'active' as const, state: 'ready', labels: { 'svc.services': 'true' }, engineVersion: '20.10.24', cpus: 2, memoryMb: 2048 };
+    const deleteWithPurge = (name: string) => db.update(services).set({ deletedAt: new Date(now).toISOString(), purgeOnDelete: true }).where(eq(services.name, name)).run();
+    async function untilGone(name: string, max = 10) {
+      for (let i = 0; i < max && row(name); i++) await rec.reconcile(name);
+      return row(name) === undefined;
+    }
+    beforeEach(async () => {
+      rt.nodeList.push(workerView);
+      make('pg');
+      await until('pg', 'active');
+      writeFileSync(join(nodeDir, 'services', 'pg', 'PG_VERSION'), '16\n');
+    });
+
+    it("removes its directory on the node, through a helper there, then here's", async () => {
+      deleteWithPurge('pg');
+      expect(await untilGone('pg')).toBe(true);
+      expect(existsSync(join(nodeDir, 'services', 'pg'))).toBe(false);
+      expect(existsSync(join(dir, 'services', 'pg'))).toBe(false);
+      expect(rt.callsOf('openNodeDisk').at(-1)).toEqual(['w1', expect.stringMatching(/^purge-\d+$/)]);
+      expect(rt.openDisks.size).toBe(0);
+    });
+
+    it('a node that cannot be reached now: the deletion waits and is retried, nothing removed; then purged', async () => {
+      rt.nodeDisks.delete(worker.id); // its agent does not run
+      deleteWithPurge('pg');
+      await expect(untilGone('pg')).rejects.toThrow(/could not purge the data of pg on node worker-1: the agent of node worker-1 is not running yet/);
+      expect(row('pg')).toBeDefined();
+      expect(readFileSync(join(nodeDir, 'services', 'pg', 'PG_VERSION'), 'utf8')).toBe('16\n');
+      expect(existsSync(join(dir, 'services', 'pg'))).toBe(true); // the note kept: the next attempt knows the node
+      rt.nodeDisks.set(worker.id, nodeDir);
+      expect(await untilGone('pg')).toBe(true);
+      expect(existsSync(join(nodeDir, 'services', 'pg'))).toBe(false);
+    });
+
+    it('a node no longer in the Swarm: the deletion ends (nothing can reach its disk)', async () => {
+      rt.nodeList.pop();
+      deleteWithPurge('pg');
+      expect(await untilGone('pg')).toBe(true);
+      expect(existsSync(join(dir, 'services', 'pg'))).toBe(false);
+      expect(rt.callsOf('openNodeDisk').filter(([, tag]) => String(tag).startsWith('purge-'))).toEqual([]);
+    });
   });
 
   it('on this host (no labelled node) nothing changes: the directory here, pinned here', async () => {
