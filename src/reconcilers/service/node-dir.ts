@@ -67,9 +67,10 @@ export function nodeDirRefusal(f: NodeDirFacts): string | undefined {
 }
 
 /**
- * The note svc leaves in this host's empty directory of a service it made on another node: that node's name.
- * A later create on this host (the label removed, the service's task gone) reads it and refuses, instead of
- * starting the service on an empty directory while its data is on that node.
+ * The note svc leaves in this host's empty directory of a service it made on another node: that node's id and
+ * host name (JSON). A later create on this host (the label removed, the service's task gone) reads it and
+ * refuses, instead of starting the service on an empty directory while its data is on that node; a purge
+ * reads it to remove the data there too.
  */
 export const HELD_ON_NODE_FILE = '.svc-held-on-node';
 
