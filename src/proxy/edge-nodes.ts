@@ -15,7 +15,7 @@ import { createEdgeAdmin, type EdgeAdmin } from './edge-admin.js';
 import { relaySocketName, RELAY_IDS, type DnsRecords, type RelayId } from './edge-config.js';
 import { createEdgeNodeLink, type EdgeNodeLink } from './edge-node-link.js';
 import { STANDBY_IDLE_WAIT_MS } from './edge-relays.js';
-import { activeFromLink, inFlight, otherRelay, planRelayLoad, type RelayLook } from './edge-swap.js';
+import { activeFromLink, addRequests, inFlight, otherRelay, parseUpstreams, planRelayLoad, type RelayLook } from './edge-swap.js';
 import { edgeNodeProxyConfig, edgeNodeRelayConfig, fingerprintOf } from './edge-node-config.js';
 import type { Route } from './proxy.js';
 
@@ -182,13 +182,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     const until = now() + idleWaitMs;
     for (;;) {
       const res = await relayAdmin(t, id)('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
-      let n = 0;
-      try {
-        n = res?.status === 200 ? inFlight((JSON.parse(res.text || 'null') as { address?: string; num_requests?: number }[] | null) ?? []) : 0;
-      } catch {
-        /* not JSON: nothing counted */
-      }
-      if (n === 0) return true;
+      if (res?.status !== 200 || inFlight(parseUpstreams(res.text)) === 0) return true;
       if (now() >= until) return false;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -304,14 +298,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
       await Promise.all(
         list.flatMap((t) => ids.map((id) => ({ t, id }))).map(async ({ t, id }) => {
           const res = await relayAdmin(t, id)('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
-          if (res?.status !== 200) return;
-          try {
-            for (const u of (JSON.parse(res.text || 'null') as { address?: string; num_requests?: number }[] | null) ?? []) {
-              if (u.address) out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
-            }
-          } catch {
-            /* not JSON: nothing counted */
-          }
+          if (res?.status === 200) addRequests(out, parseUpstreams(res.text));
         }),
       );
       return out;

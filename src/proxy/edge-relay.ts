@@ -13,7 +13,7 @@ import { createEdgeAdmin, EdgeUnreachableError } from './edge-admin.js';
 import { buildEdgeConfig, edgeBootstrap, type RelayId, type RelayPaths } from './edge-config.js';
 import type { DnsRecords } from './edge-config.js';
 import type { Route } from './proxy.js';
-import { inFlight } from './edge-swap.js';
+import { addRequests, inFlight, parseUpstreams } from './edge-swap.js';
 
 /** Label holding a hash of the relay's spec: a changed image or user recreates it. */
 const SPEC_LABEL = 'svc.edge-spec';
@@ -117,7 +117,7 @@ export function createEdgeRelayUnit(o: EdgeRelayUnitOptions): EdgeRelayUnit {
     });
     if (!res) return [];
     if (res.status !== 200) throw new Error(`the edge relay's upstreams endpoint answered HTTP ${res.status}`);
-    return (JSON.parse(res.text || 'null') as { address?: string; num_requests?: number }[] | null) ?? [];
+    return parseUpstreams(res.text);
   };
 
   return {
@@ -180,9 +180,7 @@ export function createEdgeRelayUnit(o: EdgeRelayUnitOptions): EdgeRelayUnit {
     },
     answers,
     async upstreamRequests() {
-      const out = new Map<string, number>();
-      for (const u of await upstreams()) if (u.address) out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
-      return out;
+      return addRequests(new Map(), await upstreams());
     },
     async waitIdle(maxMs) {
       const until = now() + maxMs;

@@ -54,3 +54,22 @@ export function planRelayLoad(active: RelayId | undefined, look: Record<RelayId,
 export function inFlight(upstreams: { address?: string; num_requests?: number }[]): number {
   return upstreams.reduce((n, u) => n + (u.address && !u.address.includes('{') ? (u.num_requests ?? 0) : 0), 0);
 }
+
+/** One entry of Caddy's `GET /reverse_proxy/upstreams` answer. */
+export type UpstreamCount = { address?: string; num_requests?: number };
+
+/** Pure: Caddy's upstreams answer; anything but a JSON list counts as none. */
+export function parseUpstreams(text: string): UpstreamCount[] {
+  try {
+    const v = JSON.parse(text || 'null') as unknown;
+    return Array.isArray(v) ? (v as UpstreamCount[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Adds each address's in-flight requests to `out` (several relays' answers summed). */
+export function addRequests(out: Map<string, number>, upstreams: UpstreamCount[]): Map<string, number> {
+  for (const u of upstreams) if (u.address) out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
+  return out;
+}
