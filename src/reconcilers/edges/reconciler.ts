@@ -1,4 +1,4 @@
-// The edge nodes of a Swarm as one key, `edges:main`: for every node labelled `svc.edge=true`, a Caddy on its
+// The edge nodes of a Swarm as one key, `edges:main` (docs/decisions/0043-edge-nodes.md): for every node labelled `svc.edge=true`, a Caddy on its
 // host network, two relays on the overlay and a swapper, Swarm services pinned there. Each pass observes the
 // nodes, the edge services and their boot secrets, plans with the pure plan.ts and acts through the
 // SwarmObjects port (swarm-apply.ts), as `agents:main` does for the agents. Node events enqueue it (a label
