@@ -1,9 +1,9 @@
-// The node agents of a Swarm as one key, `agents:main` (docs/decisions/0041-node-agents.md): one Caddy service per node other than the manager,
-// passing svc's exec and archive calls to that node's engine (src/runtime/swarm-agents.ts reaches them). Each
-// pass observes the nodes, the agent services and their secrets, plans with the pure plan.ts and acts through
-// the SwarmObjects port (swarm-apply.ts). The work queue gives the start's pass, one pass at a time with asks in
-// between coalesced (node events enqueue the key), backoff on an engine error, and a look every 30 s for what
-// no event announces (an agent removed or scaled by hand).
+// The node agents of a Swarm as one key, `agents:main` (docs/decisions/0041-node-agents.md): one Caddy service per
+// node other than the manager, passing svc's exec and archive calls to that node's engine
+// (src/runtime/swarm-agents.ts reaches them). Each pass observes the nodes, the agent services and their secrets,
+// plans with the pure plan.ts and acts through the SwarmObjects port (swarm-apply.ts). The work queue gives the
+// start's pass, one pass at a time with asks in between coalesced (node events enqueue the key), backoff on an
+// engine error, and a look every 30 s for what no event announces (an agent removed or scaled by hand).
 import type { Reconciler } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
 import { agentReachesEdge } from '../../runtime/swarm-agents.js';

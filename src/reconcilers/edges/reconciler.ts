@@ -1,9 +1,9 @@
-// The edge nodes of a Swarm as one key, `edges:main` (docs/decisions/0043-edge-nodes.md): for every node labelled `svc.edge=true`, a Caddy on its
-// host network, two relays on the overlay and a swapper, Swarm services pinned there. Each pass observes the
-// nodes, the edge services and their boot secrets, plans with the pure plan.ts and acts through the
-// SwarmObjects port (swarm-apply.ts), as `agents:main` does for the agents. Node events enqueue it (a label
-// change included); the work queue gives the start's pass, coalescing, backoff on an engine error, and a look
-// every 30 s for what no event announces (a service removed or scaled by hand).
+// The edge nodes of a Swarm as one key, `edges:main` (docs/decisions/0043-edge-nodes.md): for every node labelled
+// `svc.edge=true`, a Caddy on its host network, two relays on the overlay and a swapper, Swarm services pinned
+// there. Each pass observes the nodes, the edge services and their boot secrets, plans with the pure plan.ts and
+// acts through the SwarmObjects port (swarm-apply.ts), as `agents:main` does for the agents. Node events enqueue
+// it (a label change included); the work queue gives the start's pass, coalescing, backoff on an engine error, and
+// a look every 30 s for what no event announces (a service removed or scaled by hand).
 import type { Reconciler } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
 import { EDGE_PARTS, EDGE_ROLES, EDGE_SERVICES, EDGE_SPEC_LABEL, edgeBootSecret, edgeServiceSpec, edgeSwapperSpec, type EdgePart, type EdgeService } from '../../runtime/swarm-edge-spec.js';
