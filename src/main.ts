@@ -36,7 +36,7 @@ import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
-import { wirePreviews } from './wiring/previews.js';
+import { createPreviewSweep } from './reconcilers/previews/reconciler.js';
 import { wirePreviewReports } from './wiring/preview-reports.js';
 import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
@@ -164,7 +164,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
   collector.start();
-  const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
+  // Housekeeping as keys of the same queue (no timers of their own): the hourly preview sweep.
+  manager.register(createPreviewSweep({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse }));
   const previewReports = wirePreviewReports({ db, bus, log, config, codehost, sealer, port });
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
@@ -191,7 +192,6 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
       await collector.stop();
-      previews.stop();
       await previewReports.stop();
       await manifests.stop();
       await manager.stop();
