@@ -3,7 +3,7 @@
 // the manager's hook, and the API and page that show them.
 import { describe, expect, it } from 'vitest';
 import { nodeTransitions, recordNodeStates } from '../../../src/cluster/node-events.js';
-import { createNodeWatch } from '../../../src/cluster/node-watch.js';
+import { createNodeWatch, NODES_KEY } from '../../../src/cluster/node-watch.js';
 import { createManager } from '../../../src/controller/manager.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { silentLogger } from '../../../src/log.js';
@@ -82,9 +82,9 @@ describe('node watch and the manager', () => {
     let woken = 0;
     // The dispatcher hears of each raise that queued a message (raise.ts onRaised).
     onRaised(db, () => woken++);
-    const watch = createNodeWatch({ db, runtime: rt, log: silentLogger });
     const clock = createFakeClock();
-    const manager = createManager({ runtime: rt, instance: 'test-nodes', clock, log: silentLogger, onNodesChanged: () => void watch.check() });
+    const manager = createManager({ runtime: rt, instance: 'test-nodes', clock, log: silentLogger, onNodesChanged: () => manager.enqueue(NODES_KEY) });
+    manager.register(createNodeWatch({ db, runtime: rt, log: silentLogger }));
     manager.start();
     await waitFor(() => rt.subscriberCount > 0, { what: 'the event subscription' });
     await settle();
@@ -95,16 +95,22 @@ describe('node watch and the manager', () => {
     rt.emitRaw({ action: 'node_down', id: 'w1', name: 'box-w1', labels: {} });
     rt.emitRaw({ action: 'node_down', id: 'w1', name: 'box-w1', labels: {} });
     await waitFor(() => listNodeEvents(db, 10).length > 0, { what: 'the stored node event' });
-    await watch.check();
+    await waitFor(() => manager.stats().running + manager.stats().queued === 0, { what: 'the looks done' });
     expect(listNodeEvents(db, 10).map((e) => `${e.kind} ${e.nodeId}`)).toEqual(['down w1']);
     expect(woken).toBe(1);
 
     rt.nodeList[1]!.state = 'ready';
     rt.emitRaw({ action: 'node_up', id: 'w1', name: 'box-w1', labels: {} });
     await waitFor(() => listNodeEvents(db, 10).length === 2, { what: 'the recovery' });
+    await waitFor(() => manager.stats().running + manager.stats().queued === 0, { what: 'the looks done' });
+    // Looking again changes nothing: the states match the last stored event of each node.
+    const looks = rt.calls.filter((c) => c.method === 'nodes').length;
+    manager.enqueue(NODES_KEY);
+    await waitFor(() => rt.calls.filter((c) => c.method === 'nodes').length === looks + 1, { what: 'one more look' });
+    await waitFor(() => manager.stats().running + manager.stats().queued === 0, { what: 'the look done' });
+    expect(listNodeEvents(db, 10)).toHaveLength(2);
+    expect(woken).toBe(2);
     await manager.stop();
-    await watch.stop();
-    expect(await watch.check()).toBeUndefined(); // stopped: no look
   });
 
   it('an engine that fails the look logs and keeps going', async () => {
@@ -112,7 +118,7 @@ describe('node watch and the manager', () => {
     const lines: string[] = [];
     const failing = { nodes: async () => Promise.reject(new Error('engine gone')) };
     const watch = createNodeWatch({ db, runtime: failing, log: { ...silentLogger, warn: (m: string) => void lines.push(m) } as never });
-    await watch.check();
+    expect(await watch.reconcile('events')).toEqual({});
     expect(lines).toEqual(['looking at the nodes failed']);
   });
 });

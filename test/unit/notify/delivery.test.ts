@@ -9,7 +9,7 @@ import { waitFor } from '../../support/wait.js';
 import { silentLogger } from '../../../src/log.js';
 import { createChannel, deleteChannel, updateChannel } from '../../../src/desired/notify.js';
 import { raise } from '../../../src/notify/raise.js';
-import { createDispatcher, type Dispatcher } from '../../../src/notify/dispatcher.js';
+import { runDispatcher, type RunningDispatcher as Dispatcher } from '../../support/dispatcher.js';
 import { sendTest } from '../../../src/notify/test-send.js';
 import { listDeliveries, listOutbox } from '../../../src/store/notify.js';
 import { notifyChannels } from '../../../src/store/schema/index.js';
@@ -23,9 +23,8 @@ let rx: HttpReceiver;
 let ahead = 0;
 const dispatchers: Dispatcher[] = [];
 const dispatcher = () => {
-  const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => Date.now() + ahead, pollMs: 10, quietMs: 10 });
+  const d = runDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => Date.now() + ahead, pollMs: 10, quietMs: 10 });
   dispatchers.push(d);
-  d.start();
   return d;
 };
 
@@ -90,9 +89,8 @@ describe('notifications: raise and deliver', () => {
   it('a dispatcher gone quiet on an empty outbox (it skips the query while nothing is written) still sends the next raise', async () => {
     createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${rx.url}/quiet` } }, 'api');
     let looks = 0; // now() is asked on each quiet tick
-    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 5 });
+    const d = runDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 5 });
     dispatchers.push(d);
-    d.start();
     await waitFor(() => looks >= 5, { what: 'quiet ticks' });
     raise(db, notice(7));
     await waitFor(() => rx.requests.length === 1, { what: 'the message raised while quiet' });
@@ -102,9 +100,8 @@ describe('notifications: raise and deliver', () => {
   it('an idle dispatcher looks at the outbox every quietMs only, and a raise in this process is sent at once', async () => {
     createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${rx.url}/idle` } }, 'api');
     let looks = 0;
-    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 60_000 });
+    const d = runDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 60_000 });
     dispatchers.push(d);
-    d.start();
     await waitFor(() => looks >= 1, { what: 'the first look' });
     await new Promise((r) => setTimeout(r, 200)); // 40 looks at pollMs: the busy rate an idle daemon used to keep
     expect(looks).toBeLessThanOrEqual(3);
@@ -153,9 +150,8 @@ describe('notifications: raise and deliver', () => {
     const ch = createChannel(ctx, { name: 'gone', type: 'slack', events: ['deploy_failed'], config: { url: `http://127.0.0.1:${(slow.address() as { port: number }).port}/x` } }, 'api');
     raise(db, notice());
     const logged: string[] = [];
-    const d = createDispatcher({ db, sealer, log: { ...silentLogger, error: (msg: string) => void logged.push(msg) } as typeof silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
+    const d = runDispatcher({ db, sealer, log: { ...silentLogger, error: (msg: string) => void logged.push(msg) } as typeof silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
     dispatchers.push(d);
-    d.start();
     await waitFor(() => held.length === 1, { what: 'the send in flight' });
     deleteChannel(ctx, ch.id, 'api');
     held[0]();
