@@ -47,8 +47,9 @@ runMain(async () => {
   const db = openDb(join(dir, 'svc.db'));
   const sealer = createSealer(key);
   const config = parseConfig({ SVC_ENCRYPTION_KEY: key.toString('base64'), SVC_DATA_DIR: dir }, join(dir, '.env'));
-  const ctx = { db, sealer, config, bus: new Bus(), enqueue: () => {}, log: createLogger('error', {}, () => {}), now: () => new Date() };
-  const dispatcher = runDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
+  const bus = new Bus();
+  const ctx = { db, sealer, config, bus, enqueue: () => {}, log: createLogger('error', {}, () => {}), now: () => new Date() };
+  const dispatcher = runDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
   try {
     createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${base}/hook` } }, 'api');
 
@@ -62,7 +63,7 @@ runMain(async () => {
     for (let i = 0; i < EVENTS; i++) {
       const subject = `app${i}: deploy ${i} failed at pull`;
       raisedAt.set(`/hook|${subject}`, performance.now());
-      raise(db, { event: 'deploy_failed', subject, message: 'image not found', link: `/deploys/${i}` });
+      raise({ db, bus }, { event: 'deploy_failed', subject, message: 'image not found', link: `/deploys/${i}` });
       await sleep(20 + Math.random() * 280);
     }
     await wait([...raisedAt.keys()], 30_000);
@@ -77,12 +78,12 @@ runMain(async () => {
     const keys: string[] = [];
     const t0 = performance.now();
     for (let i = 0; i < BURST; i++) {
-      raise(db, { event: 'deploy_failed', subject: `burst${i}: deploy failed`, message: 'x', link: '/deploys/1' });
-      raise(db, { event: 'backup_failed', subject: `burst${i}: backup failed`, message: 'x', link: '/backups' });
+      raise({ db, bus }, { event: 'deploy_failed', subject: `burst${i}: deploy failed`, message: 'x', link: '/deploys/1' });
+      raise({ db, bus }, { event: 'backup_failed', subject: `burst${i}: backup failed`, message: 'x', link: '/backups' });
       keys.push(`/hook|burst${i}: deploy failed`, `/chat|burst${i}: backup failed`);
     }
     const raiseMs = performance.now() - t0;
-    const second = runDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
+    const second = runDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
     await wait(keys, 60_000);
     const last = Math.max(...keys.map((k) => arrived.get(k) ?? Infinity)) - t0;
     const outbox = listOutbox(db, 10_000);

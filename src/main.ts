@@ -109,9 +109,9 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
       if (wired.edges) manager.enqueue(keyOf('edges', 'main'));
     },
   });
-  manager.register(createNodeWatch({ db, runtime, log }));
-  const enqueue = manager.enqueue;
   const bus = new Bus();
+  manager.register(createNodeWatch({ db, bus, runtime, log }));
+  const enqueue = manager.enqueue;
   // The code-host credentials as they are now: the manifest flow replaces them while the daemon runs.
   const codehost = credentialsHolder(config.codehost);
   // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
@@ -168,11 +168,11 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   manager.register(createPreviewSweep({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse }));
   const previewReports = wirePreviewReports({ db, bus, log, config, codehost, sealer, port });
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
-  const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port), enqueue });
+  const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port), enqueue, bus });
   manager.register(dispatcher);
-  manager.register(watchDisk({ db, dir: config.dataDir, log }));
+  manager.register(watchDisk({ db, bus, dir: config.dataDir, log }));
   // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
-  if (config.proxy.tlsLog) manager.register(watchCertificates({ db, file: config.proxy.tlsLog.svcPath, log }));
+  if (config.proxy.tlsLog) manager.register(watchCertificates({ db, bus, file: config.proxy.tlsLog.svcPath, log }));
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -285,6 +285,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
     }),
   );
   manager.register(
-    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, fetch: d.probes.serviceFetch, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
+    createServiceReconciler({ db, bus, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, fetch: d.probes.serviceFetch, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
   );
 }

@@ -13,12 +13,15 @@ import type { Reconciler } from '../controller/types.js';
 import { appOfDomain, appsWithCertError, observeCertError } from '../observed/certs.js';
 import { raise } from '../notify/raise.js';
 import type { Db } from '../store/db.js';
+import type { Bus } from '../events/bus.js';
 import { fileTail } from './tail.js';
 import { dataVersion } from '../store/data-version.js';
 import { parseTlsLogLine, type CertLogEvent } from './tls-log.js';
 
 export interface CertWatchDeps {
   db: Db;
+  /** Where a certificate's notice is told (src/notify/raise.ts). */
+  bus: Bus;
   /** The TLS log file as svc sees it. */
   file: string;
   log: Logger;
@@ -54,7 +57,7 @@ export function watchCertificates(d: CertWatchDeps): Reconciler & { pass(): Prom
     if (!app) return; // another site of a shared Caddy, or an app whose domain changed since
     if (e.kind === 'failed') {
       if (observeCertError(d.db, app.id, e.error)) d.log.warn('certificate cannot be issued', { app: app.name, domain: e.domain, error: e.error });
-      raise(d.db, {
+      raise(d, {
         event: 'certificate_failed',
         subject: `${app.name}: no certificate for ${e.domain}`,
         message:
@@ -65,7 +68,7 @@ export function watchCertificates(d: CertWatchDeps): Reconciler & { pass(): Prom
       });
     } else {
       if (observeCertError(d.db, app.id, null)) d.log.info('certificate obtained', { app: app.name, domain: e.domain });
-      raise(d.db, {
+      raise(d, {
         event: 'certificate_recovered',
         subject: `${app.name}: certificate for ${e.domain} issued`,
         message: `Caddy obtained a certificate for ${e.domain}; HTTPS works again.`,

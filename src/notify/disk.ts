@@ -7,6 +7,7 @@ import type { Clock } from '../controller/clock.js';
 import { periodic } from '../controller/periodic.js';
 import type { Reconciler } from '../controller/types.js';
 import type { Db } from '../store/db.js';
+import type { Bus } from '../events/bus.js';
 import { raise } from './raise.js';
 
 export const DISK_FULL_PERCENT = 90;
@@ -27,14 +28,14 @@ export function diskSignal(percent: number): 'fire' | 'resolve' | null {
 }
 
 /** The reconciler of `disk:data`: a check at start, then every `intervalMs` (default 1 min); a failed one is logged. */
-export function watchDisk(d: { db: Db; dir: string; log: Logger; intervalMs?: number; clock?: Clock }): Reconciler {
+export function watchDisk(d: { db: Db; bus: Bus; dir: string; log: Logger; intervalMs?: number; clock?: Clock }): Reconciler {
   const check = async () => {
     try {
       const pct = usedPercent(await statfs(d.dir));
       const signal = diskSignal(pct);
       if (!signal) return;
       const shown = `${Math.round(pct)} %`;
-      raise(d.db, {
+      raise(d, {
         event: signal === 'fire' ? 'disk_full' : 'disk_ok',
         subject: signal === 'fire' ? `disk of the data directory is ${shown} full` : `disk of the data directory is back to ${shown} used`,
         message:

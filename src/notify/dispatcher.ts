@@ -1,6 +1,7 @@
 // Sends the outbox (raise.ts writes it) as the queue key `notify:outbox`: a pass takes the pending rows
 // whose time has come and starts sending each at most once at a time (an in-flight set), a few at once;
-// the key is added again when a send ends and when raise() queued a row in this process (onRaised), and a
+// the key is added again when a send ends and when raise() queued a row in this process (`notice` on the
+// bus), and a
 // pass asks to come back (requeueAfterMs) after `pollMs` while sends are in flight, otherwise when the next
 // retry is due or after `quietMs` at most. Every attempt is logged (notify_deliveries) and the row becomes
 // `delivered`, or is retried with backoff (backoff.ts) until it expires 24 h after it was raised and ends
@@ -14,7 +15,7 @@ import { keyOf, type Enqueue, type Reconciler, type Result } from '../controller
 import { addDelivery, dueOutbox, getChannel, nextOutboxDue, updateOutbox, type OutboxRow } from '../store/notify.js';
 import { dataVersion } from '../store/data-version.js';
 import { nextAttemptAt } from './backoff.js';
-import { onRaised } from './raise.js';
+import type { Bus } from '../events/bus.js';
 import type { ChannelConfig } from './channel-config.js';
 import { send, type Answer } from './senders.js';
 import type { Message } from './payloads.js';
@@ -36,6 +37,8 @@ export interface DispatcherDeps {
   concurrency?: number;
   /** The work queue: a send that ended and a raise in this process add `notify:outbox` now. */
   enqueue: Enqueue;
+  /** Where raise() says `notice`. */
+  bus: Bus;
 }
 
 /** The reconciler of `notify:outbox`, and its sends in flight. */
@@ -70,7 +73,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
   const wake = () => {
     if (!stopping.signal.aborted) d.enqueue(OUTBOX_KEY);
   };
-  const offRaised = onRaised(d.db, wake);
+  const offRaised = d.bus.on('notice', wake);
 
   // After a look that found nothing to send: the database's version then, and when the first pending row
   // (a retry) comes due. Until either moves, a pass skips the outbox query: an idle daemon polled it four

@@ -157,7 +157,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       const upMs = deps.now() - (live.startedAtMs ?? deps.now());
       if (upMs >= HEAL_RESET_AFTER_MS) {
         observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
-        recovered(db, row.id, deps.now());
+        recovered(deps, row.id, deps.now());
       }
       else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
     }

@@ -9,6 +9,7 @@ import { fileTail } from '../../../src/certs/tail.js';
 import { parseTlsLogLine } from '../../../src/certs/tls-log.js';
 import { watchCertificates } from '../../../src/certs/watch.js';
 import { silentLogger } from '../../../src/log.js';
+import { Bus } from '../../../src/events/bus.js';
 import { notifyOutbox } from '../../../src/store/schema/index.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { formClient } from '../ui/form-client.js';
@@ -69,7 +70,7 @@ describe('certificate watcher', () => {
 
   it('records the failure on the app and its page, alerts once however often Caddy retries, then once on recovery', async () => {
     await writeFile(file(), [failed('other.example.org'), failed('shop.example.com'), retry('shop.example.com')].join('\n') + '\n');
-    const w = watchCertificates({ db: t.db, file: file(), log: silentLogger });
+    const w = watchCertificates({ db: t.db, bus: new Bus(), file: file(), log: silentLogger });
     await w.pass();
     const app = (await t.request('GET', `/api/apps/${appId}`)).body;
     expect(app.certificate_error).toContain('connection refused');
@@ -92,9 +93,9 @@ describe('certificate watcher', () => {
 
   it('a restarted daemon reads the whole file again and announces nothing twice', async () => {
     await writeFile(file(), failed('shop.example.com') + '\n');
-    const first = watchCertificates({ db: t.db, file: file(), log: silentLogger });
+    const first = watchCertificates({ db: t.db, bus: new Bus(), file: file(), log: silentLogger });
     await first.pass();
-    const second = watchCertificates({ db: t.db, file: file(), log: silentLogger });
+    const second = watchCertificates({ db: t.db, bus: new Bus(), file: file(), log: silentLogger });
     await second.pass();
     expect(outbox()).toHaveLength(1);
     expect((await t.request('GET', `/api/apps/${appId}`)).body.certificate_error).toContain('connection refused');
@@ -102,7 +103,7 @@ describe('certificate watcher', () => {
 
   it('runs as the queue key certs:watch: a pass at start, then every 3 s, with no timer of its own', async () => {
     const clock = createFakeClock();
-    const q = queueOf(clock, watchCertificates({ db: t.db, file: file(), log: silentLogger, clock }));
+    const q = queueOf(clock, watchCertificates({ db: t.db, bus: new Bus(), file: file(), log: silentLogger, clock }));
     // A pass reads the file (real I/O): wait until it returned and its requeue is the one timer.
     const passed = (n: number) => waitFor(() => q.passes.length === n && q.stats().running === 0 && clock.pending() === 1, { what: `pass ${n}` });
     try {

@@ -11,6 +11,7 @@ import { waitFor } from '../../support/wait.js';
 import { silentLogger } from '../../../src/log.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { raise } from '../../../src/notify/raise.js';
+import { Bus } from '../../../src/events/bus.js';
 import { createDispatcher, QUIET_MS } from '../../../src/notify/dispatcher.js';
 import { listDeliveries, listOutbox } from '../../../src/store/notify.js';
 
@@ -22,17 +23,18 @@ describe('notify:outbox', () => {
   it('requeues itself at the retry time of a failed send, delivers then, and comes back after quietMs only', async () => {
     const db = memoryDb();
     const sealer = testSealer();
+    const bus = new Bus();
     createChannel(commandCtx(db, { sealer }), { name: 'slack', type: 'slack', events: ['deploy_failed'], config: { url: rx.url + '/hooks/x' } }, 'api');
     const answers = [500];
     rx.answer = () => answers.shift() ?? 200;
     const clock = createFakeClock(Date.parse('2026-12-01T10:00:00Z'));
     let queue: ReturnType<typeof queueOf> | undefined;
-    const dispatcher = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: clock.now, enqueue: (k, o) => queue!.add(k, o) });
+    const dispatcher = createDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: clock.now, enqueue: (k, o) => queue!.add(k, o) });
     const q = (queue = queueOf(clock, dispatcher));
     // A send is real I/O: wait until none is in flight, no pass runs and the requeue is the one timer.
     const calm = (what: string) => waitFor(() => q.stats().running + q.stats().queued === 0 && clock.pending() === 1, { what });
     try {
-      raise(db, { event: 'deploy_failed', subject: 'web: deploy 1 failed', message: 'image not found' }, clock.now());
+      raise({ db, bus }, { event: 'deploy_failed', subject: 'web: deploy 1 failed', message: 'image not found' }, clock.now());
       await q.start();
       await clock.advance(0);
       await waitFor(() => listDeliveries(db).length === 1, { what: 'the first attempt' });
