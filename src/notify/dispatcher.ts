@@ -1,12 +1,11 @@
 // Sends the outbox (raise.ts writes it) as the queue key `notify:outbox`: a pass takes the pending rows
-// whose time has come and starts sending each at most once at a time (an in-flight set), a few at once;
-// the key is added again when a send ends and when raise() queued a row in this process (`notice` on the
-// bus), and a
-// pass asks to come back (requeueAfterMs) after `pollMs` while sends are in flight, otherwise when the next
-// retry is due or after `quietMs` at most. Every attempt is logged (notify_deliveries) and the row becomes
-// `delivered`, or is retried with backoff (backoff.ts) until it expires 24 h after it was raised and ends
-// `failed`. Nothing is kept in memory that a restart needs: a daemon killed with messages waiting sends
-// them when it starts again. A message whose send was cut by the kill is sent again with the same
+// whose time has come and starts sending each at most once at a time (an in-flight set), a few at once.
+// The key is added again when a send ends and when raise() queued a row in this process (`notice` on the
+// bus); a pass asks to come back (requeueAfterMs) after `pollMs` while sends are in flight, otherwise when
+// the next retry is due or after `quietMs` at most. Every attempt is logged (notify_deliveries) and the row
+// becomes `delivered`, or is retried with backoff (backoff.ts) until it expires 24 h after it was raised
+// and ends `failed`. Nothing is kept in memory that a restart needs: a daemon killed with messages waiting
+// sends them when it starts again. A message whose send was cut by the kill is sent again with the same
 // `webhook-id` (Standard Webhooks receivers drop a repeated id).
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
