@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../store/db.js';
 import { apps } from '../../store/schema/index.js';
-import { raise } from '../../notify/raise.js';
+import { raise, type NoticeTarget } from '../../notify/raise.js';
 import { getAlert } from '../../store/notify.js';
 
 /** Consecutive restarts without 10 s of uptime that make a crash loop (the third has a 20 s backoff before it). */
@@ -18,9 +18,9 @@ const sentence = (s: string) => s.replace(/[.\s]+$/, '') + '.';
 
 const nameOf = (db: Db, appId: number) => db.select({ name: apps.name }).from(apps).where(eq(apps.id, appId)).get()?.name ?? `app ${appId}`;
 
-export function deployEnded(db: Db, d: { id: number; appId: number }, status: 'failed' | 'auto_rollback', step: string, reason: string): void {
-  const app = nameOf(db, d.appId);
-  raise(db, {
+export function deployEnded(to: NoticeTarget, d: { id: number; appId: number }, status: 'failed' | 'auto_rollback', step: string, reason: string): void {
+  const app = nameOf(to.db, d.appId);
+  raise(to, {
     event: status === 'failed' ? 'deploy_failed' : 'deploy_auto_rollback',
     subject: status === 'failed' ? `${app}: deploy ${d.id} failed at ${step}` : `${app}: deploy ${d.id} rolled back (${step})`,
     message: status === 'failed' ? `${sentence(reason)} The app keeps running what it ran before.` : sentence(reason),
@@ -28,9 +28,9 @@ export function deployEnded(db: Db, d: { id: number; appId: number }, status: 'f
   });
 }
 
-export function flippedBack(db: Db, d: { id: number; appId: number }, from: string, to: string, reason: string | null): void {
-  const app = nameOf(db, d.appId);
-  raise(db, {
+export function flippedBack(target: NoticeTarget, d: { id: number; appId: number }, from: string, to: string, reason: string | null): void {
+  const app = nameOf(target.db, d.appId);
+  raise(target, {
     event: 'deploy_flip_back',
     subject: `${app}: deploy ${d.id} failed after the switch; traffic went back to the previous version`,
     message: `${from} failed in the watch window${reason ? ` (${reason})` : ''}; ${to} serves again.`,
@@ -39,10 +39,10 @@ export function flippedBack(db: Db, d: { id: number; appId: number }, from: stri
 }
 
 /** Called at every counted restart; the storm rule sends one alert per loop (at most one per 15 min). */
-export function crashing(db: Db, appId: number, container: string, failures: number, nextRestartMs: number, nowMs: number): void {
+export function crashing(to: NoticeTarget, appId: number, container: string, failures: number, nextRestartMs: number, nowMs: number): void {
   if (failures < CRASH_ALERT_AFTER) return;
-  const app = nameOf(db, appId);
-  raise(db, {
+  const app = nameOf(to.db, appId);
+  raise(to, {
     event: 'app_crashing',
     subject: `${app} keeps crashing`,
     message: `The live container ${container} stopped ${failures} times in a row without staying up 10 s. svc keeps restarting it, ${Math.round(nextRestartMs / 1000)} s apart and at most 5 min apart. Its logs are on the app's page.`,
@@ -67,8 +67,8 @@ export type RecoveredBy =
  * Answers the app's crash alert (sent only when one is open: the storm rule): its live container stayed up,
  * whatever made it (a heal, a deploy, a rollback), or nothing runs any more (scaled to 0, deleted).
  */
-export function recovered(db: Db, appId: number, by: RecoveredBy, nowMs: number): void {
-  const app = by.why === 'deleted' ? by.name : nameOf(db, appId);
+export function recovered(to: NoticeTarget, appId: number, by: RecoveredBy, nowMs: number): void {
+  const app = by.why === 'deleted' ? by.name : nameOf(to.db, appId);
   const text =
     by.why === 'serves'
       ? {
@@ -78,7 +78,7 @@ export function recovered(db: Db, appId: number, by: RecoveredBy, nowMs: number)
       : by.why === 'scaled_to_zero'
         ? { subject: `${app} recovered: scaled to 0`, message: `${app} was scaled to 0 replicas: nothing of it runs, so nothing crashes. The crash alert is closed.` }
         : { subject: `${app} recovered: deleted`, message: `${app} was deleted with its containers. The crash alert is closed.` };
-  raise(db, {
+  raise(to, {
     event: 'app_recovered',
     ...text,
     ...(by.why === 'deleted' ? {} : { link: `/apps/${appId}` }),

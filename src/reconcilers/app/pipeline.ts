@@ -356,7 +356,7 @@ function fail(deps: AppReconcilerDeps, deploy: DeployRow, step: string, status: 
   event(deps, deploy, step, message, 'error');
   deps.db.transaction(() => {
     updateDeploy(deps.db, deps.bus, deploy.id, { status, step: null, deadline: null, error: message, completedAt: nowIso() });
-    deployEnded(deps.db, deploy, status, step, message);
+    deployEnded(deps, deploy, status, step, message);
   });
   return { requeueAfterMs: 0 };
 }

@@ -91,7 +91,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       // A deleted app crashes no more: its open crash alert is answered (the id is on its containers' labels).
       for (const id of new Set(containers.map((c) => c.appId).filter((i): i is number => i !== undefined))) {
         if (getApp(db, id)) continue;
-        if (crashAlertVerdict({ alertOpen: crashAlertOpen(db, id), deleted: true, replicas: 0, live: null }).kind === 'resolve') recovered(db, id, { why: 'deleted', name }, deps.now());
+        if (crashAlertVerdict({ alertOpen: crashAlertOpen(db, id), deleted: true, replicas: 0, live: null }).kind === 'resolve') recovered(deps, id, { why: 'deleted', name }, deps.now());
       }
       // Volumes of a purged app (moved aside by the delete command) go once its containers are gone.
       if (await emptyTrash(settings.dataDir)) deps.log.info('purged volumes removed', { app: name });
@@ -203,7 +203,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     const alert = crashAlertVerdict({ alertOpen: crashAlertOpen(db, row.id), deleted: false, replicas: row.replicas, live: live ? { running: live.running, upMs } : null });
     if (alert.kind === 'wait') return alert.afterMs;
     if (alert.kind === 'resolve') {
-      recovered(db, row.id, alert.why === 'serves' && live ? { why: 'serves', container: live.name, deployId: row.currentDeployId, upSeconds: Math.floor(upMs / 1000) } : { why: 'scaled_to_zero' }, deps.now());
+      recovered(deps, row.id, alert.why === 'serves' && live ? { why: 'serves', container: live.name, deployId: row.currentDeployId, upSeconds: Math.floor(upMs / 1000) } : { why: 'scaled_to_zero' }, deps.now());
     }
     return undefined;
   }
