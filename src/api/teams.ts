@@ -1,5 +1,6 @@
-// Users, invitations and team settings (docs/api.md "Teams"): adapters over the commands in src/desired/ (users.ts, settings.ts, totp.ts). Who may call each
-// route is the permission table's business; the rules about owners are the commands'.
+// Users, invitations and team settings (docs/api.md "Teams"): adapters over the commands in src/desired/
+// (users.ts, settings.ts, totp.ts). Who may call each route is the permission table's business; the rules
+// about owners are the commands'.
 import { Hono } from 'hono';
 import { acceptInvitation, createInvitation, deleteInvitation, listInvitations, removeUser, updateUser } from '../desired/users.js';
 import { setTeamSettings, teamSettings } from '../desired/settings.js';
