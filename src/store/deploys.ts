@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Enqueue } from '../controller/types.js';
 import { keyOf } from '../controller/types.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import { tx, type Db } from './db.js';
 import { perDb } from './prepared.js';
 import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';

@@ -4,7 +4,7 @@
 // row is left alone (reconciling again changes nothing).
 import { describe, expect, it } from 'vitest';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { createLogger } from '../../../src/log.js';
 import { createOffsiteReconciler } from '../../../src/reconcilers/offsite/reconciler.js';
 import { CopyError, type CopyInput } from '../../../src/offsite/copy.js';
