@@ -150,10 +150,3 @@ export function addAppEvent(db: Db, appId: number, step: string, message: string
 export const listAppEvents = (db: Db, appId: number) =>
   db.select().from(appEvents).where(eq(appEvents.appId, appId)).orderBy(asc(appEvents.id)).all();
 
-export function deployEventJson(e: typeof deployEvents.$inferSelect) {
-  return { id: e.id, deploy_id: e.deployId, timestamp: e.timestamp, level: e.level, step: e.step, message: e.message };
-}
-
-export function appEventJson(e: typeof appEvents.$inferSelect) {
-  return { id: e.id, app_id: e.appId, timestamp: e.timestamp, level: e.level, step: e.step, message: e.message };
-}

@@ -10,13 +10,14 @@ import { createOffsiteReconciler } from '../../../src/reconcilers/offsite/reconc
 import { CopyError, type CopyInput } from '../../../src/offsite/copy.js';
 import type { OffsiteEvent } from '../../../src/offsite/alerts.js';
 import { completeBackup, createBackup } from '../../../src/store/backups.js';
-import { getUpload, insertUploads, remoteFields } from '../../../src/store/offsite.js';
+import { getUpload, insertUploads } from '../../../src/store/offsite.js';
 import { objectKey } from '../../../src/offsite/s3.js';
 import { createTarget, uploadNow } from '../../../src/desired/backup-targets.js';
 import { parseConfig } from '../../../src/config.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { notifyOutbox } from '../../../src/store/schema/index.js';
 import { memoryDb, recordingEnqueue, testKey, testSealer } from '../../support/db.js';
+import { remoteFields } from '../../../src/presenters/backups.js';
 
 function setup(outcomes: (string | undefined)[]) {
   const db = memoryDb();
