@@ -1,5 +1,4 @@
-// The reload race through an edge node (issue 19, docs/design.md "Edge nodes (issue 19)", "Two relays on every
-// edge node"): svc on a three-node Swarm of this machine (test/support/swarm-cluster.ts), one worker labelled
+// The reload race through an edge node (issue 19, docs/decisions/0043-edge-nodes.md): svc on a three-node Swarm of this machine (test/support/swarm-cluster.ts), one worker labelled
 // `svc.edge=true`, a 3-replica port-mode app of the test image (its CGI answers a POST before reading the body).
 // Once the node serves, the daemon is stopped (the edge services, agents and the manager's relays keep running)
 // and the bench drives the node with the daemon's own fleet code (createEdgeFleet): many loads of new DNS
@@ -74,7 +73,7 @@ async function main() {
     const recordsAt = (i: number): DnsRecords => ({ [appDnsName('enr-web')]: addresses, [appDnsName('decoy')]: `10.255.${(i >> 8) & 255}.${i & 255}` });
     const proxy: CaddyConfigOptions = { adminUrl: 'http://127.0.0.1:2019', httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort: 5353 };
     const docker = new Docker({ socketPath: c.manager.dockerHost.replace(/^unix:\/\//, '') });
-    const edgeNodes = createEdgeNodes({ docker, instance: daemon.instance, network: daemon.network, image: made.caddy, probeImage: made.v1, selfNodeId: async () => '', ensureNetwork: async () => {}, log: silentLogger });
+    const edgeNodes = createEdgeNodes({ docker, instance: daemon.instance, network: daemon.network });
     const key = deriveKey(Buffer.alloc(32, 9), 'swarm node agents').toString('hex');
 
     /** The edge node Caddy's error lines since `since` (RFC 3339), by message: a dial of the link in its swap's instant shows as ENOENT. */

@@ -1,4 +1,4 @@
-// Pure: the node agents of a Swarm (docs/design.md "Node agents (issue 19)"). svc drives only the manager's
+// Pure: the node agents of a Swarm (docs/decisions/0041-node-agents.md). svc drives only the manager's
 // engine; an agent is a Caddy on each other node, a Swarm service pinned there, that passes svc's exec calls
 // and a container's inspect and archive (a directory as tar, read or written) to that node's engine socket.
 // Its config is static (admin API disabled) and reaches the task as a Swarm secret, because it holds the
@@ -41,7 +41,7 @@ export const AGENT_PATHS = {
   /**
    * A container's directory as a tar stream: GET reads it (a managed service's data directory on this node's
    * disk, for a backup), PUT unpacks a tar into it (a restore, through svc's own short-lived helper there;
-   * docs/design.md "Data of services on other nodes"). Less than exec already allows.
+   * docs/decisions/0042-service-data-on-other-nodes.md). Less than exec already allows.
    */
   archive: `^${VERSION}/containers/${CONTAINER}/archive$`,
 } as const;
@@ -90,7 +90,7 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
                 ],
                 terminal: true,
               },
-              // Edge nodes (docs/design.md "Edge nodes"): the admin APIs of the node's edge Caddy and relay.
+              // Edge nodes (docs/decisions/0043-edge-nodes.md): the admin APIs of the node's edge Caddy and relay.
               ...edgeAdminRoutes(keyed),
               { handle: [{ handler: 'static_response', status_code: 403, body: 'svc agent: forbidden\n' }], terminal: true },
             ],
@@ -203,55 +203,4 @@ export interface PlanService {
   labels: Record<string, string>;
   /** Its replica count (1 as made; someone's `docker service scale` changes it, and no label says so). */
   replicas?: number;
-}
-
-export interface AgentPlan {
-  create: { node: PlanNode; socket: string }[];
-  update: { node: PlanNode; socket: string; service: PlanService }[];
-  remove: PlanService[];
-  /** Secrets of the agents that the wanted config no longer names (removed once no service uses them). */
-  removeSecrets: string[];
-  /** Nodes that get no agent, and why (a bad label). */
-  skipped: { node: PlanNode; reason: string }[];
-}
-
-/**
- * Pure: what makes the agents match the nodes: one per node other than the manager svc runs on (ready or
- * not: a node that comes back has its agent at once), none for nodes that left; an agent whose spec hash
- * differs, or that was scaled by hand, is updated. `wantedHash(node, socket)` is the hash the node's agent should carry.
- */
-export function planAgents(i: {
-  selfId: string;
-  nodes: PlanNode[];
-  services: PlanService[];
-  secrets: string[];
-  wantedSecret: string;
-  wantedHash: (node: PlanNode, socket: string) => string;
-}): AgentPlan {
-  const plan: AgentPlan = { create: [], update: [], remove: [], removeSecrets: [], skipped: [] };
-  const byNode = new Map<string, PlanService>();
-  for (const s of i.services) {
-    const node = s.labels[AGENT_NODE_LABEL];
-    // Two agents for one node (never made by svc): the second goes.
-    if (!node || byNode.has(node)) plan.remove.push(s);
-    else byNode.set(node, s);
-  }
-  const wanted = new Set<string>();
-  for (const node of i.nodes) {
-    if (node.id === i.selfId) continue;
-    let socket: string;
-    try {
-      socket = engineSocketOf(node.labels);
-    } catch (err) {
-      plan.skipped.push({ node, reason: (err as Error).message });
-      continue;
-    }
-    wanted.add(node.id);
-    const found = byNode.get(node.id);
-    if (!found) plan.create.push({ node, socket });
-    else if (found.labels[AGENT_SPEC_LABEL] !== i.wantedHash(node, socket) || (found.replicas ?? 1) !== 1) plan.update.push({ node, socket, service: found });
-  }
-  for (const [node, s] of byNode) if (!wanted.has(node)) plan.remove.push(s);
-  plan.removeSecrets = i.secrets.filter((s) => s !== i.wantedSecret).sort();
-  return plan;
 }
