@@ -1,8 +1,8 @@
-// The timeline of one heal, from the daemon's own trace marks (src/trace/marks.ts): when the engine's
+// The timeline of one heal, from the daemon's own trace marks (src/trace.ts): when the engine's
 // events reached svc, when the app's passes ran, every engine call they made, the create and start, the
 // DNS sync; bench:heal prints it per removal and the p50/p95 of each step across removals.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { TRACE_CHANNEL, type TraceMark } from '../src/trace/marks.js';
+import { TRACE_CHANNEL, type TraceMark } from '../src/trace.js';
 import { ms, pct } from './common.js';
 
 export interface Recorder {

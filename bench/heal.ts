@@ -86,7 +86,7 @@ async function main() {
   if (CRASH_SECONDS > 0) await buildFlaky();
   log(`starting daemon (${await loadAvg()})`);
   const t = await startTestDaemon('bench-heal');
-  const rec = recordMarks(); // the daemon runs in this process: its trace marks (src/trace/marks.ts)
+  const rec = recordMarks(); // the daemon runs in this process: its trace marks (src/trace.ts)
   const killSteps: Steps[] = [];
   const rmSteps: Steps[] = [];
   try {

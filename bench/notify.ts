@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createSealer } from '../src/crypto.js';
 import { silentLogger, createLogger } from '../src/log.js';
 import { openDb } from '../src/store/db.js';
-import { Bus } from '../src/events/bus.js';
+import { Bus } from '../src/controller/bus.js';
 import { parseConfig } from '../src/config.js';
 import { createChannel } from '../src/desired/notify.js';
 import { runDispatcher } from '../test/support/dispatcher.js';

@@ -19,7 +19,7 @@ import { services } from '../src/store/schema/index.js';
 import { createServiceReconciler } from '../src/reconcilers/service/reconciler.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../test/support/service-images.js';
 import { createService, markServiceDeleted } from '../test/support/commands.js';
-import { Bus } from '../src/events/bus.js';
+import { Bus } from '../src/controller/bus.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = 'bench-services';

@@ -4,7 +4,7 @@
 // appearing in an open browser page (Debian's chromium, following the SSE stream). No Docker needed.
 import { serve } from '@hono/node-server';
 import { chromium } from 'playwright-core';
-import { Bus } from '../src/events/bus.js';
+import { Bus } from '../src/controller/bus.js';
 import { ASSETS } from '../src/ui/assets.js';
 
 import { addDeployEvent, createDeploy, updateDeploy } from '../src/store/deploys.js';

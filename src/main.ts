@@ -14,7 +14,7 @@ import { keyOf } from './controller/types.js';
 import { wireRuntime, type RuntimeWiring } from './wiring/runtime.js';
 import { registryAuthLookup } from './desired/registries.js';
 import type { Runtime } from './runtime/runtime.js';
-import { Bus } from './events/bus.js';
+import { Bus } from './controller/bus.js';
 import { verifyEncryptionKey } from './store/encryption-check.js';
 import { missingRequired } from './store/env.js';
 import { deployEnv } from './store/deploy-env.js';

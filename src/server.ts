@@ -2,7 +2,7 @@
 // (src/ui/) into the one hono app the daemon serves. Only this file and main.ts import api/; the UI and
 // the API never import each other, both are adapters over the same commands (src/desired/).
 import { Hono } from 'hono';
-import { createAuthFlows } from './auth/flows.js';
+import { createAuthFlows } from './http/auth-flows.js';
 import { createApi } from './api/app.js';
 import { credentialsHolder } from './codehost/credentials.js';
 import type { EdgeDeps } from './http/deps.js';

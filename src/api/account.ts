@@ -2,10 +2,10 @@
 // in the permission table: any logged-in user, for themselves only.
 import { Hono } from 'hono';
 import { unauthenticated } from '../errors.js';
-import type { AuthFlows } from '../auth/flows.js';
-import { beginTotp, clearTotp, codeSchema, confirmTotp } from '../auth/totp.js';
+import type { AuthFlows } from '../http/auth-flows.js';
+import { beginTotp, clearTotp, codeSchema, confirmTotp } from '../desired/totp.js';
 import { parseInput } from '../desired/parse.js';
-import { changePassword } from '../teams/users.js';
+import { changePassword } from '../desired/users.js';
 import { deleteSession, listSessions } from '../store/sessions.js';
 import { findUser } from '../store/users.js';
 import { idParam, jsonBody } from '../http/request.js';
@@ -49,7 +49,7 @@ export function accountRoutes(deps: ApiDeps, flows: AuthFlows) {
     if (user.totpEnabledAt && !flows.secondFactor(user, /^\d{6}$/.test(code) ? { totp: code } : { recovery_code: code })) {
       throw unauthenticated('wrong authentication code');
     }
-    clearTotp(deps.db, user.id);
+    clearTotp(deps, user.id);
     return c.body(null, 204);
   });
 

@@ -5,7 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { tooLarge as tooLargeError } from '../errors.js';
 import { errorHandler, notFoundHandler } from '../http/errors.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
-import type { AuthFlows } from '../auth/flows.js';
+import type { AuthFlows } from '../http/auth-flows.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { serviceRoutes } from './services.js';
 import { linkRoutes } from './links.js';

@@ -6,13 +6,14 @@ import { DomainError, notFound } from '../errors.js';
 import { apps } from '../store/schema/index.js';
 import { createApp, deleteApp, updateApp } from '../desired/apps.js';
 import { getApp, getAppWithDeployVersion } from '../store/apps.js';
-import { appDetailJson, appsListJson } from '../store/app-json.js';
-import { appEventJson, listAppEvents } from '../store/deploys.js';
-import { accessUrl, appJson } from '../http/app-json.js';
+import { appDetailJson, appsListJson } from '../presenters/app-json-sql.js';
+import { listAppEvents } from '../store/deploys.js';
+import { accessUrl, appJson } from '../presenters/app-json.js';
 import { previewsWithApps } from '../store/previews.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { appEventJson } from '../presenters/deploy-json.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -25,7 +26,7 @@ export function appRoutes(deps: ApiDeps) {
     return appJson(found.app, found.deployedConfigVersion, publicHostname(c, deps.config));
   };
 
-  // The two hot reads come out of SQLite as finished JSON (store/app-json.ts): no rows to map, no garbage.
+  // The two hot reads come out of SQLite as finished JSON (presenters/app-json-sql.ts): no rows to map, no garbage.
   r.get('/apps', (c) => c.body(appsListJson(db, publicHostname(c, deps.config)), 200, JSON_TYPE));
 
   r.post('/apps', async (c) => {

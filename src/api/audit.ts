@@ -1,7 +1,7 @@
 // `GET /api/audit` (docs/api.md "Audit log"): newest first, filtered by user, origin, action, target and
 // time, paged with `before=<id>`.
 import { Hono } from 'hono';
-import { auditQueryOf } from '../teams/audit-query.js';
+import { auditQueryOf } from '../http/audit-query.js';
 import { listAudit } from '../store/audit.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 

@@ -5,7 +5,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { getCookie } from 'hono/cookie';
 import { conflict, forbidden } from '../errors.js';
-import { LoginLimited, type AuthFlows } from '../auth/flows.js';
+import { LoginLimited, type AuthFlows } from '../http/auth-flows.js';
 import { revokeSession } from '../store/sessions.js';
 import { setupRequired } from '../store/users.js';
 import { errorBody } from '../http/errors.js';

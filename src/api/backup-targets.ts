@@ -2,9 +2,9 @@
 // CRUD, the "test" action (200 with `ok: true`, or 502 `target_test_failed` with the store's own error),
 // the copies a bucket holds, and their import into this install.
 import { Hono, type Context } from 'hono';
-import { targetJson, uploadJson, listTargets as listTargetRows } from '../store/offsite.js';
-import { importJson, getImport } from '../store/backup-ops.js';
-import { backupJson, getBackup } from '../store/backups.js';
+import { listTargets as listTargetRows } from '../store/offsite.js';
+import { getImport } from '../store/backup-ops.js';
+import { getBackup } from '../store/backups.js';
 import {
   createTarget, deleteTarget, importRemote, remoteCopies, requireTarget, testTarget, updateTarget, uploadNow,
 } from '../desired/backup-targets.js';
@@ -12,6 +12,7 @@ import { settledImport } from '../desired/backups.js';
 import { backupContext, failureStatus } from './backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
+import { backupJson, importJson, targetJson, uploadJson } from '../presenters/backups.js';
 
 export function backupTargetRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();

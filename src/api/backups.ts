@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import { conflict, DomainError, invalid, notFound, unavailable } from '../errors.js';
-import { backupJson as recordJson, getBackup, listBackups, type BackupRow } from '../store/backups.js';
-import { remoteFields } from '../store/offsite.js';
-import { getImport, importJson, listRestores, restoreJson, type ImportRow, type RestoreRow } from '../store/backup-ops.js';
+import { getBackup, listBackups, type BackupRow } from '../store/backups.js';
+import { getImport, listRestores, type ImportRow, type RestoreRow } from '../store/backup-ops.js';
 import {
   createBackup, deleteBackup, getRestoreOp, importUpload, requestRestore, settledBackup, settledImport, settledRestore, type BackupContext,
 } from '../desired/backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, restOrigin } from '../http/request.js';
+import { backupJson as recordJson, importJson, remoteFields, restoreJson } from '../presenters/backups.js';
 
 /** The commands' context as this server runs them. */
 export function backupContext(deps: ApiDeps): BackupContext {

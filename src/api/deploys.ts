@@ -6,10 +6,11 @@ import { streamSSE } from 'hono/streaming';
 import { notFound } from '../errors.js';
 import { deployApp, rollbackApp } from '../desired/deploys.js';
 import { getApp } from '../store/apps.js';
-import { deployEventJson, getDeploy, listDeployEvents, listDeploys } from '../store/deploys.js';
+import { getDeploy, listDeployEvents, listDeploys } from '../store/deploys.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
-import { deployJson } from './deploy-json.js';
+import { deployJson } from '../presenters/deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { deployEventJson } from '../presenters/deploy-json.js';
 
 const FINAL = new Set(['success', 'failed', 'auto_rollback', 'cancelled']);
 const KEEPALIVE_MS = 15_000;

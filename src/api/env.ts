@@ -6,21 +6,10 @@ import { notFound } from '../errors.js';
 import { deleteEnv, setEnv } from '../desired/env.js';
 import { envKeySchema } from '../desired/fields.js';
 import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
-import type { EnvVarRow } from '../store/schema/index.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { noteAuditNames } from '../http/audit-names.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-
-/** The API shape of a variable: a secret's value is never in it. */
-export const envJson = (v: EnvVarRow) => ({
-  key: v.key,
-  value: v.isSecret ? null : v.value,
-  is_secret: v.isSecret,
-  required: v.required,
-  /** No value (a secret's too, without revealing it): a required empty variable blocks deploys. */
-  empty: v.isSecret ? v.secretSealed === null : !v.value,
-  updated_at: v.updatedAt,
-});
+import { envJson } from '../presenters/env.js';
 
 /** A key from the path; one that cannot exist is a 404 like any unknown key. */
 function keyParam(c: Context): string {

@@ -11,18 +11,10 @@ import { getJobRun, listRuns } from '../store/jobs.js';
 import type { JobRunRow } from '../store/schema/index.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { jobRunJson } from '../presenters/jobs.js';
 
 const KEEPALIVE_MS = 15_000;
 const finished = (r: JobRunRow | undefined) => (r && r.status !== 'pending' && r.status !== 'running' ? r : undefined);
-
-/** A run as the API shows it; `output` only where one run is asked for. */
-export function jobRunJson(r: JobRunRow, withOutput = false) {
-  return {
-    id: r.id, app_id: r.appId, job: r.job, trigger: r.trigger, status: r.status, command: r.command, timeout_seconds: r.timeoutSeconds,
-    scheduled_for: r.scheduledFor, started_at: r.startedAt, finished_at: r.finishedAt, exit_code: r.exitCode, error: r.error, created_at: r.createdAt,
-    ...(withOutput ? { output: r.output ?? '' } : {}),
-  };
-}
 
 export function jobRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();

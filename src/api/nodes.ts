@@ -2,7 +2,8 @@
 // availability and labels. Thin adapters over src/cluster/nodes.ts; Swarm itself holds this state.
 import { Hono } from 'hono';
 import { unavailable } from '../errors.js';
-import { joinCommand, listNodes, nodeEvents, updateNode } from '../cluster/nodes.js';
+import { listNodes } from '../cluster/nodes.js';
+import { joinCommand, nodeEvents, updateNode } from '../desired/nodes.js';
 import { jsonBody } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 

@@ -4,29 +4,10 @@
 import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { createService, deleteService, setServiceRunning } from '../desired/services.js';
-import type { Db } from '../store/db.js';
-import type { ServiceRow } from '../store/schema/index.js';
-import { getService, linkedAppNames, listServices, serviceCredentials } from '../store/services.js';
+import { getService, listServices, serviceCredentials } from '../store/services.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-
-/** The API shape of a service record: no credentials, ever. */
-export function serviceJson(db: Db, row: ServiceRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type,
-    image_ref: row.imageRef,
-    status: row.status,
-    container_name: row.containerName,
-    internal_port: row.internalPort,
-    data_dir: row.dataDir,
-    error: row.error,
-    linked_apps: linkedAppNames(db, row.id),
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
+import { serviceJson } from '../presenters/services.js';
 
 /** `?flag=true` (also `1`, `yes`) as a boolean. */
 const flag = (v: string | undefined) => v === 'true' || v === '1' || v === 'yes';

@@ -1,9 +1,10 @@
-// Users, invitations and team settings (docs/api.md "Teams"): adapters over src/teams/. Who may call each
-// route is the permission table's business; the rules about owners are the commands'.
+// Users, invitations and team settings (docs/api.md "Teams"): adapters over the commands in src/desired/
+// (users.ts, settings.ts, totp.ts). Who may call each route is the permission table's business; the rules
+// about owners are the commands'.
 import { Hono } from 'hono';
-import { acceptInvitation, createInvitation, deleteInvitation, listInvitations, removeUser, updateUser } from '../teams/users.js';
-import { setTeamSettings, teamSettings } from '../teams/settings.js';
-import { clearTotp } from '../auth/totp.js';
+import { acceptInvitation, createInvitation, deleteInvitation, listInvitations, removeUser, updateUser } from '../desired/users.js';
+import { setTeamSettings, teamSettings } from '../desired/settings.js';
+import { clearTotp } from '../desired/totp.js';
 import { listUsers } from '../store/users.js';
 import { idParam, jsonBody } from '../http/request.js';
 import { passesCsrf, sessionCookie } from '../http/session.js';
@@ -22,7 +23,7 @@ export function teamRoutes(deps: ApiDeps) {
   });
   // For a teammate who lost their device and their recovery codes.
   r.delete('/users/:id/totp', (c) => {
-    clearTotp(deps.db, idParam(c, 'id', 'user'));
+    clearTotp(deps, idParam(c, 'id', 'user'));
     return c.body(null, 204);
   });
 

@@ -1,7 +1,7 @@
-// API tokens (docs/api.md "Teams"): adapters over the tokens command (src/teams/tokens.ts). The token is
+// API tokens (docs/api.md "Teams"): adapters over the tokens command (src/desired/tokens.ts). The token is
 // in the 201 answer only; lists show names, scopes, expiry and last use.
 import { Hono } from 'hono';
-import { createToken, deleteToken } from '../teams/tokens.js';
+import { createToken, deleteToken } from '../desired/tokens.js';
 import { listApiTokens } from '../store/tokens.js';
 import { idParam, jsonBody } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';

@@ -17,7 +17,7 @@ import { readEnvFile } from '../config.js';
 import { envFileText } from './env-text.js';
 import type { TarWriter } from './tar-writer.js';
 
-/** The code-host app's private key in the data dir (api/codehost.ts writes it), kept at the archive's top. */
+/** The code-host app's private key in the data dir (desired/codehost.ts writes it), kept at the archive's top. */
 export const CODEHOST_KEY_FILE = 'codehost-app.pem';
 
 export interface ArchiveDeps {

@@ -1,7 +1,7 @@
 // How a request waits for the backup aggregate's reconcilers without polling: they call `changed()` after
 // every write of a backup, restore or import row, and `until(check)` re-reads the row then. Both go through
 // the daemon's Bus (event `backups`), the one in-process "look again" signal, as deploy streams do.
-import { Bus } from '../events/bus.js';
+import { Bus } from '../controller/bus.js';
 
 export interface Progress {
   /** A backup-aggregate row was written. */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../controller/types.js';
 import type { Config } from '../config.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import { updateDeploy } from '../store/deploys.js';

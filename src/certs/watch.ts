@@ -13,7 +13,7 @@ import type { Reconciler } from '../controller/types.js';
 import { appOfDomain, appsWithCertError, observeCertError } from '../observed/certs.js';
 import { raise } from '../notify/raise.js';
 import type { Db } from '../store/db.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import { fileTail } from './tail.js';
 import { dataVersion } from '../store/data-version.js';
 import { parseTlsLogLine, type CertLogEvent } from './tls-log.js';

@@ -2,7 +2,7 @@
 // deploy prints its events from the SSE stream and its exit status is the deploy's end (0 only on success).
 import { appByName, CliError, type Client } from './client.js';
 import { readSse } from './sse.js';
-import { statusLine, type StatusFacts } from '../status/line.js';
+import { statusLine, type StatusFacts } from '../presenters/status-line.js';
 
 export function formatTable(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

@@ -4,7 +4,7 @@
 // burst of node events during one costs one more look after it.
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { keyOf, type Reconciler } from '../controller/types.js';
 import { recordNodeStates } from './node-events.js';

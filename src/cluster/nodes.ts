@@ -1,15 +1,9 @@
-// The machines svc runs apps on (issue 19 "Many hosts on Docker Swarm"): the nodes as the API, the UI and
-// the CLI show them, with the apps' replicas on each, the `docker swarm join` command for a new machine,
-// and a node's availability and labels. Swarm holds this state, not svc's database: these functions
-// validate, ask the Runtime port, and turn its refusals into domain errors. With SVC_RUNTIME=docker
-// there is one node (the engine) and nothing to change or join (409 `not_a_swarm`).
-import { z } from 'zod';
-import { conflict, DomainError, notFound } from '../errors.js';
-import { parseInput } from '../desired/parse.js';
+// The machines svc runs apps on (issue 19 "Many hosts on Docker Swarm") as the API, the UI and the CLI
+// show them, with the apps' replicas on each. Swarm holds this state, not svc's database: the Runtime port
+// is asked. The commands on nodes (availability, labels, join) are src/desired/nodes.ts.
 import type { Db } from '../store/db.js';
-import { lastNodeEvents, listNodeEvents } from '../store/node-events.js';
-import { nodeEventJson } from './node-events.js';
-import { LABELS, NoSuchNodeError, NotASwarmError, type NodeView, type Runtime } from '../runtime/runtime.js';
+import { lastNodeEvents } from '../store/node-events.js';
+import { LABELS, type NodeView, type Runtime } from '../runtime/runtime.js';
 
 /** A node as GET /api/nodes answers it. */
 export interface NodeJson {
@@ -57,62 +51,8 @@ export function nodeList(
     }));
 }
 
+/** The nodes as GET /api/nodes answers; `db` adds when a node went down (absent: never). */
 export async function listNodes(runtime: Runtime, db?: Db): Promise<NodeJson[]> {
   const [nodes, placements] = await Promise.all([runtime.nodes(), runtime.placements()]);
   return nodeList(nodes, placements, db ? lastNodeEvents(db) : undefined);
-}
-
-/** GET /api/nodes/events: the newest `limit` (1..500, default 50) node events, newest first. */
-export function nodeEvents(db: Db, rawLimit: string | undefined) {
-  const limit = parseInput(z.coerce.number().int().min(1).max(500).default(50), rawLimit === undefined || rawLimit === '' ? undefined : rawLimit);
-  return listNodeEvents(db, limit).map(nodeEventJson);
-}
-
-/** Swarm's label grammar is loose; svc keeps keys and values to what a constraint can name safely. */
-const labelKey = z.string().regex(/^[a-z0-9]([a-z0-9._-]{0,126}[a-z0-9])?$/i, 'a label key is letters, digits, dots, dashes and underscores (at most 128)');
-const labelValue = z.string().max(256).regex(/^[^\u0000-\u001f]*$/, 'no control characters');
-
-export const nodeChangeSchema = z
-  .object({
-    availability: z.enum(['active', 'drain', 'pause']).optional(),
-    labels: z.record(labelKey, labelValue).refine((l) => Object.keys(l).length <= 64, 'at most 64 labels').optional(),
-  })
-  .strict()
-  .refine((v) => v.availability !== undefined || v.labels !== undefined, 'give availability, labels or both');
-
-/** A node id or host name as Swarm accepts it in a path. */
-const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-/** PUT /api/nodes/{id}: availability (drain moves the node's replicas off it) and labels. */
-export async function updateNode(runtime: Runtime, id: string, raw: unknown, db?: Db): Promise<NodeJson> {
-  if (!NODE_ID.test(id)) throw notFound('node');
-  const change = parseInput(nodeChangeSchema, raw);
-  try {
-    await runtime.updateNode(id, change);
-  } catch (err) {
-    throw domainOf(err);
-  }
-  const found = (await listNodes(runtime, db)).find((n) => n.id === id || n.hostname === id);
-  if (!found) throw notFound('node');
-  return found;
-}
-
-/** POST /api/nodes/join: the exact command to run on the new machine. */
-export async function joinCommand(runtime: Runtime, raw: unknown): Promise<{ role: 'worker' | 'manager'; command: string[]; command_line: string }> {
-  const { role } = parseInput(z.object({ role: z.enum(['worker', 'manager']).default('worker') }).strict(), raw ?? {});
-  let info: { token: string; address: string };
-  try {
-    info = await runtime.joinInfo(role);
-  } catch (err) {
-    throw domainOf(err);
-  }
-  const command = ['docker', 'swarm', 'join', '--token', info.token, info.address];
-  return { role, command, command_line: command.join(' ') };
-}
-
-function domainOf(err: unknown): unknown {
-  if (err instanceof NotASwarmError) return new DomainError('conflict', 'not_a_swarm', err.message);
-  if (err instanceof NoSuchNodeError) return notFound('node');
-  if (err instanceof Error && /update out of sequence/i.test(err.message)) return conflict('the node changed meanwhile; try again');
-  return err;
 }

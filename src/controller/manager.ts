@@ -9,7 +9,7 @@ import { keysForEvent } from './event-keys.js';
 import { watchEvents, type EventWatch } from './event-watch.js';
 import { keyOf, parseKey, type Enqueue, type Key, type Kind, type Reconciler, type Result } from './types.js';
 import { createWorkQueue } from './workqueue.js';
-import { mark } from '../trace/marks.js';
+import { mark } from '../trace.js';
 
 export interface ManagerOptions {
   runtime: Pick<Runtime, 'events'>;

@@ -8,7 +8,7 @@ import type { Key, Result } from './types.js';
 import { TerminalError } from './types.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { silentLogger, type Logger } from '../log.js';
-import { span } from '../trace/marks.js';
+import { span } from '../trace.js';
 
 export interface WorkQueueOptions {
   /**

@@ -4,7 +4,7 @@
 import type { Config } from '../config.js';
 import type { Sealer } from '../crypto.js';
 import type { Enqueue } from '../controller/types.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 

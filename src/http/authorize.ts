@@ -13,7 +13,7 @@ import { getDeploy } from '../store/deploys.js';
 import { sessionOf } from '../store/sessions.js';
 import { tokenOf } from '../store/tokens.js';
 import { setupRequired, type PublicUser } from '../store/users.js';
-import { mustEnrolTotp } from '../teams/settings.js';
+import { mustEnrolTotp } from '../desired/settings.js';
 import type { EdgeDeps } from './deps.js';
 import { endpointOf, type Endpoint } from './route-match.js';
 import { passesCsrf, SESSION_COOKIE } from './session.js';

@@ -3,7 +3,7 @@ import type { Sealer } from '../crypto.js';
 import type { Enqueue } from '../controller/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { BackupControl } from '../backup/control.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';

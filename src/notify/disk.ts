@@ -7,7 +7,7 @@ import type { Clock } from '../controller/clock.js';
 import { periodic } from '../controller/periodic.js';
 import type { Reconciler } from '../controller/types.js';
 import type { Db } from '../store/db.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import { raise } from './raise.js';
 
 export const DISK_FULL_PERCENT = 90;

@@ -14,7 +14,7 @@ import { keyOf, type Enqueue, type Reconciler, type Result } from '../controller
 import { addDelivery, dueOutbox, getChannel, nextOutboxDue, updateOutbox, type OutboxRow } from '../store/notify.js';
 import { dataVersion } from '../store/data-version.js';
 import { nextAttemptAt } from './backoff.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import type { ChannelConfig } from './channel-config.js';
 import { send, type Answer } from './senders.js';
 import type { Message } from './payloads.js';

@@ -5,7 +5,7 @@
 // the storm rule (storm.ts) first. Never put a secret in `subject` or `message`: they leave the machine.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import { getAlert, listChannels, putAlert } from '../store/notify.js';
 import { notifyOutbox } from '../store/schema/index.js';
 import { DELIVERY_WINDOW_MS } from './backoff.js';

@@ -2,9 +2,9 @@
 // `offsite` and a notification (issue 21 section 2), none carrying a secret.
 // Announced on the transition only (first failure after a success or a start, then the recovery), not on
 // every retry, so a store that stays down is one alert, not one per backoff step.
-import type { Bus, OffsiteEvent } from '../events/bus.js';
+import type { Bus, OffsiteEvent } from '../controller/bus.js';
 
-export type { OffsiteEvent } from '../events/bus.js';
+export type { OffsiteEvent } from '../controller/bus.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { raise } from '../notify/raise.js';

@@ -7,7 +7,7 @@
 // (so two quick changes cannot post two comments). A failed delivery is retried after `retryDelaysMs`,
 // then recorded as an app event (the code host's status and path, never a token) and dropped: the next
 // change of phase, or the next start of the daemon, sends the then-current state again.
-import type { Bus, PreviewGoneEvent } from '../events/bus.js';
+import type { Bus, PreviewGoneEvent } from '../controller/bus.js';
 import type { Logger } from '../log.js';
 import { getApp } from '../store/apps.js';
 import type { Db } from '../store/db.js';

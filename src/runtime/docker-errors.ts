@@ -1,6 +1,6 @@
 // Engine errors as plain Errors that carry the engine's own words, plus the status code so the adapter
 // can tolerate the expected ones (404 missing, 304 already stopped, 409 removal in progress).
-import { span } from '../trace/marks.js';
+import { span } from '../trace.js';
 
 /** An engine call failed; `message` names the operation and includes the engine's message. */
 export class EngineError extends Error {

@@ -18,7 +18,7 @@ import { dockerOptions, toContainerInfo, toCreateOptions, type InspectDoc } from
 import { readContainerDir } from './docker-archive.js';
 import { createExecOps } from './docker-exec.js';
 import { demuxLines, followProgress } from './docker-streams.js';
-import { span } from '../trace/marks.js';
+import { span } from '../trace.js';
 
 export interface DockerRuntimeOptions {
   /** DOCKER_HOST (unix://, tcp://, http(s)://); default: dockerode's (the DOCKER_HOST env or the socket). */

@@ -1,7 +1,7 @@
 // An app as readers see it: the spec row (apps) joined with what svc observed (app_status). Commands
 // write the first, the app reconciler the second (src/observed/apps.ts); nobody writes this view.
 // The few API fields that show an observed value over the spec are derived here, and mirrored in SQL by
-// app-json.ts (test/unit/store/app-json.test.ts keeps the two equal).
+// presenters/app-json-sql.ts (test/unit/presenters/app-json.test.ts keeps the two equal).
 import type { AppRow, AppStatusRow } from './schema/index.js';
 
 /** The observed facts of an app, with the defaults of an app that never had a live container. */

@@ -25,20 +25,6 @@ export function updateRestore(db: Db, id: number, set: Partial<Pick<RestoreRow, 
   return db.update(restores).set({ ...set, updatedAt: stamp(now) }).where(eq(restores.id, id)).returning().get()!;
 }
 
-export function restoreJson(row: RestoreRow) {
-  return {
-    id: row.id,
-    backup_id: row.backupId,
-    phase: row.phase,
-    safety_backup_id: row.safetyBackupId,
-    error: row.error,
-    code: row.code,
-    restart_required: false,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
-
 export const getImport = (db: Db, id: number): ImportRow | undefined => db.select().from(imports).where(eq(imports.id, id)).get();
 export const importsIn = (db: Db, statuses: ImportRow['status'][]): ImportRow[] => db.select().from(imports).where(inArray(imports.status, statuses)).orderBy(imports.id).all();
 
@@ -53,15 +39,3 @@ export function updateImport(db: Db, id: number, set: Partial<Pick<ImportRow, 's
 /** Only while it is unfinished: a settled import keeps its row as the answer. */
 export const deleteUploadingImport = (db: Db, id: number) => db.delete(imports).where(and(eq(imports.id, id), eq(imports.status, 'uploading'))).run();
 
-export function importJson(row: ImportRow) {
-  return {
-    id: row.id,
-    status: row.status,
-    size_bytes: row.sizeBytes,
-    backup_id: row.backupId,
-    error: row.error,
-    code: row.code,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}

@@ -81,16 +81,3 @@ export function beyondRetention(db: Db, retain: number): BackupRow[] {
 /** Records still `running`: at daemon start these were interrupted (the archive never finished). */
 export const runningBackups = (db: Db): BackupRow[] => db.select().from(backups).where(eq(backups.status, 'running')).all();
 
-/** The API shape (SPEC.md 2.7 plus `trigger` and `error`). */
-export function backupJson(row: BackupRow) {
-  return {
-    id: row.id,
-    filename: row.filename,
-    size_bytes: row.sizeBytes,
-    type: row.type,
-    status: row.status,
-    trigger: row.trigger,
-    error: row.error,
-    created_at: row.createdAt,
-  };
-}

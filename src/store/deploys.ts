@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Enqueue } from '../controller/types.js';
 import { keyOf } from '../controller/types.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import { tx, type Db } from './db.js';
 import { perDb } from './prepared.js';
 import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';
@@ -163,10 +163,3 @@ export function addAppEvent(db: Db, appId: number, step: string, message: string
 export const listAppEvents = (db: Db, appId: number) =>
   db.select().from(appEvents).where(eq(appEvents.appId, appId)).orderBy(asc(appEvents.id)).all();
 
-export function deployEventJson(e: typeof deployEvents.$inferSelect) {
-  return { id: e.id, deploy_id: e.deployId, timestamp: e.timestamp, level: e.level, step: e.step, message: e.message };
-}
-
-export function appEventJson(e: typeof appEvents.$inferSelect) {
-  return { id: e.id, app_id: e.appId, timestamp: e.timestamp, level: e.level, step: e.step, message: e.message };
-}

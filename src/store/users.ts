@@ -1,9 +1,8 @@
 // User accounts (docs/api.md "Teams"). The first user is created by setup and is an owner; the others come
-// through invitations (src/teams/). Hashes are computed by the caller (src/auth/password.ts) so this module
+// through invitations (src/desired/users.ts, which also creates the first). Hashes are computed by the caller (src/auth/password.ts) so this module
 // stays synchronous and transactional.
 import { asc, eq, sql } from 'drizzle-orm';
-import { conflict } from '../errors.js';
-import { tx, type Db } from './db.js';
+import type { Db } from './db.js';
 import { users, type Role } from './schema/index.js';
 
 export type UserRow = typeof users.$inferSelect;
@@ -31,17 +30,6 @@ export const userJson = (u: UserRow): PublicUser => ({
 /** True while no user exists: the setup page and `POST /api/auth/setup` are open only then. */
 export const setupRequired = (db: Db): boolean =>
   db.select({ n: sql<number>`count(*)` }).from(users).get()!.n === 0;
-
-/**
- * Creates the first user, an owner. The emptiness check and the insert share one transaction, so two
- * racing setup requests cannot both succeed: the second gets 409.
- */
-export function createFirstUser(db: Db, username: string, passwordHash: string): PublicUser {
-  return tx(db, () => {
-    if (!setupRequired(db)) throw conflict('setup is already done; log in instead');
-    return userJson(db.insert(users).values({ username, passwordHash, role: 'owner' }).returning().get());
-  });
-}
 
 export const findUserByName = (db: Db, username: string) =>
   db.select().from(users).where(eq(users.username, username)).get();

@@ -2,10 +2,11 @@
 // `/account`: one's own password, second factor (QR code rendered on the server, the ten recovery codes
 // shown once) and sessions. The same commands as /api/account/*.
 import { Hono, type Context } from 'hono';
-import { beginTotp, clearTotp, confirmTotp, pendingTotp, recoveryCodesLeft, type TotpSetup } from '../auth/totp.js';
+import { beginTotp, clearTotp, confirmTotp, pendingTotp, type TotpSetup } from '../desired/totp.js';
+import { recoveryCodesLeft } from '../auth/totp.js';
 import { DomainError, unauthenticated } from '../errors.js';
-import { changePassword } from '../teams/users.js';
-import { mustEnrolTotp } from '../teams/settings.js';
+import { changePassword } from '../desired/users.js';
+import { mustEnrolTotp } from '../desired/settings.js';
 import { deleteSession, listSessions } from '../store/sessions.js';
 import { findUser } from '../store/users.js';
 import { idParam } from '../http/request.js';
@@ -162,7 +163,7 @@ export function accountPage(deps: UiDeps) {
     if (!deps.flows.secondFactor(user, /^\d{6}$/.test(code) ? { totp: code } : { recovery_code: code })) {
       return page(c, { error: 'wrong authentication code', status: 401 });
     }
-    clearTotp(deps.db, user.id);
+    clearTotp(deps, user.id);
     return done(c, '/account', 'totp_off');
   });
 

@@ -10,7 +10,7 @@ import { deleteEnv, setEnv } from '../desired/env.js';
 import { envKeySchema } from '../desired/fields.js';
 import { createLink, deleteLink } from '../desired/links.js';
 import { DomainError, notFound } from '../errors.js';
-import { appJson } from '../http/app-json.js';
+import { appJson } from '../presenters/app-json.js';
 import { statusOf as httpStatus } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
@@ -20,7 +20,7 @@ import { envKeyHistory, listEnv, missingRequired, revealEnv } from '../store/env
 import { listLinks } from '../store/links.js';
 import { listServices } from '../store/services.js';
 import { getPreviewByApp, previewsWithApps } from '../store/previews.js';
-import { accessUrl } from '../http/app-json.js';
+import { accessUrl } from '../presenters/app-json.js';
 import { formError } from './field-errors.js';
 import { AppFields, appBody, valuesOfForm, type AppFormValues } from './app-form.js';
 import { recentRuns } from '../store/jobs.js';

@@ -3,7 +3,7 @@
 // logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
 import { MetricCharts, type ChartPoint, type ReplicaPoints } from './chart.js';
 import type { Child } from 'hono/jsx';
-import type { appJson } from '../http/app-json.js';
+import type { appJson } from '../presenters/app-json.js';
 import type { LinkView } from '../store/links.js';
 import type { DeployRow, EnvVarRow, JobRunRow, PreviewRow, ServiceRow } from '../store/schema/index.js';
 import { settingsOf } from '../previews/settings.js';

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // `/audit`: the audit log, newest first, with the filters of GET /api/audit (a GET form: links can be shared).
 import { Hono } from 'hono';
-import { auditQueryOf } from '../teams/audit-query.js';
+import { auditQueryOf } from '../http/audit-query.js';
 import { listAudit } from '../store/audit.js';
 import { ORIGINS } from '../desired/context.js';
 import { DomainError } from '../errors.js';

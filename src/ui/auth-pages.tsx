@@ -3,7 +3,7 @@
 // /api/auth/login (src/api/auth-flows.ts: one validation, one login limiter) and set the same cookie.
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { LoginLimited } from '../auth/flows.js';
+import { LoginLimited } from '../http/auth-flows.js';
 import { DomainError } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import { sessionCookie, SESSION_COOKIE } from '../http/session.js';

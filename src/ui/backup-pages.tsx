@@ -9,10 +9,11 @@ import { statusOf } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { createBackup, deleteBackup, getRestoreOp, requestRestore, type BackupContext } from '../desired/backups.js';
 import { getBackup, listBackups } from '../store/backups.js';
-import { listTargets, remoteFields } from '../store/offsite.js';
+import { listTargets } from '../store/offsite.js';
 import { uploadNow } from '../desired/backup-targets.js';
 import { done, flash, may, readForm, render, type UiDeps, type UiEnv } from './context.js';
 import { Badge, Csrf, Layout, PostButton, Time } from './layout.js';
+import { remoteFields } from '../presenters/backups.js';
 
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
 

@@ -9,9 +9,10 @@ import { statusOf } from '../http/errors.js';
 import { idParam } from '../http/request.js';
 import { createTarget, deleteTarget, importRemote, remoteCopies, requireTarget, testTarget } from '../desired/backup-targets.js';
 import type { BackupContext } from '../desired/backups.js';
-import { listTargets, targetJson } from '../store/offsite.js';
+import { listTargets } from '../store/offsite.js';
 import { done, flash, readForm, render, text, type UiDeps, type UiEnv, may } from './context.js';
 import { Csrf, Field, Layout, ListTable, PostButton } from './layout.js';
+import { targetJson } from '../presenters/backups.js';
 
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 

@@ -3,7 +3,7 @@
 // expect, and the fixed confirmation messages a redirect may name (`?m=<code>`; never free text).
 import { mayUse } from '../auth/permissions.js';
 import type { Context } from 'hono';
-import type { AuthFlows } from '../auth/flows.js';
+import type { AuthFlows } from '../http/auth-flows.js';
 import type { EdgeDeps } from '../http/deps.js';
 import type { PublicUser } from '../store/users.js';
 import { CSRF_FIELD, type Csrf } from './csrf.js';

@@ -5,7 +5,7 @@ import { MetricCharts } from './chart.js';
 import { metricsJson } from '../metrics/query.js';
 import { isRange } from '../metrics/tiers.js';
 import { Hono } from 'hono';
-import { accessUrl } from '../http/app-json.js';
+import { accessUrl } from '../presenters/app-json.js';
 import { publicHostname } from '../http/transport.js';
 import { listAppsWithDeployVersion } from '../store/apps.js';
 import { deployImages, newestDeployByApp } from '../store/overview.js';

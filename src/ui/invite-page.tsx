@@ -3,7 +3,7 @@
 // invitation's role and the link stops working. Unknown, used or expired links all say the same.
 import { Hono, type Context } from 'hono';
 import { DomainError } from '../errors.js';
-import { acceptInvitation, openInvitation } from '../teams/users.js';
+import { acceptInvitation, openInvitation } from '../desired/users.js';
 import { sessionCookie } from '../http/session.js';
 import { clientAddress } from '../http/transport.js';
 import { readForm, render, type UiDeps, type UiEnv } from './context.js';

@@ -3,7 +3,8 @@
 // `down`), availability, resources and this instance's replicas on it; "Drain" and "Activate" per node and
 // the `docker swarm join` command for a new machine. Over src/cluster/nodes.ts, like the API.
 import { Hono, type Context } from 'hono';
-import { joinCommand, listNodes, nodeEvents, updateNode, type NodeJson } from '../cluster/nodes.js';
+import { listNodes, type NodeJson } from '../cluster/nodes.js';
+import { joinCommand, nodeEvents, updateNode } from '../desired/nodes.js';
 import { DomainError } from '../errors.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv, may } from './context.js';
 import { Layout, PostButton } from './layout.js';

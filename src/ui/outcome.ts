@@ -2,7 +2,7 @@
 // The page computes it from the deploy or service as it is now, and the banner is a `data-live` part,
 // so the page's refresh (after the deploy stream ends, or every few seconds) turns it into the result.
 import type { DeployRow, ServiceRow } from '../store/schema/index.js';
-import { imageVersion } from '../status/line.js';
+import { imageVersion } from '../presenters/status-line.js';
 
 export interface Notice {
   text: string;

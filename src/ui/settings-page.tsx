@@ -5,7 +5,7 @@
 // "Create token", the token shown once, "Delete" per token).
 import { Hono, type Context } from 'hono';
 import { CALLBACK_PATH, WEBHOOK_PATH, startManifestFlow } from '../codehost/manifest.js';
-import { createToken, deleteToken } from '../teams/tokens.js';
+import { createToken, deleteToken } from '../desired/tokens.js';
 import { DomainError } from '../errors.js';
 import { idParam } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
-// The status sentence beside an app's status badge (dashboard, app page): src/status/line.ts, so the
-// pages say what `svc apps` says.
+// The status sentence beside an app's status badge (dashboard, app page): src/presenters/status-line.ts,
+// so the pages say what `svc apps` says.
 import type { AppView } from '../store/app-view.js';
-import { statusLine, type StatusFacts } from '../status/line.js';
+import { statusLine, type StatusFacts } from '../presenters/status-line.js';
 
 /** The API-shaped facts of an app row (what appJson shows). */
 export const statusFactsOf = (a: Pick<AppView, 'status' | 'serving' | 'liveImage' | 'statusReason' | 'routeError'> & Partial<Pick<AppView, 'certError'>>): StatusFacts => ({

@@ -4,7 +4,7 @@
 // every page redirects to /login, or to /setup while no user exists; every form POST needs its CSRF token.
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AuthFlows } from '../auth/flows.js';
+import type { AuthFlows } from '../http/auth-flows.js';
 import { DomainError, tooLarge } from '../errors.js';
 import type { EdgeDeps } from '../http/deps.js';
 import { statusOf } from '../http/errors.js';

@@ -3,10 +3,10 @@
 // owner's "require a second factor for admins". The same commands as /api/users and /api/invitations.
 import { Hono, type Context } from 'hono';
 import { ROLE_ACTIONS, ROLES } from '../auth/permissions.js';
-import { clearTotp } from '../auth/totp.js';
+import { clearTotp } from '../desired/totp.js';
 import { DomainError } from '../errors.js';
-import { createInvitation, deleteInvitation, listInvitations, removeUser, updateUser } from '../teams/users.js';
-import { setTeamSettings, teamSettings } from '../teams/settings.js';
+import { createInvitation, deleteInvitation, listInvitations, removeUser, updateUser } from '../desired/users.js';
+import { setTeamSettings, teamSettings } from '../desired/settings.js';
 import { listUsers } from '../store/users.js';
 import { idParam } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
@@ -169,7 +169,7 @@ export function usersPage(deps: UiDeps) {
 
   r.post('/users/:id/totp/delete', async (c) => {
     await readForm(c, deps);
-    clearTotp(deps.db, idParam(c, 'id', 'user'));
+    clearTotp(deps, idParam(c, 'id', 'user'));
     return done(c, '/users', 'totp_reset');
   });
 

@@ -17,7 +17,7 @@ import { createArchive } from '../backup/create-archive.js';
 import { checkImport, recoverUploads } from '../backup/import.js';
 import { loadPendingDumps, pendingDumps } from '../backup/pending-dumps.js';
 import { createProgress } from '../backup/progress.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import type { Gate } from '../backup/quiesce.js';
 import { recoverInterruptedBackups } from '../backup/recover.js';
 import { recoverRestores, stepRestore } from '../backup/restore.js';

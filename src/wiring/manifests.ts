@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Manager } from '../controller/manager.js';
 import { keyOf } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
-import type { Bus } from '../events/bus.js';
+import type { Bus } from '../controller/bus.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { createManifestsReconciler } from '../reconcilers/manifests/reconciler.js';

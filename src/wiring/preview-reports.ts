@@ -5,8 +5,8 @@
 import { createCodehostClient } from '../codehost/client.js';
 import type { CredentialsHolder } from '../codehost/credentials.js';
 import type { Config } from '../config.js';
-import type { Bus } from '../events/bus.js';
-import { accessUrl } from '../http/app-json.js';
+import type { Bus } from '../controller/bus.js';
+import { accessUrl } from '../presenters/app-json.js';
 import type { Logger } from '../log.js';
 import { messageBaseUrl } from '../notify/base-url.js';
 import { createPreviewReporter, type PreviewReporter } from '../previews/reporter.js';

@@ -21,7 +21,7 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../support/service-images.js';
 import { s3Fetch } from '../support/s3-sign.js';
 import { createService, markServiceDeleted, setDesiredRunning } from '../support/commands.js';
-import { Bus } from '../../src/events/bus.js';
+import { Bus } from '../../src/controller/bus.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = `test-services-${process.pid}`;

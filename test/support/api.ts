@@ -9,7 +9,7 @@ import { createServer } from '../../src/server.js';
 import { hashPassword } from '../../src/auth/password.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { Bus } from '../../src/events/bus.js';
+import { Bus } from '../../src/controller/bus.js';
 import type { BackupControl } from '../../src/backup/control.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Db } from '../../src/store/db.js';

@@ -6,7 +6,7 @@ import { asc, eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue, testSealer } from './db.js';
 import { FakeRuntime } from './fake-runtime.js';
 import { silentLogger } from '../../src/log.js';
-import { Bus } from '../../src/events/bus.js';
+import { Bus } from '../../src/controller/bus.js';
 import { createAppReconciler } from '../../src/reconcilers/app/reconciler.js';
 import type { AppReconcilerDeps } from '../../src/reconcilers/app/deps.js';
 import { createKillNotes } from '../../src/reconcilers/app/kills.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { CommandCtx } from '../../src/desired/context.js';
-import { Bus } from '../../src/events/bus.js';
+import { Bus } from '../../src/controller/bus.js';
 import { createLogger } from '../../src/log.js';
 import type { Db } from '../../src/store/db.js';
 import { recordingEnqueue, testKey, testSealer } from './db.js';

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { crossImports, cycles, type ImportEdge } from '../support/layout.js';
+import { schemaTables, tableWrites, type TableWrite } from '../support/table-writes.js';
 import { loopsIn, timerLoops } from '../support/timers.js';
 
 const SRC = join(import.meta.dirname, '../../src');
@@ -15,10 +16,13 @@ const ROOT = new Set(['main.ts', 'server.ts', 'wiring']);
 /** Parts a lower layer must never import: it would make the edges or the reconcilers its dependency. */
 const EDGES = ['api', 'ui', 'http', 'wiring', 'main.ts', 'server.ts', 'cli', 'cli.ts'];
 const FORBIDDEN: Record<string, string[]> = {
-  desired: [...EDGES, 'reconcilers', 'manifests', 'observed'],
-  store: [...EDGES, 'desired', 'reconcilers', 'manifests', 'observed'],
-  reconcilers: EDGES,
-  observed: [...EDGES, 'desired'],
+  desired: [...EDGES, 'reconcilers', 'manifests', 'observed', 'presenters'],
+  store: [...EDGES, 'desired', 'reconcilers', 'manifests', 'observed', 'presenters'],
+  reconcilers: [...EDGES, 'presenters'],
+  observed: [...EDGES, 'desired', 'presenters'],
+  // The JSON shapes the edges answer with: built from store rows (and the commands' field parsers), used
+  // by api/, ui/, cli/ and wiring/; below the edges, above the commands.
+  presenters: [...EDGES, 'reconcilers', 'manifests', 'observed'],
 };
 
 const show = (edges: ImportEdge[]) => edges.map((e) => `${e.file} imports ${e.specifier}`);
@@ -109,6 +113,145 @@ describe('no loops beside the queue', () => {
       ].join('\n'));
       expect(timerLoops(dir).map((l) => `${l.file}:${l.line} ${l.kind}`).sort()).toEqual(['a/interval.ts:2 setInterval', 'b/self.ts:3 setTimeout loop', 'c/helper.ts:5 setTimeout loop']);
       expect(loopsIn('x.ts', 'const s = `setInterval`;')).toEqual([]); // a word, not a call
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Who may write each table (src/store/schema), read from the source by test/support/table-writes.ts.
+ * Desired state (`spec`) is written by the commands (src/desired) only, observed state (`observed`) by
+ * src/observed only (the reconcilers call it); `record` tables (runs, logs, queues, sessions) belong to
+ * the module that keeps them. `also` names the other writers a kind allows today, each with its reason;
+ * a writer is a folder (`desired`) or a file (`store/previews.ts`) of src/. A new table needs a row.
+ */
+type Rule = { kind: 'spec' | 'observed' | 'record'; also?: Record<string, string> };
+const BY_COMMANDS = 'a helper only src/desired calls';
+const WRITES: Record<string, Rule> = {
+  apps: { kind: 'spec', also: { 'store/services.ts': `bumpConfigVersion, ${BY_COMMANDS}`, 'store/previews.ts': `deletePreviewApps, ${BY_COMMANDS}` } },
+  services: {
+    kind: 'spec',
+    also: {
+      'store/previews.ts': `releaseService, ${BY_COMMANDS}`,
+      'store/services.ts': 'rebaseServices: derived paths and names re-pointed at start and after a restore (main.ts, backup/restore.ts)',
+      // Known exception until service_status lands: the service reconciler writes its row (image_ref,
+      // credentials, container id, heal counters) and deletes it once cleaned up.
+      'reconcilers/service': 'until service_status lands',
+    },
+  },
+  service_links: { kind: 'spec', also: { 'store/previews.ts': `releaseService, ${BY_COMMANDS}` } },
+  env_vars: { kind: 'spec' },
+  env_history: { kind: 'spec' },
+  previews: { kind: 'spec', also: { 'store/previews.ts': 'setPreviewReport: what svc last said on the pull request (previews/reporter.ts)' } },
+  backup_targets: { kind: 'spec' },
+  registry_credentials: { kind: 'spec' },
+  notify_channels: { kind: 'spec' },
+  invitations: { kind: 'spec' },
+  users: { kind: 'spec', also: { 'store/teams-fixup.ts': 'a one-time fix-up of rows older than roles, run with the migrations' } },
+  recovery_codes: { kind: 'spec', also: { 'auth/totp.ts': 'login uses a recovery code up' } },
+  api_tokens: {
+    kind: 'spec',
+    also: {
+      'store/tokens.ts': `createApiToken and deleteApiToken, ${BY_COMMANDS}; last_used_at stamped when a token is used`,
+      'store/teams-fixup.ts': 'a one-time fix-up of rows older than scopes, run with the migrations',
+    },
+  },
+  settings: {
+    kind: 'spec',
+    also: {
+      'store/instance.ts': "the instance's id, chosen at the first start",
+      'store/encryption-check.ts': 'the sealed check value that proves the key at start',
+      'store/codehost.ts': "the code-host manifest flow's single-use state",
+    },
+  },
+  app_status: { kind: 'observed' },
+  app_instances: { kind: 'observed' },
+  deploys: { kind: 'record', also: { 'store/deploys.ts': 'the deploy state machine: requested by a command, advanced by the app reconciler' } },
+  deploy_events: { kind: 'record', also: { 'store/deploys.ts': 'events of a deploy' } },
+  app_events: { kind: 'record', also: { 'store/deploys.ts': 'events of an app' } },
+  job_runs: { kind: 'record', also: { 'store/jobs.ts': 'runs of scheduled and one-off jobs' } },
+  job_ticks: { kind: 'record', also: { 'store/jobs.ts': "the scheduler's last tick per job" } },
+  backups: { kind: 'record', also: { 'store/backups.ts': 'backup archives and their outcome' } },
+  restores: { kind: 'record', also: { 'store/backup-ops.ts': 'restore runs' } },
+  imports: { kind: 'record', also: { 'store/backup-ops.ts': 'import runs' } },
+  backup_uploads: { kind: 'record', also: { 'store/offsite.ts': 'uploads to backup targets' } },
+  audit_log: { kind: 'record', also: { 'store/audit.ts': 'the audit trail' } },
+  sessions: { kind: 'record', also: { 'store/sessions.ts': 'login sessions' } },
+  webhook_deliveries: { kind: 'record', also: { 'store/codehost.ts': 'webhook deliveries seen (replay guard)' } },
+  codehost_installations: { kind: 'record', also: { 'store/codehost.ts': "the platform's installation events" } },
+  manifest_applies: { kind: 'record', also: { 'manifests/record.ts': 'manifest applies and their outcome' } },
+  metric_samples: { kind: 'record', also: { 'store/metrics.ts': "the metrics collector's samples" } },
+  node_events: { kind: 'record', also: { 'store/node-events.ts': 'Swarm nodes seen going down and coming back' } },
+  notify_outbox: { kind: 'record', also: { 'store/notify.ts': 'notifications waiting for delivery', 'notify/raise.ts': 'raising a notification queues it' } },
+  notify_deliveries: { kind: 'record', also: { 'store/notify.ts': 'delivery attempts' } },
+  notify_alerts: { kind: 'record', also: { 'store/notify.ts': 'the storm rule per alert' } },
+  /** Raw SQL whose table is computed. */
+  '*': { kind: 'record', also: { 'backup/snapshot.ts': 'restoring a snapshot replaces every table at once' } },
+};
+const HOME = { spec: ['desired'], observed: ['observed'], record: [] } as const;
+
+/** The writers a rule allows: the kind's home folder and its `also` entries. */
+const writersOf = (rule: Rule) => [...HOME[rule.kind], ...Object.keys(rule.also ?? {})];
+const isIn = (file: string, writer: string) => file === writer || file.startsWith(writer + '/');
+/** The writes `rules` do not allow, as `file:line how table`. */
+const forbiddenWrites = (writes: TableWrite[], rules: Record<string, Rule>) =>
+  writes
+    .filter((w) => !rules[w.table] || !writersOf(rules[w.table]).some((x) => isIn(w.file, x)))
+    .map((w) => `${w.file}:${w.line} ${w.how} ${w.table}`);
+
+describe('which folders write which tables', () => {
+  const tables = schemaTables(join(SRC, 'store/schema'));
+  const writes = tableWrites(SRC, tables);
+
+  it('has a rule for every table and none for a table that is gone', () => {
+    const names = [...new Set(tables.values())].sort();
+    expect(names.length).toBeGreaterThan(20);
+    expect(Object.keys(WRITES).filter((t) => t !== '*').sort()).toEqual(names);
+  });
+
+  it('writes desired state from src/desired and observed state from src/observed only', () => {
+    expect(writes.length).toBeGreaterThan(50);
+    expect(forbiddenWrites(writes, WRITES)).toEqual([]);
+  });
+
+  it('names only writers that exist and still write the table', () => {
+    const stale = Object.entries(WRITES).flatMap(([table, rule]) =>
+      Object.keys(rule.also ?? {})
+        .filter((x) => !writes.some((w) => w.table === table && isIn(w.file, x)))
+        .map((x) => `${table}: ${x}`),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('the checker sees drizzle and raw SQL writes where the rule forbids them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-writes-'));
+    try {
+      const file = (path: string, text: string) => {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      };
+      file('store/schema/t.ts', "export const apps = sqliteTable('apps', {});\nexport const appStatus = sqliteTable(\n  'app_status', {});\n");
+      file('desired/apps.ts', 'db.insert(apps).values({}).run();\ncache.delete(key);\n');
+      file('observed/apps.ts', 'db\n  .update(schema.appStatus)\n  .set({});\n');
+      file('reconcilers/app.ts', "db.delete(apps).run();\ndb.$client.prepare('UPDATE app_status SET status = 1').run();\n");
+      file('backup/restore.ts', 'c.prepare(`DELETE FROM main.${q(t)}`).run();\n');
+      const t = schemaTables(join(dir, 'store/schema'));
+      expect([...t]).toEqual([['apps', 'apps'], ['appStatus', 'app_status']]);
+      const rules: Record<string, Rule> = { apps: { kind: 'spec' }, app_status: { kind: 'observed' } };
+      const found = tableWrites(dir, t);
+      expect(found.map((w) => `${w.file} ${w.table}`).sort()).toEqual([
+        'backup/restore.ts *',
+        'desired/apps.ts apps',
+        'observed/apps.ts app_status',
+        'reconcilers/app.ts app_status',
+        'reconcilers/app.ts apps',
+      ]);
+      expect(forbiddenWrites(found, rules).sort()).toEqual([
+        'backup/restore.ts:1 sql *',
+        'reconcilers/app.ts:1 delete apps',
+        'reconcilers/app.ts:2 sql app_status',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import type { Enqueue } from '../../controller/types.js';
 import type { Sealer } from '../../crypto.js';
-import type { Bus } from '../../events/bus.js';
+import type { Bus } from '../../controller/bus.js';
 import type { Logger } from '../../log.js';
 import type { Proxy } from '../../proxy/proxy.js';
 import type { Runtime } from '../../runtime/runtime.js';

@@ -15,7 +15,7 @@ import type { AppAction } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
 import { NameInUseError, RemovalInProgressError, REMOVAL_RETRY_MS, type ContainerInfo } from '../../runtime/runtime.js';
-import { mark, span } from '../../trace/marks.js';
+import { mark, span } from '../../trace.js';
 
 /** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
 export type HealResult = Result & { liveRunning: boolean };

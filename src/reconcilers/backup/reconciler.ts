@@ -11,7 +11,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { Clock } from '../../controller/clock.js';
 import { keyOf, type Enqueue, type Reconciler, type Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
-import type { Bus } from '../../events/bus.js';
+import type { Bus } from '../../controller/bus.js';
 import type { Db } from '../../store/db.js';
 import { backups } from '../../store/schema/index.js';
 import {

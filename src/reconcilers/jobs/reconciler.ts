@@ -5,7 +5,7 @@
 // next cron time or timeout; a container's `die` wakes it at once (event-keys.ts). Time comes from
 // `deps.now`, so tests drive schedules with an injected clock.
 import type { Reconciler, Result } from '../../controller/types.js';
-import type { Bus } from '../../events/bus.js';
+import type { Bus } from '../../controller/bus.js';
 import type { Sealer } from '../../crypto.js';
 import type { Logger } from '../../log.js';
 import { LABELS, type ContainerSpec, type Runtime } from '../../runtime/runtime.js';

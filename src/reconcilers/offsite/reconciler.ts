@@ -8,7 +8,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { Reconciler, ReconcileCtx, Result } from '../../controller/types.js';
 import type { Sealer } from '../../crypto.js';
 import type { Logger } from '../../log.js';
-import type { Bus } from '../../events/bus.js';
+import type { Bus } from '../../controller/bus.js';
 import type { Db } from '../../store/db.js';
 import { nowIso } from '../../store/schema/index.js';
 import { backupFilenameOf, getTarget, getUpload, listTargets, markRemoved, openCredentials, updateUpload, uploadsIn } from '../../store/offsite.js';

@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import type { Sealer } from '../../crypto.js';
 import type { Logger } from '../../log.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import type { Bus } from '../../events/bus.js';
+import type { Bus } from '../../controller/bus.js';
 import type { Db } from '../../store/db.js';
 import type { FetchFn } from './garage-admin.js';
 

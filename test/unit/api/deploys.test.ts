@@ -4,7 +4,7 @@ import { describe, it, expect, beforeEach } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { addDeployEvent, createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 import { apps, deploys } from '../../../src/store/schema/index.js';
 import { observeApp, observeInstance } from '../../../src/observed/apps.js';

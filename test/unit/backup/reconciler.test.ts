@@ -16,7 +16,7 @@ import { waitFor } from '../../support/wait.js';
 import { commandCtx } from '../../support/commands.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { getOutbox, listOutbox } from '../../../src/store/notify.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 
 const MIN = 60_000;
 let dirs: string[] = [];

@@ -9,7 +9,7 @@ import { fileTail } from '../../../src/certs/tail.js';
 import { parseTlsLogLine } from '../../../src/certs/tls-log.js';
 import { watchCertificates } from '../../../src/certs/watch.js';
 import { silentLogger } from '../../../src/log.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { notifyOutbox } from '../../../src/store/schema/index.js';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { formClient } from '../ui/form-client.js';

@@ -7,7 +7,7 @@ import { createNodeWatch, NODES_KEY } from '../../../src/cluster/node-watch.js';
 import { createManager } from '../../../src/controller/manager.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { silentLogger } from '../../../src/log.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { listOutbox } from '../../../src/store/notify.js';
 import { listNodeEvents } from '../../../src/store/node-events.js';
 import { notifyOutbox } from '../../../src/store/schema/index.js';

@@ -1,6 +1,6 @@
 // The directory and git sources through the manifests reconciler: real files in a temp directory, a real
 // local bare repository (file://), a :memory: database.
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';

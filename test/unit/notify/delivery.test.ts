@@ -9,7 +9,7 @@ import { waitFor } from '../../support/wait.js';
 import { silentLogger } from '../../../src/log.js';
 import { createChannel, deleteChannel, updateChannel } from '../../../src/desired/notify.js';
 import { raise } from '../../../src/notify/raise.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { runDispatcher, type RunningDispatcher as Dispatcher } from '../../support/dispatcher.js';
 import { sendTest } from '../../../src/notify/test-send.js';
 import { listDeliveries, listOutbox } from '../../../src/store/notify.js';

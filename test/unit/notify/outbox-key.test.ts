@@ -11,7 +11,7 @@ import { waitFor } from '../../support/wait.js';
 import { silentLogger } from '../../../src/log.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { raise } from '../../../src/notify/raise.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { createDispatcher, QUIET_MS } from '../../../src/notify/dispatcher.js';
 import { listDeliveries, listOutbox } from '../../../src/store/notify.js';
 

@@ -4,19 +4,20 @@
 // row is left alone (reconciling again changes nothing).
 import { describe, expect, it } from 'vitest';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { createLogger } from '../../../src/log.js';
 import { createOffsiteReconciler } from '../../../src/reconcilers/offsite/reconciler.js';
 import { CopyError, type CopyInput } from '../../../src/offsite/copy.js';
 import type { OffsiteEvent } from '../../../src/offsite/alerts.js';
 import { completeBackup, createBackup } from '../../../src/store/backups.js';
-import { getUpload, insertUploads, remoteFields } from '../../../src/store/offsite.js';
+import { getUpload, insertUploads } from '../../../src/store/offsite.js';
 import { objectKey } from '../../../src/offsite/s3.js';
 import { createTarget, uploadNow } from '../../../src/desired/backup-targets.js';
 import { parseConfig } from '../../../src/config.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { notifyOutbox } from '../../../src/store/schema/index.js';
 import { memoryDb, recordingEnqueue, testKey, testSealer } from '../../support/db.js';
+import { remoteFields } from '../../../src/presenters/backups.js';
 
 function setup(outcomes: (string | undefined)[]) {
   const db = memoryDb();

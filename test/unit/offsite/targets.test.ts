@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { createTarget, deleteTarget, targetConfig, updateTarget } from '../../../src/desired/backup-targets.js';
 import { createLogger } from '../../../src/log.js';
 import { parseConfig } from '../../../src/config.js';
-import { getTarget, targetJson } from '../../../src/store/offsite.js';
+import { getTarget } from '../../../src/store/offsite.js';
 import { memoryDb, recordingEnqueue, testKey, testSealer } from '../../support/db.js';
+import { targetJson } from '../../../src/presenters/backups.js';
 
 const ctx = () => ({ db: memoryDb(), sealer: testSealer(), log: createLogger('error', {}, () => {}), enqueue: recordingEnqueue(), config: parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64') }) });
 const body = { name: 'r2', endpoint: 'https://acc.r2.cloudflarestorage.com/', region: 'auto', bucket: 'svc-backups', prefix: 'prod/', access_key: 'AKIA1234', secret_key: 's3cr3t-value' };

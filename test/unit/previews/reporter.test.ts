@@ -14,8 +14,8 @@ import { startFakeCodehost, type FakeCodehost } from '../../support/codehost-ser
 import { signBody } from '../../../src/codehost/signature.js';
 import { createCodehostClient } from '../../../src/codehost/client.js';
 import { credentialsHolder } from '../../../src/codehost/credentials.js';
-import { Bus } from '../../../src/events/bus.js';
-import { accessUrl } from '../../../src/http/app-json.js';
+import { Bus } from '../../../src/controller/bus.js';
+import { accessUrl } from '../../../src/presenters/app-json.js';
 import { silentLogger } from '../../../src/log.js';
 import { createPreviewReporter, type PreviewReporter } from '../../../src/previews/reporter.js';
 import { getAppByName } from '../../../src/store/apps.js';

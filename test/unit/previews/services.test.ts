@@ -11,7 +11,7 @@ import { listLinks, linkedServiceEnv } from '../../../src/store/links.js';
 import { allPreviews } from '../../../src/store/previews.js';
 import { expirePreviews } from '../../../src/desired/previews.js';
 import { apps, services } from '../../../src/store/schema/index.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { silentLogger } from '../../../src/log.js';
 import { freshServiceName } from '../../../src/previews/naming.js';
 

@@ -10,7 +10,7 @@ import { allPreviews } from '../../../src/store/previews.js';
 import { resolveEnv } from '../../../src/store/env.js';
 import { getAppByName } from '../../../src/store/apps.js';
 import { expirePreviews } from '../../../src/desired/previews.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { silentLogger } from '../../../src/log.js';
 
 const SECRET = 'pr-secret-for-tests';

@@ -5,7 +5,7 @@ import { describe, it, expect, beforeEach } from 'vitest';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { createAppReconciler } from '../../../src/reconcilers/app/reconciler.js';
 import { MAX_STEP_STARTS } from '../../../src/reconcilers/app/attempts.js';
 

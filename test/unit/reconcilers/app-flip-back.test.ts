@@ -7,7 +7,7 @@ import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { MAX_STEP_STARTS } from '../../../src/reconcilers/app/attempts.js';
 
 import { listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
-import { deployJson } from '../../../src/api/deploy-json.js';
+import { deployJson } from '../../../src/presenters/deploy-json.js';
 import { deleteApp } from '../../support/commands.js';
 
 const WATCH_MS = 60_000;

@@ -7,7 +7,7 @@ import { asc, eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { createAppReconciler } from '../../../src/reconcilers/app/reconciler.js';
 import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { dnsRecordsOf } from '../../../src/reconcilers/proxy/dns-sync.js';

@@ -8,7 +8,7 @@ import { AppHarness } from '../../support/app-harness.js';
 import { apps, appStatus } from '../../../src/store/schema/index.js';
 import { updateDeploy } from '../../../src/store/deploys.js';
 
-import { appDetailJson } from '../../../src/store/app-json.js';
+import { appDetailJson } from '../../../src/presenters/app-json-sql.js';
 import { desiredRoutes } from '../../../src/reconcilers/proxy/routes.js';
 import { readState } from '../../../src/manifests/state.js';
 import { diffApp } from '../../../src/manifests/plan-app.js';

@@ -9,7 +9,7 @@ import { queueOf } from '../../support/queue.js';
 import { createPreviewSweep, PREVIEW_SWEEP_MS } from '../../../src/reconcilers/previews/reconciler.js';
 import { allPreviews } from '../../../src/store/previews.js';
 import { getAppByName, listAppViews as listApps } from '../../../src/store/apps.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 import { silentLogger } from '../../../src/log.js';
 
 const SECRET = 'pr-secret-for-tests';

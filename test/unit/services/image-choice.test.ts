@@ -12,7 +12,7 @@ import { services, type ServiceRow } from '../../../src/store/schema/index.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import type { Db } from '../../../src/store/db.js';
 import { createService } from '../../support/commands.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 
 const sealer = testSealer();
 const enqueue = recordingEnqueue();

@@ -19,7 +19,7 @@ import type { Reconciler } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
 import { createService } from '../../support/commands.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 
 describe('nodeDirPlan', () => {
   const creds = { rpc_secret: 'ab', admin_token: 'tok', region: 'garage', bucket: 'objs', key_name: 'svc-objs', access_key: '', secret_key: '' };

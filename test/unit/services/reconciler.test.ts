@@ -15,7 +15,7 @@ import { fakeGarage } from './fake-garage.js';
 import { commandCtx, createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { listOutbox } from '../../../src/store/notify.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 const settings = { network: 'svc-unit', instance: 'svc' };

@@ -17,7 +17,7 @@ import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
 import { createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 /** Runtime methods that only look. */

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { appDetailJson } from '../../../src/store/app-json.js';
+import { appDetailJson } from '../../../src/presenters/app-json-sql.js';
 import { migrateKeepingRows, type Db } from '../../../src/store/db.js';
 
 const FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));

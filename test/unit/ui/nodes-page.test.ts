@@ -5,7 +5,7 @@ import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { formClient } from './form-client.js';
 import { recordNodeStates } from '../../../src/cluster/node-events.js';
-import { Bus } from '../../../src/events/bus.js';
+import { Bus } from '../../../src/controller/bus.js';
 
 let t: TestApi;
 let rt: FakeRuntime;

@@ -1,7 +1,7 @@
 // The status sentence beside an app's status (dashboard, app page, `svc apps`): a failed deploy of an app
 // that still serves never reads like an app with nothing running.
 import { describe, expect, it } from 'vitest';
-import { imageVersion, statusLine } from '../../../src/status/line.js';
+import { imageVersion, statusLine } from '../../../src/presenters/status-line.js';
 
 const base = { status: 'active' as const, serving: true, live_image: 'ghcr.io/acme/web:v2', status_reason: null, route_error: null };
 

@@ -2,10 +2,11 @@
 import { z } from 'zod';
 import { eq, sql } from 'drizzle-orm';
 import { perDb } from '../store/prepared.js';
-import { parseInput } from '../desired/parse.js';
+import { parseInput } from './parse.js';
 import type { Db } from '../store/db.js';
 import { settings } from '../store/schema/index.js';
 import { iso } from '../store/sessions.js';
+import type { CommandCtx } from './context.js';
 
 const KEY = 'teams.require_totp_for_admins';
 
@@ -23,7 +24,8 @@ export const teamSettings = (db: Db): TeamSettings => ({
   require_totp_for_admins: settingOf(db).get({ key: KEY })?.value === 'true',
 });
 
-export function setTeamSettings(ctx: { db: Db; now: () => Date }, raw: unknown): TeamSettings {
+/** Sets the team's settings (an owner's PUT /api/team/settings or the users page); returns them as stored. */
+export function setTeamSettings(ctx: Pick<CommandCtx, 'db' | 'now'>, raw: unknown): TeamSettings {
   const input = parseInput(teamSettingsSchema, raw);
   const value = String(input.require_totp_for_admins);
   const updatedAt = iso(ctx.now());

@@ -4,11 +4,11 @@
 import { z } from 'zod';
 import { conflict, invalid } from '../errors.js';
 import { parseScope, roleCovers, SCOPE_FORMAT } from '../auth/permissions.js';
-import { parseInput } from '../desired/parse.js';
-import type { Db } from '../store/db.js';
+import { parseInput } from './parse.js';
 import { iso } from '../store/sessions.js';
 import { createApiToken, deleteApiToken, listApiTokens, type TokenJson } from '../store/tokens.js';
 import type { PublicUser } from '../store/users.js';
+import type { CommandCtx } from './context.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -22,7 +22,7 @@ export const createTokenSchema = z
   .strict();
 
 /** Creates a token for `user`; the answer is the only place the token itself ever appears. */
-export function createToken(ctx: { db: Db; now: () => Date }, user: PublicUser, raw: unknown): TokenJson & { token: string } {
+export function createToken(ctx: Pick<CommandCtx, 'db' | 'now'>, user: PublicUser, raw: unknown): TokenJson & { token: string } {
   const input = parseInput(createTokenSchema, raw);
   const scopes = [...new Set(input.scopes)];
   for (const s of scopes) {
@@ -38,6 +38,6 @@ export function createToken(ctx: { db: Db; now: () => Date }, user: PublicUser, 
 }
 
 /** Revokes one of the user's tokens; 404 for another user's or an unknown id. */
-export function deleteToken(ctx: { db: Db }, userId: number, id: number): void {
+export function deleteToken(ctx: Pick<CommandCtx, 'db'>, userId: number, id: number): void {
   deleteApiToken(ctx.db, userId, id);
 }

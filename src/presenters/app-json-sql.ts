@@ -2,9 +2,9 @@
 // itself (json_object / json_group_array) and handed over as one UTF-8 buffer. Going through drizzle, a
 // list of 1,000 apps cost ~20,000 mapped values, ~1,000 objects and a 500 KB string per request; that
 // garbage (young space is 1 MB under npm start's flags) was most of the list's time and of the daemon's
-// heap growth under reads. The shape must stay exactly appJson (http/app-json.ts) and deployJson
-// (api/deploy-json.ts): test/unit/store/app-json.test.ts compares them field by field on varied rows.
-import type { Db } from './db.js';
+// heap growth under reads. The shape must stay exactly appJson (presenters/app-json.ts) and deployJson
+// (presenters/deploy-json.ts): test/unit/presenters/app-json.test.ts compares them field by field.
+import type { Db } from '../store/db.js';
 
 /**
  * appJson as SQL over `a` (apps), `s` (its app_status) and `d` (its live deploy); `:host` is the port-mode

@@ -1,4 +1,4 @@
-// The users commands (docs/api.md "Teams"): invitations (a single-use link that expires), role and app
+// The users commands (docs/api.md "Teams"): the first owner at setup, invitations (a single-use link that expires), role and app
 // changes, removal, and changing one's own password. The rules that are about people, not routes, live
 // here: only an owner creates, changes or removes owners; the last owner stays; app limits are for
 // developers. Removing a user deletes their sessions and tokens with the row (foreign-key cascade), so
@@ -9,15 +9,30 @@ import { randomToken, sha256Hex } from '../crypto.js';
 import { conflict, DomainError, forbidden, invalid, notFound, unauthenticated } from '../errors.js';
 import { mayAssign, ROLES, type Role } from '../auth/permissions.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
-import { usernameSchema, passwordSchema } from '../auth/flows.js';
-import { parseInput } from '../desired/parse.js';
-import { tx, type Db } from '../store/db.js';
+import { parseInput } from './parse.js';
+import { tx } from '../store/db.js';
 import { invitations, users } from '../store/schema/index.js';
 import { createSession, deleteOtherSessions, iso } from '../store/sessions.js';
-import { countOwners, findUser, findUserByName, userJson, type PublicUser } from '../store/users.js';
+import { countOwners, findUser, findUserByName, setupRequired, userJson, type PublicUser } from '../store/users.js';
+import type { CommandCtx } from './context.js';
 
-type Ctx = { db: Db; now: () => Date };
+/** The part of CommandCtx these commands use (people are not reconciled: nothing to enqueue). */
+type Ctx = Pick<CommandCtx, 'db' | 'now'>;
 const HOUR_MS = 60 * 60 * 1000;
+
+export const usernameSchema = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'must be 1-64 characters of letters, digits, _ . @ -');
+export const passwordSchema = z.string().min(10, 'must be at least 10 characters').max(1024);
+
+/**
+ * Creates the first user, an owner (first-run setup). The emptiness check and the insert share one
+ * transaction, so two racing setup requests cannot both succeed: the second gets 409.
+ */
+export function createFirstUser(ctx: Pick<CommandCtx, 'db'>, username: string, passwordHash: string): PublicUser {
+  return tx(ctx.db, () => {
+    if (!setupRequired(ctx.db)) throw conflict('setup is already done; log in instead');
+    return userJson(ctx.db.insert(users).values({ username, passwordHash, role: 'owner' }).returning().get());
+  });
+}
 
 const appsSchema = z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be an app name')).max(200).nullable();
 

@@ -2,19 +2,18 @@
 // validation, one login limiter (per daemon, so the UI cannot be used to get around the API's limit), one
 // place that creates users and sessions.
 import { z } from 'zod';
-import { createLoginLimiter } from './login-limiter.js';
-import { hashPassword, verifyNothing, verifyPassword } from './password.js';
+import { createLoginLimiter } from '../auth/login-limiter.js';
+import { hashPassword, verifyNothing, verifyPassword } from '../auth/password.js';
 import { conflict, DomainError, unauthenticated } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Sealer } from '../crypto.js';
-import { createSecondFactorCheck } from './totp.js';
+import { createSecondFactorCheck } from '../auth/totp.js';
 import type { Db } from '../store/db.js';
 import { createSession } from '../store/sessions.js';
-import { createFirstUser, findUserByName, setupRequired, userJson, type PublicUser, type UserRow } from '../store/users.js';
+import { findUserByName, setupRequired, userJson, type PublicUser, type UserRow } from '../store/users.js';
+import { createFirstUser, passwordSchema, usernameSchema } from '../desired/users.js';
 import { parseInput as parse } from '../desired/parse.js';
 
-export const usernameSchema = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'must be 1-64 characters of letters, digits, _ . @ -');
-export const passwordSchema = z.string().min(10, 'must be at least 10 characters').max(1024);
 export const setupSchema = z.object({ username: usernameSchema, password: passwordSchema }).strict();
 export const loginSchema = z
   .object({
@@ -60,7 +59,7 @@ export function createAuthFlows(deps: { db: Db; log: Logger; now: () => Date; se
     async setup(raw) {
       if (!setupRequired(db)) throw conflict('setup is already done; log in instead');
       const input = parse(setupSchema, raw);
-      const user = createFirstUser(db, input.username, await hashPassword(input.password));
+      const user = createFirstUser(deps, input.username, await hashPassword(input.password));
       deps.log.info('first user created', { username: user.username });
       return { user, session: createSession(db, user.id, deps.now()) };
     },
