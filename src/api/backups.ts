@@ -10,7 +10,7 @@ import { conflict, DomainError, invalid, notFound, unavailable } from '../errors
 import { getBackup, listBackups, type BackupRow } from '../store/backups.js';
 import { getImport, listRestores, type ImportRow, type RestoreRow } from '../store/backup-ops.js';
 import {
-  createBackup, deleteBackup, getRestoreOp, importUpload, requestRestore, settledBackup, settledImport, settledRestore, type BackupContext,
+  archiveRemoved, createBackup, deleteBackup, getRestoreOp, importUpload, requestRestore, settledBackup, settledImport, settledRestore, type BackupContext,
 } from '../desired/backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, restOrigin } from '../http/request.js';
@@ -123,9 +123,21 @@ export function backupRoutes(deps: ApiDeps) {
     });
   });
 
-  r.delete('/backups/:id', (c) => {
-    deleteBackup(ctx, idParam(c, 'id', 'backup'), restOrigin(c));
-    return c.body(null, 204);
+  // 204 once the record and its archive are both gone: the request waits for `backup:files` (bounded);
+  // past the bound, 202 says the record is gone and the file still on disk (removed at that key's next pass).
+  r.delete('/backups/:id', async (c) => {
+    const row = deleteBackup(ctx, idParam(c, 'id', 'backup'), restOrigin(c));
+    if (await archiveRemoved(ctx, row, c.req.raw.signal, deps.backups?.deleteWaitMs)) return c.body(null, 204);
+    return c.json(
+      {
+        deleted: true,
+        id: row.id,
+        filename: row.filename,
+        archive_removed: false,
+        message: `backup ${row.id} is deleted, but its archive ${row.filename} is still in the backup directory: svc removes it at its next pass over the backup files`,
+      },
+      202,
+    );
   });
 
   return r;

@@ -6,4 +6,6 @@ import type { Progress } from './progress.js';
 
 export interface BackupControl {
   progress: Progress;
+  /** How long `DELETE /api/backups/{id}` waits for its archive to go (default DELETE_WAIT_MS; tests shorten it). */
+  deleteWaitMs?: number;
 }

@@ -3,13 +3,16 @@
 // dumps/, services/, proxy/), links that point outside the archive, writes through a link, devices and FIFOs, and more
 // unpacked bytes than the decompression cap allows. Imports, API restores and `svc restore` all go
 // through here, so a malicious or foreign archive is refused with one sentence and nothing outside the
-// staging directory is ever touched.
+// staging directory is ever touched. Entries under services/ and volumes/ get back their numeric owner,
+// mode and time (entry-meta.ts) once the whole archive is written and checked; the rest is root's,
+// owner-only. The staging directory is mode 700 throughout, so nobody reaches a file before that.
 import { createReadStream, createWriteStream, linkSync, mkdirSync, openSync, statSync, symlinkSync } from 'node:fs';
 import { once } from 'node:events';
 import { posix, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { ReadEntry } from 'tar';
+import { applyMeta, keptMeta, type EntryMeta, type MetaType } from './entry-meta.js';
 
 /** A refused archive; the API answers it with 400 and the message. */
 export class ArchiveError extends Error {}
@@ -60,9 +63,11 @@ export function checkLinkTarget(entry: string, target: string): void {
 
 /**
  * Unpacks `file` into `dest` (an empty directory the caller created and removes on failure). `capBytes`
- * overrides the decompression cap (tests).
+ * overrides the decompression cap (tests). `chown` (default: when running as root, as the daemon does)
+ * gives the entries under services/ and volumes/ their archived owners; without it they are this
+ * process's, with their archived modes.
  */
-export async function extractArchive(file: string, dest: string, opts: { capBytes?: number } = {}): Promise<ArchiveContents> {
+export async function extractArchive(file: string, dest: string, opts: { capBytes?: number; chown?: boolean } = {}): Promise<ArchiveContents> {
   // tar is loaded at the first restore or import: an idle daemon never needs it.
   const { Parser } = await import('tar');
   const compressed = statSync(file).size;
@@ -71,6 +76,13 @@ export async function extractArchive(file: string, dest: string, opts: { capByte
   const links = new Set<string>();
   const files = new Set<string>();
   const writes: Promise<unknown>[] = [];
+  // Owners, modes and times given once everything is written: a directory's last, deepest first, so
+  // neither a read-only mode nor a later child undoes them.
+  const metas: { path: string; type: MetaType; meta: EntryMeta }[] = [];
+  const keep = (path: string, type: MetaType, rel: string, entry: ReadEntry) => {
+    const meta = keptMeta(rel, type, entry);
+    if (meta) metas.push({ path, type, meta });
+  };
   let failure: Error | undefined;
   let sawDb = false;
 
@@ -109,12 +121,14 @@ export async function extractArchive(file: string, dest: string, opts: { capByte
       const target = join(dest, ...parts);
       if (entry.type === 'Directory') {
         mkdirSync(target, { recursive: true, mode: 0o700 });
+        keep(target, 'Directory', rel, entry);
       } else if (FILE_TYPES.has(entry.type)) {
         if ((entry.size ?? 0) > cap - contents.unpackedBytes) throw new ArchiveError(`archive entry ${rel} is larger than the decompression cap allows; refused`);
         if (files.has(rel) || links.has(rel)) throw new ArchiveError(`archive entry ${rel} appears twice`);
         mkdirSync(join(target, '..'), { recursive: true, mode: 0o700 });
         const fd = openSync(target, 'wx', (entry.mode ?? 0o600) & 0o700 | 0o600);
         files.add(rel);
+        keep(target, 'File', rel, entry);
         const out = createWriteStream('', { fd });
         writes.push(once(out, 'close'));
         out.on('error', fail);
@@ -125,6 +139,7 @@ export async function extractArchive(file: string, dest: string, opts: { capByte
         mkdirSync(join(target, '..'), { recursive: true, mode: 0o700 });
         symlinkSync(entry.linkpath!, target);
         links.add(rel);
+        keep(target, 'SymbolicLink', rel, entry);
       } else if (entry.type === 'Link') {
         const to = checkEntryPath(entry.linkpath ?? '');
         if (!files.has(to)) throw new ArchiveError(`hard link ${rel} points to ${entry.linkpath}, which is not a file earlier in the archive`);
@@ -162,6 +177,9 @@ export async function extractArchive(file: string, dest: string, opts: { capByte
   await Promise.allSettled(writes);
   if (failure) throw failure;
   if (!sawDb) throw new ArchiveError('not a svc backup: the archive has no svc.db');
+  const chown = opts.chown ?? process.getuid?.() === 0;
+  for (const m of metas.filter((x) => x.type !== 'Directory')) applyMeta(m.path, m.type, m.meta, chown);
+  for (const m of metas.filter((x) => x.type === 'Directory').reverse()) applyMeta(m.path, m.type, m.meta, chown);
   return contents;
 }
 

@@ -89,7 +89,6 @@ export async function restoreOffline(opts: OfflineRestoreOptions): Promise<Offli
           placed.push(name);
         }
       }
-      for (const v of contents.volumeDirs) if (existsSync(join(dataDir, 'volumes', v))) chmodSync(join(dataDir, 'volumes', v), 0o777);
       // A private key is readable by its owner only, whatever mode the archive carried.
       if (hasKey) chmodSync(join(dataDir, CODEHOST_KEY_FILE), 0o600);
       if (!placed.includes('services')) {

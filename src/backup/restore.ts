@@ -10,7 +10,7 @@
 // disk, first (`.restore-<id>-node` there): undone on a failure before the commit, and by the next run
 // (before it swaps again, or as it gives up after the last allowed start) after a daemon died in
 // `swapping`; its staging goes after the commit.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { create as createTar } from 'tar';
 import type { Result } from '../controller/types.js';
@@ -157,8 +157,7 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
       const incomingVolumes = join(unpacked, 'volumes');
       if (existsSync(incomingVolumes)) renameSync(incomingVolumes, liveVolumes);
       else mkdirSync(liveVolumes, { mode: 0o700 });
-      // The unpacker makes directories 0700; a volume's own directory is 0777 as the app reconciler makes it.
-      for (const v of contents.volumeDirs) if (existsSync(join(liveVolumes, v))) chmodSync(join(liveVolumes, v), 0o777);
+      // Owners and modes are the archive's (the unpacker gave them back), a volume's own directory too.
       const incoming = join(unpacked, 'services');
       // Data restored on another node is not kept here too: the manager has the empty directories it has
       // for any service held elsewhere.
@@ -243,7 +242,9 @@ async function swapOnNode(disk: NodeDisk, id: number, unpacked: string) {
   await undoOnNode(disk, id);
   await disk.mkdir(stage);
   if (existsSync(join(unpacked, 'services'))) {
-    await disk.unpack(stage, createTar({ cwd: unpacked, portable: true }, ['services']) as unknown as NodeJS.ReadableStream);
+    // Not `portable`: the numeric owners and modes the unpacker gave back go along, and the node's engine
+    // (PUT /containers/{id}/archive, as root) gives them to the files there.
+    await disk.unpack(stage, createTar({ cwd: unpacked }, ['services']) as unknown as NodeJS.ReadableStream);
   }
   if (!(await disk.exists(`${stage}/services`))) await disk.mkdir(`${stage}/services`);
   await disk.mkdir('services');

@@ -22,7 +22,10 @@ const CHUNK = 1024 * 1024;
 
 type EntryType = 'File' | 'Directory' | 'SymbolicLink' | 'Link';
 
-/** Who owns an entry (kept from another tar); absent: root, as for the files read here. */
+/**
+ * Who owns an entry: the numeric uid and gid of the file read here (a service's or an app's files belong to
+ * the user its image runs as, and a restore gives them back), or kept from another tar. Absent: root.
+ */
 interface Owner {
   uid?: number;
   gid?: number;
@@ -70,7 +73,7 @@ export class TarWriter {
   private async header(name: string, type: EntryType, mode: number, size: number, mtime: Date, linkpath?: string, owner: Owner = {}) {
     const data = { path: name, type, mode, size, mtime, uid: owner.uid ?? 0, gid: owner.gid ?? 0, uname: owner.uname, gname: owner.gname, linkpath };
     const h = new Header(data);
-    if (h.encode()) await this.write(new Pax({ path: name, linkpath, size, mtime }).encode());
+    if (h.encode()) await this.write(new Pax({ path: name, linkpath, size, mtime, uid: data.uid, gid: data.gid }).encode());
     await this.write(h.block!);
   }
 
@@ -86,8 +89,8 @@ export class TarWriter {
     await this.pad(content.length);
   }
 
-  async addDir(name: string, mode = 0o700, mtime = new Date()) {
-    await this.header(name.endsWith('/') ? name : `${name}/`, 'Directory', mode, 0, mtime);
+  async addDir(name: string, mode = 0o700, mtime = new Date(), owner: Owner = {}) {
+    await this.header(name.endsWith('/') ? name : `${name}/`, 'Directory', mode, 0, mtime, undefined, owner);
   }
 
   /** A file from disk; returns false when it vanished before it could be read. */
@@ -101,7 +104,7 @@ export class TarWriter {
     }
     try {
       const st = await fh.stat();
-      await this.header(name, 'File', st.mode & 0o7777, st.size, st.mtime);
+      await this.header(name, 'File', st.mode & 0o7777, st.size, st.mtime, undefined, { uid: st.uid, gid: st.gid });
       let done = 0;
       while (done < st.size) {
         const buf = Buffer.alloc(Math.min(CHUNK, st.size - done));
@@ -122,8 +125,8 @@ export class TarWriter {
   }
 
   /**
-   * A directory tree from disk under `name`: directories, regular files and symbolic links; sockets, FIFOs
-   * and devices are skipped, entries that vanish meanwhile too. `skip` leaves out top-level names.
+   * A directory tree from disk under `name`: directories, regular files and symbolic links with their modes
+   * and numeric owners; sockets, FIFOs and devices are skipped, entries that vanish meanwhile too. `skip` leaves out top-level names.
    */
   async addTree(name: string, source: string, skip: (rel: string) => boolean = () => false): Promise<void> {
     let st;
@@ -134,7 +137,7 @@ export class TarWriter {
       throw e;
     }
     if (st.isDirectory()) {
-      await this.addDir(name, st.mode & 0o7777, st.mtime);
+      await this.addDir(name, st.mode & 0o7777, st.mtime, { uid: st.uid, gid: st.gid });
       let children: string[];
       try {
         children = (await readdir(source)).sort();
@@ -150,7 +153,7 @@ export class TarWriter {
       await this.addFile(name, source);
     } else if (st.isSymbolicLink()) {
       const target = await readlink(source).catch(() => undefined);
-      if (target !== undefined) await this.header(name, 'SymbolicLink', 0o777, 0, st.mtime, target);
+      if (target !== undefined) await this.header(name, 'SymbolicLink', 0o777, 0, st.mtime, target, { uid: st.uid, gid: st.gid });
     }
   }
 

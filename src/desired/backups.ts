@@ -2,6 +2,8 @@
 // through REST, the schedule) changes its desired state here. A command checks the rules, writes the row
 // and enqueues its key; the archive, the restore and the import checks are reconcilers' work (rule 13).
 // `settled*` let a caller wait for that work without polling (progress.ts), bounded by its own signal.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { keyOf, type Enqueue } from '../controller/types.js';
 import { conflict, notFound } from '../errors.js';
@@ -47,14 +49,33 @@ export function settledBackup(ctx: BackupContext, id: number, signal?: AbortSign
   }, signal);
 }
 
-/** Drops a finished backup's record; `backup:files` removes the file. 409 while it runs. */
-export function deleteBackup(ctx: BackupContext, id: number, origin: Origin): void {
+/**
+ * Drops a finished backup's record; `backup:files` removes the file (the caller waits for that with
+ * `archiveRemoved`). 409 while it runs. Answers the dropped record.
+ */
+export function deleteBackup(ctx: BackupContext, id: number, origin: Origin): BackupRow {
   const row = getBackup(ctx.db, id);
   if (!row) throw notFound('backup');
   if (row.status === 'running') throw conflict(`backup ${row.id} is still running; delete it when it has finished`);
   deleteBackupRecord(ctx.db, row.id);
   ctx.enqueue(keyOf('backup', 'files'));
   ctx.log.info('backup deleted', { id: row.id, filename: row.filename, origin });
+  return row;
+}
+
+/** How long a delete waits for `backup:files` to remove the archive before it answers that it is still there. */
+export const DELETE_WAIT_MS = 30_000;
+
+/**
+ * True once the archive of a deleted record is gone from the backup directory (woken by the backup
+ * reconciler's `changed()` after it removes files, no polling); false when `waitMs` passed first or the
+ * signal aborted. A record whose file never existed (a failed backup) is gone at once.
+ */
+export async function archiveRemoved(ctx: BackupContext, row: BackupRow, signal?: AbortSignal, waitMs = DELETE_WAIT_MS): Promise<boolean> {
+  const path = join(ctx.backupDir, row.filename);
+  const bound = AbortSignal.timeout(waitMs);
+  const done = await until(ctx, () => (existsSync(path) ? undefined : true), signal ? AbortSignal.any([signal, bound]) : bound);
+  return done === true;
 }
 
 /** Stores an uploaded archive and enqueues its checks (`import:<id>`); answers the `checking` row. */

@@ -248,6 +248,12 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       return (await call(`image inspect ${image}`, () => docker.getImage(image).inspect(), [404])) !== undefined;
     },
 
+    async imageUser(image) {
+      checkImageRef(image);
+      const info = (await call(`image inspect ${image}`, () => docker.getImage(image).inspect(), [404])) as { Config?: { User?: string } } | undefined;
+      return info?.Config?.User?.trim() || undefined;
+    },
+
     async pull(image, onProgress) {
       const op = `pull ${checkImageRef(image)}`;
       // With credentials the engine gets them as X-Registry-Auth for this pull only (dockerode's `auth`).

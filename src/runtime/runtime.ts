@@ -218,6 +218,8 @@ export interface NodeDisk {
   exists(path: string): Promise<boolean>;
   /** mkdir -p, mode 700 for the data directory and every component of `path` it makes. */
   mkdir(path: string): Promise<void>;
+  /** Gives `path` (not what is in it) this numeric owner (a group of undefined keeps its group) and mode. */
+  own(path: string, uid: number, gid: number | undefined, mode: number): Promise<void>;
   /** Writes a small file (replacing it) with this mode, owned by root, in an existing directory. */
   writeFile(path: string, content: string, mode: number): Promise<void>;
   /** A rename on that filesystem (atomic); `to` must not exist. */
@@ -316,6 +318,12 @@ export interface Runtime {
    */
   pastActions(containerId: string, sinceMs: number): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
+  /**
+   * The user an image's containers run as (its `Config.User`: `1001`, `1001:0`, `redis`), undefined for
+   * root (unset) or an image this engine does not have. A managed service's data directory is made
+   * usable by that user before its first start.
+   */
+  imageUser(ref: string): Promise<string | undefined>;
   pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
   /** Logs in to a registry with these credentials (the engine's `/auth`): its status, or throws its reason. */
   registryLogin(auth: RegistryAuth): Promise<string>;

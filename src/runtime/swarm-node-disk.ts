@@ -46,6 +46,13 @@ export function mkdirArgs(dataDir: string, rel: string): string[] {
   return ['mkdir', '-p', '-m', '700', posix.join(NODE_ROOT, dataDir), ...parts.map((_, i) => helperPath(dataDir, parts.slice(0, i + 1).join('/')))];
 }
 
+/** Pure: the busybox `chown` arguments that give `rel` (itself, not what is in it) a numeric owner. */
+export function ownArgs(dataDir: string, rel: string, uid: number, gid: number | undefined): string[] {
+  const ok = (n: number) => Number.isInteger(n) && n >= 0;
+  if (!ok(uid) || (gid !== undefined && !ok(gid))) throw new Error(`${uid}:${gid} is not a numeric owner`);
+  return ['chown', gid === undefined ? String(uid) : `${uid}:${gid}`, helperPath(dataDir, rel)];
+}
+
 /** Pure: a tar holding one file `name` (a base name) with `content` and `mode`, owned by root (tar's encoder). */
 export function oneFileTar(name: string, content: string, mode: number): Buffer {
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name === '.' || name === '..') throw new Error(`"${name}" is not a plain file name`);
@@ -134,6 +141,10 @@ export async function openNodeDisk(o: NodeDiskOptions, node: DataNode, dataDir: 
         return (await run(['test', '-e', at(rel)])).exitCode === 0;
       },
       mkdir: (rel) => must(`mkdir ${rel}`, mkdirArgs(dataDir, rel)),
+      async own(rel, uid, gid, mode) {
+        await must(`chown ${rel}`, ownArgs(dataDir, rel, uid, gid));
+        await must(`chmod ${rel}`, ['chmod', mode.toString(8), at(rel)]);
+      },
       async writeFile(rel, content, mode) {
         await putTar(posix.dirname(at(rel)), oneFileTar(posix.basename(rel), content, mode));
       },

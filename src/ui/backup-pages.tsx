@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { DomainError, notFound } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import { idParam } from '../http/request.js';
-import { createBackup, deleteBackup, getRestoreOp, requestRestore, type BackupContext } from '../desired/backups.js';
+import { archiveRemoved, createBackup, deleteBackup, getRestoreOp, requestRestore, type BackupContext } from '../desired/backups.js';
 import { getBackup, listBackups } from '../store/backups.js';
 import { listTargets } from '../store/offsite.js';
 import { uploadNow } from '../desired/backup-targets.js';
@@ -173,7 +173,8 @@ export function backupPages(deps: UiDeps) {
   r.post('/backups/:id/delete', async (c) => {
     await readForm(c, deps);
     try {
-      deleteBackup(ctx, backupOf(c).id, 'ui');
+      // As the API: the page comes back once the archive is gone too (bounded; it goes at the next pass after).
+      await archiveRemoved(ctx, deleteBackup(ctx, backupOf(c).id, 'ui'), c.req.raw.signal, deps.backups?.deleteWaitMs);
       return done(c, '/backups', 'backup_deleted');
     } catch (err) {
       return refusal(c, err);

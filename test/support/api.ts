@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log.js';
 import { Bus } from '../../src/controller/bus.js';
 import type { BackupControl } from '../../src/backup/control.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
+import type { Key } from '../../src/controller/types.js';
 import type { Db } from '../../src/store/db.js';
 import { users, type Role } from '../../src/store/schema/index.js';
 import { createSession } from '../../src/store/sessions.js';
@@ -49,9 +50,14 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
 /** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */
 /** `backups`: the backup reconcilers' progress signal, for requests that wait for them (the test plays the reconciler). */
-export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl } = {}) {
+/** `onEnqueue`: called with every key after it is recorded (a test that runs a real reconciler on it). */
+export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl; onEnqueue?: (key: Key) => void } = {}) {
   const db: Db = memoryDb();
-  const enqueue = recordingEnqueue();
+  const recorded = recordingEnqueue();
+  const enqueue = Object.assign((key: Key) => {
+    recorded(key);
+    opts.onEnqueue?.(key);
+  }, { keys: recorded.keys });
   const sealer = testSealer();
   const logs: string[] = [];
   const config: Config = parseConfig({

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, rename, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   DataNode,
@@ -131,6 +131,11 @@ export class FakeRuntime implements Runtime {
       mkdir: async (rel) => {
         step('mkdir', rel);
         await mkdir(at(rel), { recursive: true, mode: 0o700 });
+      },
+      own: async (rel, uid, gid, mode) => {
+        step('own', rel);
+        await chown(at(rel), uid, gid ?? -1);
+        await chmod(at(rel), mode);
       },
       writeFile: async (rel, content, mode) => {
         step('write', rel);
@@ -415,6 +420,14 @@ export class FakeRuntime implements Runtime {
   async hasImage(ref: string) {
     this.record('hasImage', [ref]);
     return this.images.has(ref);
+  }
+
+  /** Image ref -> its `Config.User` (absent: root). */
+  readonly imageUsers = new Map<string, string>();
+
+  async imageUser(ref: string) {
+    this.record('imageUser', [ref]);
+    return this.images.has(ref) ? this.imageUsers.get(ref) : undefined;
   }
 
   /** Registry logins that fail, by server, with the message the engine would give. */

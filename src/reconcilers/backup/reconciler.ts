@@ -119,10 +119,14 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
       throw err;
     }
     const recorded = new Set(listBackups(d.db).map((b) => b.filename));
+    let removed = 0;
     for (const f of strayFiles(names, recorded, (n) => BACKUP_FILENAME.test(n))) {
       await rm(join(d.backupDir, f), { recursive: true, force: true });
+      removed++;
       d.log.debug('backup dir: removed a file no record owns', { file: f });
     }
+    // A `DELETE /api/backups/{id}` waits for its archive to be gone: it looks again now.
+    if (removed > 0) d.changed?.();
     return {};
   };
 

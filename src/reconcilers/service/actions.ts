@@ -1,7 +1,7 @@
 // The side effects of the service reconciler, one function per plan step that needs more than one engine
 // call: starting or recreating the container, recording failures with backoff, Garage provisioning,
 // purging the data dir, and writing status only when it changed (DESIGN.md rule 7).
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
@@ -12,6 +12,7 @@ import { provisionGarage } from './garage-admin.js';
 import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { prepareDataDir, serviceSpec } from './container.js';
+import { applyDataOwner, dataDirOwner } from './data-owner.js';
 import { heldElsewhereRefusal, heldOnNode, markHeldOnNode, prepareOnNode, purgeOnNode, unmarkHeldOnNode } from './node-dir.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 import { serviceStatusChanged } from './notices.js';
@@ -64,20 +65,31 @@ export function createActions(deps: ServiceReconcilerDeps) {
         // Its directory on the disk it will run on: this host's, or the labelled node's (through a helper
         // there); the service is then pinned to exactly that node.
         const node = await runtime.newServiceDataNode();
-        if (node) {
-          await prepareOnNode(runtime, node, settings.dataDir, row, kind, creds);
-          markHeldOnNode(row.dataDir, node); // here, the empty directory any service held elsewhere has, naming the node
-        } else {
+        if (!node) {
           const refusal = heldElsewhereRefusal(row.name, row.activatedAt !== null, heldOnNode(row.dataDir)?.hostname);
           if (refusal) throw new Error(refusal);
-          unmarkHeldOnNode(row.dataDir);
-          prepareDataDir(row, kind, creds);
         }
+        // The image first: the directory is made for the user it runs as (data-owner.ts).
         await runtime.ensureNetwork(settings.network);
         if (!(await runtime.hasImage(row.imageRef))) await pullNamingVariable(row);
+        const owner = dataDirOwner(await runtime.imageUser(row.imageRef));
+        if (node) {
+          await prepareOnNode(runtime, node, settings.dataDir, row, kind, creds, owner);
+          markHeldOnNode(row.dataDir, node); // here, the empty directory any service held elsewhere has, naming the node
+        } else {
+          unmarkHeldOnNode(row.dataDir);
+          prepareDataDir(row, kind, creds);
+          if (owner) applyDataOwner(row.dataDir, owner);
+        }
         const info = await runtime.run({ ...serviceSpec(row, kind, creds, settings), dataNode: node ?? 'here' });
         db.update(services).set({ containerId: info.id }).where(eq(services.id, row.id)).run();
       } else {
+        // A container made before svc gave directories to their image's user (it could not enter a root
+        // 700 one) gets it at its next start; a directory on another node is given at its create.
+        if (!(await runtime.dataNodeOf(row.containerName))) {
+          const owner = dataDirOwner(await runtime.imageUser(row.imageRef));
+          if (owner && existsSync(row.dataDir)) applyDataOwner(row.dataDir, owner);
+        }
         await runtime.start(row.containerName);
       }
     } catch (err) {

@@ -9,6 +9,7 @@ import { PENDING_DUMPS_DIR } from '../../backup/pending-dumps.js';
 import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
 import type { DataNode, Runtime } from '../../runtime/runtime.js';
 import type { ServiceRow } from '../../store/schema/services.js';
+import type { DataOwner } from './data-owner.js';
 
 /** What to make on the node: the directory (relative to the data directory) and the files in it. */
 export interface NodeDirPlan {
@@ -143,7 +144,8 @@ function entriesHere(dir: string): number {
 }
 
 /**
- * Makes the service's directory (mode 700) and the catalog's files (their modes) on the node, through a
+ * Makes the service's directory (mode 700, or `owner`'s owner and mode: the user the image runs as) and the
+ * catalog's files (their modes) on the node, through a
  * helper there named after the service's id (a leftover of a daemon that died is replaced by the next
  * attempt). Throws a sentence naming the node when it cannot.
  */
@@ -154,6 +156,7 @@ export async function prepareOnNode(
   row: Pick<ServiceRow, 'id' | 'name' | 'dataDir' | 'activatedAt'>,
   kind: Pick<ServiceKind, 'files'>,
   creds: Credentials,
+  owner?: DataOwner,
 ): Promise<void> {
   const plan = nodeDirPlan(dataDir, row, kind, creds);
   const facts = {
@@ -175,6 +178,8 @@ export async function prepareOnNode(
     const refusal = nodeDirRefusal({ ...facts, existsThere: await disk.exists(plan.dir) });
     if (refusal) throw new Error(refusal);
     await disk.mkdir(plan.dir);
+    // Given to the user the image runs as, as on this host (data-owner.ts); the catalog's files stay root's.
+    if (owner) await disk.own(plan.dir, owner.uid ?? 0, owner.gid, owner.mode);
     for (const f of plan.files) await disk.writeFile(f.path, f.content, f.mode);
   } catch (err) {
     await disk.close().catch(() => {}); // a helper left behind is replaced by the next attempt's open

@@ -8,6 +8,10 @@ import { getImport, getRestore } from '../../../src/store/backup-ops.js';
 import { createProgress } from '../../../src/backup/progress.js';
 import { uploadOf } from '../../../src/backup/import.js';
 import { waitFor } from '../../support/wait.js';
+import { existsSync } from 'node:fs';
+import { createBackupReconciler } from '../../../src/reconcilers/backup/reconciler.js';
+import { silentLogger } from '../../../src/log.js';
+import type { ReconcileCtx } from '../../../src/controller/types.js';
 
 let t: TestApi;
 // The backup reconcilers' signal: the test plays the reconciler (settles the row, then says so).
@@ -78,6 +82,47 @@ describe('backup API', () => {
     expect((await t.request('DELETE', `/api/backups/${b.id}`)).status).toBe(204);
     expect(t.enqueue.keys).toContain('backup:files');
     expect((await t.request('GET', '/api/backups')).body.map((r: { id: number }) => r.id)).toEqual([a.id]);
+  });
+
+  it('DELETE answers 204 only once the real backup reconciler has removed the archive (issue 35 defect 3)', async () => {
+    const p = createProgress();
+    let reconcile: () => Promise<unknown> = async () => {};
+    // The reconciler runs `backup:files` a little after the key is enqueued, as the work queue would.
+    const api = createTestApi({ backups: { progress: p }, onEnqueue: (key) => key === 'backup:files' && setTimeout(() => void reconcile(), 50) });
+    await api.login();
+    const rec = createBackupReconciler({
+      db: api.db, log: silentLogger, clock: { now: () => Date.now() }, enqueue: api.enqueue, backupDir: api.config.backupDir,
+      settings: { intervalMinutes: 0, retainCount: 10 }, build: async () => 0, changed: p.changed,
+    });
+    reconcile = () => rec.reconcile('files', {} as ReconcileCtx);
+    const a = (await api.request('POST', '/api/backups?wait=false')).body;
+    completeBackup(api.db, a.id, 5);
+    await mkdir(api.config.backupDir, { recursive: true });
+    const file = join(api.config.backupDir, a.filename);
+    await writeFile(file, 'archive');
+    const res = await api.request('DELETE', `/api/backups/${a.id}`);
+    expect(res.status).toBe(204);
+    expect(existsSync(file)).toBe(false);
+    expect(getBackup(api.db, a.id)).toBeUndefined();
+  });
+
+  it('DELETE answers 202 with a sentence when the archive is still there after the bound (no reconciler ran)', async () => {
+    const api = createTestApi({ backups: { progress: createProgress(), deleteWaitMs: 200 } });
+    await api.login();
+    const a = (await api.request('POST', '/api/backups?wait=false')).body;
+    completeBackup(api.db, a.id, 5);
+    await mkdir(api.config.backupDir, { recursive: true });
+    const file = join(api.config.backupDir, a.filename);
+    await writeFile(file, 'archive');
+    const t0 = Date.now();
+    const res = await api.request('DELETE', `/api/backups/${a.id}`);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ deleted: true, id: a.id, filename: a.filename, archive_removed: false });
+    expect(res.body.message).toContain('still in the backup directory');
+    expect(getBackup(api.db, a.id)).toBeUndefined();
+    expect(api.enqueue.keys).toContain('backup:files');
+    await rm(file, { force: true });
   });
 
   it('answers 404 for unknown or non-numeric ids and 401 without a session', async () => {

@@ -1,6 +1,6 @@
 // createArchive on a real file database and temp dirs, with a fake engine answering the dump exec.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, lchown, mkdtemp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
@@ -78,6 +78,28 @@ describe('createArchive', () => {
     runtime.execHandler = () => ({ exitCode: 1, stdout: '', stderr: 'pg_dumpall: error: connection refused' });
     await expect(createArchive(deps, 'svc-backup-20260101-000000.tar.gz')).rejects.toThrow(/dump of service bk-pg failed.*connection refused/);
     expect(await readdir(deps.backupDir)).toEqual([]);
+  });
+
+  it('records the numeric owner and mode of every file, directory and link under services/ and volumes/ (issue 35)', async () => {
+    const { deps } = await setup();
+    const svc = join(deps.dataDir, 'services', 'bk-cache');
+    const vol = join(deps.dataDir, 'volumes', 'web', 'data');
+    await mkdir(join(vol, 'sub'), { recursive: true });
+    await writeFile(join(vol, 'sub', 'notes.txt'), 'n');
+    await symlink('sub/notes.txt', join(vol, 'latest'));
+    for (const [p, mode] of [[svc, 0o750], [join(svc, 'dump.rdb'), 0o640], [join(vol, 'sub'), 0o750], [join(vol, 'sub', 'notes.txt'), 0o644]] as const) {
+      await chown(p, 1001, 1002);
+      await chmod(p, mode);
+    }
+    await lchown(join(vol, 'latest'), 1001, 1002);
+    await createArchive(deps, 'svc-backup-20260101-000002.tar.gz');
+    const seen = new Map<string, string>();
+    await tar.t({ file: join(deps.backupDir, 'svc-backup-20260101-000002.tar.gz'), onReadEntry: (e) => void seen.set(e.path, `${e.uid}:${e.gid} ${((e.mode ?? 0) & 0o7777).toString(8)}`) });
+    expect(seen.get('services/bk-cache/')).toBe('1001:1002 750');
+    expect(seen.get('services/bk-cache/dump.rdb')).toBe('1001:1002 640');
+    expect(seen.get('volumes/web/data/sub/')).toBe('1001:1002 750');
+    expect(seen.get('volumes/web/data/sub/notes.txt')).toBe('1001:1002 644');
+    expect(seen.get('volumes/web/data/latest')).toMatch(/^1001:1002 /);
   });
 
   it('keeps symbolic links as links', async () => {

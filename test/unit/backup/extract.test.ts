@@ -2,7 +2,7 @@
 // written outside the staging directory (the test looks at the staging dir's parent afterwards).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +10,11 @@ import { gzipSync, createGzip } from 'node:zlib';
 import { Header } from 'tar';
 import { ArchiveError, extractArchive } from '../../../src/backup/extract-archive.js';
 
-interface E { path: string; type?: string; data?: string | Buffer; linkpath?: string; size?: number }
+interface E { path: string; type?: string; data?: string | Buffer; linkpath?: string; size?: number; uid?: number; gid?: number; mode?: number; mtime?: Date }
 
 function block(e: E): Buffer {
   const data = typeof e.data === 'string' ? Buffer.from(e.data) : (e.data ?? Buffer.alloc(0));
-  const h = new Header({ path: e.path, type: (e.type ?? 'File') as never, mode: 0o600, size: e.size ?? data.length, mtime: new Date(0), linkpath: e.linkpath });
+  const h = new Header({ path: e.path, type: (e.type ?? 'File') as never, mode: e.mode ?? 0o600, size: e.size ?? data.length, mtime: e.mtime ?? new Date(0), linkpath: e.linkpath, uid: e.uid ?? 0, gid: e.gid ?? 0 });
   h.encode();
   const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
   return Buffer.concat([h.block!, data, pad]);
@@ -47,6 +47,64 @@ describe('extractArchive', () => {
     const got = await extractArchive(file, staging);
     expect(got).toMatchObject({ serviceDirs: ['db'], dumps: ['db'], hasEnv: true, hasProxy: true });
     expect(await readFile(join(staging, 'services/db/link'), 'utf8')).toBe('16');
+  });
+
+  it('gives entries under services/ and volumes/ their numeric owner, mode and time; the rest stays root, owner-only (issue 35)', async () => {
+    const u = { uid: 1001, gid: 1001 };
+    const t = new Date('2026-03-04T05:06:07Z');
+    const file = await archive([
+      { ...DB, ...u, mode: 0o644 }, { path: '.env', data: 'A=1\n', ...u, mode: 0o644 }, { path: 'proxy/cert.pem', data: 'c', ...u, mode: 0o644 },
+      { path: 'dumps/', type: 'Directory', ...u, mode: 0o755 }, { path: 'dumps/db.sql', data: 'x', ...u, mode: 0o644 },
+      { path: 'services/', type: 'Directory', mode: 0o700 },
+      { path: 'services/cache/', type: 'Directory', ...u, mode: 0o750, mtime: t },
+      { path: 'services/cache/appendonly.aof', data: 'SET k v', ...u, mode: 0o640, mtime: t },
+      { path: 'services/cache/tool', data: '#!', ...u, mode: 0o4755 },
+      { path: 'services/cache/shared/', type: 'Directory', uid: 1001, gid: 1002, mode: 0o2770 },
+      { path: 'services/cache/ro/', type: 'Directory', ...u, mode: 0o500 },
+      { path: 'services/cache/ro/inside', data: 'y', ...u, mode: 0o400 },
+      { path: 'services/cache/last', type: 'SymbolicLink', linkpath: 'appendonly.aof', ...u },
+      { path: 'volumes/web/data/', type: 'Directory', mode: 0o777 },
+      { path: 'volumes/web/data/notes.txt', data: 'n', uid: 1001, gid: 1001, mode: 0o644 },
+      { path: 'volumes/web/data/sub/', type: 'Directory', uid: 1001, gid: 1001, mode: 0o750 },
+    ]);
+    await extractArchive(file, staging, { chown: true });
+    const of = async (p: string, l = false) => {
+      const st = l ? await lstat(join(staging, p)) : await stat(join(staging, p));
+      return `${st.uid}:${st.gid} ${(st.mode & 0o7777).toString(8)}`;
+    };
+    expect(await of('services/cache')).toBe('1001:1001 750');
+    expect(await of('services/cache/appendonly.aof')).toBe('1001:1001 640');
+    expect((await stat(join(staging, 'services/cache/appendonly.aof'))).mtime.toISOString()).toBe(t.toISOString());
+    expect((await stat(join(staging, 'services/cache'))).mtime.toISOString()).toBe(t.toISOString());
+    expect(await of('services/cache/tool')).toBe('1001:1001 755'); // set-user-id dropped
+    expect(await of('services/cache/shared')).toBe('1001:1002 2770'); // a directory's set-group-id kept
+    expect(await of('services/cache/ro')).toBe('1001:1001 500'); // read-only, yet its file was written first
+    expect(await readFile(join(staging, 'services/cache/ro/inside'), 'utf8')).toBe('y');
+    expect(await of('services/cache/last', true)).toMatch(/^1001:1001 /);
+    expect(await of('services')).toBe('0:0 700');
+    expect(await of('volumes/web/data')).toBe('0:0 777');
+    expect(await of('volumes/web/data/notes.txt')).toBe('1001:1001 644');
+    expect(await of('volumes/web/data/sub')).toBe('1001:1001 750');
+    // The daemon's own files: root's and owner-only, whatever the archive says.
+    expect(await of('svc.db')).toBe('0:0 600');
+    expect(await of('.env')).toBe('0:0 600');
+    expect(await of('proxy/cert.pem')).toBe('0:0 600');
+    expect(await of('dumps/db.sql')).toBe('0:0 600');
+    expect(await of('dumps')).toBe('0:0 700');
+  });
+
+  it('without chown (a daemon not running as root) keeps the modes and leaves the owner to the process', async () => {
+    const file = await archive([DB, { path: 'volumes/web/data/notes.txt', data: 'n', uid: 1001, gid: 1001, mode: 0o644 }]);
+    await extractArchive(file, staging, { chown: false });
+    const st = await stat(join(staging, 'volumes/web/data/notes.txt'));
+    expect([st.uid, (st.mode & 0o777).toString(8)]).toEqual([process.getuid!(), '644']);
+  });
+
+  it('refuses a hostile entry under services/ even with an owner, and gives nothing an owner (checks stay first)', async () => {
+    const file = await archive([DB, { path: 'services/db/', type: 'Directory', uid: 1001, gid: 1001, mode: 0o777 }, { path: 'services/db/out', type: 'SymbolicLink', linkpath: '../../..', uid: 1001 }]);
+    await expect(extractArchive(file, staging, { chown: true })).rejects.toThrow(/points outside/);
+    expect((await stat(join(staging, 'services/db'))).uid).toBe(0);
+    expect(await outside()).toEqual([]);
   });
 
   it.each<[string, E[], RegExp]>([

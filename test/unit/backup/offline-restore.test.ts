@@ -1,7 +1,7 @@
 // restoreOffline (the body of `svc restore FILE`) on real files: an archive made by createArchive from one
 // data dir is restored into a fresh one; a hostile or foreign archive changes nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
@@ -39,6 +39,12 @@ async function makeArchive(o: { envKey?: Buffer; codehost?: boolean; volume?: bo
   if (o.volume) {
     await mkdir(join(dataDir, 'volumes', 'web', 'uploads', 'a'), { recursive: true });
     await writeFile(join(dataDir, 'volumes', 'web', 'uploads', 'a', 'photo.txt'), 'PHOTO');
+    // As the app reconciler makes a volume (0777), and as a non-root app leaves its own files (issue 35).
+    await chmod(join(dataDir, 'volumes', 'web', 'uploads'), 0o777);
+    await chown(join(dataDir, 'volumes', 'web', 'uploads', 'a'), 1001, 1001);
+    await chmod(join(dataDir, 'volumes', 'web', 'uploads', 'a'), 0o750);
+    await chown(join(dataDir, 'volumes', 'web', 'uploads', 'a', 'photo.txt'), 1001, 1001);
+    await chmod(join(dataDir, 'volumes', 'web', 'uploads', 'a', 'photo.txt'), 0o644);
     // A purged app's files waiting for removal are not data.
     await mkdir(join(dataDir, 'volumes', '.trash', 'old.1.2'), { recursive: true });
     await writeFile(join(dataDir, 'volumes', '.trash', 'old.1.2', 'x'), 'gone');
@@ -115,6 +121,11 @@ describe('restoreOffline', () => {
     expect(await readFile(join(dataDir, 'volumes', 'web', 'uploads', 'a', 'photo.txt'), 'utf8')).toBe('PHOTO');
     expect((await readdir(join(dataDir, 'volumes'))).sort()).toEqual(['web']);
     expect((await stat(join(dataDir, 'volumes', 'web', 'uploads'))).mode & 0o777).toBe(0o777);
+    // Owners and modes as they were saved (issue 35: were 0:0 0700 / 0600 after a restore).
+    const a = await stat(join(dataDir, 'volumes', 'web', 'uploads', 'a'));
+    const photo = await stat(join(dataDir, 'volumes', 'web', 'uploads', 'a', 'photo.txt'));
+    expect([a.uid, a.gid, (a.mode & 0o7777).toString(8)]).toEqual([1001, 1001, '750']);
+    expect([photo.uid, photo.gid, (photo.mode & 0o7777).toString(8)]).toEqual([1001, 1001, '644']);
   });
 
   it('refuses an archive whose .env key does not open its database, and leaves the data dir as it was', async () => {

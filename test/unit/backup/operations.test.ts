@@ -4,7 +4,7 @@
 // running its step again and asserting nothing changed (rule 2).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile, copyFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createArchive } from '../../../src/backup/create-archive.js';
@@ -40,9 +40,15 @@ afterEach(async () => {
 });
 
 /** A completed backup of a state with service `old-pg`; then the live state moves on to `new-pg`. */
-async function backupThenChange() {
+async function backupThenChange(o: { uid?: number } = {}) {
   createService(db, sealer, recordingEnqueue(), { dataDir, instance: 'svc', images }, { name: 'old-pg', type: 'postgres' });
   await writeFile(join(dataDir, 'services', 'old-pg', 'PG_VERSION'), 'archived\n');
+  if (o.uid !== undefined) {
+    // The files of an image that runs as its own user (issue 35).
+    await chown(join(dataDir, 'services', 'old-pg'), o.uid, o.uid);
+    await chown(join(dataDir, 'services', 'old-pg', 'PG_VERSION'), o.uid, o.uid);
+    await chmod(join(dataDir, 'services', 'old-pg', 'PG_VERSION'), 0o640);
+  }
   const row = insertWithFreeName(db, new Date('2026-01-01T00:00:00Z'), { status: 'running', trigger: 'manual' });
   const size = await createArchive({ db, sealer, runtime: new FakeRuntime(), log: silentLogger, dataDir, backupDir, effectiveEnv: {} }, row.filename);
   completeBackup(db, row.id, size);
@@ -227,7 +233,7 @@ describe('restore of services whose data is on another node (issue 19)', () => {
   });
 
   it('the restored services go to the labelled worker: its services/ is swapped there, the manager keeps empty directories, the helper is removed', async () => {
-    const backup = await backupThenChange();
+    const backup = await backupThenChange({ uid: 1001 });
     const runtime = new FakeRuntime();
     const disk = await onWorker(runtime);
     const op = insertRestore(db, backup.id, new Date());
@@ -236,6 +242,10 @@ describe('restore of services whose data is on another node (issue 19)', () => {
     expect(getRestore(db, op.id)).toMatchObject({ phase: 'completed', error: null });
     expect(serviceNames()).toEqual(['old-pg']);
     expect(await readFile(join(disk, 'services', 'old-pg', 'PG_VERSION'), 'utf8')).toBe('archived\n');
+    // The owners go to the node too (the swap's tar is not `portable`; the node's engine unpacks as root).
+    const pv = await stat(join(disk, 'services', 'old-pg', 'PG_VERSION'));
+    expect([pv.uid, pv.gid, pv.mode & 0o7777]).toEqual([1001, 1001, 0o640]);
+    expect((await stat(join(disk, 'services', 'old-pg'))).uid).toBe(1001);
     expect(await readdir(join(disk, 'services'))).toEqual(['old-pg']);
     // No staging left on the node (the previous services/ went with it), nor here; the helper is closed.
     expect((await readdir(disk)).sort()).toEqual(['services']);

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
 import { describe, expect, it } from 'vitest';
-import { diskHelperSpec, diskPath, helperPath, mkdirArgs, oneFileTar } from '../../../src/runtime/swarm-node-disk.js';
+import { diskHelperSpec, diskPath, helperPath, mkdirArgs, oneFileTar, ownArgs } from '../../../src/runtime/swarm-node-disk.js';
 
 describe('diskPath', () => {
   it.each(['services', 'services/pg', '.restore-3-node/previous-services'])('%s is inside the data dir', (rel) => {
@@ -24,6 +24,16 @@ describe('diskHelperSpec', () => {
     expect(s.TaskTemplate.ContainerSpec).toMatchObject({ Image: 'reg/probe:1', Command: ['/bin/busybox', 'sleep', '2147483647'], Mounts: [{ Type: 'bind', Source: '/', Target: '/svc-node-root' }] });
     expect(s.TaskTemplate.Placement.Constraints).toEqual(['node.id==n2']);
     expect(s.TaskTemplate.RestartPolicy.Condition).toBe('none');
+  });
+});
+
+describe('ownArgs', () => {
+  it('chown the path itself (never -R) to a numeric owner, the group when given; anything else is refused (issue 35)', () => {
+    expect(ownArgs('/srv/svc', 'services/cache', 1001, 0)).toEqual(['chown', '1001:0', '/svc-node-root/srv/svc/services/cache']);
+    expect(ownArgs('/srv/svc', 'services/cache', 1001, undefined)).toEqual(['chown', '1001', '/svc-node-root/srv/svc/services/cache']);
+    expect(() => ownArgs('/srv/svc', 'services/cache', -1, 0)).toThrow(/not a numeric owner/);
+    expect(() => ownArgs('/srv/svc', 'services/cache', 1.5, 0)).toThrow(/not a numeric owner/);
+    expect(() => ownArgs('/srv/svc', '../etc', 1001, 0)).toThrow(/not a plain path/);
   });
 });
 

@@ -133,6 +133,18 @@ describe('service reconciler, data on another node', () => {
     expect(mutations()).toBe(before);
   });
 
+  it("a service whose image runs as uid 1001: its directory on the node is given to 1001 (0 group), 700 (issue 35)", async () => {
+    rt.imageUsers.set(images.redis, '1001');
+    make('cache', 'redis');
+    rmSync(join(dir, 'services'), { recursive: true });
+    await until('cache', 'active');
+    const st = statSync(join(nodeDir, 'services', 'cache'));
+    expect([st.uid, st.gid, (st.mode & 0o7777).toString(8)]).toEqual([1001, 0, '700']);
+    const before = mutations();
+    expect(await rec.reconcile('cache')).toEqual({});
+    expect(mutations()).toBe(before);
+  });
+
   it("Garage's config is written on the node with its mode, not on this host", async () => {
     make('objs', 'garage');
     await until('objs', 'active');

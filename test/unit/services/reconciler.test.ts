@@ -65,6 +65,42 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('service reconciler', () => {
+  it('gives the data directory to the user the image runs as before its first start; a root image keeps root 700 (issue 35)', async () => {
+    rt.imageUsers.set(images.redis, '1001');
+    make('cache', 'redis');
+    make('db', 'postgres');
+    await until('cache', 'active');
+    await until('db', 'active');
+    const of = (n: string) => {
+      const st = statSync(row(n).dataDir);
+      return `${st.uid}:${st.gid} ${(st.mode & 0o7777).toString(8)}`;
+    };
+    expect(of('cache')).toBe('1001:0 700');
+    expect(of('db')).toBe('0:0 700');
+    // Asked before the run, of the image the row runs.
+    const order = rt.calls.filter((c) => c.method === 'imageUser' || c.method === 'run').map((c) => c.method);
+    expect(order.slice(0, 2)).toEqual(['imageUser', 'run']);
+    const before = mutations();
+    expect(await rec.reconcile('cache')).toEqual({});
+    expect(mutations()).toBe(before);
+  });
+
+  it('a container made before (its directory root 700) gets its directory given to the image user at its next start', async () => {
+    make('cache', 'redis');
+    await until('cache', 'active');
+    expect(statSync(row('cache').dataDir).uid).toBe(0);
+    rt.imageUsers.set(images.redis, '1001:1001');
+    await rt.stop(row('cache').containerName, 0);
+    for (let i = 0; i < 5 && rt.callsOf('start').length === 0; i++) {
+      await rec.reconcile('cache');
+      now += 60_000;
+    }
+    await until('cache', 'active');
+    expect(rt.callsOf('start').length).toBeGreaterThan(0);
+    const st = statSync(row('cache').dataDir);
+    expect([st.uid, st.gid, st.mode & 0o7777]).toEqual([1001, 1001, 0o700]);
+  });
+
   it('provisions: container with labels, alias, data mount and env; waits for readiness; active; then steady', async () => {
     make('main');
     ready = false;
