@@ -22,7 +22,7 @@ import type {
   Runtime,
   RuntimeEvent,
 } from '../../src/runtime/runtime.js';
-import { NameInUseError, NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
+import { NameInUseError, NetworkGoneError, NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
 
 /** How a container of an image behaves after start: keeps running, exits at once with 1, or is unhealthy. */
 export type ImageBehaviour = 'runs' | 'exits' | 'unhealthy' | 'healthy';
@@ -280,6 +280,19 @@ export class FakeRuntime implements Runtime {
   async ensureNetwork(name: string) {
     this.record('ensureNetwork', [name]);
     this.networks.add(name);
+    this.removedNetworks.delete(name);
+  }
+
+  /** Networks removed behind svc's back (`docker network rm`) and not ensured since. */
+  readonly removedNetworks = new Set<string>();
+  /** Containers attached to a network that was removed since: their start fails as the engine's does. */
+  private readonly cutOff = new Set<string>();
+
+  /** `docker network rm name` while its containers are stopped: they can never start again. */
+  removeNetwork(name: string): void {
+    this.networks.delete(name);
+    this.removedNetworks.add(name);
+    for (const c of this.containers.values()) if (c.spec.network === name && !c.spec.hostNetwork) this.cutOff.add(c.id);
   }
 
   async list(labels: Record<string, string>, network?: string) {
@@ -298,6 +311,7 @@ export class FakeRuntime implements Runtime {
   async run(spec: ContainerSpec) {
     this.record('run', [spec]);
     if (this.find(spec.name)) throw new NameInUseError(`Conflict. The container name "/${spec.name}" is already in use`);
+    if (spec.network && !spec.hostNetwork && this.removedNetworks.has(spec.network)) throw new Error(`docker create ${spec.name}: network ${spec.network} not found`);
     if (this.strictImages && !this.images.has(spec.image)) throw new Error(`No such image: ${spec.image}`);
     const c: FakeContainer = { id: `fake${this.nextId++}`, spec, state: 'created', health: 'none', logs: [] };
     if (spec.network && !spec.hostNetwork) c.address = `10.0.0.${this.nextAddress++}`;
@@ -312,6 +326,7 @@ export class FakeRuntime implements Runtime {
     const c = this.find(nameOrId);
     if (!c) throw new Error(`No such container: ${nameOrId}`);
     if (c.state === 'removing' || c.state === 'dead') throw new Error(`container ${c.id} is marked for removal and cannot be started`);
+    if (c.state !== 'running' && this.cutOff.has(c.id)) throw new NetworkGoneError(`docker start ${nameOrId}: network 0f${c.id} not found`);
     if (c.state !== 'running') this.begin(c);
   }
 
