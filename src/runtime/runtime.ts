@@ -160,6 +160,13 @@ export interface ContainerInfo {
   finishedAt?: string;
   /** Engine error of the last start attempt, if any. */
   error?: string;
+  /**
+   * A stopped container the runtime itself knows did not end on its own: on a Swarm, the orchestrator shut
+   * its task down (a drain of its node, a rebalance, a scale or update by someone else) or its node is down.
+   * Says nothing about its version (the post-switch watch heals it, never flips back for it). Undefined when
+   * the runtime cannot tell (one engine: the app reconciler asks the engine's event history instead).
+   */
+  stoppedFromOutside?: boolean;
 }
 
 export interface ExecResult {

@@ -36,6 +36,8 @@ export interface FakeContainer {
   oomKilled?: boolean;
   /** Set by oomOnWorker() (a Swarm task on another node: only suspected); cleared by the next start. */
   oomLikely?: boolean;
+  /** Set by shutDownBySwarm() (a drain); cleared by the next start. */
+  shutDownBySwarm?: boolean;
   health: ContainerInfo['health'];
   address?: string;
   startedAt?: string;
@@ -235,6 +237,16 @@ export class FakeRuntime implements Runtime {
     const c = this.must(name);
     c.oomLikely = true;
     this.exit(c, 137);
+  }
+
+  /**
+   * A Swarm drain of the node running it: the orchestrator stops the task (exit 0 on SIGTERM). Swarm's
+   * events never reach the manager's engine history; the runtime itself reports it stopped from outside.
+   */
+  shutDownBySwarm(name: string): void {
+    const c = this.must(name);
+    c.shutDownBySwarm = true;
+    this.exit(c, 0);
   }
 
   /** Sets the health a container reports and emits `health_status`. */
@@ -492,6 +504,7 @@ export class FakeRuntime implements Runtime {
     c.exitCode = undefined;
     c.oomKilled = undefined;
     c.oomLikely = undefined;
+    c.shutDownBySwarm = undefined;
     c.startedAt = new Date(this.now()).toISOString();
     c.health = b === 'unhealthy' ? 'unhealthy' : b === 'healthy' ? 'healthy' : 'none';
     this.emit(c, 'start');
@@ -523,6 +536,7 @@ export class FakeRuntime implements Runtime {
       exitCode: c.exitCode,
       oomKilled: c.oomKilled || undefined,
       ...(c.oomLikely ? { oomLikely: true } : {}),
+      ...(c.shutDownBySwarm && !running ? { stoppedFromOutside: true } : {}),
       address: running && onNetwork ? c.address : undefined,
       health: c.health,
       startedAt: c.startedAt,
