@@ -129,7 +129,10 @@ async function main() {
     const ls = load.stats;
 
     // 3. A worker lost under GETs.
-    const victim = (await spread()).find((n) => n.role === 'worker' && n.count > 0)!;
+    // The worker with the most replicas: every dead address a GET may pick before a live one.
+    const victim = (await spread()).filter((n) => n.role === 'worker' && n.count > 0).sort((a, b) => b.count - a.count)[0]!;
+    const placedBefore = (await spread()).map((n) => `${n.hostname} ${n.count}`).join(', ');
+    let slowestMs = 0;
     let ok = 0;
     const failed = new Map<string, number>();
     let stop = false;
@@ -137,7 +140,9 @@ async function main() {
     const loop = Promise.all(
       Array.from({ length: 4 }, async () => {
         while (!stop && Date.now() < deadline) {
+          const sent = performance.now();
           const r = await httpText(`http://127.0.0.1:${sx.port}/`, 15_000);
+          slowestMs = Math.max(slowestMs, performance.now() - sent);
           if (r?.status === 200) ok++;
           else failed.set(String(r?.status ?? 'no answer'), (failed.get(String(r?.status ?? 'no answer')) ?? 0) + 1);
         }
@@ -171,6 +176,7 @@ async function main() {
     console.log(`  ${DEPLOYS} deploys under 16 keep-alive clients (GET / and POST /cgi-bin/echo): ${ls.total} requests, ${ls.total - ls.ok} failed`);
     console.log(`    non-2xx: ${formatCounts(ls.non2xx)}; connection errors: ${formatCounts(ls.connErrors)}; deploy to its end ${summary(deployTimes)}`);
     console.log(`  worker ${victim.hostname} lost (engine SIGKILLed) under 4 GET clients: ${ok} GETs ok, ${[...failed.values()].reduce((a, b) => a + b, 0)} failed (${formatCounts(failed)})`);
+    console.log(`    replicas before (node count): ${placedBefore}; slowest GET ${(slowestMs / 1000).toFixed(2)} s`);
     console.log(`    back at ${REPLICAS} replicas after ${(backMs / 1000).toFixed(2)} s`);
   } finally {
     await one?.close().catch(() => {});
