@@ -1,6 +1,6 @@
 // Notification latency: an event raised (src/notify/raise.ts, as a reconciler calls it) to the message
-// at a local receiver, through the daemon's own dispatcher with its defaults (250 ms outbox poll, 4 sends
-// at once) on a file-backed SQLite database in WAL mode, as the daemon opens it.
+// at a local receiver, through the daemon's own dispatcher (the key `notify:outbox` of a work queue) with its
+// defaults (250 ms outbox poll, 4 sends at once) on a file-backed SQLite database in WAL mode, as the daemon opens it.
 //  1. Spread: N events at random gaps (20-300 ms), one webhook channel (signed). Goal: p95 < 1 s.
 //  2. Burst: B events at once to two channels (webhook + Slack-compatible): time to the last message.
 //
@@ -18,7 +18,7 @@ import { openDb } from '../src/store/db.js';
 import { Bus } from '../src/events/bus.js';
 import { parseConfig } from '../src/config.js';
 import { createChannel } from '../src/desired/notify.js';
-import { createDispatcher } from '../src/notify/dispatcher.js';
+import { runDispatcher } from '../test/support/dispatcher.js';
 import { raise } from '../src/notify/raise.js';
 import { listOutbox } from '../src/store/notify.js';
 import { log, ms, numFlag, pct, runMain, sleep } from './common.js';
@@ -47,11 +47,11 @@ runMain(async () => {
   const db = openDb(join(dir, 'svc.db'));
   const sealer = createSealer(key);
   const config = parseConfig({ SVC_ENCRYPTION_KEY: key.toString('base64'), SVC_DATA_DIR: dir }, join(dir, '.env'));
-  const ctx = { db, sealer, config, bus: new Bus(), enqueue: () => {}, log: createLogger('error', {}, () => {}), now: () => new Date() };
-  const dispatcher = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
+  const bus = new Bus();
+  const ctx = { db, sealer, config, bus, enqueue: () => {}, log: createLogger('error', {}, () => {}), now: () => new Date() };
+  const dispatcher = runDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
   try {
     createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${base}/hook` } }, 'api');
-    dispatcher.start();
 
     const wait = async (keys: string[], maxMs: number) => {
       const end = performance.now() + maxMs;
@@ -63,7 +63,7 @@ runMain(async () => {
     for (let i = 0; i < EVENTS; i++) {
       const subject = `app${i}: deploy ${i} failed at pull`;
       raisedAt.set(`/hook|${subject}`, performance.now());
-      raise(db, { event: 'deploy_failed', subject, message: 'image not found', link: `/deploys/${i}` });
+      raise({ db, bus }, { event: 'deploy_failed', subject, message: 'image not found', link: `/deploys/${i}` });
       await sleep(20 + Math.random() * 280);
     }
     await wait([...raisedAt.keys()], 30_000);
@@ -74,17 +74,16 @@ runMain(async () => {
     // 2. Burst to two channels.
     createChannel(ctx, { name: 'chat', type: 'slack', events: ['backup_failed'], config: { url: `${base}/chat` } }, 'api');
     await dispatcher.stop();
-    const second = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
     // Channel events are read at raise time; the burst goes to both channels by raising both events.
     const keys: string[] = [];
     const t0 = performance.now();
     for (let i = 0; i < BURST; i++) {
-      raise(db, { event: 'deploy_failed', subject: `burst${i}: deploy failed`, message: 'x', link: '/deploys/1' });
-      raise(db, { event: 'backup_failed', subject: `burst${i}: backup failed`, message: 'x', link: '/backups' });
+      raise({ db, bus }, { event: 'deploy_failed', subject: `burst${i}: deploy failed`, message: 'x', link: '/deploys/1' });
+      raise({ db, bus }, { event: 'backup_failed', subject: `burst${i}: backup failed`, message: 'x', link: '/backups' });
       keys.push(`/hook|burst${i}: deploy failed`, `/chat|burst${i}: backup failed`);
     }
     const raiseMs = performance.now() - t0;
-    second.start();
+    const second = runDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com' });
     await wait(keys, 60_000);
     const last = Math.max(...keys.map((k) => arrived.get(k) ?? Infinity)) - t0;
     const outbox = listOutbox(db, 10_000);

@@ -19,6 +19,7 @@ import { services } from '../src/store/schema/index.js';
 import { createServiceReconciler } from '../src/reconcilers/service/reconciler.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../test/support/service-images.js';
 import { createService, markServiceDeleted } from '../test/support/commands.js';
+import { Bus } from '../src/events/bus.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = 'bench-services';
@@ -34,7 +35,7 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-bench-services-'));
 const db = openDb(join(dir, 'svc.db'));
 const sealer = createSealer(Buffer.alloc(32, 5));
 const runtime = createDockerRuntime({ log: silentLogger });
-const rec = createServiceReconciler({ db, runtime, sealer, log: silentLogger, now: () => Date.now(), settings: { network: NETWORK, instance: INSTANCE, dataDir: dir } });
+const rec = createServiceReconciler({ db, bus: new Bus(), runtime, sealer, log: silentLogger, now: () => Date.now(), settings: { network: NETWORK, instance: INSTANCE, dataDir: dir } });
 const status = (name: string) => db.select().from(services).where(eq(services.name, name)).get()?.status;
 
 /** Drives one key as the work queue does: reconcile, wait requeueAfterMs, again, until `done`. */

@@ -36,7 +36,7 @@ import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
 import { wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
-import { wirePreviews } from './wiring/previews.js';
+import { createPreviewSweep } from './reconcilers/previews/reconciler.js';
 import { wirePreviewReports } from './wiring/preview-reports.js';
 import { wireManifests } from './wiring/manifests.js';
 import { join } from 'node:path';
@@ -50,7 +50,7 @@ import { systemClock } from './controller/clock.js';
 import { listServices } from './store/services.js';
 import { createDispatcher } from './notify/dispatcher.js';
 import { watchDisk } from './notify/disk.js';
-import { createNodeWatch } from './cluster/node-watch.js';
+import { createNodeWatch, NODES_KEY } from './cluster/node-watch.js';
 import { watchCertificates } from './certs/watch.js';
 import { messageBaseUrl } from './notify/base-url.js';
 
@@ -86,8 +86,6 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const wired = wireRuntime(config, log, registryAuthLookup(db, sealer));
   const runtime = wired.runtime;
   log.info('runtime', { SVC_RUNTIME: config.runtime.kind });
-  // Node down/up as stored events and notifications (raise() wakes the dispatcher, made later).
-  const nodeWatch = createNodeWatch({ db, runtime, log });
   // Stopping signals sent to app containers: a replica leaves the DNS answer at once (kills.ts).
   const kills = createKillNotes(Date.now);
   // Which Caddy runs (host Caddy pid, proxy container events): the proxy pass trusts Caddy's last answer while it stays the same.
@@ -103,15 +101,17 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     resyncMs: config.resyncMs,
     engine: config.dockerHost ?? 'unix:///var/run/docker.sock',
     onNodesChanged: () => {
-      void nodeWatch.check();
+      // Node down/up as stored events and notifications: the key `nodes:events` (cluster/node-watch.ts).
+      manager.enqueue(NODES_KEY);
       // A node joined, left or changed state: the node agents follow (a Swarm only).
       if (wired.agents) manager.enqueue(keyOf('agents', 'main'));
       // ... and the edge nodes (a node's svc.edge label changed, or an edge node joined or left).
       if (wired.edges) manager.enqueue(keyOf('edges', 'main'));
     },
   });
-  const enqueue = manager.enqueue;
   const bus = new Bus();
+  manager.register(createNodeWatch({ db, bus, runtime, log }));
+  const enqueue = manager.enqueue;
   // The code-host credentials as they are now: the manifest flow replaces them while the daemon runs.
   const codehost = credentialsHolder(config.codehost);
   // Every other reconciler goes behind the backup gate, so a restore swaps state while none of them acts.
@@ -164,14 +164,15 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // After the API: an unreachable engine only logs and retries, it never keeps the API down.
   manager.start();
   collector.start();
-  const previews = wirePreviews({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse });
+  // Housekeeping as keys of the same queue (no timers of their own): the hourly preview sweep.
+  manager.register(createPreviewSweep({ db, sealer, config, log, enqueue, bus, now: () => new Date(), portInUse }));
   const previewReports = wirePreviewReports({ db, bus, log, config, codehost, sealer, port });
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
-  const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port) });
-  dispatcher.start();
-  const disk = watchDisk({ db, dir: config.dataDir, log });
+  const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port), enqueue, bus });
+  manager.register(dispatcher);
+  manager.register(watchDisk({ db, bus, dir: config.dataDir, log }));
   // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
-  const certs = config.proxy.tlsLog ? watchCertificates({ db, file: config.proxy.tlsLog.svcPath, log }) : undefined;
+  if (config.proxy.tlsLog) manager.register(watchCertificates({ db, bus, file: config.proxy.tlsLog.svcPath, log }));
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -191,13 +192,9 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
       await collector.stop();
-      previews.stop();
       await previewReports.stop();
       await manifests.stop();
       await manager.stop();
-      await nodeWatch.stop();
-      disk.stop();
-      certs?.stop();
       await dispatcher.stop();
       db.$client.close();
       log.info('svc stopped');
@@ -288,6 +285,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
     }),
   );
   manager.register(
-    createServiceReconciler({ db, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, fetch: d.probes.serviceFetch, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
+    createServiceReconciler({ db, bus, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, fetch: d.probes.serviceFetch, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
   );
 }

@@ -6,14 +6,15 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
+import type { NoticeTarget } from '../notify/raise.js';
 import { completeBackup, failBackup, runningBackups } from '../store/backups.js';
 import { backupFailed } from './notices.js';
 
 export const INTERRUPTED = 'interrupted: svc stopped while the archive was being written; no partial archive was kept';
 
 /** Settles the records an earlier process left `running`. Returns how many it settled. */
-export function recoverInterruptedBackups(db: Db, backupDir: string, log: Logger): number {
+export function recoverInterruptedBackups(to: NoticeTarget, backupDir: string, log: Logger): number {
+  const { db } = to;
   const rows = runningBackups(db);
   for (const row of rows) {
     let size: number | undefined;
@@ -28,7 +29,7 @@ export function recoverInterruptedBackups(db: Db, backupDir: string, log: Logger
     } else {
       db.transaction(() => {
         failBackup(db, row.id, INTERRUPTED);
-        backupFailed(db, row, INTERRUPTED);
+        backupFailed(to, row, INTERRUPTED);
       });
       log.error('backup failed', { id: row.id, filename: row.filename, trigger: row.trigger, error: INTERRUPTED });
     }

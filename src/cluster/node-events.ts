@@ -4,9 +4,8 @@
 // 15 minutes, one recovery). Level-based, not edge-based: each look compares the nodes' states now with the
 // last event stored per node, so a node lost while the daemon was down is still recorded at the next start,
 // and the watcher's repeated or missed `node_down` events can neither duplicate nor lose one.
-import type { Db } from '../store/db.js';
 import { insertNodeEvent, lastNodeEvents, type NodeEventRow } from '../store/node-events.js';
-import { raise } from '../notify/raise.js';
+import { raise, type NoticeTarget } from '../notify/raise.js';
 import type { NodeView } from '../runtime/runtime.js';
 
 /**
@@ -32,7 +31,8 @@ export function nodeTransitions(last: Map<string, Pick<NodeEventRow, 'kind'>>, n
 }
 
 /** Stores and announces the transitions of `nodes` (raise() wakes the dispatcher); returns them. */
-export function recordNodeStates(db: Db, nodes: Pick<NodeView, 'id' | 'hostname' | 'state'>[], nowMs = Date.now()): NodeTransition[] {
+export function recordNodeStates(to: NoticeTarget, nodes: Pick<NodeView, 'id' | 'hostname' | 'state'>[], nowMs = Date.now()): NodeTransition[] {
+  const { db } = to;
   return db.transaction(() => {
     const found = nodeTransitions(lastNodeEvents(db), nodes);
     const at = new Date(nowMs).toISOString();
@@ -40,7 +40,7 @@ export function recordNodeStates(db: Db, nodes: Pick<NodeView, 'id' | 'hostname'
       insertNodeEvent(db, { nodeId: t.node.id, hostname: t.node.hostname, kind: t.kind, state: t.node.state, timestamp: at });
       const down = t.kind === 'down';
       raise(
-        db,
+        to,
         {
           event: down ? 'node_down' : 'node_recovered',
           subject: down ? `node ${t.node.hostname} is ${t.node.state}` : `node ${t.node.hostname} is ready again`,

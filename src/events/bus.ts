@@ -40,6 +40,8 @@ export interface BusEvents {
   jobRun: [runId: number];
   /** An off-host copy failed or recovered (src/offsite/alerts.ts); notifications subscribe here. */
   offsite: [event: OffsiteEvent];
+  /** raise() queued messages in the outbox (src/notify/raise.ts): the dispatcher looks at it now. */
+  notice: [];
   /** A preview was removed (src/desired/previews.ts); its pull-request comment says so (src/previews/reporter.ts). */
   previewGone: [event: PreviewGoneEvent];
 }

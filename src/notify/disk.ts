@@ -1,9 +1,13 @@
-// The data directory's disk: checked every minute; over 90 % used raises `disk_full` once (storm rule),
+// The data directory's disk: checked every minute (the queue key `disk:data`, requeued); over 90 % used raises `disk_full` once (storm rule),
 // back under 85 % raises `disk_ok` (only after a `disk_full` was sent). The gap keeps a disk hovering at
 // 90 % from flapping.
 import { statfs } from 'node:fs/promises';
 import type { Logger } from '../log.js';
+import type { Clock } from '../controller/clock.js';
+import { periodic } from '../controller/periodic.js';
+import type { Reconciler } from '../controller/types.js';
 import type { Db } from '../store/db.js';
+import type { Bus } from '../events/bus.js';
 import { raise } from './raise.js';
 
 export const DISK_FULL_PERCENT = 90;
@@ -23,14 +27,15 @@ export function diskSignal(percent: number): 'fire' | 'resolve' | null {
   return null;
 }
 
-export function watchDisk(d: { db: Db; dir: string; log: Logger; intervalMs?: number }): { stop(): void } {
+/** The reconciler of `disk:data`: a check at start, then every `intervalMs` (default 1 min); a failed one is logged. */
+export function watchDisk(d: { db: Db; bus: Bus; dir: string; log: Logger; intervalMs?: number; clock?: Clock }): Reconciler {
   const check = async () => {
     try {
       const pct = usedPercent(await statfs(d.dir));
       const signal = diskSignal(pct);
       if (!signal) return;
       const shown = `${Math.round(pct)} %`;
-      raise(d.db, {
+      raise(d, {
         event: signal === 'fire' ? 'disk_full' : 'disk_ok',
         subject: signal === 'fire' ? `disk of the data directory is ${shown} full` : `disk of the data directory is back to ${shown} used`,
         message:
@@ -44,8 +49,5 @@ export function watchDisk(d: { db: Db; dir: string; log: Logger; intervalMs?: nu
       d.log.warn('disk check failed', { error: (err as Error).message });
     }
   };
-  void check();
-  const timer = setInterval(check, d.intervalMs ?? 60_000);
-  timer.unref?.();
-  return { stop: () => clearInterval(timer) };
+  return periodic({ kind: 'disk', name: 'data', periodMs: d.intervalMs ?? 60_000, pass: check, clock: d.clock });
 }

@@ -1,17 +1,20 @@
-// Sends the outbox (raise.ts writes it). Every `pollMs` while it has work, at once when raise() queued a
-// row in this process (onRaised), and otherwise every `quietMs` or when the next retry is due, it takes the pending rows whose time has come and
-// sends each at most once at a time (an in-flight set), a few at once; every attempt is logged
-// (notify_deliveries) and the row becomes `delivered`, or is retried with backoff (backoff.ts) until it
-// expires 24 h after it was raised and ends `failed`. Nothing is kept in memory that a restart needs: a
-// daemon killed with messages waiting sends them when it starts again. A message whose send was cut by
-// the kill is sent again with the same `webhook-id` (Standard Webhooks receivers drop a repeated id).
+// Sends the outbox (raise.ts writes it) as the queue key `notify:outbox`: a pass takes the pending rows
+// whose time has come and starts sending each at most once at a time (an in-flight set), a few at once.
+// The key is added again when a send ends and when raise() queued a row in this process (`notice` on the
+// bus); a pass asks to come back (requeueAfterMs) after `pollMs` while sends are in flight, otherwise when
+// the next retry is due or after `quietMs` at most. Every attempt is logged (notify_deliveries) and the row
+// becomes `delivered`, or is retried with backoff (backoff.ts) until it expires 24 h after it was raised
+// and ends `failed`. Nothing is kept in memory that a restart needs: a daemon killed with messages waiting
+// sends them when it starts again. A message whose send was cut by the kill is sent again with the same
+// `webhook-id` (Standard Webhooks receivers drop a repeated id).
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
+import { keyOf, type Enqueue, type Reconciler, type Result } from '../controller/types.js';
 import { addDelivery, dueOutbox, getChannel, nextOutboxDue, updateOutbox, type OutboxRow } from '../store/notify.js';
 import { dataVersion } from '../store/data-version.js';
 import { nextAttemptAt } from './backoff.js';
-import { onRaised } from './raise.js';
+import type { Bus } from '../events/bus.js';
 import type { ChannelConfig } from './channel-config.js';
 import { send, type Answer } from './senders.js';
 import type { Message } from './payloads.js';
@@ -31,15 +34,22 @@ export interface DispatcherDeps {
    */
   quietMs?: number;
   concurrency?: number;
+  /** The work queue: a send that ended and a raise in this process add `notify:outbox` now. */
+  enqueue: Enqueue;
+  /** Where raise() says `notice`. */
+  bus: Bus;
 }
 
-export interface Dispatcher {
-  start(): void;
-  /** Look at the outbox now (raise was called in this process). */
-  wake(): void;
-  /** Stops taking rows and cuts the sends in flight (their rows stay pending, sent again at the next start). */
+/** The reconciler of `notify:outbox`, and its sends in flight. */
+export interface Dispatcher extends Reconciler {
+  /**
+   * Stops taking rows and cuts the sends in flight (their rows stay pending, sent again at the next start);
+   * after the queue's stop, since a send runs beside the pass that started it.
+   */
   stop(): Promise<void>;
 }
+
+export const OUTBOX_KEY = keyOf('notify', 'outbox');
 
 /** An idle daemon looked at its outbox four times a second; now every 5 s while nothing is due (docs/decisions/0023-idle-footprint.md). */
 export const QUIET_MS = 5_000;
@@ -56,26 +66,21 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
   const now = d.now ?? Date.now;
   const pollMs = d.pollMs ?? 250;
   const quietMs = d.quietMs ?? Math.max(pollMs, QUIET_MS);
-  let offRaised: (() => void) | undefined;
   const concurrency = d.concurrency ?? 4;
   const inFlight = new Map<number, Promise<void>>();
   const stopping = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-
-  const schedule = (ms: number) => {
-    if (stopping.signal.aborted) return;
-    clearTimeout(timer);
-    timer = setTimeout(tick, ms);
-    timer.unref?.();
+  const wake = () => {
+    if (!stopping.signal.aborted) d.enqueue(OUTBOX_KEY);
   };
+  const offRaised = d.bus.on('notice', wake);
 
   // After a look that found nothing to send: the database's version then, and when the first pending row
-  // (a retry) comes due. Until either moves, a tick skips the outbox query: an idle daemon polled it four
+  // (a retry) comes due. Until either moves, a pass skips the outbox query: an idle daemon polled it four
   // times a second for nothing (docs/decisions/0023-idle-footprint.md). raise() writes a row, which moves the version.
   const version = dataVersion(d.db);
   let quiet: { at: string; untilMs: number } | undefined;
 
-  function tick() {
+  function pass(): Result {
     let next = pollMs;
     try {
       const free = concurrency - inFlight.size;
@@ -93,17 +98,17 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
             .catch((err: unknown) => d.log.error('notification delivery failed', { outbox_id: row.id, error: (err as Error).message }))
             .finally(() => {
               inFlight.delete(row.id);
-              schedule(0);
+              wake();
             });
           inFlight.set(row.id, p);
         }
       }
-      // Nothing to send and nothing in flight: sleep until the next retry is due, or quietMs at most.
+      // Nothing to send and nothing in flight: come back when the next retry is due, or after quietMs at most.
       if (quiet && inFlight.size === 0) next = Math.min(quietMs, Math.max(0, quiet.untilMs - now()));
     } catch (err) {
       d.log.error('notification outbox read failed', { error: (err as Error).message });
     }
-    schedule(next);
+    return stopping.signal.aborted ? {} : { requeueAfterMs: Math.max(1, next) };
   }
 
   async function deliver(row: OutboxRow): Promise<void> {
@@ -141,15 +146,12 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
   }
 
   return {
-    start() {
-      offRaised ??= onRaised(d.db, () => schedule(0));
-      schedule(0);
-    },
-    wake: () => schedule(0),
+    kind: 'notify',
+    listNames: () => ['outbox'],
+    reconcile: async (name) => (name === 'outbox' ? pass() : {}),
     async stop() {
-      offRaised?.();
+      offRaised();
       stopping.abort();
-      clearTimeout(timer);
       await Promise.allSettled([...inFlight.values()]);
     },
   };

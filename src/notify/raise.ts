@@ -1,10 +1,11 @@
 // THE entry point for telling the operator something (API.md "Notifications"). Any part of svc calls
-// `raise(db, notice)` where the thing happens; it writes one outbox row per enabled channel that chose the
-// event, in one transaction (nested inside the caller's when there is one, so the fact and its message
-// commit together), and the dispatcher (dispatcher.ts) sends them. A `storm` key runs the notice through
+// `raise({ db, bus }, notice)` where the thing happens; it writes one outbox row per enabled channel that
+// chose the event, in one transaction (nested inside the caller's when there is one, so the fact and its
+// message commit together), then says `notice` on the bus, and the dispatcher (dispatcher.ts) sends them. A `storm` key runs the notice through
 // the storm rule (storm.ts) first. Never put a secret in `subject` or `message`: they leave the machine.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../store/db.js';
+import type { Bus } from '../events/bus.js';
 import { getAlert, listChannels, putAlert } from '../store/notify.js';
 import { notifyOutbox } from '../store/schema/index.js';
 import { DELIVERY_WINDOW_MS } from './backoff.js';
@@ -28,25 +29,21 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 /** A fresh Standard Webhooks message id. */
 export const newMessageId = () => `msg_${randomBytes(12).toString('base64url')}`;
 
-/** Per connection: who wants to know that rows were queued (the dispatcher, instead of polling the outbox). */
-const raisedListeners = new WeakMap<object, Set<() => void>>();
-
 /**
- * Calls `fn` after each raise that queued a message on `db` (synchronously, inside the caller's transaction
- * when there is one: `fn` should only schedule a look). Returns the unsubscribe.
+ * Where a notice goes: the outbox in `db`, and `bus`, told `notice` after each raise that queued a message
+ * (synchronously, inside the caller's transaction when there is one: a listener should only schedule a look).
  */
-export function onRaised(db: Db, fn: () => void): () => void {
-  let set = raisedListeners.get(db.$client);
-  if (!set) raisedListeners.set(db.$client, (set = new Set()));
-  set.add(fn);
-  return () => void set.delete(fn);
+export interface NoticeTarget {
+  db: Db;
+  bus: Bus;
 }
 
 /**
  * Queues `notice` for every channel that wants it; returns how many messages were queued (0 when the storm
  * rule held it back or no channel chose the event). Never throws for want of channels.
  */
-export function raise(db: Db, notice: Notice, nowMs = Date.now()): number {
+export function raise(to: NoticeTarget, notice: Notice, nowMs = Date.now()): number {
+  const { db } = to;
   const queued = db.transaction(() => {
     if (notice.storm) {
       const row = getAlert(db, notice.storm.key);
@@ -73,6 +70,6 @@ export function raise(db: Db, notice: Notice, nowMs = Date.now()): number {
     }
     return channels.length;
   });
-  if (queued > 0) for (const fn of raisedListeners.get(db.$client) ?? []) fn();
+  if (queued > 0) to.bus.emit('notice');
   return queued;
 }

@@ -11,15 +11,16 @@ import { raise } from '../notify/raise.js';
 
 export interface AlertDeps {
   db: Db;
-  bus?: Bus;
+  /** Told `offsite` and, through raise(), `notice`. */
+  bus: Bus;
   log: Logger;
 }
 
 export function reportUploadFailure(d: AlertDeps, e: Omit<OffsiteEvent, 'type'>): void {
   const event: OffsiteEvent = { type: 'backup.upload_failed', ...e };
   d.log.error('backup upload failed', { ...event });
-  d.bus?.emit('offsite', event);
-  raise(d.db, {
+  d.bus.emit('offsite', event);
+  raise(d, {
     event: 'backup_upload_failed',
     subject: `backup ${e.filename}: off-host copy to ${e.target} failed`,
     message: `${e.error ?? 'the copy did not verify'}. The local archive is kept; svc tries again at ${e.next_attempt_at ?? 'the next pass'} (attempt ${e.attempts}).`,
@@ -30,8 +31,8 @@ export function reportUploadFailure(d: AlertDeps, e: Omit<OffsiteEvent, 'type'>)
 export function reportUploadRecovered(d: AlertDeps, e: Omit<OffsiteEvent, 'type' | 'error' | 'next_attempt_at'>): void {
   const event: OffsiteEvent = { type: 'backup.upload_recovered', ...e };
   d.log.info('backup upload recovered', { ...event });
-  d.bus?.emit('offsite', event);
-  raise(d.db, {
+  d.bus.emit('offsite', event);
+  raise(d, {
     event: 'backup_upload_recovered',
     subject: `backup ${e.filename}: off-host copy to ${e.target} verified`,
     message: `Copies to ${e.target} work again (after ${e.attempts} attempts).`,

@@ -37,12 +37,13 @@ export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Lo
   const { config, db, sealer, log, runtime, manager, gate } = d;
   const progress = createProgress(d.bus);
   recoverRestores(db, config.dataDir, log);
-  recoverInterruptedBackups(db, config.backupDir, log);
+  recoverInterruptedBackups({ db, bus: d.bus }, config.backupDir, log);
   recoverUploads(db, config.backupDir);
   const archiveDeps = { db, sealer, runtime, log, dataDir: config.dataDir, backupDir: config.backupDir, effectiveEnv: config.effectiveEnv, envFile: config.envFile };
   const dumpDeps = { db, sealer, runtime, log, dataDir: config.dataDir };
   const reconciler = createBackupReconciler({
     db,
+    bus: d.bus,
     log,
     clock: systemClock,
     enqueue: manager.enqueue,

@@ -21,6 +21,7 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../support/service-images.js';
 import { s3Fetch } from '../support/s3-sign.js';
 import { createService, markServiceDeleted, setDesiredRunning } from '../support/commands.js';
+import { Bus } from '../../src/events/bus.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = `test-services-${process.pid}`;
@@ -114,7 +115,7 @@ beforeAll(async () => {
   db = openDb(join(dir, 'svc.db'));
   runtime = createDockerRuntime({ log: silentLogger });
   rec = createServiceReconciler({
-    db, runtime, sealer, log: silentLogger, now: () => Date.now(),
+    db, bus: new Bus(), runtime, sealer, log: silentLogger, now: () => Date.now(),
     settings: { network: NETWORK, instance: INSTANCE, dataDir: dir },
   });
 });

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { crossImports, cycles, type ImportEdge } from '../support/layout.js';
+import { loopsIn, timerLoops } from '../support/timers.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 /** The composition root: the only parts that may import api/ (and that nothing imports back). */
@@ -55,6 +56,59 @@ describe('layout of src/', () => {
       const e = crossImports(dir);
       expect(cycles(e)).toEqual([['api', 'ui'], ['desired', 'store']]);
       expect(e.filter((x) => x.to === 'api' && !ROOT.has(x.from)).map((x) => x.file)).toEqual(['ui/b.ts']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Timers that may loop beside the work queue, each with why. Everything else that must come back later is a
+ * key of the queue and returns `requeueAfterMs` (issue 31 "No loops beside the queue").
+ */
+const TIMER_LOOPS_ALLOWED: Record<string, string> = {
+  'api/logs.ts': "a log stream's SSE keepalive: lives and ends with one response",
+  'api/jobs.ts': "a job run's SSE keepalive: lives and ends with one response",
+  'ui/assets/client.ts': "the page's auto-refresh: runs in the browser, not in the daemon",
+  'metrics/collector.ts': 'the resource sampler (issue 22), on the Clock port; not yet a queue key (a follow-up)',
+};
+/** Folders whose timers are the machinery itself: the queue, the manager's resync, the event stream's reconnect. */
+const TIMER_FOLDERS_ALLOWED = ['controller/'];
+
+describe('no loops beside the queue', () => {
+  it('has no setInterval or self-rescheduling setTimeout outside the queue and the listed files', () => {
+    const loops = timerLoops(SRC).filter((l) => !TIMER_FOLDERS_ALLOWED.some((d) => l.file.startsWith(d)) && !(l.file in TIMER_LOOPS_ALLOWED));
+    expect(loops.map((l) => `${l.file}:${l.line} ${l.kind}`)).toEqual([]);
+  });
+
+  it('lists no file that has no loop any more', () => {
+    const files = new Set(timerLoops(SRC).map((l) => l.file));
+    expect(Object.keys(TIMER_LOOPS_ALLOWED).filter((f) => !files.has(f))).toEqual([]);
+  });
+
+  it('the checker catches an interval and a timer that schedules itself, directly or through a helper; not a bounded wait', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-layout-timers-'));
+    try {
+      const file = (path: string, text: string) => {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      };
+      file('a/interval.ts', 'export function every() {\n  const t = setInterval(() => {}, 1000);\n  return t;\n}\n');
+      file('b/self.ts', 'export const tick = () => {\n  work();\n  timer = clock.setTimeout(tick, 5000);\n};\n');
+      file('c/helper.ts', 'function tick() {\n  schedule(250);\n}\nconst schedule = (ms: number) => {\n  timer = setTimeout(tick, ms);\n};\n');
+      file('d/waits.ts', [
+        '// setInterval(in a comment) is not code',
+        'export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));',
+        'export function bounded(abort: () => void) {',
+        '  const t = setTimeout(abort, 2000);',
+        '  return t;',
+        '}',
+        'function done() {}',
+        'export const once = () => setTimeout(done, 10);',
+        '',
+      ].join('\n'));
+      expect(timerLoops(dir).map((l) => `${l.file}:${l.line} ${l.kind}`).sort()).toEqual(['a/interval.ts:2 setInterval', 'b/self.ts:3 setTimeout loop', 'c/helper.ts:5 setTimeout loop']);
+      expect(loopsIn('x.ts', 'const s = `setInterval`;')).toEqual([]); // a word, not a call
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -91,7 +91,7 @@ const PROBE_FIRST_MS = 25;
 function count(deps: AppReconcilerDeps, app: AppView, failures: number): number {
   const notBefore = failures > 0 ? new Date(deps.now() + restartBackoffMs(failures)).toISOString() : null;
   observeApp(deps.db, app.id, { healFailures: failures, healNotBefore: notBefore });
-  crashing(deps.db, app.id, app.liveContainerName!, failures, restartBackoffMs(failures), deps.now());
+  crashing(deps, app.id, app.liveContainerName!, failures, restartBackoffMs(failures), deps.now());
   return failures;
 }
 

@@ -107,7 +107,7 @@ async function probeKept(deps: AppReconcilerDeps, app: AppView, d: DeployRow): P
   deps.enqueue(keyOf('proxy', 'main'));
   event(deps, d, 'route_update', `traffic for ${app.name} goes back to ${kept}`);
   addAppEvent(deps.db, app.id, 'flip_back', `flipped back from ${d.stagingContainer} to ${kept}: ${d.error}`, 'warn');
-  flippedBack(deps.db, d, d.stagingContainer!, kept, d.error);
+  flippedBack(deps, d, d.stagingContainer!, kept, d.error);
   const failed = await deps.runtime.inspect(d.stagingContainer!);
   const waitMs = failed?.running || hadReplicas ? drainMinWaitMs(deps.settings.dnsRefreshMs) : 0;
   updateDeploy(deps.db, deps.bus, d.id, { step: 'flip_stop', deadline: iso(deps.now() + waitMs) });

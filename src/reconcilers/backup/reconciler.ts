@@ -11,6 +11,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { Clock } from '../../controller/clock.js';
 import { keyOf, type Enqueue, type Reconciler, type Result } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
+import type { Bus } from '../../events/bus.js';
 import type { Db } from '../../store/db.js';
 import { backups } from '../../store/schema/index.js';
 import {
@@ -22,6 +23,8 @@ import { planSchedule, strayFiles } from './plan.js';
 
 export interface BackupReconcilerDeps {
   db: Db;
+  /** Where a failed backup's notice is told (src/notify/raise.ts). */
+  bus: Bus;
   log: Logger;
   clock: Pick<Clock, 'now'>;
   enqueue: Enqueue;
@@ -71,7 +74,7 @@ export function createBackupReconciler(d: BackupReconcilerDeps): BackupReconcile
       const reason = err instanceof Error ? err.message : String(err);
       d.db.transaction(() => {
         failBackup(d.db, row.id, reason);
-        backupFailed(d.db, row, reason);
+        backupFailed(d, row, reason);
       });
       d.changed?.();
       const msg = row.trigger === 'scheduled' ? 'scheduled backup failed' : 'backup failed';

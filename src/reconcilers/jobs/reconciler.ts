@@ -107,7 +107,7 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
     const deploy = app.currentDeployId === null ? undefined : getDeploy(db, app.currentDeployId);
     if (!deploy?.imageRef || !deploy.envSnapshotSealed) {
       updateJobRun(db, run.id, { status: 'failed', error: 'the app has no live deploy: nothing to run the command in', finishedAt: iso() });
-      if (run.job) reportFailedJobRun(db, app, { ...run, status: 'failed' }, 'could not start: the app has no live deploy', deps.now());
+      if (run.job) reportFailedJobRun(deps, app, { ...run, status: 'failed' }, 'could not start: the app has no live deploy', deps.now());
       return changed(run.id);
     }
     const env = deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed);
@@ -136,7 +136,7 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
       const message = redact(err instanceof Error ? err.message : String(err), deps.env.resolve(app.id).secrets);
       await runtime.remove(name).catch(() => {});
       updateJobRun(db, run.id, { status: 'failed', error: `could not start: ${message}`, finishedAt: iso() });
-      if (run.job) reportFailedJobRun(db, app, run, `could not start: ${message}`, deps.now());
+      if (run.job) reportFailedJobRun(deps, app, run, `could not start: ${message}`, deps.now());
     }
     changed(run.id);
   }
@@ -156,8 +156,8 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
     await runtime.remove(name);
     changed(runId);
     deps.log.info('job run ended', { app: app.name, job: run.job, run: runId, status: final, exit_code: exitCode });
-    if (run.job && (final === 'failed' || final === 'timed_out')) reportFailedJobRun(db, app, run, error ?? final, deps.now());
-    if (run.job && final === 'succeeded') reportSucceededJobRun(db, app, run, deps.now());
+    if (run.job && (final === 'failed' || final === 'timed_out')) reportFailedJobRun(deps, app, run, error ?? final, deps.now());
+    if (run.job && final === 'succeeded') reportSucceededJobRun(deps, app, run, deps.now());
   }
 
   return {

@@ -23,7 +23,7 @@ export interface OffsiteDeps {
   db: Db;
   sealer: Sealer;
   log: Logger;
-  bus?: Bus;
+  bus: Bus;
   now: () => number;
   backupDir: string;
   settings: { age: AgeKey | undefined; retainCount: number; retrySeconds: number };

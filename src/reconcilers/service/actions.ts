@@ -31,7 +31,7 @@ export function createActions(deps: ServiceReconcilerDeps) {
     if (error !== undefined) set.error = error;
     db.transaction(() => {
       db.update(services).set(set).where(eq(services.id, row.id)).run();
-      if (status !== row.status) serviceStatusChanged(db, row, status, error, deps.now());
+      if (status !== row.status) serviceStatusChanged(deps, row, status, error, deps.now());
     });
     row.status = status;
     if (error !== undefined) row.error = error;

@@ -2,12 +2,15 @@ import type { Config } from '../../config.js';
 import type { Sealer } from '../../crypto.js';
 import type { Logger } from '../../log.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import type { Bus } from '../../events/bus.js';
 import type { Db } from '../../store/db.js';
 import type { FetchFn } from './garage-admin.js';
 
 /** What the service reconciler is built from (constructor injection; tests pass fakes of the ports). */
 export interface ServiceReconcilerDeps {
   db: Db;
+  /** Where a status change's notice is told (src/notify/raise.ts). */
+  bus: Bus;
   runtime: Runtime;
   sealer: Sealer;
   log: Logger;

@@ -16,6 +16,7 @@ import { waitFor } from '../../support/wait.js';
 import { commandCtx } from '../../support/commands.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { getOutbox, listOutbox } from '../../../src/store/notify.js';
+import { Bus } from '../../../src/events/bus.js';
 
 const MIN = 60_000;
 let dirs: string[] = [];
@@ -35,6 +36,7 @@ async function setup(o: { intervalMinutes?: number; retainCount?: number; fail?:
   const built: string[] = [];
   const reconciler = createBackupReconciler({
     db,
+    bus: new Bus(),
     log,
     clock,
     enqueue: manager.enqueue,
@@ -123,7 +125,7 @@ describe('backup reconciler', () => {
     const lost = createBackup(db, undefined, { trigger: 'scheduled', now: new Date('2026-01-01T00:00:10Z') });
     db.$client.prepare("UPDATE backups SET status='running' WHERE id=?").run(b.id);
     await writeFile(join(backupDir, b.filename), 'complete archive');
-    expect(recoverInterruptedBackups(db, backupDir, createLogger('error', {}, () => {}))).toBe(2);
+    expect(recoverInterruptedBackups({ db, bus: new Bus() }, backupDir, createLogger('error', {}, () => {}))).toBe(2);
     const byId = new Map(listBackups(db).map((r) => [r.id, r]));
     expect(byId.get(b.id)).toMatchObject({ status: 'completed', sizeBytes: 16 });
     expect(byId.get(lost.id)).toMatchObject({ status: 'failed', error: INTERRUPTED });

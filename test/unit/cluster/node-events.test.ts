@@ -3,11 +3,11 @@
 // the manager's hook, and the API and page that show them.
 import { describe, expect, it } from 'vitest';
 import { nodeTransitions, recordNodeStates } from '../../../src/cluster/node-events.js';
-import { createNodeWatch } from '../../../src/cluster/node-watch.js';
+import { createNodeWatch, NODES_KEY } from '../../../src/cluster/node-watch.js';
 import { createManager } from '../../../src/controller/manager.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { silentLogger } from '../../../src/log.js';
-import { onRaised } from '../../../src/notify/raise.js';
+import { Bus } from '../../../src/events/bus.js';
 import { listOutbox } from '../../../src/store/notify.js';
 import { listNodeEvents } from '../../../src/store/node-events.js';
 import { notifyOutbox } from '../../../src/store/schema/index.js';
@@ -45,15 +45,16 @@ function withChannel() {
 }
 
 describe('recordNodeStates', () => {
+  const bus = new Bus();
   it('stores down and up once each and notifies with the storm rule', () => {
     const db = withChannel();
-    expect(recordNodeStates(db, [n('m', 'ready'), n('w1', 'down')], T0).map((t) => `${t.kind} ${t.node.id}`)).toEqual(['down w1']);
+    expect(recordNodeStates({ db, bus }, [n('m', 'ready'), n('w1', 'down')], T0).map((t) => `${t.kind} ${t.node.id}`)).toEqual(['down w1']);
     // The watcher repeating itself, or a second look: nothing new.
-    expect(recordNodeStates(db, [n('m', 'ready'), n('w1', 'down')], T0 + 1000)).toEqual([]);
-    expect(recordNodeStates(db, [n('m', 'ready'), n('w1', 'ready')], T0 + 2 * MIN).map((t) => t.kind)).toEqual(['up']);
+    expect(recordNodeStates({ db, bus }, [n('m', 'ready'), n('w1', 'down')], T0 + 1000)).toEqual([]);
+    expect(recordNodeStates({ db, bus }, [n('m', 'ready'), n('w1', 'ready')], T0 + 2 * MIN).map((t) => t.kind)).toEqual(['up']);
     // Flapping within 15 minutes: stored every time, announced once (then its one recovery).
-    recordNodeStates(db, [n('w1', 'down')], T0 + 3 * MIN);
-    recordNodeStates(db, [n('w1', 'ready')], T0 + 4 * MIN);
+    recordNodeStates({ db, bus }, [n('w1', 'down')], T0 + 3 * MIN);
+    recordNodeStates({ db, bus }, [n('w1', 'ready')], T0 + 4 * MIN);
     expect(listNodeEvents(db, 10).map((e) => `${e.kind} ${e.hostname} ${e.state}`)).toEqual(['up box-w1 ready', 'down box-w1 down', 'up box-w1 ready', 'down box-w1 down']);
     const sent = listOutbox(db).map((o) => `${o.event}: ${o.subject}`).sort();
     expect(sent).toEqual(['node_down: node box-w1 is down', 'node_recovered: node box-w1 is ready again']);
@@ -61,14 +62,14 @@ describe('recordNodeStates', () => {
     expect(msg.link).toBe('/nodes');
     expect(msg.message).toContain('box-w1');
     // After the window, a new loss is announced again.
-    recordNodeStates(db, [n('w1', 'down')], T0 + 20 * MIN);
+    recordNodeStates({ db, bus }, [n('w1', 'down')], T0 + 20 * MIN);
     expect(listOutbox(db).filter((o) => o.event === 'node_down')).toHaveLength(2);
-    expect(recordNodeStates(db, [n('w1', 'down')], T0 + 21 * MIN)).toEqual([]);
+    expect(recordNodeStates({ db, bus }, [n('w1', 'down')], T0 + 21 * MIN)).toEqual([]);
   });
 
   it('without a channel that chose it, stores the event and sends nothing', () => {
     const db = memoryDb();
-    recordNodeStates(db, [n('w1', 'disconnected')], T0);
+    recordNodeStates({ db, bus }, [n('w1', 'disconnected')], T0);
     expect(listNodeEvents(db, 10)).toHaveLength(1);
     expect(listOutbox(db)).toEqual([]);
   });
@@ -80,11 +81,12 @@ describe('node watch and the manager', () => {
     const rt = new FakeRuntime();
     rt.nodeList = [{ ...rt.nodeList[0]! }, { ...rt.nodeList[0]!, id: 'w1', hostname: 'box-w1', role: 'worker', leader: false }];
     let woken = 0;
-    // The dispatcher hears of each raise that queued a message (raise.ts onRaised).
-    onRaised(db, () => woken++);
-    const watch = createNodeWatch({ db, runtime: rt, log: silentLogger });
+    // The dispatcher hears of each raise that queued a message on the bus (raise.ts).
+    const bus = new Bus();
+    bus.on('notice', () => woken++);
     const clock = createFakeClock();
-    const manager = createManager({ runtime: rt, instance: 'test-nodes', clock, log: silentLogger, onNodesChanged: () => void watch.check() });
+    const manager = createManager({ runtime: rt, instance: 'test-nodes', clock, log: silentLogger, onNodesChanged: () => manager.enqueue(NODES_KEY) });
+    manager.register(createNodeWatch({ db, bus, runtime: rt, log: silentLogger }));
     manager.start();
     await waitFor(() => rt.subscriberCount > 0, { what: 'the event subscription' });
     await settle();
@@ -95,24 +97,30 @@ describe('node watch and the manager', () => {
     rt.emitRaw({ action: 'node_down', id: 'w1', name: 'box-w1', labels: {} });
     rt.emitRaw({ action: 'node_down', id: 'w1', name: 'box-w1', labels: {} });
     await waitFor(() => listNodeEvents(db, 10).length > 0, { what: 'the stored node event' });
-    await watch.check();
+    await waitFor(() => manager.stats().running + manager.stats().queued === 0, { what: 'the looks done' });
     expect(listNodeEvents(db, 10).map((e) => `${e.kind} ${e.nodeId}`)).toEqual(['down w1']);
     expect(woken).toBe(1);
 
     rt.nodeList[1]!.state = 'ready';
     rt.emitRaw({ action: 'node_up', id: 'w1', name: 'box-w1', labels: {} });
     await waitFor(() => listNodeEvents(db, 10).length === 2, { what: 'the recovery' });
+    await waitFor(() => manager.stats().running + manager.stats().queued === 0, { what: 'the looks done' });
+    // Looking again changes nothing: the states match the last stored event of each node.
+    const looks = rt.calls.filter((c) => c.method === 'nodes').length;
+    manager.enqueue(NODES_KEY);
+    await waitFor(() => rt.calls.filter((c) => c.method === 'nodes').length === looks + 1, { what: 'one more look' });
+    await waitFor(() => manager.stats().running + manager.stats().queued === 0, { what: 'the look done' });
+    expect(listNodeEvents(db, 10)).toHaveLength(2);
+    expect(woken).toBe(2);
     await manager.stop();
-    await watch.stop();
-    expect(await watch.check()).toBeUndefined(); // stopped: no look
   });
 
   it('an engine that fails the look logs and keeps going', async () => {
     const db = memoryDb();
     const lines: string[] = [];
     const failing = { nodes: async () => Promise.reject(new Error('engine gone')) };
-    const watch = createNodeWatch({ db, runtime: failing, log: { ...silentLogger, warn: (m: string) => void lines.push(m) } as never });
-    await watch.check();
+    const watch = createNodeWatch({ db, bus: new Bus(), runtime: failing, log: { ...silentLogger, warn: (m: string) => void lines.push(m) } as never });
+    expect(await watch.reconcile('events')).toEqual({});
     expect(lines).toEqual(['looking at the nodes failed']);
   });
 });
@@ -124,7 +132,7 @@ describe('GET /api/nodes/events and down_since', () => {
     rt.nodeList = [{ ...rt.nodeList[0]! }, { ...rt.nodeList[0]!, id: 'w1', hostname: 'box-w1', role: 'worker', leader: false, state: 'down' }];
     const t = createTestApi({ runtime: rt });
     await t.login();
-    recordNodeStates(t.db, rt.nodeList, T0);
+    recordNodeStates({ db: t.db, bus: new Bus() }, rt.nodeList, T0);
     const events = await t.request('GET', '/api/nodes/events');
     expect(events.status).toBe(200);
     expect(events.body).toEqual([{ id: 1, node_id: 'w1', hostname: 'box-w1', kind: 'down', state: 'down', at: '2026-11-25T04:00:00.000Z' }]);

@@ -40,7 +40,7 @@ beforeEach(() => {
     db: h.db, sealer: h.sealer, enqueue: h.enqueue, bus: h.bus, now: () => new Date(), config, log: silentLogger, dir, pruneServices: true, ensureWatch: () => {},
   });
   service = createServiceReconciler({
-    db: h.db, runtime: h.rt, sealer: h.sealer, log: silentLogger, now: () => h.now,
+    db: h.db, bus: h.bus, runtime: h.rt, sealer: h.sealer, log: silentLogger, now: () => h.now,
     settings: { network: config.network, instance: config.instance, dataDir: config.dataDir },
     httpGet: async () => 200, tcpOpen: async () => true,
   });

@@ -7,7 +7,7 @@ import { startHttpReceiver, type HttpReceiver } from '../../support/notify-recei
 import { waitFor } from '../../support/wait.js';
 import { silentLogger } from '../../../src/log.js';
 import { createChannel } from '../../../src/desired/notify.js';
-import { createDispatcher, type Dispatcher } from '../../../src/notify/dispatcher.js';
+import { runDispatcher, type RunningDispatcher as Dispatcher } from '../../support/dispatcher.js';
 import { listOutbox } from '../../../src/store/notify.js';
 
 let rx: HttpReceiver | undefined;
@@ -45,8 +45,7 @@ describe('crash loop notifications', () => {
     await h.drive();
     expect(listOutbox(h.db)).toHaveLength(2);
 
-    dispatcher = createDispatcher({ db: h.db, sealer: h.sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
-    dispatcher.start();
+    dispatcher = runDispatcher({ db: h.db, bus: h.bus, sealer: h.sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
     await waitFor(() => rx!.requests.length === 2 && listOutbox(h.db).every((r) => r.status === 'delivered'), { what: 'two messages' });
     const texts = rx.requests.map((r) => JSON.parse(r.body).text as string);
     expect(texts[0]).toMatch(/^web keeps crashing\nThe live container svc-web-1 stopped 3 times in a row/);

@@ -9,7 +9,8 @@ import { waitFor } from '../../support/wait.js';
 import { silentLogger } from '../../../src/log.js';
 import { createChannel, deleteChannel, updateChannel } from '../../../src/desired/notify.js';
 import { raise } from '../../../src/notify/raise.js';
-import { createDispatcher, type Dispatcher } from '../../../src/notify/dispatcher.js';
+import { Bus } from '../../../src/events/bus.js';
+import { runDispatcher, type RunningDispatcher as Dispatcher } from '../../support/dispatcher.js';
 import { sendTest } from '../../../src/notify/test-send.js';
 import { listDeliveries, listOutbox } from '../../../src/store/notify.js';
 import { notifyChannels } from '../../../src/store/schema/index.js';
@@ -17,15 +18,16 @@ import { DomainError } from '../../../src/errors.js';
 
 const db = memoryDb();
 const sealer = testSealer();
+const bus = new Bus();
+const to = { db, bus };
 const ctx = commandCtx(db, { sealer });
 let rx: HttpReceiver;
 /** How far the dispatcher's clock is ahead of the real one (retries are minutes apart). */
 let ahead = 0;
 const dispatchers: Dispatcher[] = [];
 const dispatcher = () => {
-  const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => Date.now() + ahead, pollMs: 10, quietMs: 10 });
+  const d = runDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => Date.now() + ahead, pollMs: 10, quietMs: 10 });
   dispatchers.push(d);
-  d.start();
   return d;
 };
 
@@ -48,7 +50,7 @@ describe('notifications: raise and deliver', () => {
     expect(ch.target).toBe(`${rx.url}/…`);
     const sealed = db.select().from(notifyChannels).get()!.configSealed;
     expect(sealed).not.toContain('abcd1234'); // sealed at rest
-    expect(raise(db, notice())).toBe(1);
+    expect(raise(to, notice())).toBe(1);
     dispatcher();
     await waitFor(() => rx.requests.length === 1, { what: 'the webhook' });
     const r = rx.requests[0];
@@ -63,9 +65,9 @@ describe('notifications: raise and deliver', () => {
     createChannel(ctx, { name: 'a', type: 'slack', events: ['deploy_failed'], config: { url: rx.url + '/a' } }, 'api');
     createChannel(ctx, { name: 'b', type: 'discord', events: ['backup_failed'], config: { url: rx.url + '/b' } }, 'api');
     const c = createChannel(ctx, { name: 'c', type: 'ntfy', config: { url: rx.url + '/topic-1' } }, 'api'); // every event
-    expect(raise(db, notice())).toBe(2);
+    expect(raise(to, notice())).toBe(2);
     updateChannel(ctx, c.id, { enabled: false }, 'api');
-    expect(raise(db, notice(2))).toBe(1);
+    expect(raise(to, notice(2))).toBe(1);
   });
 
   it('a provider answering 500 is retried with backoff until it accepts', async () => {
@@ -73,7 +75,7 @@ describe('notifications: raise and deliver', () => {
     let answers = [500];
     rx.answer = () => answers.shift() ?? 200;
     const raisedAt = Date.now();
-    raise(db, notice(), raisedAt);
+    raise(to, notice(), raisedAt);
     dispatcher();
     await waitFor(() => listDeliveries(db).length === 1, { what: 'the first attempt' });
     const [row] = listOutbox(db);
@@ -90,11 +92,10 @@ describe('notifications: raise and deliver', () => {
   it('a dispatcher gone quiet on an empty outbox (it skips the query while nothing is written) still sends the next raise', async () => {
     createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${rx.url}/quiet` } }, 'api');
     let looks = 0; // now() is asked on each quiet tick
-    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 5 });
+    const d = runDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 5 });
     dispatchers.push(d);
-    d.start();
     await waitFor(() => looks >= 5, { what: 'quiet ticks' });
-    raise(db, notice(7));
+    raise(to, notice(7));
     await waitFor(() => rx.requests.length === 1, { what: 'the message raised while quiet' });
     expect(rx.requests[0].path).toBe('/quiet');
   });
@@ -102,13 +103,12 @@ describe('notifications: raise and deliver', () => {
   it('an idle dispatcher looks at the outbox every quietMs only, and a raise in this process is sent at once', async () => {
     createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `${rx.url}/idle` } }, 'api');
     let looks = 0;
-    const d = createDispatcher({ db, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 60_000 });
+    const d = runDispatcher({ db, bus, sealer, log: silentLogger, baseUrl: () => 'https://svc.example.com', now: () => (looks++, Date.now()), pollMs: 5, quietMs: 60_000 });
     dispatchers.push(d);
-    d.start();
     await waitFor(() => looks >= 1, { what: 'the first look' });
     await new Promise((r) => setTimeout(r, 200)); // 40 looks at pollMs: the busy rate an idle daemon used to keep
     expect(looks).toBeLessThanOrEqual(3);
-    raise(db, notice(8)); // no wake(): raise itself tells the dispatcher
+    raise(to, notice(8)); // no wake(): raise itself tells the dispatcher (the bus)
     await waitFor(() => rx.requests.length === 1, { timeoutMs: 2000, what: 'the raise sent without waiting out quietMs' });
     expect(rx.requests[0].path).toBe('/idle');
   });
@@ -116,7 +116,7 @@ describe('notifications: raise and deliver', () => {
   it('gives up after 24 hours: the message ends failed', async () => {
     createChannel(ctx, { name: 'down', type: 'discord', events: ['deploy_failed'], config: { url: rx.url + '/d' } }, 'api');
     rx.answer = () => 503;
-    raise(db, notice());
+    raise(to, notice());
     ahead += 24 * 3_600_000 - 2_000; // the message is nearly 24 h old at its first attempt
     dispatcher();
     await waitFor(() => listOutbox(db)[0].status === 'failed', { what: 'failed' });
@@ -129,7 +129,7 @@ describe('notifications: raise and deliver', () => {
     const hang = createServer(() => void arrived++); // takes the request, never answers
     await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
     const ch = createChannel(ctx, { name: 'hook', type: 'webhook', events: ['deploy_failed'], config: { url: `http://127.0.0.1:${(hang.address() as { port: number }).port}` } }, 'api');
-    raise(db, notice());
+    raise(to, notice());
     const first = dispatcher();
     await waitFor(() => arrived === 1, { what: 'a send in flight' });
     await first.stop();
@@ -151,11 +151,10 @@ describe('notifications: raise and deliver', () => {
     const slow = createServer((_req, res) => void held.push(() => res.end('ok')));
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const ch = createChannel(ctx, { name: 'gone', type: 'slack', events: ['deploy_failed'], config: { url: `http://127.0.0.1:${(slow.address() as { port: number }).port}/x` } }, 'api');
-    raise(db, notice());
+    raise(to, notice());
     const logged: string[] = [];
-    const d = createDispatcher({ db, sealer, log: { ...silentLogger, error: (msg: string) => void logged.push(msg) } as typeof silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
+    const d = runDispatcher({ db, bus, sealer, log: { ...silentLogger, error: (msg: string) => void logged.push(msg) } as typeof silentLogger, baseUrl: () => 'https://svc.example.com', pollMs: 10, quietMs: 10 });
     dispatchers.push(d);
-    d.start();
     await waitFor(() => held.length === 1, { what: 'the send in flight' });
     deleteChannel(ctx, ch.id, 'api');
     held[0]();
@@ -173,7 +172,7 @@ describe('notifications: raise and deliver', () => {
       const answer = await sendTest({ db, sealer, baseUrl: 'https://svc.example.com' }, ch.id);
       expect(answer).toMatchObject({ ok: true, status: 250 });
       expect(answer.answer).toMatch(/^250 .*Message queued as test-1/);
-      raise(db, { event: 'backup_failed', subject: 'backup b.tar.gz failed', message: 'disk full', link: '/backups' });
+      raise(to, { event: 'backup_failed', subject: 'backup b.tar.gz failed', message: 'disk full', link: '/backups' });
       dispatcher();
       await waitFor(() => smtp.mails.length === 2, { what: 'two mails' });
       expect(smtp.mails[1].to).toEqual(['ops@example.com']);

@@ -12,6 +12,7 @@ import { services, type ServiceRow } from '../../../src/store/schema/index.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import type { Db } from '../../../src/store/db.js';
 import { createService } from '../../support/commands.js';
+import { Bus } from '../../../src/events/bus.js';
 
 const sealer = testSealer();
 const enqueue = recordingEnqueue();
@@ -24,7 +25,7 @@ const row = (name: string) => db.select().from(services).where(eq(services.name,
 /** The daemon as started with these `SVC_IMAGE_*` values. */
 const daemonWith = (postgres: string) =>
   createServiceReconciler({
-    db, runtime: rt, sealer, log: silentLogger, now: () => now,
+    db, bus: new Bus(), runtime: rt, sealer, log: silentLogger, now: () => now,
     images: { postgres, mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' },
     settings: { network: 'svc-unit', instance: 'svc', dataDir: dir },
     tcpOpen: async () => true,

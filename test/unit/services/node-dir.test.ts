@@ -19,6 +19,7 @@ import type { Reconciler } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
 import { createService } from '../../support/commands.js';
+import { Bus } from '../../../src/events/bus.js';
 
 describe('nodeDirPlan', () => {
   const creds = { rpc_secret: 'ab', admin_token: 'tok', region: 'garage', bucket: 'objs', key_name: 'svc-objs', access_key: '', secret_key: '' };
@@ -104,7 +105,7 @@ describe('service reconciler, data on another node', () => {
     garage = undefined;
     rt.execHandler = () => ({ exitCode: 0, stdout: 'PONG\n', stderr: '' });
     rec = createServiceReconciler({
-      db, runtime: rt, sealer, log: silentLogger, now: () => now,
+      db, bus: new Bus(), runtime: rt, sealer, log: silentLogger, now: () => now,
       settings: { network: 'svc-unit', instance: 'svc', dataDir: dir },
       httpGet: async () => 200,
       tcpOpen: async () => true,

@@ -15,6 +15,7 @@ import { fakeGarage } from './fake-garage.js';
 import { commandCtx, createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
 import { createChannel } from '../../../src/desired/notify.js';
 import { listOutbox } from '../../../src/store/notify.js';
+import { Bus } from '../../../src/events/bus.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 const settings = { network: 'svc-unit', instance: 'svc' };
@@ -54,7 +55,7 @@ beforeEach(() => {
   garage = undefined;
   rt.execHandler = () => ({ exitCode: ready ? 0 : 1, stdout: ready ? 'PONG\n' : '', stderr: '' });
   rec = createServiceReconciler({
-    db, runtime: rt, sealer, log: silentLogger, now: () => now,
+    db, bus: new Bus(), runtime: rt, sealer, log: silentLogger, now: () => now,
     settings: { ...settings, dataDir: dir },
     httpGet: async () => httpStatus,
     tcpOpen: async () => portOpen,

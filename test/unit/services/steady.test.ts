@@ -17,6 +17,7 @@ import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
 import { fakeGarage } from './fake-garage.js';
 import { createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
+import { Bus } from '../../../src/events/bus.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 /** Runtime methods that only look. */
@@ -67,7 +68,7 @@ beforeEach(() => {
   garage = undefined;
   rt.execHandler = () => ({ exitCode: 0, stdout: 'PONG\n', stderr: '' });
   rec = createServiceReconciler({
-    db, runtime: rt, sealer, log: silentLogger, now: () => now,
+    db, bus: new Bus(), runtime: rt, sealer, log: silentLogger, now: () => now,
     settings: { network: 'svc-unit', instance: 'svc', dataDir: dir },
     httpGet: async () => 200,
     tcpOpen: async () => true,

@@ -5,6 +5,7 @@ import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { formClient } from './form-client.js';
 import { recordNodeStates } from '../../../src/cluster/node-events.js';
+import { Bus } from '../../../src/events/bus.js';
 
 let t: TestApi;
 let rt: FakeRuntime;
@@ -35,7 +36,7 @@ describe('/nodes', () => {
     rt.swarm = true;
     rt.nodeList = [node('m1', 'box-m', 'manager'), node('w1', 'box-a', 'worker', 'down')];
     expect((await b.get('/nodes')).html).not.toContain('Recent node events');
-    recordNodeStates(t.db, rt.nodeList, Date.parse('2026-11-25T04:00:00Z'));
+    recordNodeStates({ db: t.db, bus: new Bus() }, rt.nodeList, Date.parse('2026-11-25T04:00:00Z'));
     const page = await b.get('/nodes');
     expect(page.html).toContain('box-a');
     expect(page.html).toContain('<strong>down</strong>');
