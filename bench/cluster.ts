@@ -5,7 +5,7 @@
 //   2. 20 deploys under 16 keep-alive clients (GET / and POST /cgi-bin/echo): failed requests (goal 0).
 //   3. A worker's engine killed under 4 GET clients: failed GETs (goal 0) and seconds until 4 replicas run.
 //
-//   npm run bench:cluster -- [--runs 5] [--deploys 20]
+//   npm run bench:cluster -- [--runs 5] [--deploys 20] [--graceful]
 //
 // Needs root (network namespaces). Traffic goes only to loopback; every loop is bounded; the cluster and
 // both daemons are removed at the end, even on error.
@@ -20,6 +20,8 @@ import { formatCounts, httpText, loadAvg, log, numFlag, pct, runMain, sleep, sta
 const RUNS = numFlag('runs', 5, 1, 50);
 const DEPLOYS = numFlag('deploys', 20, 1, 200);
 const REPLICAS = 4;
+/** `--graceful`: the worker's engine is stopped (SIGTERM, its containers stopped) instead of SIGKILLed. */
+const GRACEFUL = process.argv.includes('--graceful');
 const DEPLOY_TIMEOUT_MS = 120_000;
 
 interface Target {
@@ -129,7 +131,10 @@ async function main() {
     const ls = load.stats;
 
     // 3. A worker lost under GETs.
-    const victim = (await spread()).find((n) => n.role === 'worker' && n.count > 0)!;
+    // The worker with the most replicas: every dead address a GET may pick before a live one.
+    const victim = (await spread()).filter((n) => n.role === 'worker' && n.count > 0).sort((a, b) => b.count - a.count)[0]!;
+    const placedBefore = (await spread()).map((n) => `${n.hostname} ${n.count}`).join(', ');
+    let slowestMs = 0;
     let ok = 0;
     const failed = new Map<string, number>();
     let stop = false;
@@ -137,7 +142,9 @@ async function main() {
     const loop = Promise.all(
       Array.from({ length: 4 }, async () => {
         while (!stop && Date.now() < deadline) {
+          const sent = performance.now();
           const r = await httpText(`http://127.0.0.1:${sx.port}/`, 15_000);
+          slowestMs = Math.max(slowestMs, performance.now() - sent);
           if (r?.status === 200) ok++;
           else failed.set(String(r?.status ?? 'no answer'), (failed.get(String(r?.status ?? 'no answer')) ?? 0) + 1);
         }
@@ -146,7 +153,8 @@ async function main() {
     const t0 = performance.now();
     let backMs = NaN;
     try {
-      await c.killNode(c.nodes.find((n) => n.hostname === victim.hostname)!);
+      const node = c.nodes.find((n) => n.hostname === victim.hostname)!;
+      await (GRACEFUL ? c.stopNodeEngine(node) : c.killNode(node));
       const end = Date.now() + 90_000;
       while (Date.now() < end) {
         const now = await spread();
@@ -170,7 +178,8 @@ async function main() {
     console.log(`    one host:        ${summary(times.one)}; the deploy's end ${summary(times.oneDone)}`);
     console.log(`  ${DEPLOYS} deploys under 16 keep-alive clients (GET / and POST /cgi-bin/echo): ${ls.total} requests, ${ls.total - ls.ok} failed`);
     console.log(`    non-2xx: ${formatCounts(ls.non2xx)}; connection errors: ${formatCounts(ls.connErrors)}; deploy to its end ${summary(deployTimes)}`);
-    console.log(`  worker ${victim.hostname} lost (engine SIGKILLed) under 4 GET clients: ${ok} GETs ok, ${[...failed.values()].reduce((a, b) => a + b, 0)} failed (${formatCounts(failed)})`);
+    console.log(`  worker ${victim.hostname} lost (engine ${GRACEFUL ? 'stopped' : 'SIGKILLed'}) under 4 GET clients: ${ok} GETs ok, ${[...failed.values()].reduce((a, b) => a + b, 0)} failed (${formatCounts(failed)})`);
+    console.log(`    replicas before (node count): ${placedBefore}; slowest GET ${(slowestMs / 1000).toFixed(2)} s`);
     console.log(`    back at ${REPLICAS} replicas after ${(backMs / 1000).toFixed(2)} s`);
   } finally {
     await one?.close().catch(() => {});

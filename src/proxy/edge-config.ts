@@ -21,6 +21,23 @@ import { EDGE_ADMIN_HOST } from '../runtime/swarm-edge-spec.js';
  * that a replica that was only slow is back soon.
  */
 export const EDGE_FAIL_DURATION = '10s';
+/**
+ * How long a dial of a task address may take in the relay. A task whose node is lost does not refuse: its
+ * dial waits out this timeout (Caddy's default, 3 s, before). 2 s still lets through a dial whose SYN was
+ * retransmitted once (at 1 s, under load); cut shorter, that would be a retry, and a POST 502 (2.6.2 cannot
+ * resend a body).
+ */
+export const EDGE_DIAL_TIMEOUT = '2s';
+/**
+ * How long the relay keeps trying a request, counted from its arrival (Caddy 2.6.2's try_duration, not
+ * per try). A worker lost with several replicas leaves several dead addresses in the list until Swarm
+ * marks the node down and svc takes them out, and a relay that was standby meanwhile has marked none of
+ * them (passive health is per process): a GET may pick one dead address after another, each a dial
+ * timeout. With the host's 5 s, two such picks (3 s each) ran out of time: a 502 though a live replica
+ * was there (issue 35, defect 8). 10 s covers four dead picks of 2 s before a live one. A request already
+ * sent is retried only if it is a GET (2.6.2's default), so a longer try never runs a POST twice.
+ */
+export const EDGE_TRY_DURATION = '10s';
 /** DNS name -> the live replicas' addresses: the DNS answers (src/dns/hosts.ts DnsRecords, the same shape). */
 export type DnsRecords = Record<string, string | readonly string[]>;
 
@@ -99,7 +116,8 @@ export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pic
         {
           handler: 'reverse_proxy',
           upstreams: addressesOf(records, up.name).map((a) => ({ dial: `${a}:${up.port}` })),
-          load_balancing: DNS_BALANCING,
+          load_balancing: { ...DNS_BALANCING, try_duration: EDGE_TRY_DURATION },
+          transport: { protocol: 'http', dial_timeout: EDGE_DIAL_TIMEOUT },
           // A task that cannot be dialled is skipped for a while instead of costing every request a dial timeout.
           health_checks: { passive: { fail_duration: EDGE_FAIL_DURATION, max_fails: 1 } },
           // The app sees what the host's Caddy saw (the client), not the relay's unix peer.

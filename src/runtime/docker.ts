@@ -7,7 +7,7 @@
 import type Docker from 'dockerode';
 import { Readable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { LABELS, NameInUseError, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ContainerSpec, type LogLine, type NodeView, type RegistryAuthLookup, type Runtime } from './runtime.js';
+import { LABELS, NameInUseError, NetworkGoneError, notOurs, NotASwarmError, RemovalInProgressError, type ContainerInfo, type ContainerSpec, type LogLine, type NodeView, type RegistryAuthLookup, type Runtime } from './runtime.js';
 import { call, engineError, engineMessage, statusOf } from './docker-errors.js';
 import { containerEvents, pastContainerActions } from './docker-events.js';
 import { ensureNetworkOnce, NETWORK_GONE_RE } from './docker-network.js';
@@ -181,7 +181,15 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
 
     async start(nameOrId) {
       const container = docker.getContainer(ref(nameOrId));
-      await call(`start ${nameOrId}`, () => container.start(), [304]);
+      try {
+        await call(`start ${nameOrId}`, () => container.start(), [304]);
+      } catch (err) {
+        // The engine names the gone network by its old id only: forget every network ensured, so the
+        // caller's next ensure asks the engine again (and makes it), then the caller recreates the container.
+        if (statusOf(err) !== 404 || !NETWORK_GONE_RE.test(engineMessage(err))) throw err;
+        networks.forgetAll();
+        throw new NetworkGoneError((err as Error).message);
+      }
     },
 
     async stop(nameOrId, graceSeconds, o) {

@@ -12,6 +12,11 @@ export interface NetworkCache {
    * then is making it again this runtime's business: a Swarm's overlay is not a bridge to create here).
    */
   forget(name: string): boolean;
+  /**
+   * A stopped container's start said a network of it is gone, naming only the old network's id: every name
+   * ensured is asked again at its next ensure.
+   */
+  forgetAll(): void;
   /** A container started on `name` joined the network `id`: a different id than the one ensured means a new network. */
   joined(name: string, id: string | undefined): Promise<void>;
 }
@@ -36,6 +41,7 @@ export function createNetworkCache(ensureOnce: (name: string) => Promise<string 
   return {
     ensure,
     forget: (name) => known.delete(name),
+    forgetAll: () => known.clear(),
     async joined(name, id) {
       if (id === undefined || !known.has(name) || known.get(name) === id) return;
       known.delete(name);

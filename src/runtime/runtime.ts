@@ -44,6 +44,19 @@ export class NameInUseError extends Error {
   }
 }
 
+/**
+ * A stopped container could not start because a network it was attached to is gone (removed behind svc's
+ * back: the engine keeps the old network's id in the container, so even a network made again under the same
+ * name does not help). The adapter has forgotten the networks it ensured; the caller removes the container
+ * and runs it again from its spec after ensuring the network (the next pass, through its plan).
+ */
+export class NetworkGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NetworkGoneError';
+  }
+}
+
 /** How soon a pass that met a removal in progress comes back. */
 export const REMOVAL_RETRY_MS = 100;
 
@@ -147,6 +160,13 @@ export interface ContainerInfo {
   finishedAt?: string;
   /** Engine error of the last start attempt, if any. */
   error?: string;
+  /**
+   * A stopped container the runtime itself knows did not end on its own: on a Swarm, the orchestrator shut
+   * its task down (a drain of its node, a rebalance, a scale or update by someone else) or its node is down.
+   * Says nothing about its version (the post-switch watch heals it, never flips back for it). Undefined when
+   * the runtime cannot tell (one engine: the app reconciler asks the engine's event history instead).
+   */
+  stoppedFromOutside?: boolean;
 }
 
 export interface ExecResult {
@@ -284,6 +304,7 @@ export interface Runtime {
   inspect(nameOrId: string, network?: string): Promise<ContainerInfo | undefined>;
   /** Creates and starts a container; returns its state after start. */
   run(spec: ContainerSpec): Promise<ContainerInfo>;
+  /** Starts a stopped container; NetworkGoneError when a network it was attached to is gone (recreate it). */
   start(nameOrId: string): Promise<void>;
   /**
    * SIGTERM, then SIGKILL after `graceSeconds`. A missing or stopped container is not an error. Only a

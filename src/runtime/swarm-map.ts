@@ -103,6 +103,7 @@ export function toContainerInfoFromTask(svc: ServiceDoc, task: TaskDoc | undefin
   else if (STARTING.has(s) && (task.DesiredState === 'running' || task.DesiredState === 'ready') && !nodeDown) state = 'created';
   else state = 'exited';
   const exited = state === 'exited';
+  const outside = exited && stoppedBySwarm(task, nodeDown);
   return {
     ...base,
     state,
@@ -112,7 +113,26 @@ export function toContainerInfoFromTask(svc: ServiceDoc, task: TaskDoc | undefin
     startedAt: running ? task.Status?.Timestamp : undefined,
     finishedAt: exited ? task.Status?.Timestamp : undefined,
     error: nodeDown ? `node ${task.NodeID} is down` : task.Status?.Err || undefined,
+    ...(outside ? { stoppedFromOutside: true } : {}),
   };
+}
+
+/** Task states in which a task's container ended by itself: exit 0, a non-zero exit (or a kill for memory), a refused start. */
+const OWN_ENDS = new Set(['complete', 'failed', 'rejected']);
+
+/**
+ * Pure: whether a task that is not running was stopped by Swarm rather than ended by its container. Swarm
+ * marks a task it stops (a drain of its node, a rebalance, a scale or update) with desired state `shutdown`
+ * or `remove` and, once the container exits on its SIGTERM (often with code 0), state `shutdown`; a
+ * container that exits on its own ends `complete` or `failed` (Swarm then sets the desired state to
+ * `shutdown` too, so the desired state alone does not tell). A task on a node that is down did not end at
+ * all as far as anyone knows. Neither says anything about the version it runs.
+ */
+export function stoppedBySwarm(task: Pick<TaskDoc, 'DesiredState' | 'Status'>, nodeDown: boolean): boolean {
+  if (nodeDown) return true;
+  const desired = task.DesiredState ?? 'running';
+  if (desired !== 'shutdown' && desired !== 'remove') return false;
+  return !OWN_ENDS.has(task.Status?.State ?? '');
 }
 
 /** The task's address on `network` (or the first one), without the prefix length. */

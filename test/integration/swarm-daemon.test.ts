@@ -19,6 +19,8 @@ let t: TestDaemon;
 let v1: string;
 let v2: string;
 let appId: number;
+/** The second deploy (v2), watched after its switch. */
+let secondDeploy: number;
 
 interface NodeJson {
   id: string;
@@ -34,7 +36,8 @@ beforeAll(async () => {
   // The proxy image from the cluster's registry: the edge relay and the node agents run it.
   let caddy: string;
   ({ cluster, v1, v2, caddy } = await createAppCluster());
-  t = await startTestDaemon('swarm', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
+  // A watch window after each switch (issue 35, defect 7): the drain test drains a node inside it.
+  t = await startTestDaemon('swarm', { ...swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }), SVC_DEPLOY_WATCH_SECONDS: '45' });
   const res = await t.api('POST', '/api/apps', { name: 'sw-web', internal_port: 3000, access_mode: 'port', fallback_port: 18999, replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   appId = res.body.id;
@@ -67,10 +70,15 @@ describe('svc on a Swarm', () => {
       return all.length === 3 && all.every((c) => c.includes(`-${second}`));
     }, { timeoutMs: 30_000, what: 'three replicas of the second deploy, the first one gone' });
     expect((await spread()).join()).toBe('1,1,1');
+    secondDeploy = second;
   });
 
-  it('a drained node: svc starts its replica on another node', async () => {
+  it('a drained node, inside the watch window of the deploy: svc starts its replica on another node and the deploy stays a success', async () => {
+    const watched = (await t.api('GET', `/api/deploys/${secondDeploy}`)).body;
+    expect(watched.status).toBe('success');
+    expect(Date.parse(watched.watch_until)).toBeGreaterThan(Date.now() + 5_000); // drained inside the window
     const worker = (await nodes()).find((n) => n.role === 'worker' && n.replicas.length > 0)!;
+    const t0 = Date.now();
     const put = await t.api('PUT', `/api/nodes/${worker.id}`, { availability: 'drain' });
     expect(put.status).toBe(200);
     await waitFor(async () => {
@@ -78,8 +86,15 @@ describe('svc on a Swarm', () => {
       const total = now.reduce((s, n) => s + n.replicas.filter((r) => r.app === 'sw-web').length, 0);
       return total === 3 && now.find((n) => n.id === worker.id)!.replicas.length === 0;
     }, { timeoutMs: 45_000, what: 'three replicas again, none on the drained node' });
+    console.log(`drain inside the watch window: three replicas again after ${Date.now() - t0} ms`);
+    // The drain is the operator's: no flip-back to v1 for the whole window (a flip-back ends it auto_rollback).
+    const after = await deployReaching(t, secondDeploy, (d) => d.watch_until === null, 'to end its watch window', 60_000);
+    expect(after.status, JSON.stringify(after)).toBe('success');
     const app = (await t.api('GET', `/api/apps/${appId}`)).body;
     expect(app.status).toBe('active');
+    expect(app.current_deploy_id).toBe(secondDeploy);
+    const running = (await nodes()).flatMap((n) => n.replicas.filter((r) => r.app === 'sw-web').map((r) => r.container));
+    expect(running.every((c) => c.includes(`-${secondDeploy}`)), running.join()).toBe(true);
     await t.api('PUT', `/api/nodes/${worker.id}`, { availability: 'active' });
   });
 

@@ -109,6 +109,7 @@ describe('the edge on a Swarm', () => {
     const all = await nodes();
     const worker = all.find((n) => n.role === 'worker' && n.replicas.some((r) => r.container === live)) ?? all.find((n) => n.role === 'worker' && n.replicas.length > 0)!;
     let ok = 0;
+    let slowest = 0;
     const failed: string[] = [];
     let stop = false;
     const deadline = Date.now() + 90_000;
@@ -116,7 +117,9 @@ describe('the edge on a Swarm', () => {
     const loop = Promise.all(
       Array.from({ length: 4 }, async () => {
         while (!stop && Date.now() < deadline) {
+          const sent = Date.now();
           const r = await get().catch((err: Error) => ({ status: 0, text: err.message }));
+          slowest = Math.max(slowest, Date.now() - sent);
           if (r.status === 200) ok++;
           else failed.push(`${r.status} ${r.text.slice(0, 80)}`);
         }
@@ -134,7 +137,7 @@ describe('the edge on a Swarm', () => {
       // Some more GETs once healed: the new replica is in the rotation too.
       const more = ok + 40;
       await waitFor(() => ok >= more, { timeoutMs: 20_000, what: '40 more GETs after the heal' });
-      console.log(`worker lost through the edge: back at 3 replicas after ${back} ms; GETs ${ok} ok, ${failed.length} failed ${failed.slice(0, 5).join(' | ')}`);
+      console.log(`worker lost through the edge: back at 3 replicas after ${back} ms; GETs ${ok} ok, ${failed.length} failed ${failed.slice(0, 5).join(' | ')}; slowest GET ${slowest} ms`);
     } finally {
       stop = true;
       await loop;

@@ -25,8 +25,11 @@ export interface TestDaemon {
   token: string;
   /** JSON request with the bearer token; returns status and parsed body. */
   api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
-  /** Restarts the daemon process part only (same data dir, Caddy and responder keep running). */
-  restart(): Promise<void>;
+  /**
+   * Restarts the daemon process part only (same data dir, Caddy and responder keep running). `whileStopped`
+   * runs between the stop and the start: what an operator does to the engine while no svc watches.
+   */
+  restart(whileStopped?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,8 +82,9 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
       const r = await raw(method, path, body, { authorization: `Bearer ${token}` });
       return { status: r.status, body: r.body as any };
     },
-    async restart() {
+    async restart(whileStopped) {
       await daemon.stop();
+      await whileStopped?.();
       daemon = await startDaemon(config, log, { now: opts.now });
     },
     async close() {

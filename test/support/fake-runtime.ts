@@ -22,7 +22,7 @@ import type {
   Runtime,
   RuntimeEvent,
 } from '../../src/runtime/runtime.js';
-import { NameInUseError, NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
+import { NameInUseError, NetworkGoneError, NoSuchNodeError, NotASwarmError, notOurs } from '../../src/runtime/runtime.js';
 
 /** How a container of an image behaves after start: keeps running, exits at once with 1, or is unhealthy. */
 export type ImageBehaviour = 'runs' | 'exits' | 'unhealthy' | 'healthy';
@@ -36,6 +36,8 @@ export interface FakeContainer {
   oomKilled?: boolean;
   /** Set by oomOnWorker() (a Swarm task on another node: only suspected); cleared by the next start. */
   oomLikely?: boolean;
+  /** Set by shutDownBySwarm() (a drain); cleared by the next start. */
+  shutDownBySwarm?: boolean;
   health: ContainerInfo['health'];
   address?: string;
   startedAt?: string;
@@ -242,6 +244,16 @@ export class FakeRuntime implements Runtime {
     this.exit(c, 137);
   }
 
+  /**
+   * A Swarm drain of the node running it: the orchestrator stops the task (exit 0 on SIGTERM). Swarm's
+   * events never reach the manager's engine history; the runtime itself reports it stopped from outside.
+   */
+  shutDownBySwarm(name: string): void {
+    const c = this.must(name);
+    c.shutDownBySwarm = true;
+    this.exit(c, 0);
+  }
+
   /** Sets the health a container reports and emits `health_status`. */
   setHealth(name: string, health: ContainerInfo['health']): void {
     const c = this.must(name);
@@ -285,6 +297,19 @@ export class FakeRuntime implements Runtime {
   async ensureNetwork(name: string) {
     this.record('ensureNetwork', [name]);
     this.networks.add(name);
+    this.removedNetworks.delete(name);
+  }
+
+  /** Networks removed behind svc's back (`docker network rm`) and not ensured since. */
+  readonly removedNetworks = new Set<string>();
+  /** Containers attached to a network that was removed since: their start fails as the engine's does. */
+  private readonly cutOff = new Set<string>();
+
+  /** `docker network rm name` while its containers are stopped: they can never start again. */
+  removeNetwork(name: string): void {
+    this.networks.delete(name);
+    this.removedNetworks.add(name);
+    for (const c of this.containers.values()) if (c.spec.network === name && !c.spec.hostNetwork) this.cutOff.add(c.id);
   }
 
   async list(labels: Record<string, string>, network?: string) {
@@ -303,6 +328,7 @@ export class FakeRuntime implements Runtime {
   async run(spec: ContainerSpec) {
     this.record('run', [spec]);
     if (this.find(spec.name)) throw new NameInUseError(`Conflict. The container name "/${spec.name}" is already in use`);
+    if (spec.network && !spec.hostNetwork && this.removedNetworks.has(spec.network)) throw new Error(`docker create ${spec.name}: network ${spec.network} not found`);
     if (this.strictImages && !this.images.has(spec.image)) throw new Error(`No such image: ${spec.image}`);
     const c: FakeContainer = { id: `fake${this.nextId++}`, spec, state: 'created', health: 'none', logs: [] };
     if (spec.network && !spec.hostNetwork) c.address = `10.0.0.${this.nextAddress++}`;
@@ -317,6 +343,7 @@ export class FakeRuntime implements Runtime {
     const c = this.find(nameOrId);
     if (!c) throw new Error(`No such container: ${nameOrId}`);
     if (c.state === 'removing' || c.state === 'dead') throw new Error(`container ${c.id} is marked for removal and cannot be started`);
+    if (c.state !== 'running' && this.cutOff.has(c.id)) throw new NetworkGoneError(`docker start ${nameOrId}: network 0f${c.id} not found`);
     if (c.state !== 'running') this.begin(c);
   }
 
@@ -490,6 +517,7 @@ export class FakeRuntime implements Runtime {
     c.exitCode = undefined;
     c.oomKilled = undefined;
     c.oomLikely = undefined;
+    c.shutDownBySwarm = undefined;
     c.startedAt = new Date(this.now()).toISOString();
     c.health = b === 'unhealthy' ? 'unhealthy' : b === 'healthy' ? 'healthy' : 'none';
     this.emit(c, 'start');
@@ -521,6 +549,7 @@ export class FakeRuntime implements Runtime {
       exitCode: c.exitCode,
       oomKilled: c.oomKilled || undefined,
       ...(c.oomLikely ? { oomLikely: true } : {}),
+      ...(c.shutDownBySwarm && !running ? { stoppedFromOutside: true } : {}),
       address: running && onNetwork ? c.address : undefined,
       health: c.health,
       startedAt: c.startedAt,

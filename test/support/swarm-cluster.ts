@@ -50,6 +50,11 @@ export interface Cluster {
   docker(node: ClusterNode, args: string[], input?: Buffer): string;
   /** Kills a node's engine (SIGKILL, as a machine that is lost) and its containers with it. */
   killNode(node: ClusterNode): Promise<void>;
+  /**
+   * Stops a node's engine as `systemctl stop docker` does (SIGTERM): it stops its containers and tears down
+   * their overlay endpoints, while the managers still list its tasks until Swarm marks the node down.
+   */
+  stopNodeEngine(node: ClusterNode): Promise<void>;
   /** Copies an image of the machine's engine into the manager and pushes it to the registry; returns its cluster reference. */
   pushImage(localRef: string): string;
   /** The same for several images in one `docker save` (layers they share are copied once); their references in order. */
@@ -353,6 +358,12 @@ export async function createCluster(nodeCount = 3, opts: { ownDisk?: string } = 
         await waitFor(() => !engineAnswers(node), { timeoutMs: 15_000, what: `${node.hostname}'s engine to stop` });
         // A lost machine's containers are gone too (killing the shims leaves them running otherwise).
         killCgroup(cgroupOf(node.netns));
+      },
+      async stopNodeEngine(node) {
+        const pid = readPid(join(node.dir, 'docker.pid'));
+        if (pid && alive(pid)) process.kill(pid, 'SIGTERM');
+        await waitFor(() => !pid || !alive(pid), { timeoutMs: 30_000, intervalMs: 100, what: `${node.hostname}'s engine to stop` });
+        killCgroup(cgroupOf(node.netns)); // anything its shutdown left
       },
       pushImage(localRef) {
         return pushImages([localRef])[0]!;

@@ -14,7 +14,7 @@ import type { AppReconcilerDeps } from './deps.js';
 import type { AppAction } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { crashing } from './notices.js';
-import { NameInUseError, RemovalInProgressError, REMOVAL_RETRY_MS, type ContainerInfo } from '../../runtime/runtime.js';
+import { NameInUseError, NetworkGoneError, RemovalInProgressError, REMOVAL_RETRY_MS, type ContainerInfo } from '../../runtime/runtime.js';
 import { mark, span } from '../../trace.js';
 
 /** What a heal did: when to look again, and whether the live container runs now (for the app's status). */
@@ -31,6 +31,7 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Ext
   let how: 'restarted' | 'recreated' = exists ? 'restarted' : 'recreated';
   let failures = app.healFailures;
   let created: ContainerInfo | undefined;
+  let networkGone = false;
   // Beside other replicas in the answer, the dead one leaves it before the restart and joins again only
   // after its own health check (the steady pass probes it): otherwise the proxy keeps sending it requests
   // while the engine starts it and before it listens. Alone, it keeps its address: there is nothing else
@@ -45,8 +46,12 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Ext
       try {
         await deps.runtime.start(name);
       } catch (err) {
-        // Removed between our look and the start ("marked for removal", 404): recreate, uncounted.
-        if (!(await isGone(deps, name))) throw err;
+        if (err instanceof NetworkGoneError) {
+          // Its network was removed behind svc's back: the container can never start again. Make the network
+          // again and recreate the container from its deploy, uncounted (nothing says the app crashed).
+          await deps.runtime.ensureNetwork(deps.settings.network);
+          networkGone = true;
+        } else if (!(await isGone(deps, name))) throw err; // removed between our look and the start ("marked for removal", 404): recreate, uncounted
         failures = count(deps, app, app.healFailures);
         how = 'recreated';
       }
@@ -68,7 +73,12 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Ext
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
   const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';
-  const message = how === 'restarted' ? `live container ${name} ${why}; restarted (attempt ${failures})` : `live container ${name} was gone; recreated`;
+  const message =
+    how === 'restarted'
+      ? `live container ${name} ${why}; restarted (attempt ${failures})`
+      : networkGone
+        ? `network ${deps.settings.network} of live container ${name} was gone; network and container made again`
+        : `live container ${name} was gone; recreated`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
   return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0, liveRunning: info?.running ?? false };

@@ -21,10 +21,16 @@ export interface ObservedContainer {
   oomLikely?: boolean;
   /**
    * A stopped container that someone stopped through the engine's API (`docker stop`, `docker kill`,
-   * `docker rm -f`: the engine recorded a `kill` for it since it started). Only looked up for the watched
-   * container of a deploy (watch-plan.ts); undefined elsewhere.
+   * `docker rm -f`: the engine recorded a `kill` for it since it started), or, on a Swarm, a task the
+   * orchestrator shut down (a drain, a rebalance) or one on a node that is down (the runtime says so). The
+   * event history is only looked up for the watched containers of a deploy (watch-plan.ts).
    */
   stoppedFromOutside?: boolean;
+  /**
+   * Created, not yet running (on a Swarm: a new task placed and starting): not an exit of anything. Only
+   * set (true) for such a container.
+   */
+  starting?: boolean;
   /** Still running, but sent a stopping signal since it started (kills.ts): out of the answer at once. */
   dying?: boolean;
 }

@@ -47,6 +47,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       oomKilled: c.oomKilled,
       oomLikely: c.oomLikely,
       dying: c.running && deps.kills?.dying(c.name, c.startedAt ? Date.parse(c.startedAt) : undefined),
+      ...(c.state === 'created' ? { starting: true } : {}),
+      ...(c.stoppedFromOutside ? { stoppedFromOutside: true } : {}),
     }));
     const deploy = row ? activeDeploy(db, row.id) : undefined;
     const watched = row ? watchedDeploy(db, row.id) : undefined;
@@ -54,7 +56,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     // history for a `kill` since it started (docker stop/kill/rm -f send one; an exit of its own does not).
     // Every replica of the watched version counts (issue 19): slot 0 and its `-r<slot>` siblings.
     const ofWatched = (n: string) => !!watched?.stagingContainer && (n === watched.stagingContainer || n.startsWith(`${watched.stagingContainer}-r`));
-    const stoppedOnes = watched?.step === 'watch' ? list.filter((c) => ofWatched(c.name) && !c.running && c.state === 'exited' && !c.oomKilled) : [];
+    // (A Swarm says so itself: a task its orchestrator shut down, stoppedFromOutside, needs no history.)
+    const stoppedOnes = watched?.step === 'watch' ? list.filter((c) => ofWatched(c.name) && !c.running && c.state === 'exited' && !c.oomKilled && !c.stoppedFromOutside) : [];
     for (const stopped of stoppedOnes) {
       // From a second before its start: clocks round, and its own `start` marks where its run begins.
       const since = stopped.startedAt ? Date.parse(stopped.startedAt) - 1_000 : 0;

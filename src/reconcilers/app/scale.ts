@@ -7,7 +7,7 @@ import { keyOf } from '../../controller/types.js';
 import type { AppView } from '../../store/app-view.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import { dropInstance, observeInstance, readInstances } from '../../observed/apps.js';
-import { RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
+import { NetworkGoneError, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 import { redact, restartBackoffMs } from '../restart.js';
 import { appContainerSpec, ensureAppVolumes } from './container-spec.js';
 import { checkHealth } from './health-check.js';
@@ -114,7 +114,18 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
       // every request the proxy sends the dead address meanwhile is a dial error (a 502 for a POST in
       // Caddy 2.6.2, which cannot resend a body). It joins again after its own health check (`probe`).
       if (observeInstance(db, app.id, a.slot, { address: null, healFailures: failures, healNotBefore: iso(deps.now() + restartBackoffMs(failures)) })) await deps.dns.sync();
-      await deps.runtime.start(name);
+      try {
+        await deps.runtime.start(name);
+      } catch (err) {
+        if (!(err instanceof NetworkGoneError)) throw err;
+        // Its network was removed behind svc's back: this container can never start again. Removed, and
+        // uncounted (nothing says the app crashed): the next pass creates it from its deploy, on the network
+        // ensured again.
+        await deps.runtime.remove(name);
+        observeInstance(db, app.id, a.slot, { healFailures: row!.healFailures, healNotBefore: row!.healNotBeforeMs === null ? null : iso(row!.healNotBeforeMs) });
+        addAppEvent(db, app.id, 'heal', `replica ${a.slot} (${name}): network ${deps.settings.network} was gone; recreating it`, 'warn');
+        return { dns: false, afterMs: 0 };
+      }
       const why = exitWhy(a);
       addAppEvent(db, app.id, 'heal', `replica ${a.slot} (${name}) ${why}; restarted (attempt ${failures})`, 'warn');
       return { dns: false, afterMs: 25 };

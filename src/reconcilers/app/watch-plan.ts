@@ -1,8 +1,8 @@
 // Pure decisions of the watch after the switch (API.md "Watch after the switch (flip-back)"): while a
 // successful deploy's window is open, its new live container is probed every second and the old one is
 // kept stopped; an exit of its own (or OOMKilled) or 3 failed probes in a row flip back. A container
-// removed or stopped through the engine's API by someone else says nothing about its version: it is
-// healed. The effects live in watch.ts.
+// removed or stopped through the engine's API by someone else, or on a Swarm a task shut down by the
+// orchestrator (a drain) or lost with its node, says nothing about its version: it is healed. The effects live in watch.ts.
 import { exitWhy } from './exit-why.js';
 import type { AppFacts, DeployFacts, ObservedContainer } from './plan.js';
 import type { WatchFacts } from './plan.js';
@@ -47,15 +47,19 @@ export function planWatch(
   const failedReplica = containers.find((c) => c.name.startsWith(`${watch.watched}-r`) && ownExit(c));
   if (live?.running && failedReplica) return { kind: 'flip_back_begin', deployId: watch.id, reason: exitReason(failedReplica) };
   if (live?.running) return { kind: 'watch_probe', deployId: watch.id };
-  // Removed, or stopped through the engine's API by someone else: nothing says the version failed, so
+  // Removed, starting, or stopped by someone else (the engine's API, a Swarm drain): nothing says the version failed, so
   // self-healing brings it back as it would outside the window (and the window goes on).
   if (!live || live.removing) return undefined;
   if (!ownExit(live)) return undefined;
   return { kind: 'flip_back_begin', deployId: watch.id, reason: exitReason(live) };
 }
 
-/** Stopped by itself (or for memory), not removed and not stopped through the engine's API by someone. */
-const ownExit = (c: ObservedContainer) => !c.running && !c.removing && (c.oomKilled === true || !c.stoppedFromOutside);
+/**
+ * Stopped by itself (or for memory): not removed, not starting, not stopped through the engine's API by
+ * someone, and on a Swarm not a task its orchestrator shut down (a drain: the operator's own action) or one
+ * on a lost node.
+ */
+const ownExit = (c: ObservedContainer) => !c.running && !c.removing && !c.starting && (c.oomKilled === true || !c.stoppedFromOutside);
 
 const exitReason = (c: ObservedContainer) => `${c.name} ${exitWhy(c)}`;
 

@@ -11,6 +11,7 @@ import { nowIso, services, type ServiceRow, type ServiceStatus } from '../../sto
 import { provisionGarage } from './garage-admin.js';
 import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
+import { NetworkGoneError } from '../../runtime/runtime.js';
 import { prepareDataDir, serviceSpec } from './container.js';
 import { applyDataOwner, dataDirOwner } from './data-owner.js';
 import { heldElsewhereRefusal, heldOnNode, markHeldOnNode, prepareOnNode, purgeOnNode, unmarkHeldOnNode } from './node-dir.js';
@@ -90,7 +91,17 @@ export function createActions(deps: ServiceReconcilerDeps) {
           const owner = dataDirOwner(await runtime.imageUser(row.imageRef));
           if (owner && existsSync(row.dataDir)) applyDataOwner(row.dataDir, owner);
         }
-        await runtime.start(row.containerName);
+        try {
+          await runtime.start(row.containerName);
+        } catch (err) {
+          if (!(err instanceof NetworkGoneError)) throw err;
+          // Its network was removed behind svc's back: this container can never start again. Removed (the
+          // data directory stays); the next pass creates it from the row, after ensuring the network.
+          await runtime.remove(row.containerName);
+          deps.log.warn('service network was gone; recreating its container', { service: row.name, network: settings.network });
+          writeStatus(row, 'provisioning');
+          return { requeueAfterMs: 0 };
+        }
       }
     } catch (err) {
       if (!(await runtime.ping())) throw err; // engine down: the work queue backs off; nothing to record

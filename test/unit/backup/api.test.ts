@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { createBackupReconciler } from '../../../src/reconcilers/backup/reconciler.js';
 import { silentLogger } from '../../../src/log.js';
 import type { ReconcileCtx } from '../../../src/controller/types.js';
+import { Bus } from '../../../src/controller/bus.js';
 
 let t: TestApi;
 // The backup reconcilers' signal: the test plays the reconciler (settles the row, then says so).
@@ -91,7 +92,7 @@ describe('backup API', () => {
     const api = createTestApi({ backups: { progress: p }, onEnqueue: (key) => key === 'backup:files' && setTimeout(() => void reconcile(), 50) });
     await api.login();
     const rec = createBackupReconciler({
-      db: api.db, log: silentLogger, clock: { now: () => Date.now() }, enqueue: api.enqueue, backupDir: api.config.backupDir,
+      db: api.db, bus: new Bus(), log: silentLogger, clock: { now: () => Date.now() }, enqueue: api.enqueue, backupDir: api.config.backupDir,
       settings: { intervalMinutes: 0, retainCount: 10 }, build: async () => 0, changed: p.changed,
     });
     reconcile = () => rec.reconcile('files', {} as ReconcileCtx);

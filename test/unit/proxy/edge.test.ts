@@ -2,7 +2,7 @@
 // and the wrapper that slots it in (edge-proxy.ts) over fakes of the Proxy port and the relay.
 import { describe, expect, it } from 'vitest';
 import { buildCaddyConfig, EDGE_ROUTE_HEADER } from '../../../src/proxy/config.js';
-import { buildEdgeConfig, edgeKey, edgePaths, viaEdge } from '../../../src/proxy/edge-config.js';
+import { buildEdgeConfig, EDGE_DIAL_TIMEOUT, EDGE_TRY_DURATION, edgeKey, edgePaths, viaEdge } from '../../../src/proxy/edge-config.js';
 import { directEdge, relayedEdge, type ProxyParts } from '../../../src/proxy/edge-proxy.js';
 import { edgeRelaySpec, planEdgeRelay } from '../../../src/proxy/edge-relay.js';
 import { createEdgeRelays, type EdgeRelay } from '../../../src/proxy/edge-relays.js';
@@ -45,6 +45,23 @@ describe('the edge relay config', () => {
     expect(a).toMatchObject({ admin: { listen: `unix/${relayA.adminSocket}` }, apps: { http: { servers: { edge: { listen: [`unix/${relayA.socket}`] } } } } });
     const b = buildEdgeConfig([web, site], { ...records, 'web.svc.internal.': ['10.0.1.11'] }, relayA) as { apps: { http: { '@id': string } } };
     expect(b.apps.http['@id']).not.toBe((a as { apps: { http: { '@id': string } } }).apps.http['@id']);
+  });
+
+  it('a GET that picks dead task addresses one after another (a worker lost) has time for a live one (issue 35)', () => {
+    const h = relayRoutes(buildEdgeConfig([web], records, relayA))[0]!.handle[0]! as unknown as {
+      load_balancing: { try_duration: string; try_interval: string; retries?: number };
+      transport: { protocol: string; dial_timeout: string };
+      health_checks: { passive: { fail_duration: string; max_fails: number } };
+    };
+    const seconds = (d: string) => Number(d.replace(/s$/, ''));
+    expect(h.transport).toEqual({ protocol: 'http', dial_timeout: EDGE_DIAL_TIMEOUT });
+    expect(h.load_balancing).toEqual({ selection_policy: { policy: 'round_robin' }, try_duration: EDGE_TRY_DURATION, try_interval: '100ms' });
+    expect(h.load_balancing.retries).toBeUndefined(); // a count would cut the try short
+    // Four dead picks in a row (each a dial timeout, then the 100 ms interval) end within the try.
+    expect(4 * (seconds(EDGE_DIAL_TIMEOUT) + 0.1)).toBeLessThan(seconds(EDGE_TRY_DURATION));
+    // A dial whose SYN was retransmitted once (after 1 s) is not cut short.
+    expect(seconds(EDGE_DIAL_TIMEOUT)).toBeGreaterThan(1);
+    expect(h.health_checks.passive).toEqual({ fail_duration: '10s', max_fails: 1 });
   });
 
   it('an app with no live address has an empty upstream list (the relay retries, then answers 502)', () => {

@@ -268,6 +268,13 @@ describe('what flips back and what is healed inside the window', () => {
     await expectHealedNotFlipped(second.id, /svc-web-2 was gone; recreated/);
   });
 
+  it('a Swarm drain of the node holding the watched container (exit 0, no kill in the history): healed, not flipped back (issue 35)', async () => {
+    const { second } = await watchedSecondDeploy();
+    await h.drive(undefined, { until: () => h.probed.length > 5 });
+    h.rt.shutDownBySwarm('svc-web-2');
+    await expectHealedNotFlipped(second.id, /svc-web-2 was not running; restarted/);
+  });
+
   it('killed for memory (OOMKilled): flipped back', async () => {
     const { first, second } = await watchedSecondDeploy();
     h.rt.oom('svc-web-2');

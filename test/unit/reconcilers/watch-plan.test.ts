@@ -27,6 +27,17 @@ describe('planWatch', () => {
     expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', running: false, removing: true }], 1_000)).toBeUndefined();
     expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', running: false, exitCode: 137, stoppedFromOutside: true }], 1_000)).toBeUndefined();
   });
+  it('a Swarm drain of a node holding the watched version is no verdict on it: no flip-back, self-healing moves it (issue 35)', () => {
+    // Swarm shut the task down (exit 0 on SIGTERM): the runtime reports it stopped from outside.
+    const drained = { running: false, exitCode: 0, stoppedFromOutside: true };
+    expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', ...drained }], 1_000)).toBeUndefined();
+    expect(planWatch(app(), watch(), undefined, [...running, { name: 'svc-web-2-r1', ...drained }], 1_000)).toEqual({ kind: 'watch_probe', deployId: 2 });
+    // Its replacement placed and starting on another node is no exit either.
+    expect(planWatch(app(), watch(), undefined, [{ name: 'svc-web-2', running: false, starting: true }], 1_000)).toBeUndefined();
+    expect(planWatch(app(), watch(), undefined, [...running, { name: 'svc-web-2-r1', running: false, starting: true }], 1_000)).toEqual({ kind: 'watch_probe', deployId: 2 });
+    // A replica that exited by itself still flips the app back.
+    expect(planWatch(app(), watch(), undefined, [...running, { name: 'svc-web-2-r1', running: false, exitCode: 0 }], 1_000)).toMatchObject({ kind: 'flip_back_begin', reason: 'svc-web-2-r1 exited with code 0' });
+  });
   it('closes the window at its end, for a newer deploy, or when the watched container is no longer live', () => {
     expect(planWatch(app(), watch(), undefined, running, 60_000)).toMatchObject({ kind: 'end_watch', why: 'the window is over' });
     expect(planWatch(app(), watch(), pending, running, 1_000)).toMatchObject({ kind: 'end_watch', why: 'deploy 3 supersedes it' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressOn, currentTask, oomVerdict, toContainerInfoFromTask, toNodeView, type ServiceDoc, type TaskDoc } from '../../../src/runtime/swarm-map.js';
+import { addressOn, currentTask, oomVerdict, stoppedBySwarm, toContainerInfoFromTask, toNodeView, type ServiceDoc, type TaskDoc } from '../../../src/runtime/swarm-map.js';
 import { diffSnapshots, type SwarmSnapshot } from '../../../src/runtime/swarm-watch.js';
 import { statusOfLine } from '../../../src/runtime/swarm-probe.js';
 
@@ -40,6 +40,31 @@ describe('toContainerInfoFromTask', () => {
     const info = toContainerInfoFromTask(svc, task({ state, DesiredState: desired }), { network: 'svc', downNodes: new Set() });
     expect(info.state).toBe(want);
     expect(info.running).toBe(running);
+  });
+
+  it.each([
+    // [task state, desired state, node down, stopped by Swarm (not an exit of its own)]
+    ['shutdown', 'shutdown', false, true], // drained (or scaled, updated): SIGTERM, exit 0, state shutdown
+    ['running', 'shutdown', false, true], // being stopped for the drain right now
+    ['running', 'remove', false, true],
+    ['complete', 'shutdown', false, false], // exited 0 by itself; Swarm then sets desired shutdown
+    ['failed', 'shutdown', false, false], // exited non-zero (or killed for memory) by itself
+    ['rejected', 'shutdown', false, false], // its start was refused
+    ['complete', 'running', false, false],
+    ['failed', 'running', false, false],
+    ['running', 'running', true, true], // its node is down: nothing ended as far as anyone knows
+    ['failed', 'shutdown', true, true],
+  ])('task %s (desired %s, node down %s): stopped by Swarm %s', (state, desired, nodeDown, want) => {
+    expect(stoppedBySwarm({ DesiredState: desired, Status: { State: state } }, nodeDown)).toBe(want);
+  });
+
+  it('a drained task is reported exited (code 0) and stopped from outside; one that exited by itself is not', () => {
+    const drained = toContainerInfoFromTask(svc, task({ state: 'shutdown', DesiredState: 'shutdown' }), { network: 'svc', downNodes: new Set() });
+    expect(drained).toMatchObject({ state: 'exited', running: false, exitCode: 0, stoppedFromOutside: true });
+    const own = toContainerInfoFromTask(svc, task({ state: 'complete', DesiredState: 'shutdown' }), { network: 'svc', downNodes: new Set() });
+    expect(own).toMatchObject({ state: 'exited', exitCode: 0 });
+    expect(own.stoppedFromOutside).toBeUndefined();
+    expect(toContainerInfoFromTask(svc, task({}), { network: 'svc', downNodes: new Set() }).stoppedFromOutside).toBeUndefined();
   });
 
   it('no task at all: exited', () => {

@@ -164,6 +164,26 @@ describe('service reconciler', () => {
     expect(again.env).toEqual(spec.env);
   });
 
+  it('a stopped container whose network was removed behind svc is removed and recreated on the network made again (issue 35)', async () => {
+    make('db');
+    await until('db', 'active');
+    const spec = rt.containers.get('svc-svc-db')!.spec;
+    rt.kill('svc-svc-db');
+    rt.removeNetwork('svc-unit'); // docker network rm, while the container is stopped
+    expect(await rec.reconcile('db')).toEqual({ requeueAfterMs: 0 }); // the start failed: removed, come back at once
+    expect(rt.containers.has('svc-svc-db')).toBe(false);
+    expect(row('db')).toMatchObject({ status: 'provisioning', error: null }); // not recorded as a failure of the service
+    await until('db', 'active');
+    expect(rt.networks.has('svc-unit')).toBe(true);
+    expect(rt.callsOf('run')).toHaveLength(2);
+    const again = rt.containers.get('svc-svc-db')!.spec;
+    expect(again.mounts).toEqual(spec.mounts);
+    expect(again.env).toEqual(spec.env);
+    const before = mutations();
+    await rec.reconcile('db');
+    expect(mutations()).toBe(before);
+  });
+
   it('backs off when the container keeps dying: 10 s, 20 s, ...', async () => {
     make('loop', 'redis');
     await until('loop', 'active');
