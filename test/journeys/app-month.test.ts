@@ -205,7 +205,7 @@ describe("journey: an app's month, from the first push to a restore on a fresh h
     expect(statOf(join(volumeOf(t!.dataDir), 'notes.txt'))).toEqual({ uid: 1001, gid: 1001, mode: '640' });
     expect(statOf(join(volumeOf(t!.dataDir), 'reports'))).toEqual({ uid: 1001, gid: 1001, mode: '750' });
     const jobs = await svc('jobs', 'shop');
-    expect(jobs.stdout).toMatch(/\nstamp\s+@daily\s+forbid\s+succeeded/);
+    expect(jobs.stdout).toMatch(/\nstamp\s+@daily\s+forbid\s+#\d+ succeeded \(exit 0\) /);
   });
 
   it('a second push replaces the first build blue/green; the data stays', async () => {
