@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/caddy.js';
 import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../support/images.js';
+import { ensureServiceImages, serviceImageEnv } from '../support/service-images.js';
 import { runSvc } from '../support/svc-cli.js';
 import { waitFor } from '../support/wait.js';
 
@@ -20,13 +21,14 @@ const VIEWER_PASSWORD = 'viewer password 42 too';
 
 let t: TestDaemon;
 let work: string;
+let cacheId = 0;
 const apps: Record<'web' | 'api', { id: number; port: number }> = {} as never;
 const tokens: Record<'developer' | 'viewer', string> = { developer: '', viewer: '' };
 
 beforeAll(async () => {
-  await ensureTestImages();
+  await Promise.all([ensureTestImages(), ensureServiceImages()]);
   work = mkdtempSync(join(tmpdir(), 'svc-journey-team-'));
-  t = await startTestDaemon('jteam');
+  t = await startTestDaemon('jteam', serviceImageEnv());
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -70,6 +72,9 @@ describe('journey: a team shares one svc', () => {
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       apps[name] = { id: created.body.id, port };
     }
+    const cache = await t.api('POST', '/api/services', { name: 'cache', type: 'redis' });
+    expect(cache.status).toBe(201);
+    cacheId = cache.body.id;
     const secret = await t.api('POST', `/api/apps/${apps.web.id}/env`, { key: 'API_KEY', value: SECRET_1, is_secret: true });
     expect(secret.status).toBe(201);
     expect(secret.body).toMatchObject({ key: 'API_KEY', is_secret: true, value: null });
@@ -134,7 +139,12 @@ describe('journey: a team shares one svc', () => {
   });
 
   // Issue 35 item 4: only admins and owners reveal; a developer sees that a secret is set, never its value.
-  it('the developer cannot reveal the secret of their own app (403)', async () => {
+  it('the developer cannot reveal the secret of their own app (403) nor read service credentials', async () => {
+    // Service credentials (already `manage`): the developer reads the service, never its password.
+    expect((await as(tokens.developer, 'GET', `/api/services/${cacheId}/credentials`)).status).toBe(403);
+    const service = await as(tokens.developer, 'GET', `/api/services/${cacheId}`);
+    expect(service.status).toBe(200);
+    expect(service.body).not.toHaveProperty('password');
     const reveal = await as(tokens.developer, 'GET', `/api/apps/${apps.web.id}/env/API_KEY/reveal`);
     expect(reveal.status).toBe(403);
     expect(reveal.body.code).toBe('forbidden');
