@@ -15,7 +15,7 @@ import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { freePort } from '../support/caddy.js';
 import { deployReaching, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { createTestRepo, type TestRepo } from '../support/git-repo.js';
-import { ensureTestImages, WEB_ENV, WEB_V1, WEB_V2 } from '../support/images.js';
+import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_V1, WEB_V2 } from '../support/images.js';
 import { ensureServiceImages, serviceImageEnv } from '../support/service-images.js';
 import { runSvc } from '../support/svc-cli.js';
 import { waitFor } from '../support/wait.js';
@@ -189,12 +189,12 @@ describe('journey: operations as code', () => {
     ]);
   });
 
-  it('a commit with an image that fails its health check keeps v2 serving; a revert commit rolls out v1', async () => {
+  it('a commit with an image that crashes at start keeps v2 serving; a revert commit rolls out v1', async () => {
     const shop = await appNamed('shop');
     const last = ((await t.api('GET', `/api/apps/${shop.id}/deploys`)).body as any[])[0];
-    revisions.push(await repo.commit({ 'stack.yaml': stack({ shopImage: 'svc-test/web:unhealthy', mode: 'canary' }) }));
+    revisions.push(await repo.commit({ 'stack.yaml': stack({ shopImage: WEB_CRASH, mode: 'canary' }) }));
     const bad = await newestFinished(shop.id, last.id);
-    expect(bad).toMatchObject({ status: 'auto_rollback', image_ref: 'svc-test/web:unhealthy', origin: 'manifest' });
+    expect(bad).toMatchObject({ status: 'auto_rollback', image_ref: WEB_CRASH, origin: 'manifest' });
     expect(await page(ports.shop)).toContain('svc-test web v2');
     await atRevision(revisions[3]);
     revisions.push(await repo.commit({ 'stack.yaml': stack({ shopImage: WEB_V1, mode: 'canary' }) }));
