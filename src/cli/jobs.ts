@@ -25,11 +25,16 @@ export async function jobsCommand(client: Client, o: { app: string; run?: string
   return 0;
 }
 
-export async function volumesCommand(client: Client, o: { app: string }): Promise<number> {
-  const app = (await appByName(client, o.app)) as { volumes?: { name: string; mount_path: string }[]; deploy_strategy?: string };
+/**
+ * `svc volumes APP`: the app's volumes and deploy strategy, read from the app's record (the by-name lookup
+ * answers only `{id, name}`, so the fields come from `GET /api/apps/{id}`).
+ */
+export async function volumesCommand(client: Client, o: { app: string }, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+  const { id } = await appByName(client, o.app);
+  const app = await client.json<{ volumes?: { name: string; mount_path: string }[]; deploy_strategy?: string }>('GET', `/api/apps/${id}`);
   const volumes = app.volumes ?? [];
-  if (volumes.length === 0) process.stdout.write('no volumes\n');
-  else process.stdout.write(formatTable([['VOLUME', 'MOUNT PATH'], ...volumes.map((v) => [v.name, v.mount_path])]));
-  process.stdout.write(`deploy strategy: ${app.deploy_strategy ?? 'blue_green'}\n`);
+  if (volumes.length === 0) write('no volumes\n');
+  else write(formatTable([['VOLUME', 'MOUNT PATH'], ...volumes.map((v) => [v.name, v.mount_path])]));
+  write(`deploy strategy: ${app.deploy_strategy ?? 'blue_green'}\n`);
   return 0;
 }
