@@ -3,11 +3,12 @@
 // `--run JOB` asks for a run now.
 import { appByName, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 
 interface RunJson { id: number; status: string; exit_code: number | null; started_at: string | null; trigger: string }
 interface JobJson { name: string; schedule: string; command: string | string[]; concurrency: string; timeout_seconds: number; last_run: RunJson | null }
 
-export async function jobsCommand(client: Client, o: { app: string; run?: string }): Promise<number> {
+export async function jobsCommand(client: Client, o: { app: string; run?: string; json?: boolean }): Promise<number> {
   const app = await appByName(client, o.app);
   if (o.run) {
     const run = await client.json<RunJson>('POST', `/api/apps/${app.id}/jobs/${encodeURIComponent(o.run)}/runs`);
@@ -15,6 +16,7 @@ export async function jobsCommand(client: Client, o: { app: string; run?: string
     return 0;
   }
   const jobs = await client.json<JobJson[]>('GET', `/api/apps/${app.id}/jobs`);
+  if (o.json) return printJson(jobs), 0;
   if (jobs.length === 0) {
     process.stdout.write(`no jobs (set the app's jobs field); one-off commands: svc run ${o.app} -- COMMAND\n`);
     return 0;
@@ -25,8 +27,10 @@ export async function jobsCommand(client: Client, o: { app: string; run?: string
   return 0;
 }
 
-export async function volumesCommand(client: Client, o: { app: string }): Promise<number> {
+/** `--json`: the `volumes` and `deploy_strategy` fields of the app as the API answers it. */
+export async function volumesCommand(client: Client, o: { app: string; json?: boolean }): Promise<number> {
   const app = (await appByName(client, o.app)) as { volumes?: { name: string; mount_path: string }[]; deploy_strategy?: string };
+  if (o.json) return printJson({ volumes: app.volumes ?? [], deploy_strategy: app.deploy_strategy ?? 'blue_green' }), 0;
   const volumes = app.volumes ?? [];
   if (volumes.length === 0) process.stdout.write('no volumes\n');
   else process.stdout.write(formatTable([['VOLUME', 'MOUNT PATH'], ...volumes.map((v) => [v.name, v.mount_path])]));
