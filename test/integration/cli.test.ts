@@ -150,11 +150,13 @@ describe('svc CLI', () => {
     const listed = JSON.parse(apps.stdout) as { id: number; name: string }[];
     expect(listed.map((a) => [a.id, a.name])).toEqual(((await t.api('GET', '/api/apps')).body as { id: number; name: string }[]).map((a) => [a.id, a.name]));
     expect(listed.map((a) => a.name)).toEqual(['cli-web']);
-    for (const cmd of [['services'], ['deploys', 'cli-web'], ['tokens'], ['backup', 'list'], ['volumes', 'cli-web'], ['jobs', 'cli-web'], ['registry', 'list'], ['target', 'list'], ['notify', 'list']]) {
-      const r = await svcTyped([...cmd, '--json']);
-      expect(r.code, `${cmd.join(' ')}: ${r.stderr}`).toBe(0);
-      expect(() => JSON.parse(r.stdout), cmd.join(' ')).not.toThrow();
-    }
+    const listings = [['services'], ['deploys', 'cli-web'], ['tokens'], ['backup', 'list'], ['volumes', 'cli-web'], ['jobs', 'cli-web'], ['registry', 'list'], ['target', 'list'], ['notify', 'list']];
+    const answers = await Promise.all(listings.map((cmd) => svcTyped([...cmd, '--json'])));
+    listings.forEach((cmd, i) => {
+      expect(answers[i].code, `${cmd.join(' ')}: ${answers[i].stderr}`).toBe(0);
+      expect(() => JSON.parse(answers[i].stdout), cmd.join(' ')).not.toThrow();
+    });
+    expect(JSON.parse(answers[1].stdout).map((d: { id: number }) => d.id)).toEqual(((await t.api('GET', `/api/apps/${listed[0].id}/deploys`)).body as { id: number }[]).map((d) => d.id));
     expect((await svcTyped(['apps', '--names'])).stdout).toBe('cli-web\n');
     // The environment wins over the login file, .env too; another daemon's URL never gets the login's token.
     expect(await svcTyped(['apps'], { env: { SVC_TOKEN: 'wrong' } })).toMatchObject({ code: 1, stderr: 'svc: invalid, expired or revoked API token\n' });
@@ -213,12 +215,12 @@ describe('svc CLI', () => {
     const bin = mkdtempSync(join(tmpdir(), 'svc-cli-bin-'));
     try {
       const scripts: Record<string, string> = {};
-      for (const shell of ['bash', 'zsh', 'fish']) {
-        const r = await svcTyped(['completion', shell]);
-        expect(r.code, r.stderr).toBe(0);
+      const printed = await Promise.all(['bash', 'zsh', 'fish'].map((shell) => svcTyped(['completion', shell])));
+      ['bash', 'zsh', 'fish'].forEach((shell, i) => {
+        expect(printed[i].code, printed[i].stderr).toBe(0);
         scripts[shell] = join(bin, `svc.${shell}`);
-        writeFileSync(scripts[shell], r.stdout);
-      }
+        writeFileSync(scripts[shell], printed[i].stdout);
+      });
       execFileSync('bash', ['-n', scripts.bash]);
       for (const shell of ['zsh', 'fish']) {
         // Checked by the shell itself where it is installed.
@@ -228,14 +230,19 @@ describe('svc CLI', () => {
       // `svc` on the PATH as the wrapper would put it, so the script's `svc apps --names` asks the daemon.
       writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec '${join(repo, 'node_modules/.bin/tsx')}' '${join(repo, 'src/cli.ts')}' "$@"\n`);
       chmodSync(join(bin, 'svc'), 0o755);
+      // Asynchronous: the daemon answering `svc apps --names` runs in this process.
       const complete = (words: string[]) =>
-        execFileSync('bash', ['-c', `source '${scripts.bash}'; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-          encoding: 'utf8',
-          env: { PATH: `${bin}:${process.env.PATH}`, HOME: home },
-        }).split('\n').filter(Boolean);
-      expect(complete(['svc', 'who'])).toEqual(['whoami']);
-      expect(complete(['svc', 'logs', 'cli-'])).toEqual(['cli-web']);
-      expect(complete(['svc', 'deploy', '--f'])).toEqual(['--follow']);
+        new Promise<string[]>((done, fail) =>
+          execFile(
+            'bash',
+            ['-c', `source '${scripts.bash}'; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`],
+            { encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH}`, HOME: home }, timeout: 60_000 },
+            (err, stdout) => (err ? fail(err) : done(stdout.split('\n').filter(Boolean))),
+          ),
+        );
+      expect(await complete(['svc', 'who'])).toEqual(['whoami']);
+      expect(await complete(['svc', 'logs', 'cli-'])).toEqual(['cli-web']);
+      expect(await complete(['svc', 'deploy', '--f'])).toEqual(['--follow']);
       expect((await svcTyped(['completion', 'tcsh'])).code).toBe(2);
     } finally {
       rmSync(bin, { recursive: true, force: true });
