@@ -8,6 +8,7 @@ import { envKeySchema } from '../desired/fields.js';
 import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
 import type { EnvVarRow } from '../store/schema/index.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
+import { noteAuditNames } from '../http/audit-names.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 
 /** The API shape of a variable: a secret's value is never in it. */
@@ -35,6 +36,7 @@ export function envRoutes(deps: ApiDeps) {
   r.post('/apps/:appID/env', async (c) => {
     const appId = idParam(c, 'appID', 'app');
     const { row, created } = setEnv(deps, appId, await jsonBody(c), restOrigin(c), c.var.user.username);
+    noteAuditNames(c, row.key);
     return c.json(envJson(row), created ? 201 : 200);
   });
 

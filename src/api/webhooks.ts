@@ -26,10 +26,12 @@ import { listAppViews } from '../store/apps.js';
 import { allPreviews } from '../store/previews.js';
 import { shownImageRef, type AppView } from '../store/app-view.js';
 import { requestDeploy } from '../desired/deploys.js';
+import { noteAuditNames } from '../http/audit-names.js';
 import { parseInput as parse } from '../desired/parse.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 
-export type Answer = { status: 200 | 202; body: Record<string, unknown> };
+/** A delivery's answer; `apps`: the names of the apps it deployed or changed, for the audit line (not sent). */
+export type Answer = { status: 200 | 202; body: Record<string, unknown>; apps?: string[] };
 
 /** The JSON document of a delivery: the body itself, or the form field `payload` of a form-encoded one. */
 export function payloadText(contentType: string | undefined, raw: Uint8Array): string {
@@ -93,6 +95,7 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
       return a;
     });
     deps.log.info('webhook delivery', { host: spec.host, event, delivery: deliveryId, status: answer.status, result: answer.body });
+    noteAuditNames(c, ...(answer.apps ?? []));
     return c.json(answer.body, answer.status);
   };
 
@@ -166,14 +169,14 @@ function prepare(deps: ApiDeps, event: string, doc: unknown, scope: CodeHost | n
 export function apply(deps: ApiDeps, d: Decision<AppView>): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const ids = d.deploys.map((p) => requestDeploy(deps, p.app, { imageRef: p.imageRef, commitSha: p.commitSha, trigger: 'webhook' }, 'webhook').id);
-  return { status: 202, body: { deploys: ids } };
+  return { status: 202, body: { deploys: ids }, apps: d.deploys.map((p) => p.app.name) };
 }
 
 /** An external_ci preview's image deployed: 202 `{previews: [{app, preview, deploy}]}`. */
 function previewImage(deps: ApiDeps, d: ReturnType<typeof decidePreviewImage<AppView>>): Answer {
   if (d.kind === 'ignored') return { status: 200, body: { ignored: d.reason } };
   const results = d.deploys.map((x) => ({ app: x.parent.name, pr: x.pr, deploy: deployPreviewImage(deps, x.previewAppId, x.imageRef, x.sha, 'webhook').id }));
-  return { status: 202, body: { previews: results } };
+  return { status: 202, body: { previews: results }, apps: d.deploys.map((x) => x.parent.name) };
 }
 
 /** The previews of a deleted branch removed; `otherwise` answers when there were none. */
@@ -201,6 +204,6 @@ export function applyPreviews(deps: ApiDeps, d: PreviewDecision<AppView>, reason
       throw err;
     }
   });
-  const acted = results.some((r) => 'deploy' in r || 'removed' in r || 'waiting' in r);
-  return { status: acted ? 202 : 200, body: { previews: results } };
+  const did = (r: (typeof results)[number]) => 'deploy' in r || 'removed' in r || 'waiting' in r;
+  return { status: results.some(did) ? 202 : 200, body: { previews: results }, apps: results.filter(did).map((r) => r.app) };
 }

@@ -9,7 +9,8 @@ export { ROLES, type Role } from '../store/schema/users.js';
 /**
  * public: no login. self: one's own account (password, second factor, sessions, tokens).
  * read: everything but secret values and credentials. deploy_status: a deploy's status and events.
- * logs, reveal (an app's secret values), deploy (deploy, roll back), configure (variables, links): per app.
+ * logs, deploy (deploy, roll back), configure (variables, links): per app. reveal (an app's secret
+ * values): admins and owners only, like credentials.
  * manage: apps, services and their credentials, backups, manifests, settings. users: accounts, invitations.
  * owner: what only an owner does (require a second factor).
  */
@@ -20,8 +21,10 @@ export type Action = (typeof ACTIONS)[number];
 export const APP_ACTIONS: ReadonlySet<Action> = new Set(['logs', 'reveal', 'deploy', 'configure']);
 
 const VIEWER: Action[] = ['self', 'read', 'deploy_status'];
-const DEVELOPER: Action[] = [...VIEWER, 'logs', 'reveal', 'deploy', 'configure'];
-const ADMIN: Action[] = [...DEVELOPER, 'manage', 'users'];
+// A developer deploys and sets variables (a secret too: replaced, never read back) but reveals no secret
+// value and no service credential (issue 35: "a teammate who deploys but cannot read production secrets").
+const DEVELOPER: Action[] = [...VIEWER, 'logs', 'deploy', 'configure'];
+const ADMIN: Action[] = [...DEVELOPER, 'reveal', 'manage', 'users'];
 export const ROLE_ACTIONS: Record<Role, ReadonlySet<Action>> = {
   viewer: new Set(VIEWER),
   developer: new Set(DEVELOPER),

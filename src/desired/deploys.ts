@@ -26,6 +26,8 @@ export interface DeployRequest {
   imageRef?: string | null;
   commitSha?: string | null;
   trigger: DeployTrigger;
+  /** A rollback: the successful deploy it runs again (image, provider port, environment snapshot). */
+  rollbackOf?: DeployRow;
 }
 
 /**
@@ -43,14 +45,16 @@ export function requestDeploy(ctx: CommandCtx, app: AppView, input: DeployReques
   if (imageRef && !isImageRef(imageRef)) {
     throw invalid(`image_ref ${JSON.stringify(imageRef)} is not a valid image reference; set a valid one on the app or the deploy`);
   }
-  if (input.trigger !== 'webhook') {
+  // A rollback runs the environment its target ran (its snapshot), so today's required variables do not apply.
+  const restoresEnv = input.rollbackOf?.envSnapshotSealed != null;
+  if (input.trigger !== 'webhook' && !restoresEnv) {
     const missing = missingRequired(ctx.db, app.id);
     if (missing.length > 0) {
       throw unprocessable('missing_required_env', `required environment variables are not set: ${missing.join(', ')}`, { missing });
     }
   }
   return createDeploy(ctx.db, ctx.enqueue, ctx.bus, {
-    appId: app.id, appName: app.name, imageRef, commitSha: input.commitSha, trigger: input.trigger, origin,
+    appId: app.id, appName: app.name, imageRef, commitSha: input.commitSha, trigger: input.trigger, origin, rollbackOf: input.rollbackOf,
   });
 }
 
@@ -67,10 +71,14 @@ export function deployApp(ctx: CommandCtx, appId: number, raw: unknown, origin: 
   return requestDeploy(ctx, app, { imageRef: input.image_ref, commitSha: input.commit_sha, trigger: 'manual' }, origin);
 }
 
-/** Queues a rollback: the image of the newest successful deploy whose image differs from the live one; 409 without one. */
+/**
+ * Queues a rollback to the newest successful deploy whose image differs from the live one (409 without one):
+ * it runs exactly what that deploy ran, its image, the port its build provider chose (a built static site
+ * listens on 80, not on the spec's internal_port) and its environment snapshot, never a rebuild.
+ */
 export function rollbackApp(ctx: CommandCtx, appId: number, origin: Origin): DeployRow {
   const app = appOf(ctx, appId);
   const target = rollbackTarget(ctx.db, app.id, app.currentDeployId);
   if (!target?.imageRef) throw conflict('no earlier successful deploy with a different image to roll back to');
-  return requestDeploy(ctx, app, { imageRef: target.imageRef, commitSha: target.commitSha, trigger: 'rollback' }, origin);
+  return requestDeploy(ctx, app, { imageRef: target.imageRef, commitSha: target.commitSha, trigger: 'rollback', rollbackOf: target }, origin);
 }

@@ -18,6 +18,7 @@ import type { EdgeDeps } from './deps.js';
 import { endpointOf, type Endpoint } from './route-match.js';
 import { passesCsrf, SESSION_COOKIE } from './session.js';
 import { requestAddress, requestOrigin, sentFieldNames } from './audit-trail.js';
+import { auditNamesOf } from './audit-names.js';
 
 /** What the middleware leaves in the context for handlers. */
 export type AuthVars = {
@@ -79,7 +80,11 @@ async function audit(c: Context, deps: EdgeDeps, route: Endpoint, rule: Rule, ap
   const user = c.get('user') as PublicUser | undefined;
   // A link token in the path (an invitation) is a credential: never part of the record.
   const { key: varName, token: _secret, ...ids } = route.params;
-  const target = [appName ?? Object.entries(ids).map(([k, v]) => `${k}=${v}`).join(' '), varName].filter(Boolean).join(' ') || null;
+  // The app, then the variable of the path, then what the handler noted (a variable set by its body's `key`,
+  // the apps a webhook delivery deployed): who changed WHAT.
+  const noted = auditNamesOf(c);
+  const where = appName ?? Object.entries(ids).map(([k, v]) => `${k}=${v}`).join(' ');
+  const target = [...new Set([where, varName, ...noted].filter(Boolean))].join(' ') || null;
   const fields = route.path.startsWith('/api/webhooks/') ? [] : await sentFieldNames(c);
   try {
     recordAudit(

@@ -17,6 +17,11 @@ export interface NewDeploy {
   trigger: DeployTrigger;
   /** The entry point that asked (default `api`). */
   origin?: Origin;
+  /**
+   * A rollback: the deploy it runs again. Its provider port, environment snapshot and config version are
+   * copied onto the new record, so the rollback runs what that deploy ran (its image is `imageRef`).
+   */
+  rollbackOf?: Pick<DeployRow, 'buildPort' | 'envSnapshotSealed' | 'configVersion'>;
 }
 
 /**
@@ -32,7 +37,15 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
       .all();
     const created = db
       .insert(deploys)
-      .values({ appId: input.appId, imageRef: input.imageRef, commitSha: input.commitSha ?? null, trigger: input.trigger, origin: input.origin ?? 'api', status: 'pending' })
+      .values({
+        appId: input.appId,
+        imageRef: input.imageRef,
+        commitSha: input.commitSha ?? null,
+        trigger: input.trigger,
+        origin: input.origin ?? 'api',
+        status: 'pending',
+        ...(input.rollbackOf ? { buildPort: input.rollbackOf.buildPort, envSnapshotSealed: input.rollbackOf.envSnapshotSealed, configVersion: input.rollbackOf.configVersion } : {}),
+      })
       .returning()
       .get();
     if (superseded.length > 0) {

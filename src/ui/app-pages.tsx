@@ -29,6 +29,7 @@ import { AppPage, RECENT_LOG_LINES, type AppView } from './app-view.js';
 import { checked, defined, done, flash, int, readForm, render, text, type Form, type UiDeps, type UiEnv } from './context.js';
 import { Csrf, Layout, Time } from './layout.js';
 import { metricsJson } from '../metrics/query.js';
+import { noteAuditNames } from '../http/audit-names.js';
 import { isRange } from '../metrics/tiers.js';
 
 /** The env key of the path; one that cannot exist is a 404, as in the API. */
@@ -168,7 +169,8 @@ export function appPages(deps: UiDeps) {
 
   r.post('/apps/:id/env', action((c, id, f) => {
     const input = { key: f.key ?? '', value: f.value ?? '', is_secret: checked(f, 'is_secret'), required: checked(f, 'required') };
-    setEnv(deps, id, input, 'ui', c.var.user.username);
+    const { row } = setEnv(deps, id, input, 'ui', c.var.user.username);
+    noteAuditNames(c, row.key);
     return 'env_saved';
   }));
 

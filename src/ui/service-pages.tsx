@@ -108,16 +108,23 @@ export function servicePages(deps: UiDeps) {
             )}
           </dl>
         </section>
-        {may(c, 'POST /services/:id/stop') && (
+        {(may(c, 'POST /services/:id/stop') || may(c, 'POST /services/:id/credentials')) && (
           <div class="actions spaced">
-            <PostButton action={`/services/${s.id}/stop`} csrf={c.var.csrf} label="Stop" tone="secondary" />
-            <PostButton action={`/services/${s.id}/start`} csrf={c.var.csrf} label="Start" tone="secondary" />
-            <form method="post" action={`/services/${s.id}/credentials`} data-reveal={`/api/services/${s.id}/credentials`} data-credentials data-target="credentials">
-              <Csrf token={c.var.csrf} />
-              <button type="submit" class="secondary">
-                Show credentials
-              </button>
-            </form>
+            {may(c, 'POST /services/:id/stop') && (
+              <>
+                <PostButton action={`/services/${s.id}/stop`} csrf={c.var.csrf} label="Stop" tone="secondary" />
+                <PostButton action={`/services/${s.id}/start`} csrf={c.var.csrf} label="Start" tone="secondary" />
+              </>
+            )}
+            {/* Credentials are an admin's or an owner's to read (docs/api.md "Teams"): asked of their own rule. */}
+            {may(c, 'POST /services/:id/credentials') && (
+              <form method="post" action={`/services/${s.id}/credentials`} data-reveal={`/api/services/${s.id}/credentials`} data-credentials data-target="credentials">
+                <Csrf token={c.var.csrf} />
+                <button type="submit" class="secondary">
+                  Show credentials
+                </button>
+              </form>
+            )}
           </div>
         )}
         <div id="credentials" class="panel" hidden={!o.credentials} aria-live="polite">

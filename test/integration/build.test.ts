@@ -93,6 +93,39 @@ describe('building from source', () => {
     await waitFor(async () => (await get(a.port)).includes('static one'), { what: 'the first version again' });
   }, 180_000);
 
+  // Issue 35 defect 2: a rollback skipped the build steps, so it never learnt the provider's port and probed
+  // the spec's 3000 while the static site listened on 80 ("no HTTP answer", auto_rollback). A rollback now
+  // runs what the rolled-back deploy ran: its image, its port and its environment snapshot.
+  it('rolling a static site back to its first build serves the first build on port 80 with that deploy\'s environment', async () => {
+    const r = await repo('acme/bk-rollback');
+    const a = await app('bk-rollback', r.url);
+    const env = (key: string, value: string) => t.api('POST', `/api/apps/${a.id}/env`, { key, value });
+    expect((await env('GREETING', 'first')).status).toBeLessThan(300);
+    const sha1 = await r.commit({ 'index.html': '<h1>rollback one</h1>' });
+    images.push(`svc-build/bk-rollback:${sha1}`);
+    const first = await finished(await push('acme/bk-rollback', sha1));
+    expect(first.status).toBe('success');
+    expect((await env('GREETING', 'second')).status).toBeLessThan(300);
+    const sha2 = await r.commit({ 'index.html': '<h1>rollback two</h1>' });
+    images.push(`svc-build/bk-rollback:${sha2}`);
+    expect((await finished(await push('acme/bk-rollback', sha2))).status).toBe('success');
+    await waitFor(async () => (await get(a.port)).includes('rollback two'), { what: 'the second build' });
+
+    const res = await t.api('POST', `/api/apps/${a.id}/deploys/rollback`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const back = await finished(res.body.id);
+    expect(back.status, JSON.stringify((await events(back.id)).filter((e) => e.level !== 'info'))).toBe('success');
+    expect(back).toMatchObject({ trigger: 'rollback', image_ref: `svc-build/bk-rollback:${sha1}`, commit_sha: sha1 });
+    expect((await events(back.id)).some((e) => e.step === 'build' || e.step === 'clone')).toBe(false);
+    await waitFor(async () => (await get(a.port)).includes('rollback one'), { what: 'the first build again' });
+    const shown = (await t.api('GET', `/api/apps/${a.id}`)).body;
+    expect(shown).toMatchObject({ internal_port: 80, image_ref: `svc-build/bk-rollback:${sha1}`, status: 'active', config_changed: true });
+    const live = await runtime.docker.getContainer(shown.live_container_name).inspect();
+    expect(live.Config.Env).toContain('GREETING=first');
+    expect(live.Config.Env).not.toContain('GREETING=second');
+    expect((await t.api('DELETE', `/api/apps/${a.id}`)).status).toBe(204);
+  }, 240_000);
+
   // Issue 17 section 2, the defect: the pipeline wrote the provider's port (80) into the app's spec, and the
   // next apply of a manifest without internal_port "corrected" it to the API default 3000, so the route
   // pointed at a port nothing listened on. The provider's port is now an observed fact the route uses.

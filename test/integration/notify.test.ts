@@ -1,13 +1,14 @@
 // Notifications through a whole daemon process and a loopback receiver: a real failed deploy becomes a
 // signed Standard Webhooks message, the test action shows the provider's real answer, and a daemon killed
-// (SIGKILL) with messages waiting in the outbox sends every one of them after its restart, none twice.
+// (SIGKILL) with messages waiting in the outbox sends every one of them after its restart, none twice. A
+// crash loop ended by a good deploy closes its alert (issue 35 defect 5).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startDaemonProcess, type DaemonProcess } from '../support/daemon-process.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/notify-receivers.js';
 import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
-import { WEB_CRASH } from '../support/images.js';
+import { WEB_CRASH, WEB_EXITS_LATER, WEB_V1 } from '../support/images.js';
 
 let d: DaemonProcess;
 let rx: HttpReceiver;
@@ -69,4 +70,26 @@ describe('notifications (daemon process)', () => {
     const log = (await d.api('GET', '/api/notifications/deliveries')).body as any[];
     expect(log.filter((x) => x.event === 'deploy_auto_rollback').map((x) => x.status).sort()).toEqual([200, 200, 200, 503, 503, 503]);
   }, 90_000);
+
+  it('a crash loop ended by a deploy of a good image: app_crashing, then app_recovered naming the new container', async () => {
+    const ch = await d.api('POST', '/api/notifications/channels', { name: 'crash', type: 'slack', events: ['app_crashing', 'app_recovered'], config: { url: `${rx.url}/crash` } });
+    expect(ch.status).toBe(201);
+    const texts = () => rx.requests.filter((r) => r.path === '/crash' && r.status === 200).map((r) => JSON.parse(r.body).text as string);
+    const app = await d.api('POST', '/api/apps', { name: 'loopy', fallback_port: await freePort(), internal_port: 3000 });
+    expect(app.status).toBe(201);
+    // Serves, passes its health check, then exits 1 s later, every time it is started: a crash loop.
+    expect((await d.api('POST', `/api/apps/${app.body.id}/env`, { key: 'EXIT_AFTER', value: '1' })).status).toBe(201);
+    const first = await d.api('POST', `/api/apps/${app.body.id}/deploys`, { image_ref: WEB_EXITS_LATER });
+    expect(first.status).toBe(202);
+    await waitFor(() => texts().length === 1, { timeoutMs: 90_000, what: 'the crash alert' });
+    expect(texts()[0]).toMatch(/^loopy keeps crashing\n/);
+
+    const good = await d.api('POST', `/api/apps/${app.body.id}/deploys`, { image_ref: WEB_V1 });
+    expect(good.status).toBe(202);
+    await waitFor(() => texts().length === 2, { timeoutMs: 60_000, what: 'the recovery after the deploy' });
+    const live = (await d.api('GET', `/api/apps/${app.body.id}`)).body;
+    expect(live).toMatchObject({ status: 'active', current_deploy_id: good.body.id });
+    expect(texts()[1]).toContain(`loopy recovered\nloopy serves again: its live container ${live.live_container_name} (deploy ${good.body.id}) has stayed up`);
+    expect((await d.api('DELETE', `/api/apps/${app.body.id}`)).status).toBe(204);
+  }, 150_000);
 });

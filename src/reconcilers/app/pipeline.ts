@@ -83,16 +83,19 @@ function validate(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Res
   const build = deps.build !== undefined && buildsFromSource(app, deploy);
   if (!deploy.imageRef && !build) return fail(deps, deploy, 'validate', 'failed', 'no image to deploy: set image_ref on the app or the deploy');
   if (deploy.imageRef && !isImageRef(deploy.imageRef)) return fail(deps, deploy, 'validate', 'failed', `image reference ${JSON.stringify(deploy.imageRef)} is not valid: the engine would refuse it`);
-  const missing = deps.env.missingRequired(app.id);
+  // A rollback carries the snapshot of the deploy it runs again (src/desired/deploys.ts): that environment,
+  // not today's variables, and the config version it was taken at (so the app shows config_changed).
+  const restored = deploy.trigger === 'rollback' && deploy.envSnapshotSealed !== null;
+  const missing = restored ? [] : deps.env.missingRequired(app.id);
   if (missing.length > 0) return fail(deps, deploy, 'validate', 'failed', `missing required environment variables: ${missing.join(', ')}`);
-  const { env } = deps.env.resolve(app.id);
+  const env = restored ? deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!) : deps.env.resolve(app.id).env;
   const previous = lastSuccessful(deps.db, app.id);
   const previousEnv = previous?.envSnapshotSealed ? deps.sealer.openJson<Record<string, string>>(previous.envSnapshotSealed) : undefined;
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: build ? 'clone' : 'pull',
-    envSnapshotSealed: deps.sealer.sealJson(env),
+    envSnapshotSealed: restored ? deploy.envSnapshotSealed : deps.sealer.sealJson(env),
     envDiff: envDiff(previousEnv, env),
-    configVersion: app.configVersion,
+    configVersion: restored ? deploy.configVersion : app.configVersion,
   });
   return { requeueAfterMs: 0 };
 }

@@ -1,7 +1,8 @@
 // The app reconciler: observes one app (its row, its open deploy, the containers labelled with it), asks
 // plan.ts what to do next, does exactly that one thing, and says when to look again. Deploy steps live
 // in pipeline.ts, healing in heal.ts; this file only observes, dispatches and keeps status true.
-import { recovered } from './notices.js';
+import { crashAlertOpen, recovered } from './notices.js';
+import { crashAlertVerdict } from './crash-alert.js';
 import type { ReconcileCtx, Reconciler, Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
 import { LABELS } from '../../runtime/runtime.js';
@@ -11,7 +12,7 @@ import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import { scaleReplicas } from './scale.js';
 import { addAppEvent } from '../../store/deploys.js';
 import { activeDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
-import { getAppByName } from '../../store/apps.js';
+import { getApp, getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, deriveStatusReason, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
@@ -87,6 +88,11 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       await runtime.remove(orphan);
     }
     if (!row) {
+      // A deleted app crashes no more: its open crash alert is answered (the id is on its containers' labels).
+      for (const id of new Set(containers.map((c) => c.appId).filter((i): i is number => i !== undefined))) {
+        if (getApp(db, id)) continue;
+        if (crashAlertVerdict({ alertOpen: crashAlertOpen(db, id), deleted: true, replicas: 0, live: null }).kind === 'resolve') recovered(db, id, { why: 'deleted', name }, deps.now());
+      }
       // Volumes of a purged app (moved aside by the delete command) go once its containers are gone.
       if (await emptyTrash(settings.dataDir)) deps.log.info('purged volumes removed', { app: name });
       // A deleted app's built images go too (a closed preview leaves nothing behind, issue 20). Its
@@ -155,12 +161,13 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     let requeueAfterMs: number | undefined;
     if (live?.running && row.healFailures > 0) {
       const upMs = deps.now() - (live.startedAtMs ?? deps.now());
-      if (upMs >= HEAL_RESET_AFTER_MS) {
-        observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
-        recovered(db, row.id, deps.now());
-      }
+      if (upMs >= HEAL_RESET_AFTER_MS) observeApp(db, row.id, { healFailures: 0, healNotBefore: null });
       else requeueAfterMs = HEAL_RESET_AFTER_MS - upMs;
     }
+    // The crash alert closes once the app serves again, whatever ended the loop (crash-alert.ts): the same
+    // container stayed up, a deploy or rollback replaced it (its heal counter starts at 0), or scale to 0.
+    const alertWait = answerCrashAlert(row, live);
+    if (alertWait !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, alertWait);
     if (live?.dying) {
       // Being stopped from outside (kills.ts): beside other replicas it leaves the answer now, not at `die`.
       if (row.liveAddress !== null && readInstances(db, row.id).some((r) => r.address !== null)) {
@@ -185,6 +192,20 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     // and the proxy reconciler checks Caddy every second anyway. Enqueueing it from every steady pass made
     // each app write cost a full read of every app and of Caddy's config.
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  }
+
+  /**
+   * Answers the app's open crash alert when crash-alert.ts says the loop is over (`live`: the live container as
+   * observed, undefined when there is none). Returns when to look again, or undefined.
+   */
+  function answerCrashAlert(row: AppView, live: ObservedContainer | undefined): number | undefined {
+    const upMs = live?.running ? deps.now() - (live.startedAtMs ?? deps.now()) : 0;
+    const alert = crashAlertVerdict({ alertOpen: crashAlertOpen(db, row.id), deleted: false, replicas: row.replicas, live: live ? { running: live.running, upMs } : null });
+    if (alert.kind === 'wait') return alert.afterMs;
+    if (alert.kind === 'resolve') {
+      recovered(db, row.id, alert.why === 'serves' && live ? { why: 'serves', container: live.name, deployId: row.currentDeployId, upSeconds: Math.floor(upMs / 1000) } : { why: 'scaled_to_zero' }, deps.now());
+    }
+    return undefined;
   }
 
   /**
@@ -217,6 +238,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     await runtime.stop(container, settings.stopGraceSeconds);
     await runtime.remove(container);
     addAppEvent(db, row.id, 'scale', `scaled to 0 replicas: ${container} stopped and removed; the app is kept`);
+    answerCrashAlert(row, undefined); // nothing of it runs now: a crash loop is over
     return extras;
   }
 

@@ -222,6 +222,24 @@ describe('POST /api/apps/{appID}/deploys/rollback', () => {
     expect(t.enqueue.keys).toEqual(['app:web']);
   });
 
+  // Issue 35 defect 2: a rollback of a built static site probed the spec's port (3000), not the 80 it served on.
+  it('carries what the rolled-back deploy ran: its provider port, its environment snapshot and config version', async () => {
+    const id = await makeApp();
+    const first = storedDeploy(t, id, 'svc-build/web:aaaaaaa', 'success', 'aaaaaaa');
+    const snapshot = t.sealer.sealJson({ GREETING: 'first' });
+    updateDeploy(t.db, undefined, first, { buildPort: 80, envSnapshotSealed: snapshot, configVersion: 1 });
+    const live = storedDeploy(t, id, 'svc-build/web:bbbbbbb', 'success', 'bbbbbbb');
+    updateDeploy(t.db, undefined, live, { buildPort: 80, envSnapshotSealed: t.sealer.sealJson({ GREETING: 'second' }), configVersion: 2 });
+    observeApp(t.db, id, { liveDeployId: live, liveImage: 'svc-build/web:bbbbbbb' });
+    // A variable made required since: the rollback runs the old snapshot, so it does not block it.
+    await t.request('POST', `/api/apps/${id}/env`, { key: 'NEEDED', value: '', required: true });
+
+    const res = await t.request('POST', `/api/apps/${id}/deploys/rollback`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const row = t.db.select().from(deploys).where(eq(deploys.id, res.body.id)).get()!;
+    expect(row).toMatchObject({ trigger: 'rollback', imageRef: 'svc-build/web:aaaaaaa', commitSha: 'aaaaaaa', buildPort: 80, envSnapshotSealed: snapshot, configVersion: 1 });
+  });
+
   it('refuses with 422 when a required variable is missing', async () => {
     const id = await makeApp();
     storedDeploy(t, id, 'ghcr.io/acme/web:1', 'success');

@@ -163,6 +163,8 @@ describe('the permission table', () => {
     const may = (role: Role, action: Action) => ROLE_ACTIONS[role].has(action);
     expect(may('viewer', 'read') && !may('viewer', 'reveal') && !may('viewer', 'logs') && !may('viewer', 'deploy') && !may('viewer', 'configure')).toBe(true);
     expect(may('developer', 'deploy') && may('developer', 'configure') && may('developer', 'logs') && !may('developer', 'manage') && !may('developer', 'users')).toBe(true);
+    // Issue 35: a developer deploys and replaces secrets but never reads one back; admins and owners reveal.
+    expect(!may('developer', 'reveal') && may('admin', 'reveal') && may('owner', 'reveal')).toBe(true);
     expect(may('admin', 'manage') && may('admin', 'users') && !may('admin', 'owner')).toBe(true);
     expect([...ROLE_ACTIONS.owner].length).toBe(10);
     expect(decide({ role: 'developer', apps: ['web'] }, 'deploy', 'api').ok).toBe(false);
@@ -172,7 +174,7 @@ describe('the permission table', () => {
 });
 
 describe('what a viewer and a deploy token get', () => {
-  it('a viewer never sees a secret value or a credential, on any page or endpoint', { timeout: 60_000 }, async () => {
+  it('a viewer or a developer never sees a secret value or a credential, on any page or endpoint', { timeout: 90_000 }, async () => {
     const w = await world();
     const creds = await w.t.request('GET', `/api/services/${w.service}/credentials`);
     expect(creds.status).toBe(200);
@@ -180,7 +182,7 @@ describe('what a viewer and a deploy token get', () => {
     expect(password.length).toBeGreaterThan(8);
     for (const route of endpoints(w.t)) {
       if (route.method !== 'GET') continue;
-      for (const name of ['viewer', 'token read']) {
+      for (const name of ['viewer', 'token read', 'developer', 'token admin (developer)']) {
         const got = await call(w, 'GET', route.path, w.who[name]);
         expect(got.text, `${route.path} as ${name}`).not.toContain(SECRET);
         expect(got.text, `${route.path} as ${name}`).not.toContain(password);
@@ -189,6 +191,12 @@ describe('what a viewer and a deploy token get', () => {
     // The one that would show it refuses.
     expect((await call(w, 'GET', '/api/apps/:appID/env/:key/reveal', w.who.viewer)).status).toBe(403);
     expect((await call(w, 'POST', '/apps/:id/env/:key/reveal', w.who.viewer)).status).toBe(403);
+    for (const name of ['developer', 'token admin (developer)']) {
+      expect((await call(w, 'GET', '/api/apps/:appID/env/:key/reveal', w.who[name])).status, name).toBe(403);
+      expect((await call(w, 'GET', '/api/services/:id/credentials', w.who[name])).status, name).toBe(403);
+    }
+    expect((await call(w, 'POST', '/apps/:id/env/:key/reveal', w.who.developer)).status).toBe(403);
+    expect((await call(w, 'POST', '/services/:id/credentials', w.who.developer)).status).toBe(403);
   });
 
   it('a deploy:web token deploys web, follows its deploy, and gets 403 everywhere else', async () => {

@@ -228,6 +228,11 @@ describe('audit log', () => {
     const ping = '{"zen":"audit"}';
     const wh = await t.request('POST', '/api/webhooks/github', undefined, { raw: ping, cookie: 'none', headers: { 'x-github-event': 'ping', 'x-github-delivery': 'd-1', 'x-hub-signature-256': signBody(WH, ping) } });
     expect(wh.status).toBeLessThan(300);
+    // a push that deploys an app: its entry names the app (issue 35)
+    await t.request('POST', '/api/apps', { name: 'site', build_mode: 'svc_build', repo_url: 'https://github.com/acme/site', fallback_port: 8091 });
+    const push = JSON.stringify({ ref: 'refs/heads/main', after: 'a'.repeat(40), repository: { full_name: 'acme/site' } });
+    const pushed = await t.request('POST', '/api/webhooks/github', undefined, { raw: push, cookie: 'none', headers: { 'x-github-event': 'push', 'x-github-delivery': 'd-2', 'x-hub-signature-256': signBody(WH, push) } });
+    expect(pushed.status).toBe(202);
     // manifest (a directory source: no request, audited by the apply)
     applyManifests(
       { db: t.db, sealer: t.sealer, config: t.config, log: { info() {}, warn() {}, error() {}, debug() {} } as never, enqueue: t.enqueue, bus: { emit() {} } as never, now: t.clock.now },
@@ -247,8 +252,12 @@ describe('audit log', () => {
     expect(raw).not.toContain('hidden-manifest-value');
     expect(new Set(all.map((a) => a.origin))).toEqual(new Set(['api', 'cli', 'ui', 'webhook', 'manifest']));
     const envSet = all.find((a) => a.origin === 'api' && a.action === 'POST /api/apps/:appID/env');
-    expect(envSet).toMatchObject({ username: 'olivia', target: 'web', fields: ['key', 'value', 'is_secret'] });
-    expect(all.find((a) => a.origin === 'ui')).toMatchObject({ action: 'POST /apps/:id/env', target: 'web', fields: ['key', 'value'] });
+    // The variable's name is in the target (docs/api.md "Audit log"), its value nowhere (checked above).
+    expect(envSet).toMatchObject({ username: 'olivia', target: 'web DB_PASSWORD', fields: ['key', 'value', 'is_secret'] });
+    expect(all.find((a) => a.origin === 'cli')).toMatchObject({ action: 'POST /api/apps/:appID/env', target: 'web CLI_VAR' });
+    expect(all.find((a) => a.origin === 'ui')).toMatchObject({ action: 'POST /apps/:id/env', target: 'web UI_VAR', fields: ['key', 'value'] });
+    const hooks = all.filter((a) => a.origin === 'webhook');
+    expect(hooks.map((a) => a.target)).toEqual(['site', null]); // newest first: the push names its app, the ping none
     expect(all.find((a) => a.origin === 'manifest')).toMatchObject({ action: 'manifest dir create App', fields: expect.arrayContaining(['env.TOKEN']) });
     expect(all.filter((a) => a.action.endsWith('/reveal'))).toEqual([expect.objectContaining({ target: 'web DB_PASSWORD', username: 'olivia' })]);
     expect(all.some((a) => a.action === 'GET /api/apps/:appID/env')).toBe(false);
