@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `svc serve | apply | diff | apps | deploy | logs | run | jobs | volumes | repo | previews | backup | restore | nodes | notify | target | uninstall` (API.md "CLI"). Only `serve` runs the
-// daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID` asks the daemon); every other command is a thin client of the REST
+// `svc serve | login | apply | diff | apps | deploy | logs | run | jobs | volumes | repo | previews | backup | restore | nodes | notify | target | uninstall | completion ...`
+// (docs/api.md "CLI"; usage.ts lists them all). Only `serve` runs the daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID`
+// asks the daemon), `completion` prints a script; `login`, `logout` and `whoami` keep or use the login file; every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { applyCommand, diffCommand } from './cli/apply.js';
 import { appsCommand, deployCommand, logsCommand } from './cli/apps.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
@@ -10,33 +11,7 @@ import { nodesCommand } from './cli/nodes.js';
 import { notifyCommand } from './cli/notify.js';
 import { CliError, clientSettings, createClient } from './cli/client.js';
 import { COMMANDS, commandUsage, mainUsage } from './cli/usage.js';
-
-const OPTIONS: Record<string, ParseArgsConfig['options']> = {
-  serve: {},
-  apply: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' }, 'no-wait': { type: 'boolean' } },
-  diff: { file: { type: 'string', short: 'f' }, prune: { type: 'boolean' } },
-  apps: {},
-  deploy: { image: { type: 'string' }, follow: { type: 'boolean' } },
-  logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },
-  backup: { output: { type: 'string', short: 'o' } },
-  restore: { target: { type: 'string' }, latest: { type: 'boolean' }, identity: { type: 'string', short: 'i' } },
-  nodes: { manager: { type: 'boolean' } },
-  top: {},
-  exec: { replica: { type: 'string' } },
-  notify: { type: { type: 'string' }, url: { type: 'string' }, config: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' } },
-  target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' } },
-  registry: { username: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
-  uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
-  run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
-  jobs: { run: { type: 'string' } },
-  volumes: {},
-  repo: { 'code-host': { type: 'string' }, 'token-stdin': { type: 'boolean' }, 'remove-token': { type: 'boolean' } },
-  previews: {
-    on: { type: 'boolean' }, off: { type: 'boolean' }, max: { type: 'string' }, 'ttl-days': { type: 'string' }, services: { type: 'string' },
-    forks: { type: 'boolean' }, 'no-forks': { type: 'boolean' }, memory: { type: 'string' }, cpus: { type: 'string' },
-    env: { type: 'string', multiple: true }, 'unset-env': { type: 'string', multiple: true },
-  },
-};
+import { OPTIONS } from './cli/options.js';
 
 function usageError(command: string, message: string): never {
   throw new CliError(`${message}\n${commandUsage(command)}`, 2);
@@ -74,6 +49,24 @@ async function run(argv: string[]): Promise<number> {
     const { uninstallCommand } = await import('./cli/uninstall.js');
     return uninstallCommand({ purge: !!v.purge, yes: !!v.yes });
   }
+  if (command === 'completion') {
+    expect(1);
+    const { completionScript, SHELLS } = await import('./cli/completion.js');
+    if (!(SHELLS as readonly string[]).includes(pos[0])) usageError(command, `unknown shell "${pos[0]}": bash, zsh or fish`);
+    process.stdout.write(completionScript(pos[0] as 'bash'));
+    return 0;
+  }
+  if (command === 'login' || command === 'logout' || command === 'whoami') {
+    const login = await import('./cli/login.js');
+    if (command === 'login') {
+      if (pos.length > 1) usageError(command, `unexpected argument "${pos[1]}"`);
+      const { stdioPrompter } = await import('./cli/prompt.js');
+      return login.loginCommand({ url: pos[0], prompt: stdioPrompter() });
+    }
+    expect(0);
+    return command === 'logout' ? login.logoutCommand() : login.whoamiCommand({ json: !!v.json });
+  }
+  const json = !!v.json;
   const client = createClient(clientSettings());
   switch (command) {
     case 'apply':
@@ -86,7 +79,17 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'apps':
       expect(0);
-      return appsCommand(client);
+      if (v.json && v.names) usageError(command, '--json and --names exclude each other');
+      return appsCommand(client, { json, names: !!v.names });
+    case 'services':
+      expect(0);
+      return (await import('./cli/lists.js')).servicesCommand(client, { json });
+    case 'deploys':
+      expect(1);
+      return (await import('./cli/lists.js')).deploysCommand(client, { app: pos[0], json });
+    case 'tokens':
+      expect(0);
+      return (await import('./cli/lists.js')).tokensCommand(client, { json });
     case 'deploy':
       expect(1);
       return deployCommand(client, { app: pos[0], image: v.image as string | undefined, follow: !!v.follow });
@@ -98,7 +101,7 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'backup':
       if (pos.length < 1 || pos.length > 2) usageError(command, 'expected create, list or download ID');
-      return backupCommand(client, { action: pos[0], id: pos[1], output: v.output as string | undefined });
+      return backupCommand(client, { action: pos[0], id: pos[1], output: v.output as string | undefined, json });
     case 'restore':
       if (pos.length > 1) usageError(command, `unexpected argument "${pos[1]}"`);
       if (pos.length === 0 && typeof v.target !== 'string') usageError(command, 'missing argument');
@@ -106,7 +109,7 @@ async function run(argv: string[]): Promise<number> {
     case 'jobs': {
       expect(1);
       const { jobsCommand } = await import('./cli/jobs.js');
-      return jobsCommand(client, { app: pos[0], run: v.run as string | undefined });
+      return jobsCommand(client, { app: pos[0], run: v.run as string | undefined, json });
     }
     case 'repo': {
       expect(1);
@@ -116,13 +119,13 @@ async function run(argv: string[]): Promise<number> {
     case 'volumes': {
       expect(1);
       const { volumesCommand } = await import('./cli/jobs.js');
-      return volumesCommand(client, { app: pos[0] });
+      return volumesCommand(client, { app: pos[0], json });
     }
     case 'previews': {
       expect(1);
       const { previewsCommand } = await import('./cli/previews.js');
-      const { help: _help, ...flags } = v;
-      return previewsCommand(client, { app: pos[0], flags: flags as never });
+      const { help: _help, json: _json, ...flags } = v;
+      return previewsCommand(client, { app: pos[0], flags: flags as never, json });
     }
     case 'run': {
       if (pos.length < 2) usageError(command, 'expected APP -- COMMAND [ARG...]');
@@ -132,10 +135,10 @@ async function run(argv: string[]): Promise<number> {
       return runCommand(client, { app: pos[0], command: pos.slice(1), timeoutSeconds: timeout, detach: !!v.detach });
     }
     case 'nodes':
-      return nodesCommand(client, { action: pos[0], args: pos.slice(1), manager: !!v.manager });
+      return nodesCommand(client, { action: pos[0], args: pos.slice(1), manager: !!v.manager, json });
     case 'top':
       expect(0);
-      return (await import('./cli/top.js')).topCommand(client);
+      return (await import('./cli/top.js')).topCommand(client, { json });
     case 'exec': {
       // Everything after `--` is the command: svc exec APP -- CMD [ARG...]
       const dash = rest.indexOf('--');
@@ -147,14 +150,14 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'notify':
       if (pos.length < 1 || pos.length > 2) usageError(command, 'expected list, add NAME, test NAME, rm NAME or log');
-      return notifyCommand(client, { action: pos[0], name: pos[1], ...(v as Record<string, string | undefined>) });
+      return notifyCommand(client, { ...(v as Record<string, string | undefined>), action: pos[0], name: pos[1], json });
     case 'target': {
       const { targetCommand } = await import('./cli/targets.js');
-      return targetCommand(client, { action: pos[0], name: pos[1], endpoint: v.endpoint as string | undefined, region: v.region as string | undefined, bucket: v.bucket as string | undefined, prefix: v.prefix as string | undefined });
+      return targetCommand(client, { action: pos[0], name: pos[1], endpoint: v.endpoint as string | undefined, region: v.region as string | undefined, bucket: v.bucket as string | undefined, prefix: v.prefix as string | undefined, json });
     }
     case 'registry': {
       const { registryCommand } = await import('./cli/registries.js');
-      return registryCommand(client, { action: pos[0], server: pos[1], username: v.username as string | undefined, passwordStdin: !!v['password-stdin'] });
+      return registryCommand(client, { action: pos[0], server: pos[1], username: v.username as string | undefined, passwordStdin: !!v['password-stdin'], json });
     }
   }
   return 0;

@@ -3,6 +3,7 @@
 import { appByName, CliError, type Client } from './client.js';
 import { readSse } from './sse.js';
 import { statusLine, type StatusFacts } from '../presenters/status-line.js';
+import { printJson } from './output.js';
 
 export function formatTable(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -21,8 +22,11 @@ export function appsTable(apps: AppListRow[]): string {
   return formatTable(rows) + (apps.some((a) => a.config_changed) ? '* env or links changed since the live deploy\n' : '');
 }
 
-export async function appsCommand(client: Client): Promise<number> {
+/** `svc apps`: the table; `--json` the API's answer; `--names` one name a line (what completion scripts read). */
+export async function appsCommand(client: Client, o: { json?: boolean; names?: boolean } = {}): Promise<number> {
   const apps = await client.json<AppListRow[]>('GET', '/api/apps');
+  if (o.json) return printJson(apps), 0;
+  if (o.names) return process.stdout.write(apps.map((a) => `${a.name}\n`).join('')), 0;
   process.stdout.write(apps.length === 0 ? 'no apps\n' : appsTable(apps));
   return 0;
 }

@@ -11,6 +11,7 @@ import { restoreOffline } from '../backup/offline-restore.js';
 import { CliError, type Client } from './client.js';
 import { restoreFromBucket, restoreFromTarget } from './restore-remote.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 
 interface BackupJson {
   id: number;
@@ -21,9 +22,10 @@ interface BackupJson {
   error?: string | null;
 }
 
-export async function backupCommand(client: Client, o: { action: string; id?: string; output?: string; pollMs?: number }): Promise<number> {
+export async function backupCommand(client: Client, o: { action: string; id?: string; output?: string; pollMs?: number; json?: boolean }): Promise<number> {
   if (o.action === 'list') {
     const list = await client.json<BackupJson[]>('GET', '/api/backups');
+    if (o.json) return printJson(list), 0;
     if (list.length === 0) process.stdout.write('no backups\n');
     else process.stdout.write(formatTable([['ID', 'FILE', 'SIZE', 'STATUS', 'CREATED'], ...list.map((b) => [String(b.id), b.filename, String(b.size_bytes), b.status, b.created_at])]));
     return 0;

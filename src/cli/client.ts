@@ -3,9 +3,11 @@
 // it), which the entry point prints; no caller ever shows a stack trace.
 import { readEnvFile } from '../config.js';
 import { resolve } from 'node:path';
+import { loginFilePath, readLoginFile, type LoginFile } from './login-file.js';
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  /** `apiCode`: the API's machine code of the error (`totp_required`, ...), when the daemon answered one. */
+  constructor(message: string, readonly exitCode = 1, readonly apiCode?: string, readonly status?: number) {
     super(message);
   }
 }
@@ -15,12 +17,39 @@ export interface ClientSettings {
   token: string | undefined;
 }
 
-/** SVC_URL (default http://127.0.0.1:$SVC_PORT) and SVC_TOKEN, from the environment or `.env`. */
+/** Where a setting came from: the environment, `.env` in the working directory, `svc login`'s file, or the default. */
+export type SettingSource = 'environment' | '.env' | 'login' | 'default';
+
+export interface ResolvedSettings extends ClientSettings {
+  from: { url: SettingSource; token: SettingSource | undefined };
+}
+
+const trimUrl = (u: string) => u.replace(/\/+$/, '');
+
+/**
+ * Pure: the URL and token a command uses. Each of SVC_URL and SVC_TOKEN comes from the environment, else
+ * `.env`, else the login file; the URL's default is http://127.0.0.1:$SVC_PORT. The login file's token
+ * goes only to the login file's URL: a SVC_URL naming another daemon never receives it.
+ */
+export function resolveSettings(env: NodeJS.ProcessEnv, dotenv: Record<string, string>, login: LoginFile | undefined): ResolvedSettings {
+  const pick = (k: string): [string, SettingSource] | undefined =>
+    env[k] ? [env[k]!, 'environment'] : dotenv[k] ? [dotenv[k], '.env'] : undefined;
+  const url = pick('SVC_URL') ?? (login ? [login.url, 'login'] : [`http://127.0.0.1:${env.SVC_PORT || dotenv.SVC_PORT || '3000'}`, 'default']);
+  const token = pick('SVC_TOKEN') ?? (login && trimUrl(login.url) === trimUrl(url[0]) ? [login.token, 'login'] : undefined);
+  return { url: trimUrl(url[0]), token: token?.[0], from: { url: url[1], token: token?.[1] } };
+}
+
+/** The settings with their sources, from the process's environment, `.env` and the login file. */
+export function settingsOf(env: NodeJS.ProcessEnv = process.env, envFile = resolve('.env')): ResolvedSettings {
+  const login = readLoginFile(loginFilePath(env));
+  if (login instanceof Error) throw new CliError(login.message);
+  return resolveSettings(env, readEnvFile(envFile), login);
+}
+
+/** SVC_URL (default http://127.0.0.1:$SVC_PORT) and SVC_TOKEN: the environment, `.env`, then `svc login`'s file. */
 export function clientSettings(env: NodeJS.ProcessEnv = process.env, envFile = resolve('.env')): ClientSettings {
-  const file = readEnvFile(envFile);
-  const get = (k: string) => env[k] || file[k] || undefined;
-  const url = (get('SVC_URL') ?? `http://127.0.0.1:${get('SVC_PORT') ?? '3000'}`).replace(/\/+$/, '');
-  return { url, token: get('SVC_TOKEN') };
+  const { url, token } = settingsOf(env, envFile);
+  return { url, token };
 }
 
 export interface Client {
@@ -47,14 +76,16 @@ export function createClient(s: ClientSettings, fetchImpl: typeof fetch = fetch)
     if (res.ok) return res;
     const text = await res.text().catch(() => '');
     let sentence = `${res.status} ${res.statusText}`;
+    let code: string | undefined;
     try {
-      const body = JSON.parse(text) as { error?: string };
+      const body = JSON.parse(text) as { error?: string; code?: string };
       if (body.error) sentence = body.error;
+      code = body.code;
     } catch {
       /* not JSON: keep the status line */
     }
-    if (res.status === 401 && !s.token) sentence += ' (set SVC_TOKEN to an API token from POST /api/tokens or the settings page)';
-    throw new CliError(sentence);
+    if (res.status === 401 && !s.token) sentence += ' (run svc login, or set SVC_TOKEN to an API token from the settings page)';
+    throw new CliError(sentence, 1, code, res.status);
   }
   return {
     url: s.url,

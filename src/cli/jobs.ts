@@ -3,11 +3,12 @@
 // `--run JOB` asks for a run now.
 import { appByName, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 
 interface RunJson { id: number; status: string; exit_code: number | null; started_at: string | null; trigger: string }
 interface JobJson { name: string; schedule: string; command: string | string[]; concurrency: string; timeout_seconds: number; last_run: RunJson | null }
 
-export async function jobsCommand(client: Client, o: { app: string; run?: string }): Promise<number> {
+export async function jobsCommand(client: Client, o: { app: string; run?: string; json?: boolean }): Promise<number> {
   const app = await appByName(client, o.app);
   if (o.run) {
     const run = await client.json<RunJson>('POST', `/api/apps/${app.id}/jobs/${encodeURIComponent(o.run)}/runs`);
@@ -15,6 +16,7 @@ export async function jobsCommand(client: Client, o: { app: string; run?: string
     return 0;
   }
   const jobs = await client.json<JobJson[]>('GET', `/api/apps/${app.id}/jobs`);
+  if (o.json) return printJson(jobs), 0;
   if (jobs.length === 0) {
     process.stdout.write(`no jobs (set the app's jobs field); one-off commands: svc run ${o.app} -- COMMAND\n`);
     return 0;
@@ -27,11 +29,13 @@ export async function jobsCommand(client: Client, o: { app: string; run?: string
 
 /**
  * `svc volumes APP`: the app's volumes and deploy strategy, read from the app's record (the by-name lookup
- * answers only `{id, name}`, so the fields come from `GET /api/apps/{id}`).
+ * answers only `{id, name}`, so the fields come from `GET /api/apps/{id}`). `--json`: those two fields as
+ * the API answers them.
  */
-export async function volumesCommand(client: Client, o: { app: string }, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function volumesCommand(client: Client, o: { app: string; json?: boolean }, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const { id } = await appByName(client, o.app);
   const app = await client.json<{ volumes?: { name: string; mount_path: string }[]; deploy_strategy?: string }>('GET', `/api/apps/${id}`);
+  if (o.json) return printJson({ volumes: app.volumes ?? [], deploy_strategy: app.deploy_strategy ?? 'blue_green' }), 0;
   const volumes = app.volumes ?? [];
   if (volumes.length === 0) write('no volumes\n');
   else write(formatTable([['VOLUME', 'MOUNT PATH'], ...volumes.map((v) => [v.name, v.mount_path])]));

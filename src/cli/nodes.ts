@@ -4,6 +4,7 @@
 // nodes endpoints (API.md "Nodes").
 import { CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 import type { NodeJson } from '../cluster/nodes.js';
 
 /** Pure: the table `svc nodes` prints. */
@@ -41,15 +42,16 @@ export function nodeEventsTable(events: NodeEventJson[]): string {
   return formatTable([['TIME', 'HOSTNAME', 'EVENT', 'STATE'], ...events.map((e) => [e.at, e.hostname, e.kind === 'down' ? 'down' : 'ready again', e.state])]);
 }
 
-export async function nodesCommand(client: Client, o: { action?: string; args: string[]; manager: boolean }): Promise<number> {
+export async function nodesCommand(client: Client, o: { action?: string; args: string[]; manager: boolean; json?: boolean }): Promise<number> {
   switch (o.action ?? 'list') {
     case 'list':
     case 'ls':
-      process.stdout.write(nodesTable(await client.json<NodeJson[]>('GET', '/api/nodes')));
+    case 'events': {
+      const list = o.action === 'events' ? await client.json<NodeEventJson[]>('GET', '/api/nodes/events') : await client.json<NodeJson[]>('GET', '/api/nodes');
+      if (o.json) printJson(list);
+      else process.stdout.write(o.action === 'events' ? nodeEventsTable(list as NodeEventJson[]) : nodesTable(list as NodeJson[]));
       return 0;
-    case 'events':
-      process.stdout.write(nodeEventsTable(await client.json<NodeEventJson[]>('GET', '/api/nodes/events')));
-      return 0;
+    }
     case 'join': {
       const r = await client.json<{ command_line: string; role: string }>('POST', '/api/nodes/join', { role: o.manager ? 'manager' : 'worker' });
       process.stdout.write(`run this on the new machine to join it as a ${r.role}:\n  ${r.command_line}\n`);

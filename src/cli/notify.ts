@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 
 interface ChannelJson {
   id: number;
@@ -23,6 +24,7 @@ export interface NotifyOptions {
   config?: string;
   events?: string;
   limit?: string;
+  json?: boolean;
 }
 
 async function channelId(client: Client, name: string): Promise<number> {
@@ -51,6 +53,7 @@ export async function notifyCommand(client: Client, o: NotifyOptions): Promise<n
   switch (o.action) {
     case 'list': {
       const list = await client.json<ChannelJson[]>('GET', '/api/notifications/channels');
+      if (o.json) return printJson(list), 0;
       if (list.length === 0) process.stdout.write('no notification channels\n');
       else process.stdout.write(formatTable([['NAME', 'TYPE', 'TARGET', 'ENABLED', 'EVENTS'], ...list.map((c) => [c.name, c.type, c.target, c.enabled ? 'yes' : 'no', c.events.join(',')])]));
       return 0;
@@ -80,6 +83,7 @@ export async function notifyCommand(client: Client, o: NotifyOptions): Promise<n
     case 'log': {
       const q = o.limit ? `?limit=${encodeURIComponent(o.limit)}` : '';
       const log = await client.json<{ at: string; channel: string; event: string; attempt: number; answer: string }[]>('GET', `/api/notifications/deliveries${q}`);
+      if (o.json) return printJson(log), 0;
       if (log.length === 0) process.stdout.write('nothing sent yet\n');
       else process.stdout.write(formatTable([['TIME', 'CHANNEL', 'EVENT', 'ATTEMPT', 'ANSWER'], ...log.map((d) => [d.at, d.channel, d.event, String(d.attempt), d.answer])]));
       return 0;

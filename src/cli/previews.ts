@@ -2,6 +2,7 @@
 // settings changed from flags (a PUT of the whole merged object: the API validates it as any update).
 import { appByName, CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 
 /** What `svc previews` reads of each preview (GET /api/apps/{id}/previews). */
 export interface PreviewListRow {
@@ -85,7 +86,7 @@ function describe(s: Record<string, any> | null): string {
     `${s.resources?.memory_mb} MiB, ${s.resources?.cpus} CPU each${env.length ? ` · env ${env.join(', ')}` : ''}\n`;
 }
 
-export async function previewsCommand(client: Client, o: { app: string; flags: PreviewFlags; now?: Date; write?: (text: string) => void }): Promise<number> {
+export async function previewsCommand(client: Client, o: { app: string; flags: PreviewFlags; json?: boolean; now?: Date; write?: (text: string) => void }): Promise<number> {
   const write = o.write ?? ((t: string) => void process.stdout.write(t));
   const app = await appByName(client, o.app);
   let settings = (app.previews ?? null) as Record<string, any> | null;
@@ -94,8 +95,9 @@ export async function previewsCommand(client: Client, o: { app: string; flags: P
     const updated = await client.json<{ previews: Record<string, any> | null }>('PUT', `/api/apps/${app.id}`, { previews: next });
     settings = updated.previews;
   }
-  write(describe(settings));
   const rows = await client.json<PreviewListRow[]>('GET', `/api/apps/${app.id}/previews`);
+  if (o.json) return printJson(rows, write), 0;
+  write(describe(settings));
   write(rows.length === 0 ? 'no previews\n' : previewsTable(rows, o.now ?? new Date()));
   return 0;
 }

@@ -4,6 +4,7 @@
 import { text } from 'node:stream/consumers';
 import { CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 import { canonicalRegistry } from '../runtime/references.js';
 
 interface RegistryJson {
@@ -15,7 +16,7 @@ interface RegistryJson {
 
 export async function registryCommand(
   client: Client,
-  o: { action?: string; server?: string; username?: string; passwordStdin?: boolean },
+  o: { action?: string; server?: string; username?: string; passwordStdin?: boolean; json?: boolean },
   write: (s: string) => void = (s) => process.stdout.write(s),
   stdin: () => Promise<string> = () => text(process.stdin),
 ): Promise<number> {
@@ -29,6 +30,7 @@ export async function registryCommand(
   switch (o.action) {
     case 'list': {
       const list = await client.json<RegistryJson[]>('GET', '/api/registries');
+      if (o.json) return printJson(list, write), 0;
       if (list.length === 0) write('no registry credentials\n');
       else write(formatTable([['REGISTRY', 'USERNAME', 'CHANGED'], ...list.map((x) => [x.server, x.username, x.updated_at])]));
       return 0;

@@ -2,6 +2,7 @@
 // from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, never from an argument (arguments show in `ps`).
 import { CliError, type Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 
 interface TargetJson {
   id: number;
@@ -14,7 +15,7 @@ interface TargetJson {
 
 export async function targetCommand(
   client: Client,
-  o: { action?: string; name?: string; endpoint?: string; region?: string; bucket?: string; prefix?: string },
+  o: { action?: string; name?: string; endpoint?: string; region?: string; bucket?: string; prefix?: string; json?: boolean },
   write: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<number> {
   const byName = async (): Promise<TargetJson> => {
@@ -26,6 +27,7 @@ export async function targetCommand(
   switch (o.action) {
     case 'list': {
       const list = await client.json<TargetJson[]>('GET', '/api/backup-targets');
+      if (o.json) return printJson(list, write), 0;
       if (list.length === 0) write('no backup targets\n');
       else write(formatTable([['NAME', 'ENDPOINT', 'REGION', 'BUCKET', 'PREFIX'], ...list.map((t) => [t.name, t.endpoint ?? '(AWS)', t.region, t.bucket, t.prefix])]));
       return 0;
@@ -57,6 +59,7 @@ export async function targetCommand(
     case 'remote': {
       const t = await byName();
       const list = await client.json<{ key: string; size_bytes: number; last_modified: string | null }[]>('GET', `/api/backup-targets/${t.id}/remote`);
+      if (o.json) return printJson(list, write), 0;
       if (list.length === 0) write('no copies\n');
       else write(formatTable([['KEY', 'SIZE', 'MODIFIED'], ...list.map((x) => [x.key, String(x.size_bytes), x.last_modified ?? ''])]));
       return 0;

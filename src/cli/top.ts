@@ -2,6 +2,7 @@
 // first, from GET /api/metrics/top. One shot, like `docker stats --no-stream`.
 import type { Client } from './client.js';
 import { formatTable } from './apps.js';
+import { printJson } from './output.js';
 
 type Values = { cpu_cores: number | null; memory_bytes: number | null; memory_limit_bytes: number | null; net_rx_bytes_per_second?: number | null; net_tx_bytes_per_second?: number | null; block_read_bytes_per_second?: number | null; block_write_bytes_per_second?: number | null };
 type Row = Values & { kind: string; name: string; containers: (Values & { name: string })[] };
@@ -12,8 +13,9 @@ const mem = (v: number | null) => (v === null ? '-' : `${(v / MiB).toFixed(1)}Mi
 const limit = (v: number | null) => (v === null ? 'unlimited' : mem(v));
 const kb = (v: number | null | undefined) => (v === null || v === undefined ? '-' : `${(v / 1024).toFixed(1)}kB/s`);
 
-export async function topCommand(client: Client): Promise<number> {
+export async function topCommand(client: Client, o: { json?: boolean } = {}): Promise<number> {
   const top = await client.json<{ time: string | null; host: (Values & { disk_used_bytes: number | null; disk_total_bytes: number | null }) | null; subjects: Row[] }>('GET', '/api/metrics/top');
+  if (o.json) return printJson(top), 0;
   if (!top.time) {
     process.stdout.write('no metrics yet: the first round is taken 10 s after the daemon starts\n');
     return 0;

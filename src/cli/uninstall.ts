@@ -3,7 +3,7 @@
 // `<instance>-edge-b` on a Swarm: everything labelled with its svc.instance; on a Swarm manager its Swarm
 // services first, uninstall-swarm.ts), its Docker network (the overlay on a Swarm, whose load-balancer
 // endpoint is not a user: uninstall-network.ts) and its detached helpers (dnsmasq, the host Caddy, guards).
-// The data directory stays unless --purge. Offline, like `svc restore FILE`: it refuses while the daemon of
+// The `svc` wrapper on the PATH goes too when it runs this checkout (path-wrapper.ts). The data directory stays unless --purge. Offline, like `svc restore FILE`: it refuses while the daemon of
 // that data directory runs, since that one would recreate everything at once.
 import { existsSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
@@ -18,6 +18,7 @@ import { LABELS } from '../runtime/runtime.js';
 import { INSTANCE_KEY, LEGACY_INSTANCE } from '../store/instance.js';
 import { CliError } from './client.js';
 import { removeSwarmServices, SWARM_SERVICE_LABEL } from './uninstall-swarm.js';
+import { removePathWrapper } from './path-wrapper.js';
 import { networkUsers } from './uninstall-network.js';
 import { registryDir, stopOwnRegistry } from '../cluster/registry.js';
 import type Docker from 'dockerode';
@@ -163,6 +164,8 @@ export async function uninstallCommand(o: { purge: boolean; yes: boolean; write?
   }
   write(`uninstalling svc instance ${config.instance} (data directory ${config.dataDir})\n`);
   for (const line of await uninstallInstance({ dataDir: config.dataDir, instance: config.instance, network: config.network, dockerHost: config.dockerHost })) write(`  ${line}\n`);
+  const wrapper = removePathWrapper();
+  if (wrapper) write(`  ${wrapper}\n`);
   if (o.purge) {
     rmSync(config.dataDir, { recursive: true, force: true });
     write(`deleted ${config.dataDir}\n`);

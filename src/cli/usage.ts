@@ -1,7 +1,17 @@
 // The CLI's help texts (svc --help, svc COMMAND --help): one place, so the usage a user reads is the
 // usage the parser accepts.
+const JSON_OPTION = "      --json          print the API's JSON answer as is instead of a table";
+
 export const COMMANDS: Record<string, { usage: string; about: string; options?: string }> = {
   serve: { usage: 'svc serve', about: 'run the svc daemon (API, UI and reconcilers) in the foreground' },
+  login: {
+    usage: 'svc login [URL]',
+    about: 'log in to the daemon at URL (default: SVC_URL, the last login, http://127.0.0.1:$SVC_PORT): asks for user, password and second-factor code, keeps a token in ~/.config/svc/config',
+    options: `  On a terminal the password is not echoed; from a pipe the answers are stdin's lines (user, password, code).
+  The token is named svc-cli@HOSTNAME; a later login from this host replaces it.`,
+  },
+  logout: { usage: 'svc logout', about: "revoke the login's token on the daemon and delete ~/.config/svc/config" },
+  whoami: { usage: 'svc whoami [--json]', about: 'the user, role and daemon URL the CLI acts as, and where URL and token come from', options: JSON_OPTION },
   apply: {
     usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services] [--no-wait]',
     about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API, then wait for the deploys it started; exit 1 if one fails',
@@ -17,7 +27,14 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     options: `  -f, --file PATH     a manifest file or a directory of them
       --prune         include the deletions \`svc apply --prune\` would make`,
   },
-  apps: { usage: 'svc apps', about: 'list apps: name, status, image, access URL' },
+  apps: {
+    usage: 'svc apps [--json | --names]',
+    about: 'list apps: name, status, image, access URL',
+    options: `${JSON_OPTION}
+      --names         only the names, one a line (what the completion scripts read)`,
+  },
+  services: { usage: 'svc services [--json]', about: 'list managed services: name, type, status, image, the apps linked to each', options: JSON_OPTION },
+  deploys: { usage: 'svc deploys APP [--json]', about: "list an app's deploys, newest first: id, status, image, origin, time", options: JSON_OPTION },
   deploy: {
     usage: 'svc deploy APP [--image REF] [--follow]',
     about: 'deploy an app (its current image, or REF); with --follow print its events, exit 0 only on success',
@@ -38,9 +55,10 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
   The words after -- run as an argument array, without a shell: write sh -c '...' for one.`,
   },
   jobs: {
-    usage: 'svc jobs APP [--run JOB]',
+    usage: 'svc jobs APP [--run JOB] [--json]',
     about: "list the app's scheduled jobs with their last run; --run JOB runs one now",
-    options: '      --run JOB       ask for a run of JOB now (its overlap rule applies)',
+    options: `      --run JOB       ask for a run of JOB now (its overlap rule applies)
+${JSON_OPTION}`,
   },
   repo: {
     usage: 'svc repo APP [--code-host HOST] [--token-stdin | --remove-token]',
@@ -49,9 +67,9 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
       --token-stdin     read the access token for cloning a private repository from standard input
       --remove-token    remove the access token`,
   },
-  volumes: { usage: 'svc volumes APP', about: "list the app's persistent volumes and its deploy strategy" },
+  volumes: { usage: 'svc volumes APP [--json]', about: "list the app's persistent volumes and its deploy strategy", options: `${JSON_OPTION} (the app's volumes and deploy_strategy fields)` },
   previews: {
-    usage: 'svc previews APP [--on | --off] [--max N] [--ttl-days N] [--services none|fresh] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
+    usage: 'svc previews APP [--json] [--on | --off] [--max N] [--ttl-days N] [--services none|fresh] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
     about: "list the app's pull-request previews (state, commit, branch, age, URL); with flags, change its previews settings first",
     options: `      --on, --off     turn previews of pull requests on or off (off removes every preview)
       --max N         at most N previews; the one with the oldest commit goes for a new one (default 5)
@@ -59,19 +77,22 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
       --services S    none, or fresh: an empty instance of each service the app links, removed with the preview
       --forks         previews of pull requests from forks too (never with the app's secrets); --no-forks
       --memory MB, --cpus N   limits of each preview (default 256 MB, 0.5 CPU)
-      --env KEY=VALUE a variable set on every preview over the app's own (repeatable); --unset-env KEY`,
+      --env KEY=VALUE a variable set on every preview over the app's own (repeatable); --unset-env KEY
+${JSON_OPTION} (GET /api/apps/{id}/previews)`,
   },
   backup: {
-    usage: 'svc backup create | list | download ID [-o FILE]',
+    usage: 'svc backup create | list [--json] | download ID [-o FILE]',
     about: 'create a backup (and wait for it), list backups, or download an archive',
-    options: '  -o, --output FILE   where to write the archive (default: its own file name here)',
+    options: `  -o, --output FILE   where to write the archive (default: its own file name here)
+${JSON_OPTION} (list)`,
   },
   nodes: {
-    usage: 'svc nodes [list | events | join [--manager] | drain NODE | activate NODE | label NODE KEY=VALUE...]',
+    usage: 'svc nodes [list | events | join [--manager] | drain NODE | activate NODE | label NODE KEY=VALUE...] [--json]',
     about: 'the machines apps run on and the replicas on each; the nodes that went down and came back (events); the `docker swarm join` command for a new one; drain, activate or label a node (SVC_RUNTIME=swarm)',
-    options: '      --manager       with join: the command that joins a manager, not a worker',
+    options: `      --manager       with join: the command that joins a manager, not a worker
+${JSON_OPTION} (list, events)`,
   },
-  top: { usage: 'svc top', about: "CPU, memory, network and block I/O of every app, service and container, and the host (the last 10 s round)" },
+  top: { usage: 'svc top [--json]', about: "CPU, memory, network and block I/O of every app, service and container, and the host (the last 10 s round)", options: JSON_OPTION },
   exec: {
     usage: 'svc exec APP [--replica N] -- CMD [ARG...]',
     about: "run CMD (default sh) in the app's running container with a TTY (administrators; needs SVC_TOKEN); exits with its code",
@@ -87,27 +108,38 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
   SVC_BACKUP_S3_REGION, and SVC_BACKUP_PASSPHRASE or -i.`,
   },
   target: {
-    usage: 'svc target list | add NAME --bucket B [--endpoint URL] [--region R] [--prefix P] | test NAME | remote NAME | remove NAME',
+    usage: 'svc target list [--json] | add NAME --bucket B [--endpoint URL] [--region R] [--prefix P] | test NAME | remote NAME | remove NAME',
     about: 'backup targets (S3-compatible stores every backup is copied to): add (keys from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), test, list copies',
     options: `      --bucket B      the bucket (add)
       --endpoint URL  the store's URL, e.g. https://s3.example.com (empty: AWS S3)
       --region R      default us-east-1 (Garage: garage)
-      --prefix P      key prefix ending in /, e.g. svc/prod/`,
+      --prefix P      key prefix ending in /, e.g. svc/prod/
+${JSON_OPTION} (list, remote)`,
   },
   registry: {
-    usage: 'svc registry list | add SERVER --username U [--password-stdin] | test SERVER | remove SERVER',
+    usage: 'svc registry list [--json] | add SERVER --username U [--password-stdin] | test SERVER | remove SERVER',
     about: 'credentials for private container registries (ghcr.io, registry.example.com:5000, docker.io): images of SERVER are pulled with them',
     options: `      --username U      the registry account (add)
-      --password-stdin  read the password or token from stdin (else SVC_REGISTRY_PASSWORD; never an argument)`,
+      --password-stdin  read the password or token from stdin (else SVC_REGISTRY_PASSWORD; never an argument)
+${JSON_OPTION} (list)`,
+  },
+  tokens: { usage: 'svc tokens [--json]', about: 'list your API tokens (names, scopes, expiry, last use; never the tokens themselves)', options: JSON_OPTION },
+  completion: {
+    usage: 'svc completion bash | zsh | fish',
+    about: 'print a shell completion script: commands, flags and app names (from the daemon)',
+    options: `  bash: source <(svc completion bash)      (or write it to /etc/bash_completion.d/svc)
+  zsh:  source <(svc completion zsh)       (after compinit)
+  fish: svc completion fish | source       (or write it to ~/.config/fish/completions/svc.fish)`,
   },
   notify: {
-    usage: 'svc notify list | add NAME --type TYPE (--url URL | --config FILE) [--events E1,E2] | test NAME | rm NAME | log [--limit N]',
+    usage: 'svc notify list [--json] | add NAME --type TYPE (--url URL | --config FILE) [--events E1,E2] | test NAME | rm NAME | log [--limit N] [--json]',
     about: 'notification channels: list, add, send a test (prints the provider\'s answer; exit 1 if not delivered), remove; the delivery log',
     options: `      --type TYPE     webhook, slack (also Mattermost, Rocket.Chat), discord, ntfy or email
       --url URL       the incoming-webhook or ntfy topic URL
       --config FILE   the channel's config as a JSON file (email: host, port, security, username, password, from, to)
       --events LIST   comma-separated events (default: all; see GET /api/notifications/events)
-      --limit N       log lines (default 100)`,
+      --limit N       log lines (default 100)
+${JSON_OPTION} (list, log)`,
   },
   uninstall: {
     usage: 'svc uninstall [--purge [--yes]]',
@@ -125,8 +157,13 @@ export function mainUsage(): string {
 Commands:
 ${lines.join('\n')}
 
-Every command but serve, restore FILE and uninstall talks to the daemon at SVC_URL (default http://127.0.0.1:$SVC_PORT)
-with the API token in SVC_TOKEN (both also read from .env). svc COMMAND --help shows a command's options.
+Every command but serve, restore FILE, uninstall and completion talks to the daemon at SVC_URL with the API token in
+SVC_TOKEN: each from the environment, else .env in this directory, else the login of svc login (~/.config/svc/config);
+the URL's default is http://127.0.0.1:$SVC_PORT. svc COMMAND --help shows a command's options.
+
+Exit status: 0 done; 1 failed (the daemon refused or is unreachable, a deploy or backup failed, svc diff found
+changes, a notification was not delivered); 2 usage error (and svc diff's manifest errors); svc run and svc exec
+exit with the command's own status (svc run: 124 when it timed out); 130 interrupted (Ctrl-C).
 `;
 }
 

@@ -30,7 +30,7 @@ function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: st
     execFile(
       join(repo, 'node_modules/.bin/tsx'),
       [join(repo, 'src/cli.ts'), ...args],
-      { cwd: dataDir, env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: dataDir }, timeout: 60_000 },
+      { cwd: dataDir, env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: dataDir, SVC_BIN_DIR: dataDir }, timeout: 60_000 },
       (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -60,7 +60,7 @@ describe('the CLI pieces', () => {
 
   it("turns an API error into its sentence, an unreachable daemon into one line", async () => {
     const fake = (async () => new Response(JSON.stringify({ error: 'app not found', code: 'not_found' }), { status: 404 })) as typeof fetch;
-    await expect(createClient({ url: 'http://x', token: 't' }, fake).json('GET', '/api/apps/9')).rejects.toThrow(new CliError('app not found'));
+    await expect(createClient({ url: 'http://x', token: 't' }, fake).json('GET', '/api/apps/9')).rejects.toThrow(new CliError('app not found', 1, 'not_found', 404));
     const down = (async () => {
       throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
     }) as typeof fetch;
