@@ -5,7 +5,7 @@ import { withInstance, type Config } from './config.js';
 import { createSealer } from './crypto.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
-import { rebaseServices } from './store/services.js';
+import { rebaseServices, sealMissingGarageKeys } from './store/services.js';
 import { resolveInstance } from './store/instance.js';
 import { sweepCheckouts } from './build/sweep.js';
 import { createServer } from './server.js';
@@ -82,6 +82,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     throw err;
   }
   const rebased = rebaseServices(db, config);
+  sealMissingGarageKeys(db, sealer);
   if (rebased) log.info('service rows moved to this data directory and instance', { services: rebased, data_dir: config.dataDir, instance: config.instance });
   const wired = wireRuntime(config, log, registryAuthLookup(db, sealer));
   const runtime = wired.runtime;

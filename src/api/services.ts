@@ -5,13 +5,13 @@ import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { createService, deleteService, setServiceRunning } from '../desired/services.js';
 import type { Db } from '../store/db.js';
-import type { ServiceRow } from '../store/schema/index.js';
+import type { ServiceView } from '../store/service-view.js';
 import { getService, linkedAppNames, listServices, serviceCredentials } from '../store/services.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 
 /** The API shape of a service record: no credentials, ever. */
-export function serviceJson(db: Db, row: ServiceRow) {
+export function serviceJson(db: Db, row: ServiceView) {
   return {
     id: row.id,
     name: row.name,

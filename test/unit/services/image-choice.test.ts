@@ -12,6 +12,7 @@ import { services, type ServiceRow } from '../../../src/store/schema/index.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import type { Db } from '../../../src/store/db.js';
 import { createService } from '../../support/commands.js';
+import { getServiceByName } from '../../../src/store/services.js';
 
 const sealer = testSealer();
 const enqueue = recordingEnqueue();
@@ -20,7 +21,7 @@ let dir: string;
 let rt: FakeRuntime;
 let now: number;
 
-const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow;
+const row = (name: string) => getServiceByName(db, name)!;
 /** The daemon as started with these `SVC_IMAGE_*` values. */
 const daemonWith = (postgres: string) =>
   createServiceReconciler({
