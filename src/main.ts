@@ -5,6 +5,7 @@ import { withInstance, type Config } from './config.js';
 import { createSealer } from './crypto.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
+import { createNodeReconciler } from './reconcilers/nodes/reconciler.js';
 import { rebaseServices, sealMissingGarageKeys } from './store/services.js';
 import { resolveInstance } from './store/instance.js';
 import { sweepCheckouts } from './build/sweep.js';
@@ -127,6 +128,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Not behind the backup gate: the agents are Swarm services, no state a restore swaps.
   if (wired.agents) manager.register(wired.agents);
   if (wired.edges) manager.register(wired.edges);
+  // Node changes asked through the API (availability, labels): Swarm state too, not behind the gate.
+  manager.register(createNodeReconciler({ db, runtime, bus, log }));
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").

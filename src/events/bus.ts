@@ -40,6 +40,8 @@ export interface BusEvents {
   jobRun: [runId: number];
   /** An off-host copy failed or recovered (src/offsite/alerts.ts); notifications subscribe here. */
   offsite: [event: OffsiteEvent];
+  /** The node reconciler settled a change asked of a Swarm node (PUT /api/nodes/{id} waits on it). */
+  node: [nodeRef: string];
   /** A preview was removed (src/desired/previews.ts); its pull-request comment says so (src/previews/reporter.ts). */
   previewGone: [event: PreviewGoneEvent];
 }

@@ -9,6 +9,7 @@ import { createServer } from '../../src/server.js';
 import { hashPassword } from '../../src/auth/password.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import type { Key } from '../../src/controller/types.js';
 import { Bus } from '../../src/events/bus.js';
 import type { BackupControl } from '../../src/backup/control.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
@@ -49,9 +50,14 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
 /** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */
 /** `backups`: the backup reconcilers' progress signal, for requests that wait for them (the test plays the reconciler). */
-export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl } = {}) {
+/** `onEnqueue`: sees every key the API enqueues (a test that plays a reconciler runs it from there). */
+export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl; onEnqueue?: (key: Key) => void } = {}) {
   const db: Db = memoryDb();
-  const enqueue = recordingEnqueue();
+  const recorded = recordingEnqueue();
+  const enqueue = Object.assign((key: Key) => {
+    recorded(key);
+    opts.onEnqueue?.(key);
+  }, { keys: recorded.keys });
   const sealer = testSealer();
   const logs: string[] = [];
   const config: Config = parseConfig({
