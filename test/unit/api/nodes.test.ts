@@ -4,6 +4,7 @@ import { FakeRuntime } from '../../support/fake-runtime.js';
 import { Bus } from '../../../src/events/bus.js';
 import { silentLogger } from '../../../src/log.js';
 import { createNodeReconciler } from '../../../src/reconcilers/nodes/reconciler.js';
+import { playNodeReconciler } from '../../support/node-reconciler.js';
 import { nodeSpecOf, nodeSpecStatusOf } from '../../../src/store/node-specs.js';
 
 let t: TestApi;
@@ -16,11 +17,10 @@ const node = (id: string, hostname: string, role: 'manager' | 'worker') => ({
 let applied: string[];
 beforeEach(async () => {
   rt = new FakeRuntime({ images: ['web:v1'] });
-  const bus = new Bus();
-  applied = [];
-  let rec: ReturnType<typeof createNodeReconciler> | undefined;
-  t = createTestApi({ runtime: rt, bus, onEnqueue: (key) => key.startsWith('node:') && void rec!.reconcile(key.slice('node:'.length)).then(() => applied.push(key)) });
-  rec = createNodeReconciler({ db: t.db, runtime: rt, bus, log: silentLogger });
+  const nodes = playNodeReconciler(rt);
+  applied = nodes.applied;
+  t = createTestApi({ runtime: rt, bus: nodes.bus, onEnqueue: nodes.onEnqueue });
+  nodes.attach(t.db);
   await t.login();
 });
 
