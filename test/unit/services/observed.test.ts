@@ -16,7 +16,7 @@ import { getServiceByName } from '../../../src/store/services.js';
 import type { Db } from '../../../src/store/db.js';
 import { createService, markServiceDeleted, setDesiredRunning } from '../../support/commands.js';
 import { fakeGarage } from './fake-garage.js';
-import { openCredentials } from '../../../src/store/services.js';
+import { openCredentials, sealMissingGarageKeys } from '../../../src/store/services.js';
 
 const images = { postgres: 'pg:16', mysql: 'mysql:8', redis: 'redis:7', garage: 'garage:1' };
 const sealer = testSealer();
@@ -139,5 +139,19 @@ describe('the service reconciler writes observed state only', () => {
     expect(garage.state.keys).toEqual([{ id: creds.access_key, name: creds.key_name, secret: creds.secret_key }]);
     expect(specRow('files')!.credentialsSealed).toBe(sealed);
     expect(statusRow(s.id)!.provisionedAt).not.toBeNull();
+  });
+});
+
+describe('sealMissingGarageKeys', () => {
+  it('gives a Garage service of an older svc (empty key, to be filled by provisioning then) a key of its own, once', () => {
+    const s = make('files', 'garage');
+    const old = { ...openCredentials(sealer, specRow('files')!), access_key: '', secret_key: '' };
+    db.update(services).set({ credentialsSealed: sealer.sealJson(old) }).where(eq(services.id, s.id)).run();
+    make('cache', 'redis');
+    expect(sealMissingGarageKeys(db, sealer)).toBe(1);
+    const now = openCredentials(sealer, specRow('files')!);
+    expect(now).toMatchObject({ ...old, access_key: expect.stringMatching(/^GK[0-9a-f]{24}$/), secret_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(sealMissingGarageKeys(db, sealer)).toBe(0);
+    expect(openCredentials(sealer, specRow('files')!)).toEqual(now);
   });
 });
