@@ -1,5 +1,4 @@
-// The reload race through an edge node (issue 19, docs/design.md "Edge nodes (issue 19)", "Two relays on every
-// edge node"): svc on a three-node Swarm of this machine (test/support/swarm-cluster.ts), one worker labelled
+// The reload race through an edge node (issue 19, docs/decisions/0043-edge-nodes.md): svc on a three-node Swarm of this machine (test/support/swarm-cluster.ts), one worker labelled
 // `svc.edge=true`, a 3-replica port-mode app of the test image (its CGI answers a POST before reading the body).
 // Once the node serves, the daemon is stopped (the edge services, agents and the manager's relays keep running)
 // and the bench drives the node with the daemon's own fleet code (createEdgeFleet): many loads of new DNS

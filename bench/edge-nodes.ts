@@ -1,4 +1,4 @@
-// Edge nodes benchmark (issue 19, docs/design.md "Edge nodes"): svc with SVC_RUNTIME=swarm on a three-node Swarm
+// Edge nodes benchmark (issue 19, docs/decisions/0043-edge-nodes.md): svc with SVC_RUNTIME=swarm on a three-node Swarm
 // of this machine (test/support/swarm-cluster.ts), one worker labelled `svc.edge=true`.
 //   1. Label -> the app answering on the node's address, and label removed -> its listener closed (--cycles).
 //   2. Deploys of a 4-replica app under keep-alive GET/POST clients, half on the manager's listener, half on the

@@ -1,8 +1,8 @@
 // Edge benchmark (issue 19): N deploys of a 4-replica app on the test Swarm (test/support/swarm-cluster.ts)
 // under keep-alive GET/POST clients, every request through the host's Caddy and the edge relay; prints the
-// failed requests, both Caddys' error and warning lines counted by message, the first failures' times and
-// the relay's config loads, so a failure can be placed against a reload (docs/design.md "The edge on a
-// Swarm"). Shorter than bench:cluster part 2, for trying a proxy setting.
+// failed requests, both Caddys' error and warning lines counted by message, the first failures' times and the
+// relay's config loads, so a failure can be placed against a reload
+// (docs/decisions/0038-swarm-edge-relay.md). Shorter than bench:cluster part 2, for trying a proxy setting.
 //
 //   npm run bench:edge-posts -- [--deploys 4] [--clients 16]
 //
@@ -53,7 +53,7 @@ async function main() {
     const s = load.stats;
     console.log(`${DEPLOYS} deploys, ${CLIENTS} clients: ${s.total} requests, ${s.total - s.ok} failed; non-2xx ${formatCounts(s.non2xx)}; errors ${formatCounts(s.connErrors)} (${await loadAvg()})`);
     const hostErr = t.caddy.output().split('\n').filter((l) => /"level":"(error|warn)"/.test(l));
-    // Both relays (docs/design.md "Two relays, swapped"): each load goes to the standby.
+    // Both relays (docs/decisions/0039-two-relays-swapped.md): each load goes to the standby.
     const logs = [`${t.instance}-edge`, `${t.instance}-edge-b`].map((name) => spawnSync('docker', ['-H', c.manager.dockerHost, 'logs', name], { encoding: 'utf8', maxBuffer: 1 << 28 }));
     const r = { stdout: logs.map((x) => x.stdout).join('\n'), stderr: logs.map((x) => x.stderr).join('\n') };
     const relayErr = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /"level":"(error|warn)"/.test(l));

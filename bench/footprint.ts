@@ -1,4 +1,4 @@
-// Memory of a set of processes, counted four ways (bench:idle; docs/design.md "Idle footprint"):
+// Memory of a set of processes, counted four ways (bench:idle; docs/decisions/0023-idle-footprint.md):
 // - rss: the sum of each one's resident set (what ps and top show): a page two of them map counts twice, and
 //   the pages of a binary (node's, Caddy's) count in full though any other process running it shares them;
 // - pss: the sum of proportional set sizes: a page mapped by n processes counts 1/n in each, those n

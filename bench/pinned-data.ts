@@ -1,4 +1,4 @@
-// Data of a service on another node (issue 19; docs/design.md "Data of services on other nodes"): what a
+// Data of a service on another node (issue 19; docs/decisions/0042-service-data-on-other-nodes.md): what a
 // backup pays to read a data directory from a worker through its agent (Docker's archive endpoint), beside
 // the same bytes on the manager's own disk. A three-node Swarm of this machine whose workers have disks of
 // their own (test/support/swarm-cluster.ts `ownDisk`), a redis pinned to a worker (`svc.services=true`);

@@ -1,4 +1,4 @@
-// The Swarm edge's reload race, on demand (issue 19, docs/design.md "Two relays, swapped"): POST clients
+// The Swarm edge's reload race, on demand (issue 19, docs/decisions/0039-two-relays-swapped.md): POST clients
 // through a real host Caddy and svc's real edge relays (the proxy image, containers on a bridge network of
 // this engine, the same code the daemon runs: createEdgeRelays + relayedEdge) to the test app, whose CGI
 // answers before reading the body, while the relays get many config loads (new DNS answers of an unused app,

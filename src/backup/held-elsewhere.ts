@@ -1,5 +1,5 @@
 // Services whose data directory is on another node's disk (a Swarm with a node labelled `svc.services=true`,
-// docs/design.md "Data of services on other nodes"). A backup reads such a directory where it is
+// docs/decisions/0042-service-data-on-other-nodes.md). A backup reads such a directory where it is
 // (create-archive.ts); a restore writes the restored services/ on the disk of the node they will run on
 // (restore.ts, through the runtime's NodeDisk), and refuses, before anything changes, what it cannot do.
 import Database from 'better-sqlite3';

@@ -30,7 +30,7 @@ export interface OfflineRestoreResult {
 }
 
 /**
- * Said after restoring the services of a Swarm (docs/design.md "Directories on other nodes"): this writes the
+ * Said after restoring the services of a Swarm (docs/decisions/0042-service-data-on-other-nodes.md): this writes the
  * manager's disk only (the daemon is stopped, so no node agent runs to reach another node's disk), and the
  * service reconciler never starts a service on an empty directory of a labelled node while its data is here.
  */

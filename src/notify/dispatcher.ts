@@ -41,7 +41,7 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-/** An idle daemon looked at its outbox four times a second; now every 5 s while nothing is due (docs/design.md "Idle footprint"). */
+/** An idle daemon looked at its outbox four times a second; now every 5 s while nothing is due (docs/decisions/0023-idle-footprint.md). */
 export const QUIET_MS = 5_000;
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -71,7 +71,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
 
   // After a look that found nothing to send: the database's version then, and when the first pending row
   // (a retry) comes due. Until either moves, a tick skips the outbox query: an idle daemon polled it four
-  // times a second for nothing (docs/design.md "Idle footprint"). raise() writes a row, which moves the version.
+  // times a second for nothing (docs/decisions/0023-idle-footprint.md). raise() writes a row, which moves the version.
   const version = dataVersion(d.db);
   let quiet: { at: string; untilMs: number } | undefined;
 

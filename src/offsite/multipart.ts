@@ -2,7 +2,7 @@
 // (CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload; PutObject for a copy
 // of one part). Signing, retries of a request and the HTTP client stay the SDK's. lib-storage's Upload did
 // this before; it was left because it copies every part (it concatenates a stream's chunks into a new
-// buffer per part), which made the first copy of a daemon miss its memory goal (docs/design.md). Kept of
+// buffer per part), which made the first copy of a daemon miss its memory goal (docs/decisions/0036-offsite-copies.md). Kept of
 // its behaviour: one PutObject when the body is a single part; parts in flight bounded (here by the pool);
 // a missing ETag is an error; the parts' store checksums passed on to Complete; on any failure, the
 // parts in flight settle and the upload is aborted (no partial object: S3 publishes a key only at

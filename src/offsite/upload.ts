@@ -3,7 +3,7 @@
 // memory: it is read 1 MiB at a time and each chunk's ciphertext is copied straight into one of QUEUE + 1
 // part buffers allocated once per copy (part-pool.ts), reused once its UploadPart has settled. Memory is
 // that pool, bounded, and next to no garbage: the first copy of a daemon stays within its goal
-// (bench:offsite; lib-storage, used before, copied every part: docs/design.md).
+// (bench:offsite; lib-storage, used before, copied every part: docs/decisions/0036-offsite-copies.md).
 //
 // No partial object under the final key: a multipart upload creates the object only at its Complete call
 // and is aborted when anything fails (multipart.ts); a body under PART_SIZE is one PutObject, which the

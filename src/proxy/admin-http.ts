@@ -1,6 +1,6 @@
 // One request to Caddy's admin API over node:http instead of the global fetch. The daemon asks Caddy once a
 // second; fetch (undici) spent 2-3 times the CPU per request, and its first use alone added 12-17 MB of
-// resident memory (docs/design.md "Idle footprint"). Answers the part of a fetch Response the adapters read.
+// resident memory (docs/decisions/0023-idle-footprint.md). Answers the part of a fetch Response the adapters read.
 import { Agent, request, type IncomingMessage } from 'node:http';
 
 /** What the proxy adapters read of an answer: a fetch Response has it too (tests inject fetch). */

@@ -27,7 +27,7 @@ export interface CaddyConfigOptions {
  * a switch reaches traffic, and a replica taken out of the answer (dying, scaled down) stops being picked,
  * this long after the answer changed at most. 25 ms costs an app busier than 40 requests a second at most
  * 40 lookups a second, ~160 µs of CPU each (Caddy and dnsmasq): 0.6 % of a core, against 50 ms of a
- * deploy's time to serving on average at 100 ms (docs/design.md "Caddy's DNS refresh", bench:dns-refresh).
+ * deploy's time to serving on average at 100 ms (docs/decisions/0011-zero-downtime-switch-through-dns.md, bench:dns-refresh).
  */
 export const DNS_REFRESH_MS = 25;
 
@@ -82,7 +82,7 @@ export function partitionRoutes(routes: Route[], opts: Pick<CaddyConfigOptions, 
 
 /**
  * How a `dns` route picks among the addresses its name answers (one per live replica) and retries (Caddy
- * 2.6.2's reverse_proxy, read in its source and measured; docs/design.md "Replicas behind one name"):
+ * 2.6.2's reverse_proxy, read in its source and measured; docs/decisions/0016-replicas-behind-one-name.md):
  * - round_robin, whatever the count: one route for 1 or 50 replicas, so scaling never loads Caddy's config
  *   (rule 3 of the switch note). With one address it is `first`: 2.6.2 picks `pool[n % 1]`. Its miss under
  *   concurrency (the note) needs an upstream marked unavailable, i.e. health checks; this route has none.
@@ -129,7 +129,7 @@ export const EDGE_ROUTE_HEADER = 'Svc-Edge-Route';
  * false`: that sends `Connection: close`, and a Go server answering such a request closes without reading
  * the rest of its body, so when the app answered before the body arrived the host's write broke (`write:
  * broken pipe`, 1 % of POSTs). A negative `max_idle_conns_per_host` keeps no idle connection and sends no
- * such header: the relay reads the body before it answers (docs/design.md "The edge on a Swarm"). The
+ * such header: the relay reads the body before it answers (docs/decisions/0038-swarm-edge-relay.md). The
  * try_duration covers a relay being restarted (its socket absent: a dial error, retried for any method).
  */
 export function edgeHandler(up: { socket: string; key: string }): Json {

@@ -1,4 +1,4 @@
-// Pure: the edge relay of a Swarm (docs/design.md "The edge on a Swarm"). The host's Caddy keeps every
+// Pure: the edge relay of a Swarm (docs/decisions/0038-swarm-edge-relay.md). The host's Caddy keeps every
 // listener, TLS and route; an app's route goes to the relay, a second Caddy in a container on the
 // instance's overlay, over a unix socket in svc's data directory (the relay's only listener), with a
 // header naming the upstream. The relay sends the request to the task addresses svc knows (the DNS answer
@@ -27,7 +27,7 @@ export type DnsRecords = Record<string, string | readonly string[]>;
 /** Linux's limit for a unix socket path (108 bytes with the terminating NUL). */
 const SOCKET_PATH_MAX = 107;
 
-/** The manager's two relays (docs/design.md "Two relays, swapped"): A carries the agent server too. */
+/** The manager's two relays (docs/decisions/0039-two-relays-swapped.md): A carries the agent server too. */
 export type RelayId = 'a' | 'b';
 export const RELAY_IDS: readonly RelayId[] = ['a', 'b'];
 
@@ -52,7 +52,7 @@ export interface EdgePaths {
   socket: string;
   /**
    * Relay A's agent server: the daemon's calls to another node's engine, passed to that node's agent
-   * (docs/design.md "Node agents"). The host's Caddy never dials it, so no public listener reaches it.
+   * (docs/decisions/0041-node-agents.md). The host's Caddy never dials it, so no public listener reaches it.
    */
   agentSocket: string;
   relays: Record<RelayId, RelayPaths>;

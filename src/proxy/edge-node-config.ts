@@ -1,4 +1,4 @@
-// Pure: the two configs of an edge node (docs/design.md "Edge nodes (issue 19)"). Its Caddy gets exactly the
+// Pure: the two configs of an edge node (docs/decisions/0043-edge-nodes.md). Its Caddy gets exactly the
 // manager's route plan (same listeners, same conflicts left out, same TLS policy) with every DNS upstream sent
 // to the node's `relay.sock` in the shared volume (the link to its active relay), and its admin API on a socket
 // there; each of its two relays gets the manager relay's config for the same routes and task addresses on its

@@ -1,5 +1,4 @@
-// The `relay.sock` link on an edge node's disk (docs/design.md "Edge nodes (issue 19)", "Two relays on every
-// edge node"): the node's Caddy dials it, it names the node's active relay. Through the manager's relay and
+// The `relay.sock` link on an edge node's disk (docs/decisions/0043-edge-nodes.md): the node's Caddy dials it, it names the node's active relay. Through the manager's relay and
 // the node's agent, with the engine's endpoints on containers of that node that mount the volume: the link is
 // read with the archive endpoint (a tar of the link itself, empty for the socket file of the single relay of
 // before) in the agent's container; a new link `relay.sock.new` is written with a PUT of a tar holding one

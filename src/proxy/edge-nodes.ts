@@ -1,4 +1,4 @@
-// The edge nodes' Caddys and relays as the proxy parts see them (docs/design.md "Edge nodes (issue 19)"): the
+// The edge nodes' Caddys and relays as the proxy parts see them (docs/decisions/0043-edge-nodes.md): the
 // routes and task addresses the manager's relays get, loaded into every edge node's Caddy and two relays
 // through the manager's relay and the node's agent. As on the manager (edge-swap.ts plans it), a config goes
 // to the relay that carries no traffic, then the node's `relay.sock` link is swapped to it (edge-node-link.ts).

@@ -1,4 +1,4 @@
-// How the Swarm edge slots in without the rest of svc knowing (docs/design.md "The edge on a Swarm"): the
+// How the Swarm edge slots in without the rest of svc knowing (docs/decisions/0038-swarm-edge-relay.md): the
 // proxy parts the daemon wires (the routes' Proxy, the drain's in-flight counts, the DNS writer, the
 // proxy runner) are wrapped once. The host's Caddy gets the same routes with every DNS upstream sent to
 // the relay; the relay gets the routes and every task address the DNS answer holds; the drain counts what
@@ -25,7 +25,7 @@ export const directEdge = (p: ProxyParts): ProxyParts => p;
 
 /**
  * The parts wrapped so the host's Caddy reaches tasks through the relay on its unix socket. `fleet`: the edge
- * nodes (`svc.edge=true`, docs/design.md "Edge nodes"), given the same routes and addresses; they never hold
+ * nodes (`svc.edge=true`, docs/decisions/0043-edge-nodes.md), given the same routes and addresses; they never hold
  * the manager's pass (loaded in the background) nor a switch (bounded wait).
  */
 export function relayedEdge(relay: EdgeRelay, socket: string, fleet?: EdgeFleet): (p: ProxyParts) => ProxyParts {

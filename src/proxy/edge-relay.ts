@@ -1,4 +1,4 @@
-// One edge relay of a Swarm (docs/design.md "The edge on a Swarm"): a Caddy in a local container of the
+// One edge relay of a Swarm (docs/decisions/0038-swarm-edge-relay.md): a Caddy in a local container of the
 // manager (the proxy image), attached to the instance's overlay, listening only on a unix socket under
 // `<dataDir>/edge` (mounted at the same path), admin API on a second socket there. The manager runs two,
 // A (`<instance>-edge`) and B (`<instance>-edge-b`), swapped by edge-relays.ts. Here: one relay's container,

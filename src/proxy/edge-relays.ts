@@ -1,4 +1,4 @@
-// The manager's two edge relays, swapped (docs/design.md "Two relays, swapped"). Caddy 2.6 reloads its whole
+// The manager's two edge relays, swapped (docs/decisions/0039-two-relays-swapped.md). Caddy 2.6 reloads its whole
 // config at every load, and a request in flight on a server it shuts down may lose its connection while the
 // host's Caddy still writes the body (EPIPE: a POST 502 about once in 20 deploys). So a config (new task
 // addresses at a switch, a route change) is loaded into the relay that carries no traffic, confirmed, and

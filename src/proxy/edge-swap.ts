@@ -1,4 +1,4 @@
-// Pure: which of the manager's two relays a config goes to (docs/design.md "Two relays, swapped"). Caddy 2.6
+// Pure: which of the manager's two relays a config goes to (docs/decisions/0039-two-relays-swapped.md). Caddy 2.6
 // reloads a whole config at every load, and a request in flight on a server it shuts down can lose its
 // connection before the host's Caddy finished writing the body (EPIPE): so a config is loaded into the relay
 // that carries no traffic (the standby) and the `relay.sock` link is then swapped to it. Same input, same plan.

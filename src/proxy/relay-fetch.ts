@@ -1,4 +1,4 @@
-// A fetch onto the overlay through the edge relay (docs/design.md "Directories on other nodes": Garage on a
+// A fetch onto the overlay through the edge relay (docs/decisions/0042-service-data-on-other-nodes.md: Garage on a
 // Swarm). The daemon's host is not on the instance's overlay, so `http://<task address>:3903/...` (Garage's
 // admin API, the bucket and key setup) does not connect from here on any node, the manager's included. The
 // relay's agent server dials the address named by `Svc-Agent-Dial` when it is an IPv4 address at an allowed

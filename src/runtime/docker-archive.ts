@@ -1,6 +1,6 @@
 // A directory of a container as a tar stream (the engine's `GET /containers/{id}/archive`, what `docker cp`
 // reads), over one dockerode client: the local engine's, or another Swarm node's through its agent, so a
-// data directory on a worker's disk is read where it is (docs/design.md "Data of services on other nodes").
+// data directory on a worker's disk is read where it is (docs/decisions/0042-service-data-on-other-nodes.md).
 import type Docker from 'dockerode';
 import { call } from './docker-errors.js';
 import { checkContainerRef as ref } from './references.js';

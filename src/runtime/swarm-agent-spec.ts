@@ -1,4 +1,4 @@
-// Pure: the node agents of a Swarm (docs/design.md "Node agents (issue 19)"). svc drives only the manager's
+// Pure: the node agents of a Swarm (docs/decisions/0041-node-agents.md). svc drives only the manager's
 // engine; an agent is a Caddy on each other node, a Swarm service pinned there, that passes svc's exec calls
 // and a container's inspect and archive (a directory as tar, read or written) to that node's engine socket.
 // Its config is static (admin API disabled) and reaches the task as a Swarm secret, because it holds the
@@ -41,7 +41,7 @@ export const AGENT_PATHS = {
   /**
    * A container's directory as a tar stream: GET reads it (a managed service's data directory on this node's
    * disk, for a backup), PUT unpacks a tar into it (a restore, through svc's own short-lived helper there;
-   * docs/design.md "Data of services on other nodes"). Less than exec already allows.
+   * docs/decisions/0042-service-data-on-other-nodes.md). Less than exec already allows.
    */
   archive: `^${VERSION}/containers/${CONTAINER}/archive$`,
 } as const;
@@ -90,7 +90,7 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
                 ],
                 terminal: true,
               },
-              // Edge nodes (docs/design.md "Edge nodes"): the admin APIs of the node's edge Caddy and relay.
+              // Edge nodes (docs/decisions/0043-edge-nodes.md): the admin APIs of the node's edge Caddy and relay.
               ...edgeAdminRoutes(keyed),
               { handle: [{ handler: 'static_response', status_code: 403, body: 'svc agent: forbidden\n' }], terminal: true },
             ],

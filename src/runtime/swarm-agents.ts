@@ -1,4 +1,4 @@
-// The node agents of a Swarm (docs/design.md "Node agents (issue 19)"): one Caddy service per node other
+// The node agents of a Swarm (docs/decisions/0041-node-agents.md): one Caddy service per node other
 // than the manager svc runs on, passing svc's exec calls to that node's engine. `reconcile` makes them match
 // the nodes (swarm-agent-spec.ts plans it); `client` is a dockerode client for one node's engine through
 // the edge relay's agent socket (the daemon is not on the overlay; the relay is, and dials the agent's task

@@ -1,4 +1,4 @@
-// Pure: edge nodes of a Swarm (docs/design.md "Edge nodes (issue 19)"). A node labelled `svc.edge=true` serves
+// Pure: edge nodes of a Swarm (docs/decisions/0043-edge-nodes.md). A node labelled `svc.edge=true` serves
 // every app's routes from its own address, as the manager does: three Swarm services of the instance pinned to
 // it, a Caddy on the node's host network (listeners, TLS) and two relays on the overlay (reach the tasks; one
 // loaded while the other serves, then swapped), that share a named volume holding the relays' sockets, the
@@ -16,7 +16,7 @@ export const EDGE_ADMIN_HOST = 'svc-edge';
 export const EDGE_NODE_DIR = '/svc-edge';
 /**
  * The sockets in the volume: what the node's Caddy dials (`relay.sock`: a symlink with a relative target,
- * the active relay's listener, swapped as on the manager: docs/design.md "Two relays, swapped"), the Caddy's
+ * the active relay's listener, swapped as on the manager: docs/decisions/0039-two-relays-swapped.md), the Caddy's
  * admin API, and each relay's listener and admin API (`relay-admin.sock` was the single relay's of before).
  */
 export const EDGE_NODE_SOCKETS = {

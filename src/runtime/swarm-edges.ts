@@ -1,4 +1,4 @@
-// Edge nodes of a Swarm (docs/design.md "Edge nodes (issue 19)"): for every node labelled `svc.edge=true`, a
+// Edge nodes of a Swarm (docs/decisions/0043-edge-nodes.md): for every node labelled `svc.edge=true`, a
 // Caddy on its host network and two relays on the overlay, three Swarm services pinned there (planned by the pure
 // swarm-edge-spec.ts). `reconcile` makes them match the labels; `targets` says which edge nodes there are and
 // how the daemon reaches their admin APIs (the task address of the node's agent), for src/proxy/edge-nodes.ts.

@@ -1,5 +1,5 @@
 // Another node's disk, for a restore of the services held there and for a service's first directory there
-// (docs/design.md "Data of services on other nodes", "Directories on other nodes"): a short-lived Swarm
+// (docs/decisions/0042-service-data-on-other-nodes.md): a short-lived Swarm
 // service `<instance>-disk-<tag>` pinned to the node (busybox of the probe image, `sleep`, the node's `/`
 // bind-mounted at NODE_ROOT: the data directory may not exist there yet, and Swarm refuses a bind mount
 // whose source is missing), and every step an exec of busybox in its container or the engine's

@@ -1,6 +1,6 @@
 // Events for what the manager's container events cannot show: a task on another node that ended, and a node
 // that went down, came back, joined, left or had its labels changed. Swarm (API 1.41) sends no task events, so this compares the tasks of this
-// instance's services and the nodes' states every `intervalMs` (two list calls) and turns each change into a
+// instance's services and the nodes' states every `intervalMs` (three list calls: services, tasks, nodes) and turns each change into a
 // RuntimeEvent: `start`/`die` with the service's labels (the controller enqueues its app or service key, as
 // for a container), `node_down`/`node_up`/`node_joined`/`node_left` for a node (no svc labels: an
 // app-independent event).

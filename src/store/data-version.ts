@@ -1,6 +1,6 @@
 // Has the database changed since I last looked? The proxy pass runs every second and the DNS sync with
 // it; with nothing written in between, re-reading every app and rebuilding the routes was most of the
-// daemon's idle CPU (docs/design.md "Idle footprint"). Two counters SQLite keeps answer it for a few
+// daemon's idle CPU (docs/decisions/0023-idle-footprint.md). Two counters SQLite keeps answer it for a few
 // microseconds: `total_changes()` (rows inserted, updated or deleted through this connection, triggers
 // included, only ever growing) and `PRAGMA data_version` (moves when another connection commits).
 // A rolled-back write still moves the first, which only costs one needless re-read.

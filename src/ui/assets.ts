@@ -32,7 +32,7 @@ const withoutMapComment = (text: string) => text.replace(/\n\/\/# sourceMappingU
 /**
  * A file of an npm package (xterm.js ships its browser build; we serve it as is). Read from disk when its
  * path or body is asked for, never kept: xterm.js is a 1 MB string that only the terminal page needs, and
- * holding it from the start cost every daemon that memory (docs/design.md "Idle footprint").
+ * holding it from the start cost every daemon that memory (docs/decisions/0023-idle-footprint.md).
  */
 export function packageAsset(name: string, ext: string, type: string, spec: string): Asset {
   let file: string | undefined;

@@ -73,7 +73,7 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
     registryAuth,
     ownRegistry: own ? (address) => ensureOwnRegistry({ dataDir: config.dataDir, address }) : undefined,
   });
-  // Other nodes' engines, for exec and terminals, through an agent per node (docs/design.md "Node agents").
+  // Other nodes' engines, for exec and terminals, through an agent per node (docs/decisions/0041-node-agents.md).
   const paths = edgePaths(config.dataDir);
   const agentKey = deriveKey(config.encryptionKey, 'swarm node agents').toString('hex');
   const agents = createNodeAgents({
@@ -91,9 +91,9 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance, agents });
   // The edge: the host's Caddy keeps listeners and TLS, two relays on the overlay (one loaded while the other
-  // serves, then swapped) reach the tasks (docs/design.md "The edge on a Swarm", "Two relays, swapped").
+  // serves, then swapped) reach the tasks (docs/decisions/0038-swarm-edge-relay.md, docs/decisions/0039-two-relays-swapped.md).
   const relay = createEdgeRelays({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
-  // Nodes labelled svc.edge=true serve the routes too: their Caddy and relay, loaded through their agents (docs/design.md "Edge nodes").
+  // Nodes labelled svc.edge=true serve the routes too: their Caddy and relay, loaded through their agents (docs/decisions/0043-edge-nodes.md).
   const edgeNodes = createEdgeNodes({
     docker: runtime.docker,
     instance: config.instance,

@@ -1,4 +1,4 @@
-// The manager's two edge relays (docs/design.md "Two relays, swapped"), with real Caddys and no cluster
+// The manager's two edge relays (docs/decisions/0039-two-relays-swapped.md), with real Caddys and no cluster
 // (test/support/relay-rig.ts): no config is loaded into the relay that carries traffic, so POSTs whose app
 // answers before reading the body never fail at a load (the EPIPE POST 502 of issue 19: with one relay the
 // first test failed 3 runs in 3, 7-14 POST 502s per 120 loads; 7-26 per 200 in bench:relay-reloads); the link

@@ -1,7 +1,7 @@
 // Two replicas of one app behind one DNS name, for real: two web containers on a test network, both
 // addresses in the app's hosts file, svc's dnsmasq responder and a host Caddy with svc's route. Caddy
 // balances over both; one replica `docker kill`ed under a bounded load of GETs and POSTs costs no
-// request that it had not already accepted (docs/design.md "Replicas behind one name").
+// request that it had not already accepted (docs/decisions/0016-replicas-behind-one-name.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -146,14 +146,14 @@ describe('replicas behind one name', () => {
       expect(refused.filter((o) => o.method === 'GET')).toEqual([]);
       // An answer the replica was writing when it was killed is cut: Caddy had its status line (busybox
       // httpd writes it apart from the body), and Caddy, 2.6.2 as every later version, commits to an
-      // upstream once it has read the response headers, so no retry setting applies (docs/design.md
-      // "Replicas behind one name"). Such a request was sent before the kill returned, still open at the
-      // kill, and Caddy logged the cut body for it.
+      // upstream once it has read the response headers, so no retry setting applies
+      // (docs/decisions/0016-replicas-behind-one-name.md). Such a request was sent before the kill
+      // returned, still open at the kill, and Caddy logged the cut body for it.
       for (const o of cut) expect(o.at).toBeLessThanOrEqual(killDone);
       for (const o of cut) expect(o.done).toBeGreaterThanOrEqual(killedAt);
       expect(caddy!.output().split('aborting with incomplete response').length - 1).toBeGreaterThanOrEqual(cut.length);
       // POSTs: Caddy 2.6.2 cannot resend a body, so one it had picked the dead replica for before the
-      // answer changed is a 502 (docs/design.md); never a dropped connection, never after the window.
+      // answer changed is a 502 (docs/decisions/0016-replicas-behind-one-name.md); never a dropped connection, never after the window.
       for (const o of refused) expect(o).toMatchObject({ method: 'POST', status: 502 });
       for (const o of failed) expect(o.done).toBeGreaterThanOrEqual(killedAt);
       for (const o of failed) expect(o.at).toBeLessThanOrEqual(windowEnd);

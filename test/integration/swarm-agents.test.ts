@@ -1,10 +1,10 @@
-// Node agents on a real three-node Swarm (test/support/swarm-cluster.ts; docs/design.md "Node agents (issue
-// 19)"): the daemon makes one agent per worker (its engine socket from the node's `svc.engine-socket` label),
-// and reaches a replica on a worker for `exec` (what readiness checks and dumps use) and for a terminal,
-// which no longer answers 409 `replica_on_other_node`; from inside an app container on the overlay, an agent
-// answers 403 without the key and with a wrong one; a node whose agent is gone is a clear error at once
-// (409 for a terminal); an OOM kill on a worker is confirmed through its agent; a node that leaves loses
-// its agent; `svc uninstall` removes the agents and their secret.
+// Node agents on a real three-node Swarm (test/support/swarm-cluster.ts; docs/decisions/0041-node-agents.md):
+// the daemon makes one agent per worker (its engine socket from the node's `svc.engine-socket` label), and
+// reaches a replica on a worker for `exec` (what readiness checks and dumps use) and for a terminal, which no
+// longer answers 409 `replica_on_other_node`; from inside an app container on the overlay, an agent answers
+// 403 without the key and with a wrong one; a node whose agent is gone is a clear error at once (409 for a
+// terminal); an OOM kill on a worker is confirmed through its agent; a node that leaves loses its agent;
+// `svc uninstall` removes the agents and their secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createCluster, destroyCluster, type Cluster, type ClusterNode, swarmDaemonEnv } from '../support/swarm-cluster.js';

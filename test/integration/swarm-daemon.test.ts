@@ -100,7 +100,7 @@ describe('svc on a Swarm', () => {
 
   it("a worker's engine killed: svc starts its replicas on the nodes left, the app stays active", async () => {
     // The worker of slot 0 (the app's live container) when a worker runs it: the case whose status once read
-    // `inactive` for seconds (docs/design.md "Status is written before a pass's slow effects").
+    // `inactive` for seconds (docs/decisions/0037-swarm-one-service-per-replica.md).
     const live = (await t.api('GET', `/api/apps/${appId}`)).body.live_container_name as string;
     const all = await nodes();
     const worker = all.find((n) => n.role === 'worker' && n.replicas.some((r) => r.container === live)) ?? all.find((n) => n.role === 'worker' && n.replicas.length > 0)!;

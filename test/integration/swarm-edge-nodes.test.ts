@@ -1,13 +1,13 @@
-// Edge nodes on a real three-node Swarm (test/support/swarm-cluster.ts; docs/design.md "Edge nodes (issue
-// 19)"): a worker labelled `svc.edge=true` through PUT /api/nodes/{id} gets an edge Caddy on its host network
-// and a relay on the overlay; a 3-replica port-mode app answers GET and POST on that worker's address (its
-// network namespace) as on the manager's listener, and a domain-mode app over HTTPS with the node's own
-// certificate; the node runs two relays and its Caddy dials the `relay.sock` link to one of them; a deploy
-// under keep-alive GET/POST clients through the edge node fails no request (the link swapped to the freshly
-// loaded standby at each switch); a switch while both of the node's relays are down reaches them when they come back; the label
-// removed, the node's edge services are gone and its listener closes; labelled again with the docker CLI it
-// serves again, and svc uninstall removes its services and their secrets.
-// One cluster, one daemon; everything goes with them even when a test fails.
+// Edge nodes on a real three-node Swarm (test/support/swarm-cluster.ts; docs/decisions/0043-edge-nodes.md): a
+// worker labelled `svc.edge=true` through PUT /api/nodes/{id} gets an edge Caddy on its host network and a
+// relay on the overlay; a 3-replica port-mode app answers GET and POST on that worker's address (its network
+// namespace) as on the manager's listener, and a domain-mode app over HTTPS with the node's own certificate;
+// the node runs two relays and its Caddy dials the `relay.sock` link to one of them; a deploy under
+// keep-alive GET/POST clients through the edge node fails no request (the link swapped to the freshly loaded
+// standby at each switch); a switch while both of the node's relays are down reaches them when they come
+// back; the label removed, the node's edge services are gone and its listener closes; labelled again with the
+// docker CLI it serves again, and svc uninstall removes its services and their secrets. One cluster, one
+// daemon; everything goes with them even when a test fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';

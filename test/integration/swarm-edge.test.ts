@@ -1,6 +1,6 @@
 // Requests through svc's proxy on a real three-node Swarm (test/support/swarm-cluster.ts): the host's Caddy
 // (the test's shared Caddy, external mode) keeps the listener, the edge relay on the manager reaches the
-// tasks on every node over the overlay (docs/design.md "The edge on a Swarm"). A 3-replica app spread over
+// tasks on every node over the overlay (docs/decisions/0038-swarm-edge-relay.md). A 3-replica app spread over
 // the nodes serves through Caddy's port listener; a deploy under a keep-alive GET/POST load fails no
 // request; a worker's engine killed while GETs run: none fails, and the replica comes back elsewhere;
 // svc uninstall then removes the relay and the overlay.
@@ -97,7 +97,7 @@ describe('the edge on a Swarm', () => {
     expect(s.total).toBeGreaterThan(50);
     // The host's Caddy opens a new connection per request, and the switch's addresses are loaded into the
     // standby relay, then relay.sock swapped to it: no relay carrying traffic is reloaded (the EPIPE POST 502
-    // once seen here in CI, 1 in 4 864: docs/design.md "Two relays, swapped"; edge-relays.test.ts).
+    // once seen here in CI, 1 in 4 864: docs/decisions/0039-two-relays-swapped.md; edge-relays.test.ts).
     expect(s.total - s.ok, `${formatCounts(s.non2xx)} / ${formatCounts(s.connErrors)}`).toBe(0);
     expect(['relay-a.sock', 'relay-b.sock']).toContain(readlinkSync(join(t.dataDir, 'edge', 'relay.sock')));
   });
@@ -140,7 +140,7 @@ describe('the edge on a Swarm', () => {
       await loop;
     }
     // 0 failed in most runs and in the benchmarks; one GET 502 in 3 of about 20 runs of this file this day
-    // (of 1 289-3 396), not isolated yet (docs/design.md "The edge on a Swarm"): at most one.
+    // (of 1 289-3 396), not isolated yet (docs/decisions/0038-swarm-edge-relay.md): at most one.
     expect(failed.length, failed.join(' | ')).toBeLessThanOrEqual(1);
     expect(ok).toBeGreaterThan(20);
   });

@@ -1,11 +1,11 @@
-// Backups and restores of managed services pinned to a worker (issue 19; docs/design.md "Data of services on
-// other nodes"), on a real three-node Swarm whose workers each have a disk of their own at the daemon's data
-// directory (test/support/swarm-cluster.ts `ownDisk`), as separate machines do: a postgres and a redis run
-// on the worker labelled `svc.services=true`, their data on that worker's disk only, their directories made
-// there by svc (no hand step), and a Garage with its garage.toml written there and its bucket and key set up
-// through the edge relay. A backup holds that data (read through the worker's agent), not the manager's empty
-// directories; a restore puts the archive's data back on the worker's disk (through a short-lived helper
-// there) and the first values come back.
+// Backups and restores of managed services pinned to a worker (issue 19;
+// docs/decisions/0042-service-data-on-other-nodes.md), on a real three-node Swarm whose workers each have a
+// disk of their own at the daemon's data directory (test/support/swarm-cluster.ts `ownDisk`), as separate
+// machines do: a postgres and a redis run on the worker labelled `svc.services=true`, their data on that
+// worker's disk only, their directories made there by svc (no hand step), and a Garage with its garage.toml
+// written there and its bucket and key set up through the edge relay. A backup holds that data (read through
+// the worker's agent), not the manager's empty directories; a restore puts the archive's data back on the
+// worker's disk (through a short-lived helper there) and the first values come back.
 import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,7 +57,7 @@ beforeAll(async () => {
   // One save for all five: the postgres, redis and garage stand-ins share their 800 MB base layer.
   const [v1, caddy, pgImage, redisImage, garageImage] = cluster.pushImages([WEB_V1, CADDY_IMAGE, SERVICE_TEST_IMAGES.postgres, SERVICE_TEST_IMAGES.redis, SERVICE_TEST_IMAGES.garage]);
   // No directory made by hand on the worker: svc makes each service's there before creating it
-  // (docs/design.md "Directories on other nodes").
+  // (docs/decisions/0042-service-data-on-other-nodes.md).
   d(['node', 'update', '--label-add', 'svc.services=true', worker.hostname]);
   expect(existsSync(join(worker.disk!, 'services'))).toBe(false);
   t = await startTestDaemon(

@@ -1,4 +1,4 @@
-// The layout of src/ (docs/design.md "Layout"): entry points -> commands -> store -> queue -> reconcilers
+// The layout of src/ (docs/architecture.md "The flow", docs/decisions/0001-one-write-path.md): entry points -> commands -> store -> queue -> reconcilers
 // -> adapters, read from the real import statements. No two top-level folders import each other (directly
 // or around a circle), only the composition root imports the REST adapters, and the lower layers never
 // reach up to the edges.

@@ -1,4 +1,4 @@
-// The node agents of a Swarm as one key, `agents:main` (docs/design.md "Node agents (issue 19)"): each pass
+// The node agents of a Swarm as one key, `agents:main` (docs/decisions/0041-node-agents.md): each pass
 // compares the nodes with the agents and makes them match (src/runtime/swarm-agents.ts, planned by the pure
 // swarm-agent-spec.ts). The work queue gives what the agents need: the start's pass, one pass at a time with
 // asks in between coalesced (node events enqueue the key), backoff on an engine error, and a look every

@@ -1,4 +1,4 @@
-// The edge nodes of a Swarm as one key, `edges:main` (docs/design.md "Edge nodes (issue 19)"): each pass compares
+// The edge nodes of a Swarm as one key, `edges:main` (docs/decisions/0043-edge-nodes.md): each pass compares
 // the nodes' `svc.edge` labels with the edge services and makes them match (src/runtime/swarm-edges.ts, planned
 // by the pure swarm-edge-spec.ts), as `agents:main` does for the agents. Node events enqueue it (a label change
 // included); the work queue gives the start's pass, coalescing, backoff on an engine error, and a look every

@@ -1,4 +1,4 @@
-// A managed service's directory on another node (docs/design.md "Directories on other nodes"): a service
+// A managed service's directory on another node (docs/decisions/0042-service-data-on-other-nodes.md): a service
 // placed on the node labelled `svc.services=true` needs `SVC_DATA_DIR/services/<name>` there before Swarm
 // starts it (a bind mount whose source is missing is refused), and the catalog's files (garage.toml) in it.
 // Made through the runtime's NodeDisk, only when the service is created (the create path, not every pass).

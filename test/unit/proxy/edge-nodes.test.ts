@@ -1,4 +1,4 @@
-// Edge nodes as the proxy sees them (docs/design.md "Edge nodes (issue 19)"): the configs an edge node's
+// Edge nodes as the proxy sees them (docs/decisions/0043-edge-nodes.md): the configs an edge node's
 // Caddy and two relays get (pure), and the fleet that loads them through the manager's relay and each node's
 // agent, against a fake of that way in: an HTTP server on a unix socket (the relay's agent socket) that
 // answers as the named node's Caddy admin APIs and engine archive endpoint would (the `relay.sock` link as a

@@ -160,7 +160,7 @@ describe('the edge wrapper', () => {
   });
 });
 
-describe("the relay's agent server (docs/design.md \"Node agents\")", () => {
+describe("the relay's agent server (docs/decisions/0041-node-agents.md)", () => {
   const agents = (cfg: unknown) => (cfg as { apps: { http: { servers: { agents: any } } } }).apps.http.servers.agents;
 
   it('listens on its own socket beside relay.sock, in every config the relay loads, routes or not', () => {

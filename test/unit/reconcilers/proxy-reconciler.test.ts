@@ -265,7 +265,7 @@ describe('proxy reconciler', () => {
   });
 });
 
-describe('proxy reconciler: an idle pass reads nothing again (docs/design.md "Idle footprint")', () => {
+describe('proxy reconciler: an idle pass reads nothing again (docs/decisions/0023-idle-footprint.md)', () => {
   it('hands the proxy the same routes array while nothing is written, and the new routes right after a write', async () => {
     const seen: Route[][] = [];
     const proxy = fakeProxy();

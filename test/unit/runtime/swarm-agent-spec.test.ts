@@ -1,4 +1,4 @@
-// The node agents, pure parts (docs/design.md "Node agents (issue 19)"): the Caddy config (only the engine's
+// The node agents, pure parts (docs/decisions/0041-node-agents.md): the Caddy config (only the engine's
 // exec endpoints, only with the key, everything else 403), the secret named by the config's hash, the
 // service spec (pinned to its node, the socket from the node's label, the secret mounted), the label's
 // validation, and the plan that makes the agents match the nodes.
@@ -94,7 +94,7 @@ describe('agentConfig', () => {
   });
 });
 
-describe("the agent's routes to an edge node's admin APIs (docs/design.md \"Edge nodes\")", () => {
+describe("the agent's routes to an edge node's admin APIs (docs/decisions/0043-edge-nodes.md)", () => {
   const routes = (agentConfig(KEY) as any).apps.http.servers.agent.routes;
   const edge = routes.slice(1, -1);
 

@@ -1,4 +1,4 @@
-// Edge nodes, pure parts (docs/design.md "Edge nodes (issue 19)"): the label's meaning and validation, the three
+// Edge nodes, pure parts (docs/decisions/0043-edge-nodes.md): the label's meaning and validation, the three
 // services of an edge node (pinned, the Caddy on the host network and two relays on the overlay, the volume
 // and the bootstrap secret mounted), and the plan that makes the services match the labels.
 import { describe, expect, it } from 'vitest';

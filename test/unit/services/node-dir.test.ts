@@ -1,5 +1,5 @@
 // A managed service placed on another node gets its directory there (src/reconcilers/service/node-dir.ts,
-// docs/design.md "Directories on other nodes"): the pure parts (what to make, when to refuse) and the
+// docs/decisions/0042-service-data-on-other-nodes.md): the pure parts (what to make, when to refuse) and the
 // reconciler's create path on the fake runtime, whose node disks are host directories.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';

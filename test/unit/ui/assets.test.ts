@@ -1,5 +1,5 @@
 // The UI's assets: ours are hashed at start; a package file (xterm.js) is read only when it is asked for
-// and never kept in memory (docs/design.md "Idle footprint"), yet is served under its hashed name.
+// and never kept in memory (docs/decisions/0023-idle-footprint.md), yet is served under its hashed name.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

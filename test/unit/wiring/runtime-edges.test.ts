@@ -1,4 +1,4 @@
-// Edge nodes exist only on a Swarm (docs/design.md "Edge nodes (issue 19)"): wireRuntime makes their reconciler
+// Edge nodes exist only on a Swarm (docs/decisions/0043-edge-nodes.md): wireRuntime makes their reconciler
 // (`edges:main`) and the relayed edge only for SVC_RUNTIME=swarm; on one engine the proxy parts are used as they
 // are and no Swarm key is registered. Nothing here talks to an engine (the clients connect on first use).
 import { describe, expect, it } from 'vitest';
