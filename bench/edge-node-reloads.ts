@@ -73,7 +73,7 @@ async function main() {
     const recordsAt = (i: number): DnsRecords => ({ [appDnsName('enr-web')]: addresses, [appDnsName('decoy')]: `10.255.${(i >> 8) & 255}.${i & 255}` });
     const proxy: CaddyConfigOptions = { adminUrl: 'http://127.0.0.1:2019', httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort: 5353 };
     const docker = new Docker({ socketPath: c.manager.dockerHost.replace(/^unix:\/\//, '') });
-    const edgeNodes = createEdgeNodes({ docker, instance: daemon.instance, network: daemon.network, image: made.caddy, probeImage: made.v1, selfNodeId: async () => '', ensureNetwork: async () => {}, log: silentLogger });
+    const edgeNodes = createEdgeNodes({ docker, instance: daemon.instance, network: daemon.network });
     const key = deriveKey(Buffer.alloc(32, 9), 'swarm node agents').toString('hex');
 
     /** The edge node Caddy's error lines since `since` (RFC 3339), by message: a dial of the link in its swap's instant shows as ENOENT. */

@@ -6,8 +6,8 @@
 // atomic). The archive PUT alone is not: the engine removes the old entry before creating the new one, and a
 // POST whose dial lands in between fails (Caddy 2.6 retries the dial with the request body already closed).
 // Only a node without a link yet (nothing dials it) gets its first link by the PUT alone.
-import { request } from 'node:http';
 import { Header } from 'tar';
+import { socketRequest } from './socket-request.js';
 import { AGENT_DIAL_HEADER, AGENT_KEY_HEADER } from '../runtime/swarm-agent-spec.js';
 import { EDGE_NODE_DIR, EDGE_NODE_LINK } from '../runtime/swarm-edge-spec.js';
 
@@ -62,30 +62,19 @@ const EXEC_WAIT_MS = 3000;
 
 /** The engine of an edge node, through the manager relay's agent socket and the node's agent. */
 export function createEdgeNodeLink(o: { agentSocket: string; key: string; timeoutMs?: number }): EdgeNodeLink {
-  const call = (t: EdgeLinkTarget, method: 'GET' | 'PUT' | 'POST', path: string, body?: Buffer, type = 'application/x-tar') =>
-    new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
-      if (!t.agent || !t.container) return reject(new Error(`the agent of edge node ${t.hostname} is not running`));
-      const req = request(
-        {
-          socketPath: o.agentSocket,
-          path,
-          method,
-          // A new connection per call, as the admin calls (edge-admin.ts): the manager's relays are swapped.
-          agent: false,
-          headers: { host: 'docker', [AGENT_DIAL_HEADER]: t.agent, [AGENT_KEY_HEADER]: o.key, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) },
-          timeout: o.timeoutMs ?? 5000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`the engine of edge node ${t.hostname} did not answer within ${o.timeoutMs ?? 5000} ms`)));
-      req.on('error', reject);
-      req.end(body);
+  const call = async (t: EdgeLinkTarget, method: 'GET' | 'PUT' | 'POST', path: string, body?: Buffer, type = 'application/x-tar') => {
+    if (!t.agent || !t.container) throw new Error(`the agent of edge node ${t.hostname} is not running`);
+    const timeoutMs = o.timeoutMs ?? 5000;
+    return socketRequest({
+      socketPath: o.agentSocket,
+      path,
+      method,
+      headers: { host: 'docker', [AGENT_DIAL_HEADER]: t.agent, [AGENT_KEY_HEADER]: o.key, ...(body ? { 'content-type': type } : {}) },
+      body,
+      timeoutMs,
+      timedOut: () => new Error(`the engine of edge node ${t.hostname} did not answer within ${timeoutMs} ms`),
     });
+  };
   const failed = (t: EdgeLinkTarget, what: string, res: { status: number; body: Buffer }) =>
     new Error(`${what} on edge node ${t.hostname}: HTTP ${res.status} ${res.body.toString('utf8').trim().slice(0, 200)}`);
   const archive = (container: string, path: string) => `/containers/${encodeURIComponent(container)}/archive?path=${encodeURIComponent(path)}`;

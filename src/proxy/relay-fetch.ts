@@ -2,9 +2,9 @@
 // Swarm). The daemon's host is not on the instance's overlay, so `http://<task address>:3903/...` (Garage's
 // admin API, the bucket and key setup) does not connect from here on any node, the manager's included. The
 // relay's agent server dials the address named by `Svc-Agent-Dial` when it is an IPv4 address at an allowed
-// port (edge-config.ts `agentServer`): the request goes there over the relay's unix socket (node:http, as
-// edge-admin.ts, since global fetch cannot dial a unix socket), a new connection each time (the relay reloads).
-import { request } from 'node:http';
+// port (edge-config.ts `agentServer`): the request goes there over the relay's unix socket (socket-request.ts),
+// a new connection each time (the relay reloads).
+import { socketRequest } from './socket-request.js';
 import { AGENT_DIAL_HEADER } from '../runtime/swarm-agent-spec.js';
 
 export type RelayFetch = (url: string, init?: RequestInit) => Promise<Response>;
@@ -20,25 +20,18 @@ export function relayRequest(url: string): { dial: string; path: string; host: s
 
 /** A fetch whose requests the relay at `socketPath` makes on the overlay; status and body as they come back. */
 export function createRelayFetch(socketPath: string): RelayFetch {
-  return (url, init) => {
+  return async (url, init) => {
     const { dial, path, host } = relayRequest(url);
     const body = init?.body === undefined || init.body === null ? undefined : String(init.body);
     const headers: Record<string, string> = { ...(init?.headers as Record<string, string> | undefined), host, [AGENT_DIAL_HEADER]: dial };
-    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-    return new Promise<Response>((resolve, reject) => {
-      const req = request({ socketPath, path, method: init?.method ?? 'GET', headers, agent: false, signal: init?.signal ?? undefined }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const status = res.statusCode ?? 502;
-          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status }));
-        });
-        res.on('error', reject);
-      });
-      req.on('error', (err) =>
-        reject((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? new Error(`the edge relay, svc's way onto the overlay, is not running yet (${socketPath})`) : err),
-      );
-      req.end(body);
-    });
+    try {
+      const res = await socketRequest({ socketPath, path, method: init?.method ?? 'GET', headers, body, signal: init?.signal ?? undefined });
+      const status = res.status || 502;
+      return new Response(status === 204 || status === 304 ? null : res.body, { status });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ECONNREFUSED') throw new Error(`the edge relay, svc's way onto the overlay, is not running yet (${socketPath})`);
+      throw err;
+    }
   };
 }

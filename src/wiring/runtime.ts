@@ -23,6 +23,7 @@ import { edgePaths } from '../proxy/edge-config.js';
 import { createNodeAgents } from '../runtime/swarm-agents.js';
 import { createAgentsReconciler } from '../reconcilers/agents/reconciler.js';
 import { createEdgeNodes } from '../runtime/swarm-edges.js';
+import { createSwarmObjects } from '../runtime/swarm-objects.js';
 import { createEdgeFleet } from '../proxy/edge-nodes.js';
 import { createRelayFetch } from '../proxy/relay-fetch.js';
 import { createEdgesReconciler } from '../reconcilers/edges/reconciler.js';
@@ -76,35 +77,16 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   // Other nodes' engines, for exec and terminals, through an agent per node (docs/decisions/0041-node-agents.md).
   const paths = edgePaths(config.dataDir);
   const agentKey = deriveKey(config.encryptionKey, 'swarm node agents').toString('hex');
-  const agents = createNodeAgents({
-    docker: runtime.docker,
-    instance: config.instance,
-    network: config.network,
-    image: config.proxy.image,
-    key: agentKey,
-    agentSocket: paths.agentSocket,
-    selfNodeId: runtime.selfNodeId,
-    ensureNetwork: () => runtime.ensureNetwork(config.network),
-    registryAuth,
-    log,
-  });
+  const agents = createNodeAgents({ docker: runtime.docker, instance: config.instance, network: config.network, key: agentKey, agentSocket: paths.agentSocket });
+  // The Swarm objects the agents:main and edges:main reconcilers keep (services and secrets on the manager).
+  const swarm = createSwarmObjects({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, ensureNetwork: () => runtime.ensureNetwork(config.network), registryAuth });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance, agents });
   // The edge: the host's Caddy keeps listeners and TLS, two relays on the overlay (one loaded while the other
   // serves, then swapped) reach the tasks (docs/decisions/0038-swarm-edge-relay.md, docs/decisions/0039-two-relays-swapped.md).
   const relay = createEdgeRelays({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
   // Nodes labelled svc.edge=true serve the routes too: their Caddy and relay, loaded through their agents (docs/decisions/0043-edge-nodes.md).
-  const edgeNodes = createEdgeNodes({
-    docker: runtime.docker,
-    instance: config.instance,
-    network: config.network,
-    image: config.proxy.image,
-    probeImage: config.runtime.probeImage,
-    selfNodeId: runtime.selfNodeId,
-    ensureNetwork: () => runtime.ensureNetwork(config.network),
-    registryAuth,
-    log,
-  });
+  const edgeNodes = createEdgeNodes({ docker: runtime.docker, instance: config.instance, network: config.network });
   const fleet = createEdgeFleet({ targets: () => edgeNodes.targets(), agentSocket: paths.agentSocket, key: agentKey, proxy: config.proxy, log });
   return {
     runtime,
@@ -115,7 +97,7 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
     terminal,
     edge: relayedEdge(relay, paths.socket, fleet),
     proxyMounts: [{ source: paths.dir, target: paths.dir }],
-    agents: createAgentsReconciler(agents),
-    edges: createEdgesReconciler(edgeNodes, () => fleet.invalidate()),
+    agents: createAgentsReconciler({ swarm, instance: config.instance, network: config.network, image: config.proxy.image, key: agentKey, log }),
+    edges: createEdgesReconciler({ swarm, instance: config.instance, network: config.network, image: config.proxy.image, probeImage: config.runtime.probeImage, log, passed: () => fleet.invalidate() }),
   };
 }

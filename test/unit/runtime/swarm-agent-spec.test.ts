@@ -10,9 +10,9 @@ import {
   agentServiceName,
   agentServiceSpec,
   engineSocketOf,
-  planAgents,
   type PlanService,
 } from '../../../src/runtime/swarm-agent-spec.js';
+import { planAgents } from '../../../src/reconcilers/agents/plan.js';
 import { deriveKey } from '../../../src/crypto.js';
 import { agentFailure, agentReachesEdge } from '../../../src/runtime/swarm-agents.js';
 import { EngineError } from '../../../src/runtime/docker-errors.js';

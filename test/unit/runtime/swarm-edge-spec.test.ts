@@ -2,7 +2,8 @@
 // services of an edge node (pinned, the Caddy on the host network and two relays on the overlay, the volume
 // and the bootstrap secret mounted), and the plan that makes the services match the labels.
 import { describe, expect, it } from 'vitest';
-import { edgeAdminSocket, edgeBootConfig, edgeBootSecret, edgeNodeRelaySockets, edgeServiceName, edgeServiceSpec, edgeSwapperSpec, isEdgeNode, planEdges, type EdgeService, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
+import { edgeAdminSocket, edgeBootConfig, edgeBootSecret, edgeNodeRelaySockets, edgeServiceName, edgeServiceSpec, edgeSwapperSpec, isEdgeNode, type EdgeService, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
+import { planEdges } from '../../../src/reconcilers/edges/plan.js';
 
 describe('isEdgeNode', () => {
   it.each([
