@@ -15,6 +15,7 @@ import { silentLogger } from '../src/log.js';
 import { createDockerRuntime } from '../src/runtime/docker.js';
 import { openDb } from '../src/store/db.js';
 import { services } from '../src/store/schema/index.js';
+import { getServiceByName } from '../src/store/services.js';
 
 import { createServiceReconciler } from '../src/reconcilers/service/reconciler.js';
 import { ensureServiceImages, SERVICE_TEST_IMAGES } from '../test/support/service-images.js';
@@ -36,7 +37,7 @@ const db = openDb(join(dir, 'svc.db'));
 const sealer = createSealer(Buffer.alloc(32, 5));
 const runtime = createDockerRuntime({ log: silentLogger });
 const rec = createServiceReconciler({ db, bus: new Bus(), runtime, sealer, log: silentLogger, now: () => Date.now(), settings: { network: NETWORK, instance: INSTANCE, dataDir: dir } });
-const status = (name: string) => db.select().from(services).where(eq(services.name, name)).get()?.status;
+const status = (name: string) => getServiceByName(db, name)?.status;
 
 /** Drives one key as the work queue does: reconcile, wait requeueAfterMs, again, until `done`. */
 async function drive(name: string, done: () => boolean, timeoutMs = 180_000) {

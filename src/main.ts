@@ -5,7 +5,8 @@ import { withInstance, type Config } from './config.js';
 import { createSealer } from './crypto.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './store/db.js';
-import { rebaseServices } from './store/services.js';
+import { createNodeReconciler } from './reconcilers/nodes/reconciler.js';
+import { rebaseServices, sealMissingGarageKeys } from './store/services.js';
 import { resolveInstance } from './store/instance.js';
 import { sweepCheckouts } from './build/sweep.js';
 import { createServer } from './server.js';
@@ -82,6 +83,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     throw err;
   }
   const rebased = rebaseServices(db, config);
+  sealMissingGarageKeys(db, sealer);
   if (rebased) log.info('service rows moved to this data directory and instance', { services: rebased, data_dir: config.dataDir, instance: config.instance });
   const wired = wireRuntime(config, log, registryAuthLookup(db, sealer));
   const runtime = wired.runtime;
@@ -126,6 +128,8 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Not behind the backup gate: the agents are Swarm services, no state a restore swaps.
   if (wired.agents) manager.register(wired.agents);
   if (wired.edges) manager.register(wired.edges);
+  // Node changes asked through the API (availability, labels): Swarm state too, not behind the gate.
+  manager.register(createNodeReconciler({ db, runtime, bus, log }));
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").

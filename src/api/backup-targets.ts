@@ -5,6 +5,7 @@ import { Hono, type Context } from 'hono';
 import { listTargets as listTargetRows } from '../store/offsite.js';
 import { getImport } from '../store/backup-ops.js';
 import { getBackup } from '../store/backups.js';
+import { unavailable, unprocessable } from '../errors.js';
 import {
   createTarget, deleteTarget, importRemote, remoteCopies, requireTarget, testTarget, updateTarget, uploadNow,
 } from '../desired/backup-targets.js';
@@ -43,12 +44,15 @@ export function backupTargetRoutes(deps: ApiDeps) {
   r.post('/backup-targets/:id/remote/import', async (c) => {
     const wait = c.req.query('wait') !== 'false';
     const bctx = backupContext(deps);
-    const row = await importRemote({ ...ctx, backups: bctx }, idOf(c), await jsonBody(c), restOrigin(c));
+    const row = importRemote({ ...ctx, backups: bctx }, idOf(c), await jsonBody(c), restOrigin(c));
     if (!wait || !deps.backups) return c.json(importJson(row), 202, { location: `/api/backups/imports/${row.id}` });
     const done = (await settledImport(bctx, row.id, c.req.raw.signal)) ?? getImport(db, row.id) ?? row;
     const backup = done.backupId ? getBackup(db, done.backupId) : undefined;
     if (done.status === 'completed' && backup) return c.json(backupJson(backup), 201);
     if (done.status !== 'failed') return c.json(importJson(done), 202, { location: `/api/backups/imports/${row.id}` });
+    // The fetch's own failures answer as when the request fetched the copy itself (API.md).
+    if (done.code === 'target_unreachable') throw unavailable(done.code, done.error ?? 'the store did not answer');
+    if (done.code === 'backup_key_mismatch' || done.code === 'copy_corrupted' || done.code === 'backup_key_missing') throw unprocessable(done.code, done.error ?? 'the copy could not be decrypted');
     return c.json({ error: done.error ?? 'the import failed', code: done.code ?? 'import_failed', import: importJson(done) }, failureStatus(done.code));
   });
 

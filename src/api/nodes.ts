@@ -1,5 +1,6 @@
 // Node endpoints (API.md "Nodes", issue 19): the machines of a Swarm, the join command, a node's
-// availability and labels. Thin adapters over src/cluster/nodes.ts; Swarm itself holds this state.
+// availability and labels. Thin adapters over src/cluster/nodes.ts; Swarm itself holds this state (a
+// change is recorded and applied by the node reconciler, which the PUT waits for).
 import { Hono } from 'hono';
 import { unavailable } from '../errors.js';
 import { listNodes } from '../cluster/nodes.js';
@@ -19,6 +20,8 @@ export function nodeRoutes(deps: ApiDeps) {
   r.post('/nodes/join', async (c) => {
     return c.json(await joinCommand(runtime(), await jsonBody(c)));
   });
-  r.put('/nodes/:id', async (c) => c.json(await updateNode(runtime(), c.req.param('id'), await jsonBody(c), deps.db)));
+  r.put('/nodes/:id', async (c) =>
+    c.json(await updateNode(runtime(), c.req.param('id'), await jsonBody(c), { db: deps.db, enqueue: deps.enqueue, bus: deps.bus, signal: c.req.raw.signal })),
+  );
   return r;
 }

@@ -3,7 +3,9 @@
 // backup dir, then `checking`. The `import:<id>` reconciler does the long part: unpack into a staging dir
 // with every check of extractArchive, check its svc.db as a svc database, and publish the file under a
 // fresh SPEC.md name with a `completed` backup record (trigger `import`), or fail the import with the
-// reason. A refused archive leaves nothing behind but the failed `imports` row, which is the answer.
+// reason. A refused archive leaves nothing behind but the failed `imports` row, which is the answer. An
+// import of a copy in a backup target's bucket has a source instead of an upload: the same reconciler
+// fetches it first (`download`, src/offsite/remote-import.ts), so no request downloads a whole archive.
 import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -56,19 +58,29 @@ export async function receiveUpload(d: { db: Db; backupDir: string; now: Date; m
   }
 }
 
-/** The reconciler's half: checks a `checking` import and settles it. */
-export async function checkImport(d: { db: Db; backupDir: string; log: Logger; now(): Date; changed(): void }, id: number): Promise<Result> {
-  const row = getImport(d.db, id);
+/** Fetches a remote import's copy into `dest` as a plaintext archive; its size. Errors may carry a `code`. */
+export type DownloadCopy = (row: ImportRow, dest: string) => Promise<number>;
+
+/** The reconciler's half: fetches a remote import's copy if it has none yet, checks the archive and settles it. */
+export async function checkImport(d: { db: Db; backupDir: string; log: Logger; now(): Date; changed(): void; download?: DownloadCopy }, id: number): Promise<Result> {
+  let row = getImport(d.db, id);
   if (!row || row.status !== 'checking') return {};
   const file = uploadOf(d.backupDir, id);
+  await ensureBackupDir(d.backupDir);
   const staging = await mkdtemp(join(d.backupDir, `.staging-import-${id}-`));
   try {
+    if (row.sourceKey !== null && !existsSync(file)) {
+      if (!d.download) throw new Error('this daemon cannot fetch copies from backup targets');
+      const size = await d.download(row, file);
+      row = updateImport(d.db, id, { sizeBytes: size });
+      d.log.info('backup copy fetched from target', { import_id: id, object: row.sourceKey, size });
+    }
     if (!existsSync(file)) throw new ArchiveError('interrupted: the uploaded archive is gone (svc stopped while publishing it); upload it again');
     await extractArchive(file, staging);
     prepareSnapshot(join(staging, 'svc.db'), d.db, undefined);
     // Record, rename and settle in one transaction: a crash leaves either all of it or none.
     const backup = d.db.$client.transaction(() => {
-      const b = insertWithFreeName(d.db, d.now(), { status: 'completed', trigger: 'import', sizeBytes: row.sizeBytes });
+      const b = insertWithFreeName(d.db, d.now(), { status: 'completed', trigger: 'import', sizeBytes: row!.sizeBytes });
       updateImport(d.db, id, { status: 'completed', backupId: b.id });
       renameSync(file, join(d.backupDir, b.filename));
       return b;
@@ -76,7 +88,9 @@ export async function checkImport(d: { db: Db; backupDir: string; log: Logger; n
     d.log.info('backup imported', { import_id: id, id: backup.id, filename: backup.filename, size: backup.sizeBytes });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    const code = err instanceof ArchiveError ? 'invalid_archive' : 'import_failed';
+    // A download failure's API.md code (lowercase words: target_unreachable, copy_corrupted...), not Node's ENOENT.
+    const coded = (err as { code?: unknown }).code;
+    const code = err instanceof ArchiveError ? 'invalid_archive' : typeof coded === 'string' && /^[a-z_]+$/.test(coded) ? coded : 'import_failed';
     updateImport(d.db, id, { status: 'failed', code, error: reason });
     d.log.warn('backup import refused', { import_id: id, error: reason });
     await rm(file, { force: true });

@@ -21,7 +21,7 @@ import type { Db } from '../store/db.js';
 import { getBackup, type BackupRow } from '../store/backups.js';
 import { activeRestores, getRestore, updateRestore, type RestoreRow } from '../store/backup-ops.js';
 import { storeInstance } from '../store/instance.js';
-import { rebaseServices } from '../store/services.js';
+import { rebaseServices, sealMissingGarageKeys } from '../store/services.js';
 import { apps } from '../store/schema/index.js';
 import { ne } from 'drizzle-orm';
 import { ArchiveError, extractArchive, type ArchiveContents } from './extract-archive.js';
@@ -174,6 +174,7 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
         // data dirs and containers there; ours are under this data dir and instance.
         storeInstance(d.db, d.instance);
         rebaseServices(d.db, { dataDir: d.dataDir, instance: d.instance });
+        sealMissingGarageKeys(d.db, d.sealer);
         updateRestore(d.db, id, { phase: 'committed' });
       });
       d.changed();

@@ -14,8 +14,9 @@ import { ArchiveError } from './extract-archive.js';
 /** The snapshot was sealed with another SVC_ENCRYPTION_KEY: a live restore would make its secrets unreadable. */
 export class KeyMismatchError extends Error {}
 
-// The backup aggregate's operations (restores, imports) are records of this host, like the backups.
-const KEEP_LIVE = new Set(['backups', 'restores', 'imports', 'backup_targets', 'backup_uploads', '__drizzle_migrations']);
+// The backup aggregate's operations (restores, imports) are records of this host, like the backups. So are
+// the node changes asked of its Swarm (Swarm holds the nodes; an archive's old request must not be re-applied).
+const KEEP_LIVE = new Set(['backups', 'restores', 'imports', 'backup_targets', 'backup_uploads', 'node_specs', 'node_spec_status', '__drizzle_migrations']);
 const KEEP_LIVE_OF_USERS = ['sessions', 'api_tokens'];
 
 /** Validates and migrates the snapshot file in place (it is a staging copy). */

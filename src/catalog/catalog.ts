@@ -63,8 +63,11 @@ export interface ServiceKind {
   /** Files the container needs before it starts (written into the data dir by the reconciler). */
   files?(creds: Credentials): { path: string; content: string; mode: number }[];
   readiness(creds: Credentials): Readiness;
-  /** True when provisioning after readiness is still to do (garage: layout, bucket, key). */
-  needsProvisioning?(creds: Credentials): boolean;
+  /**
+   * Set when the service is provisioned once after its first readiness (garage: layout, bucket, and the
+   * access key its credentials already hold, imported); the reconciler records when that was done.
+   */
+  provisionsOnce?: true;
   /** The fields of the credentials endpoint (SPEC.md 2.5), in order. */
   credentialFields(creds: Credentials, place: ServicePlace): Record<string, string | number>;
   /** Default prefix of injected variables (SPEC.md 2.6). */

@@ -37,6 +37,9 @@ export function garageToml(c: Credentials): string {
   ].join('\n');
 }
 
+/** A new S3 access key in the form Garage accepts for import (`POST /v1/key/import`). */
+export const garageKey = () => ({ access_key: `GK${randomHex(12)}`, secret_key: randomHex(32) });
+
 export const garage: ServiceKind = {
   type: 'garage',
   image: (images) => images.garage,
@@ -48,8 +51,9 @@ export const garage: ServiceKind = {
     region: GARAGE_REGION,
     bucket: bucketFor(name),
     key_name: `svc-${name}`,
-    access_key: '',
-    secret_key: '',
+    // Garage's key format (GK + 12 bytes hex, 32 bytes hex), imported through the admin API at provisioning:
+    // the credentials are whole from the start and only the services command ever writes them.
+    ...garageKey(),
   }),
   container: (_c, place) => ({
     env: {},
@@ -57,7 +61,7 @@ export const garage: ServiceKind = {
   }),
   files: (c) => [{ path: GARAGE_CONFIG_FILE, content: garageToml(c), mode: 0o600 }],
   readiness: () => ({ kind: 'http', port: GARAGE_S3_PORT, path: '/health' }),
-  needsProvisioning: (c) => !c.access_key || !c.secret_key,
+  provisionsOnce: true,
   credentialFields: (c, place) => ({
     endpoint: `http://${place.host}:${GARAGE_S3_PORT}`,
     region: c.region,

@@ -42,6 +42,8 @@ export interface BusEvents {
   offsite: [event: OffsiteEvent];
   /** raise() queued messages in the outbox (src/notify/raise.ts): the dispatcher looks at it now. */
   notice: [];
+  /** The node reconciler settled a change asked of a Swarm node (PUT /api/nodes/{id} waits on it). */
+  node: [nodeRef: string];
   /** A preview was removed (src/desired/previews.ts); its pull-request comment says so (src/previews/reporter.ts). */
   previewGone: [event: PreviewGoneEvent];
 }

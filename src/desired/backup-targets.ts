@@ -9,15 +9,15 @@ import { getBackup } from '../store/backups.js';
 import { getTarget, insertUploads, listTargets, openCredentials, targetByName, updateUpload, uploadsOf, type TargetRow } from '../store/offsite.js';
 import { backupTargets, nowIso } from '../store/schema/index.js';
 import { eq } from 'drizzle-orm';
-import type { ImportRow } from '../store/backup-ops.js';
+import { insertRemoteImport, type ImportRow } from '../store/backup-ops.js';
 import { objectKey, s3ClientFor, storeReason, type TargetConfig } from '../offsite/s3.js';
 import { probeTarget, type ProbeResult } from '../offsite/probe.js';
-import { listRemote, openRemote, type RemoteCopy } from '../offsite/remote.js';
+import { listRemote, type RemoteCopy } from '../offsite/remote.js';
 import { REMOTE_NAME } from '../offsite/s3.js';
 import type { CommandCtx, Origin } from './context.js';
 import { nameSchema } from './fields.js';
 import { parseInput } from './parse.js';
-import { importUpload, type BackupContext } from './backups.js';
+import type { BackupContext } from './backups.js';
 
 export type TargetCtx = Pick<CommandCtx, 'db' | 'sealer' | 'log' | 'enqueue' | 'config'>;
 
@@ -152,9 +152,11 @@ export async function remoteCopies(ctx: TargetCtx, id: number, signal?: AbortSig
 
 /**
  * Brings a copy from the bucket into this install as an imported backup (the import's checks apply), e.g.
- * on a fresh host. Decrypted with SVC_BACKUP_PASSPHRASE; a recipient-only daemon cannot (422).
+ * on a fresh host. Decrypted with SVC_BACKUP_PASSPHRASE; a recipient-only daemon cannot (422). The request
+ * only records an `imports` row naming the copy and enqueues `import:<id>`: the import reconciler downloads,
+ * decrypts and checks it (DESIGN.md rule 13); the API waits for that row to settle.
  */
-export async function importRemote(ctx: TargetCtx & { backups: BackupContext }, id: number, raw: unknown, origin: Origin): Promise<ImportRow> {
+export function importRemote(ctx: TargetCtx & { backups: BackupContext }, id: number, raw: unknown, origin: Origin): ImportRow {
   const v = parseInput(z.object({ key: z.string().min(1).max(1024) }).strict(), raw);
   const row = requireTarget(ctx, id);
   if (!v.key.startsWith(row.prefix) || !REMOTE_NAME.test(v.key.slice(row.prefix.length))) {
@@ -162,27 +164,10 @@ export async function importRemote(ctx: TargetCtx & { backups: BackupContext }, 
   }
   const passphrase = ctx.config.offsite.passphrase;
   if (!passphrase) throw unprocessable('backup_key_missing', 'SVC_BACKUP_PASSPHRASE is not set: this daemon cannot decrypt the copy (with an age recipient, use svc restore s3://... -i IDENTITY_FILE)');
-  const client = s3ClientFor(targetConfig(ctx, row));
-  let plain: ReadableStream<Uint8Array>;
-  try {
-    plain = await openRemote(client, row.bucket, v.key, { passphrase });
-  } catch (err) {
-    client.destroy();
-    const msg = err instanceof Error ? err.message : String(err);
-    if (/passphrase|age/i.test(msg) && !(err as { $metadata?: unknown }).$metadata) throw unprocessable('backup_key_mismatch', `cannot decrypt ${v.key}: ${msg}`);
-    throw new DomainError('unavailable', 'target_unreachable', `the store answered: ${storeReason(err)}`);
-  }
-  try {
-    const imp = await importUpload(ctx.backups, plain, origin);
-    ctx.log.info('backup copy imported from target', { target: row.name, object: v.key, import_id: imp.id, origin });
-    return imp;
-  } catch (err) {
-    if (err instanceof DomainError) throw err;
-    // age authenticates every chunk: a copy changed in the bucket (or cut off) stops here, nothing kept.
-    throw unprocessable('copy_corrupted', `${v.key} did not decrypt whole (tampered with or truncated): ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    client.destroy();
-  }
+  const imp = insertRemoteImport(ctx.db, ctx.backups.now(), { targetId: row.id, key: v.key });
+  ctx.enqueue(keyOf('import', String(imp.id)));
+  ctx.log.info('backup copy import requested', { target: row.name, object: v.key, import_id: imp.id, origin });
+  return imp;
 }
 
 /**

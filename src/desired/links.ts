@@ -1,15 +1,15 @@
 // The links command (SPEC.md 2.6): link a service to an app, or unlink it, for the REST API, the UI and
 // manifest applies. A link is desired state of the app: it bumps the app's config version (so it shows
 // `config_changed`) and enqueues it; the variables take effect at the next deploy.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { envKeys, kindOf } from '../catalog/catalog.js';
 import { keyOf } from '../controller/types.js';
 import { conflict, notFound } from '../errors.js';
 import { tx } from '../store/db.js';
 import { listLinks, requireApp, type LinkView } from '../store/links.js';
-import { serviceLinks, services } from '../store/schema/index.js';
-import { bumpConfigVersion } from '../store/services.js';
+import { serviceLinks } from '../store/schema/index.js';
+import { bumpConfigVersion, getService } from '../store/services.js';
 import type { CommandCtx, Origin } from './context.js';
 import { aliasSchema } from './fields.js';
 import { parseInput } from './parse.js';
@@ -25,7 +25,7 @@ export function createLink(ctx: CommandCtx, appId: number, raw: unknown, _origin
   const { db } = ctx;
   const input = parseInput(linkSchema, raw);
   const app = requireApp(db, appId);
-  const service = db.select().from(services).where(and(eq(services.id, input.service_id), isNull(services.deletedAt))).get();
+  const service = getService(db, input.service_id);
   if (!service) throw notFound('service');
   const alias = input.alias || null;
   const keys = envKeys(kindOf(service.type), alias);

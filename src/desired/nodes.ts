@@ -1,10 +1,14 @@
 // The nodes commands (issue 19 "Many hosts on Docker Swarm"): a node's availability and labels, the
 // `docker swarm join` command for a new machine, and the node events. Swarm holds this state, not svc's
-// database: these functions validate, ask the Runtime port, and turn its refusals into domain errors. With
-// SVC_RUNTIME=docker there is one node (the engine) and nothing to change or join (409 `not_a_swarm`).
+// database: these functions validate, ask the Runtime port, and turn its refusals into domain errors. A change
+// of a node is desired state: recorded (node_specs), applied by the node reconciler (`node:<ref>`), and waited
+// for. With SVC_RUNTIME=docker there is one node (the engine) and nothing to change or join (409 `not_a_swarm`).
 // The listing (what runs where) is src/cluster/nodes.ts.
 import { z } from 'zod';
-import { conflict, DomainError, notFound } from '../errors.js';
+import { conflict, DomainError, notFound, unavailable } from '../errors.js';
+import { keyOf, type Key } from '../controller/types.js';
+import type { Bus } from '../controller/bus.js';
+import { nodeOutcome, recordNodeChange } from '../store/node-specs.js';
 import { parseInput } from './parse.js';
 import type { Db } from '../store/db.js';
 import { listNodeEvents } from '../store/node-events.js';
@@ -33,15 +37,31 @@ export const nodeChangeSchema = z
 /** A node id or host name as Swarm accepts it in a path. */
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** PUT /api/nodes/{id}: availability (drain moves the node's replicas off it) and labels. */
-export async function updateNode(runtime: Runtime, id: string, raw: unknown, db?: Db): Promise<NodeJson> {
+/** What a node change is recorded, announced and waited with. */
+export interface NodeChangeCtx {
+  db: Db;
+  enqueue: (key: Key) => void;
+  bus: Bus;
+  /** The request's: a client that leaves stops waiting (the change is still applied). */
+  signal?: AbortSignal;
+}
+
+/**
+ * PUT /api/nodes/{id}: availability (drain moves the node's replicas off it) and labels. Records the change
+ * and waits for the node reconciler to apply it, then answers the node as Swarm shows it (or the refusal).
+ */
+export async function updateNode(runtime: Runtime, id: string, raw: unknown, ctx: NodeChangeCtx): Promise<NodeJson> {
+  const { db } = ctx;
   if (!NODE_ID.test(id)) throw notFound('node');
   const change = parseInput(nodeChangeSchema, raw);
-  try {
-    await runtime.updateNode(id, change);
-  } catch (err) {
-    throw domainOf(err);
-  }
+  const generation = recordNodeChange(db, id, change);
+  ctx.enqueue(keyOf('node', id));
+  const outcome = await ctx.bus.until('node', () => nodeOutcome(db, id, generation), ctx.signal);
+  if (!outcome) throw unavailable('node_change_pending', 'the node change is recorded and will be applied; the request ended first');
+  if (outcome.code === 'not_a_swarm') throw new DomainError('conflict', 'not_a_swarm', outcome.error ?? 'not a Swarm');
+  if (outcome.code === 'not_found') throw notFound('node');
+  if (outcome.code === 'conflict') throw conflict(outcome.error ?? 'the node changed meanwhile; try again');
+  if (outcome.code) throw new Error(outcome.error ?? 'the node change failed');
   const found = (await listNodes(runtime, db)).find((n) => n.id === id || n.hostname === id);
   if (!found) throw notFound('node');
   return found;

@@ -3,13 +3,14 @@
 // the engine. Credentials are generated and sealed once, at creation, and deletion is a state (DESIGN.md
 // rule 9): the row is marked, the reconciler cleans up and drops it.
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNotNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { isServiceType, kindOf, serviceContainerName, serviceTypes } from '../catalog/catalog.js';
 import { keyOf } from '../controller/types.js';
 import { conflict, invalid, notFound } from '../errors.js';
-import { tx } from '../store/db.js';
-import { nowIso, serviceLinks, services, type Owner, type ServiceRow } from '../store/schema/index.js';
+import { tx, type Db } from '../store/db.js';
+import { nowIso, serviceLinks, services, type Owner } from '../store/schema/index.js';
+import { toServiceView, type ServiceView } from '../store/service-view.js';
 import { bumpConfigVersion, getService, linkedAppNames, SERVICE_NAME, serviceDataDir } from '../store/services.js';
 import type { CommandCtx, Origin } from './context.js';
 import { parseInput } from './parse.js';
@@ -22,7 +23,7 @@ export const createServiceSchema = z.object({ name: z.string(), type: z.string()
  * still holds a former service's data, which the new credentials could not open), generates and seals the
  * credentials, creates the data dir, stores the row and enqueues it. `owner`: 'rest' or a manifest source.
  */
-export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, owner: Owner = 'rest'): ServiceRow {
+export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, owner: Owner = 'rest'): ServiceView {
   const { db, config } = ctx;
   const input = parseInput(createServiceSchema, raw);
   if (!SERVICE_NAME.test(input.name)) {
@@ -48,7 +49,6 @@ export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, own
       name: input.name,
       type: input.type,
       imageRef: kind.image(config.images),
-      status: 'pending',
       desiredRunning: true,
       containerName: serviceContainerName(config.instance, input.name),
       internalPort: kind.internalPort,
@@ -60,29 +60,25 @@ export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, own
     .get();
   ctx.enqueue(keyOf('service', row.name));
   ctx.log.info('service created', { service: row.name, type: row.type, origin });
-  return row;
+  return toServiceView(row, null);
 }
 
 /** The live service with this id, or a 404. */
-function serviceOf(ctx: CommandCtx, id: number): ServiceRow {
+function serviceOf(ctx: CommandCtx, id: number): ServiceView {
   const row = getService(ctx.db, id);
   if (!row) throw notFound('service');
   return row;
 }
 
 /** Stop (false) or start (true): desired state only; the reconciler stops or starts the container. */
-export function setServiceRunning(ctx: CommandCtx, id: number, running: boolean, _origin: Origin): ServiceRow {
+export function setServiceRunning(ctx: CommandCtx, id: number, running: boolean, _origin: Origin): ServiceView {
   const row = serviceOf(ctx, id);
-  // A start is a fresh intent: forget the backoff of earlier failures.
-  const reset = running ? { healFailures: 0, healNotBefore: null } : {};
-  const updated = ctx.db
-    .update(services)
-    .set({ desiredRunning: running, updatedAt: nowIso(), ...reset })
-    .where(eq(services.id, row.id))
-    .returning()
-    .get();
+  // A start is a fresh intent: the reconciler forgets the backoff of earlier failures when it sees it.
+  const now = nowIso();
+  const request = running ? { startRequestedAt: new Date().toISOString() } : {}; // ms: each start is new
+  ctx.db.update(services).set({ desiredRunning: running, updatedAt: now, ...request }).where(eq(services.id, row.id)).run();
   ctx.enqueue(keyOf('service', row.name));
-  return updated;
+  return getService(ctx.db, row.id)!;
 }
 
 /**
@@ -110,4 +106,13 @@ export function deleteService(ctx: CommandCtx, id: number, opts: { purge: boolea
   for (const app of linked) ctx.enqueue(keyOf('app', app.name));
   ctx.enqueue(keyOf('service', row.name));
   ctx.log.info('service deletion requested', { service: row.name, purge: opts.purge, origin });
+}
+
+/**
+ * Drops the row of a service marked deleted, once the service reconciler removed its container (and its
+ * data, if asked): the end of deletion as a state (DESIGN.md rule 9), a finalizer's release. A row not
+ * marked deleted is kept. Returns true when the row went.
+ */
+export function forgetDeletedService(db: Db, id: number): boolean {
+  return db.delete(services).where(and(eq(services.id, id), isNotNull(services.deletedAt))).run().changes > 0;
 }

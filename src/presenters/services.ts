@@ -1,10 +1,10 @@
 // The JSON shape of a managed service record: no credentials, ever.
 import type { Db } from '../store/db.js';
-import type { ServiceRow } from '../store/schema/index.js';
+import type { ServiceView } from '../store/service-view.js';
 import { linkedAppNames } from '../store/services.js';
 
 /** The API shape of a service record: no credentials, ever. */
-export function serviceJson(db: Db, row: ServiceRow) {
+export function serviceJson(db: Db, row: ServiceView) {
   return {
     id: row.id,
     name: row.name,

@@ -32,6 +32,15 @@ export function insertImport(db: Db, now: Date): ImportRow {
   return db.insert(imports).values({ createdAt: stamp(now), updatedAt: stamp(now) }).returning().get();
 }
 
+/** An import of a copy in a backup target's bucket: `checking` at once, the reconciler downloads it first. */
+export function insertRemoteImport(db: Db, now: Date, source: { targetId: number; key: string }): ImportRow {
+  return db
+    .insert(imports)
+    .values({ status: 'checking', sourceTargetId: source.targetId, sourceKey: source.key, createdAt: stamp(now), updatedAt: stamp(now) })
+    .returning()
+    .get();
+}
+
 export function updateImport(db: Db, id: number, set: Partial<Pick<ImportRow, 'status' | 'sizeBytes' | 'backupId' | 'error' | 'code'>>, now = new Date()): ImportRow {
   return db.update(imports).set({ ...set, updatedAt: stamp(now) }).where(eq(imports.id, id)).returning().get()!;
 }

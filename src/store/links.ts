@@ -5,12 +5,13 @@ import type { Sealer } from '../crypto.js';
 import { notFound } from '../errors.js';
 import { envKeys, injectedEnv, kindOf } from '../catalog/catalog.js';
 import type { Db } from './db.js';
-import { apps, serviceLinks, services, type ServiceLinkRow, type ServiceRow } from './schema/index.js';
+import { apps, serviceLinks, services, serviceStatus, type ServiceLinkRow } from './schema/index.js';
+import { toServiceView, type ServiceView } from './service-view.js';
 import { openCredentials } from './services.js';
 
 export interface LinkView {
   link: ServiceLinkRow;
-  service: ServiceRow;
+  service: ServiceView;
   envKeys: string[];
 }
 
@@ -27,10 +28,11 @@ export function listLinks(db: Db, appId: number): LinkView[] {
     .select()
     .from(serviceLinks)
     .innerJoin(services, eq(services.id, serviceLinks.serviceId))
+    .leftJoin(serviceStatus, eq(serviceStatus.serviceId, services.id))
     .where(and(eq(serviceLinks.appId, appId), isNull(services.deletedAt)))
     .orderBy(asc(serviceLinks.id))
     .all()
-    .map((r) => ({ link: r.service_links, service: r.services, envKeys: envKeys(kindOf(r.services.type), r.service_links.alias) }));
+    .map((r) => ({ link: r.service_links, service: toServiceView(r.services, r.service_status), envKeys: envKeys(kindOf(r.services.type), r.service_links.alias) }));
 }
 
 /**

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Sealer } from '../crypto.js';
 import { kindOf, serviceContainerName, type Credentials } from '../catalog/catalog.js';
+import { garageKey } from '../catalog/garage.js';
 import type { Db } from './db.js';
 import { apps, nowIso, serviceLinks, services, type ServiceRow } from './schema/index.js';
+import { selectServiceViews, viewOf, type ServiceView } from './service-view.js';
 
 export const SERVICE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
@@ -30,16 +32,37 @@ export function rebaseServices(db: Db, where: { dataDir: string; instance: strin
   return changed;
 }
 
-/** A live (not deleted) service by id. */
-export const getService = (db: Db, id: number): ServiceRow | undefined =>
-  db.select().from(services).where(and(eq(services.id, id), isNull(services.deletedAt))).get();
+/**
+ * Gives a Garage service made before svc generated its access key (its credentials hold an empty one, to be
+ * filled by provisioning then) a key of its own, sealed into its credentials, which provisioning imports.
+ * Run at start and after a restore, like rebaseServices, before any reconcile. Returns the rows changed.
+ */
+export function sealMissingGarageKeys(db: Db, sealer: Sealer): number {
+  let changed = 0;
+  for (const row of db.select({ id: services.id, sealed: services.credentialsSealed }).from(services).where(eq(services.type, 'garage')).all()) {
+    const creds = sealer.openJson<Credentials>(row.sealed);
+    if (creds.access_key && creds.secret_key) continue;
+    const next = { ...creds, ...garageKey() };
+    changed += db.update(services).set({ credentialsSealed: sealer.sealJson(next) }).where(eq(services.id, row.id)).run().changes;
+  }
+  return changed;
+}
 
-export const getServiceByName = (db: Db, name: string): ServiceRow | undefined =>
-  db.select().from(services).where(eq(services.name, name)).get();
+/** A live (not deleted) service by id, with its observed status. */
+export function getService(db: Db, id: number): ServiceView | undefined {
+  const r = selectServiceViews(db).where(and(eq(services.id, id), isNull(services.deletedAt))).get();
+  return r && viewOf(r);
+}
 
-/** Live services, newest first. */
-export const listServices = (db: Db): ServiceRow[] =>
-  db.select().from(services).where(isNull(services.deletedAt)).orderBy(desc(services.id)).all();
+/** A service by name (deleted ones too), with its observed status. */
+export function getServiceByName(db: Db, name: string): ServiceView | undefined {
+  const r = selectServiceViews(db).where(eq(services.name, name)).get();
+  return r && viewOf(r);
+}
+
+/** Live services, newest first, with their observed status. */
+export const listServices = (db: Db): ServiceView[] =>
+  selectServiceViews(db).where(isNull(services.deletedAt)).orderBy(desc(services.id)).all().map(viewOf);
 
 /** The decrypted credentials; only the credentials endpoint, env injection and the reconciler call it. */
 export const openCredentials = (sealer: Sealer, row: Pick<ServiceRow, 'credentialsSealed'>): Credentials =>

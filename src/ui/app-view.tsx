@@ -5,7 +5,8 @@ import { MetricCharts, type ChartPoint, type ReplicaPoints } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../presenters/app-json.js';
 import type { LinkView } from '../store/links.js';
-import type { DeployRow, EnvVarRow, JobRunRow, PreviewRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow, EnvVarRow, JobRunRow, PreviewRow } from '../store/schema/index.js';
+import type { ServiceView } from '../store/service-view.js';
 import { settingsOf } from '../previews/settings.js';
 import { parseJobs, parseVolumes } from '../desired/workload-fields.js';
 import type { AppView as AppRecord } from '../store/app-view.js';
@@ -30,7 +31,7 @@ export interface AppView {
   env: EnvVarRow[];
   links: LinkView[];
   /** Services not linked to this app yet (what "Link a service" offers). */
-  services: ServiceRow[];
+  services: ServiceView[];
   /** The newest job runs and one-off commands (issue 22). */
   runs?: JobRunRow[];
   /** Required variables without a value: a deploy is refused until they are set. */

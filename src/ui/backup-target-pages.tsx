@@ -159,7 +159,7 @@ export function backupTargetPages(deps: UiDeps) {
   r.post('/backups/targets/:id/import', async (c) => {
     const f = await readForm(c, deps);
     try {
-      await importRemote({ ...ctx, backups }, idParam(c, 'id', 'backup target'), { key: text(f, 'key') ?? '' }, 'ui');
+      importRemote({ ...ctx, backups }, idParam(c, 'id', 'backup target'), { key: text(f, 'key') ?? '' }, 'ui');
       return done(c, '/backups', 'copy_importing');
     } catch (err) {
       return refusal(c, err);

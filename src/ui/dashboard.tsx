@@ -10,7 +10,8 @@ import { publicHostname } from '../http/transport.js';
 import { listAppsWithDeployVersion } from '../store/apps.js';
 import { deployImages, newestDeployByApp } from '../store/overview.js';
 import { listServices } from '../store/services.js';
-import type { DeployRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow } from '../store/schema/index.js';
+import type { ServiceView } from '../store/service-view.js';
 import type { AppView } from '../store/app-view.js';
 import { flash, render, type UiDeps, type UiEnv, may } from './context.js';
 import { Badge, Layout, Time } from './layout.js';
@@ -70,7 +71,7 @@ export const AppsTable = ({ apps }: { apps: DashboardApp[] }) => (
   </div>
 );
 
-export const ServicesTable = ({ services, id = 'services-table' }: { services: ServiceRow[]; id?: string }) => (
+export const ServicesTable = ({ services, id = 'services-table' }: { services: ServiceView[]; id?: string }) => (
   <div class="scroll" id={id} data-live>
     <table>
       <caption class="sr">Services</caption>

@@ -133,7 +133,7 @@ export function nodesPage(deps: UiDeps) {
       await readForm(c, deps);
       try {
         if (!deps.runtime) throw new Error('the container engine is not available');
-        await updateNode(deps.runtime, c.req.param('id'), { availability }, deps.db);
+        await updateNode(deps.runtime, c.req.param('id'), { availability }, { db: deps.db, enqueue: deps.enqueue, bus: deps.bus, signal: c.req.raw.signal });
       } catch (err) {
         return page(c, { error: (err as Error).message, status: err instanceof DomainError ? 409 : 503 });
       }

@@ -1,7 +1,8 @@
 // Pure: the banner a redirect asked for ("Deploy queued", "Service created") once its outcome is known.
 // The page computes it from the deploy or service as it is now, and the banner is a `data-live` part,
 // so the page's refresh (after the deploy stream ends, or every few seconds) turns it into the result.
-import type { DeployRow, ServiceRow } from '../store/schema/index.js';
+import type { DeployRow } from '../store/schema/index.js';
+import type { ServiceView } from '../store/service-view.js';
 import { imageVersion } from '../presenters/status-line.js';
 
 export interface Notice {
@@ -30,7 +31,7 @@ export function deployNotice(code: string, d: Pick<DeployRow, 'id' | 'status' | 
 }
 
 /** The banner after "Create service": provisioning, then running or why not. */
-export function serviceNotice(code: string, s: Pick<ServiceRow, 'status' | 'error'>): Notice | undefined {
+export function serviceNotice(code: string, s: Pick<ServiceView, 'status' | 'error'>): Notice | undefined {
   if (code !== 'service_created') return undefined;
   if (s.status === 'active') return { text: 'Service created and running.', tone: 'ok' };
   if (s.status === 'error') return { text: `Service created, but it could not be provisioned: ${s.error ?? 'no reason recorded'}`, tone: 'error' };

@@ -11,6 +11,8 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import { insertWithFreeName, type BackupRow } from '../store/backups.js';
 import { createBackupReconciler, type BackupReconciler } from '../reconcilers/backup/reconciler.js';
+import { downloadRemoteCopy } from '../offsite/remote-import.js';
+import type { ImportRow } from '../store/backup-ops.js';
 import { createImportReconciler, createRestoreReconciler } from '../reconcilers/backup/operations.js';
 import type { BackupControl } from '../backup/control.js';
 import { createArchive } from '../backup/create-archive.js';
@@ -74,10 +76,14 @@ export function wireBackups(d: { config: Config; db: Db; sealer: Sealer; log: Lo
     },
     changed: progress.changed,
   };
+  const fetchCopy = (row: ImportRow, dest: string) => downloadRemoteCopy({ db, sealer, passphrase: config.offsite.passphrase }, row, dest);
   manager.register(reconciler);
   manager.register(createRestoreReconciler({ db, step: (id) => stepRestore(restoreDeps, id) }));
   manager.register(
-    createImportReconciler({ db, check: (id) => checkImport({ db, backupDir: config.backupDir, log, now: () => new Date(), changed: progress.changed }, id) }),
+    createImportReconciler({
+      db,
+      check: (id) => checkImport({ db, backupDir: config.backupDir, log, now: () => new Date(), changed: progress.changed, download: fetchCopy }, id),
+    }),
   );
   manager.register(
     createOffsiteReconciler({

@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { services, type ServiceRow } from '../../src/store/schema/index.js';
-import { openCredentials } from '../../src/store/services.js';
+import { openCredentials, getServiceByName } from '../../src/store/services.js';
 import { createServiceReconciler } from '../../src/reconcilers/service/reconciler.js';
 import type { Reconciler } from '../../src/controller/types.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
@@ -33,7 +33,7 @@ let db: Db;
 let runtime: Runtime;
 let rec: Reconciler;
 
-const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow | undefined;
+const row = (name: string) => getServiceByName(db, name);
 
 /** Reconciles as the work queue would (honouring requeueAfterMs, capped) until `done`, bounded. */
 async function reconcileUntil(name: string, done: () => boolean, timeoutMs = 120_000) {

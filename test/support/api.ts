@@ -50,7 +50,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
 /** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */
 /** `backups`: the backup reconcilers' progress signal, for requests that wait for them (the test plays the reconciler). */
-/** `onEnqueue`: called with every key after it is recorded (a test that runs a real reconciler on it). */
+/** `onEnqueue`: sees every key the API enqueues (a test that plays a reconciler runs it from there). */
 export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl; onEnqueue?: (key: Key) => void } = {}) {
   const db: Db = memoryDb();
   const recorded = recordingEnqueue();

@@ -134,12 +134,12 @@ const WRITES: Record<string, Rule> = {
     kind: 'spec',
     also: {
       'store/previews.ts': `releaseService, ${BY_COMMANDS}`,
-      'store/services.ts': 'rebaseServices: derived paths and names re-pointed at start and after a restore (main.ts, backup/restore.ts)',
-      // Known exception until service_status lands: the service reconciler writes its row (image_ref,
-      // credentials, container id, heal counters) and deletes it once cleaned up.
-      'reconcilers/service': 'until service_status lands',
+      'store/services.ts': 'rebaseServices (derived paths and names re-pointed) and sealMissingGarageKeys (a key for a Garage of an older svc), at start and after a restore (main.ts, backup/restore.ts)',
     },
   },
+  service_status: { kind: 'observed' },
+  node_specs: { kind: 'spec', also: { 'store/node-specs.ts': `recordNodeChange, ${BY_COMMANDS}` } },
+  node_spec_status: { kind: 'observed' },
   service_links: { kind: 'spec', also: { 'store/previews.ts': `releaseService, ${BY_COMMANDS}` } },
   env_vars: { kind: 'spec' },
   env_history: { kind: 'spec' },

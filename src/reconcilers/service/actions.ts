@@ -1,13 +1,15 @@
 // The side effects of the service reconciler, one function per plan step that needs more than one engine
 // call: starting or recreating the container, recording failures with backoff, Garage provisioning,
-// purging the data dir, and writing status only when it changed (DESIGN.md rule 7).
+// purging the data dir, and writing status only when it changed (DESIGN.md rule 7). Every write goes to the
+// service's observed state (src/observed/services.ts); the spec row is the services command's alone.
 import { existsSync, rmSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { eq } from 'drizzle-orm';
 import type { Result } from '../../controller/types.js';
 import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
 import { GARAGE_ADMIN_PORT } from '../../catalog/garage.js';
-import { nowIso, services, type ServiceRow, type ServiceStatus } from '../../store/schema/index.js';
+import { nowIso, type ServiceStatus } from '../../store/schema/index.js';
+import type { ServiceView } from '../../store/service-view.js';
+import { observeService } from '../../observed/services.js';
 import { provisionGarage } from './garage-admin.js';
 import { READY_POLL_MIN_MS } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
@@ -24,33 +26,27 @@ export const imageVariable = (type: string) => `SVC_IMAGE_${type.toUpperCase()}`
 export function createActions(deps: ServiceReconcilerDeps) {
   const { db, runtime, settings } = deps;
 
-  /** Writes status (and error, when given) only if either differs from the row. */
-  function writeStatus(row: ServiceRow, status: ServiceStatus, error?: string | null) {
-    const errorChanged = error !== undefined && error !== row.error;
-    if (status === row.status && !errorChanged) return;
-    const set: Partial<typeof services.$inferInsert> = { status, updatedAt: nowIso() };
-    if (error !== undefined) set.error = error;
-    db.transaction(() => {
-      db.update(services).set(set).where(eq(services.id, row.id)).run();
-      if (status !== row.status) serviceStatusChanged(deps, row, status, error, deps.now());
+  /** Writes status (and error, when given) only if either differs; a new status raises its notice with it. */
+  function writeStatus(row: ServiceView, status: ServiceStatus, error?: string | null) {
+    observeService(db, row.id, { status, error }, (before, diff) => {
+      if (diff.status !== undefined && diff.status !== before.status) serviceStatusChanged(deps, row, status, error, deps.now());
     });
     row.status = status;
     if (error !== undefined) row.error = error;
   }
 
   /** Counts a failed or crashed start and schedules the next try after the backoff. */
-  function countFailure(row: ServiceRow): number {
+  function countFailure(row: ServiceView): number {
     const failures = row.healFailures + 1;
     const afterMs = restartBackoffMs(failures);
-    db.update(services)
-      .set({ healFailures: failures, healNotBefore: new Date(deps.now() + afterMs).toISOString() })
-      .where(eq(services.id, row.id))
-      .run();
+    row.healFailures = failures;
+    row.healNotBefore = new Date(deps.now() + afterMs).toISOString();
+    observeService(db, row.id, { healFailures: failures, healNotBefore: row.healNotBefore });
     return afterMs;
   }
 
   /** Status `error` with the engine's message (secrets redacted); retried after the backoff. */
-  function recordFailure(row: ServiceRow, creds: Credentials, message: string): Result {
+  function recordFailure(row: ServiceView, creds: Credentials, message: string): Result {
     const clean = redact(message, Object.values(creds));
     const afterMs = countFailure(row);
     writeStatus(row, 'error', clean);
@@ -59,7 +55,7 @@ export function createActions(deps: ServiceReconcilerDeps) {
   }
 
   /** `create` runs a new container (same data dir, same credentials); `start` starts the existing one. */
-  async function startContainer(row: ServiceRow, kind: ServiceKind, creds: Credentials, how: 'create' | 'start', counts: boolean): Promise<Result> {
+  async function startContainer(row: ServiceView, kind: ServiceKind, creds: Credentials, how: 'create' | 'start', counts: boolean): Promise<Result> {
     try {
       if (how === 'create') {
         takeConfiguredImage(row, kind);
@@ -83,7 +79,8 @@ export function createActions(deps: ServiceReconcilerDeps) {
           if (owner) applyDataOwner(row.dataDir, owner);
         }
         const info = await runtime.run({ ...serviceSpec(row, kind, creds, settings), dataNode: node ?? 'here' });
-        db.update(services).set({ containerId: info.id }).where(eq(services.id, row.id)).run();
+        observeService(db, row.id, { containerId: info.id, imageRef: row.imageRef });
+        row.containerId = info.id;
       } else {
         // A container made before svc gave directories to their image's user (it could not enter a root
         // 700 one) gets it at its next start; a directory on another node is given at its create.
@@ -109,7 +106,7 @@ export function createActions(deps: ServiceReconcilerDeps) {
     }
     if (counts) countFailure(row);
     writeStatus(row, 'provisioning');
-    if (counts) deps.log.warn('service container was not running; brought back', { service: row.name, how, attempt: row.healFailures + 1 });
+    if (counts) deps.log.warn('service container was not running; brought back', { service: row.name, how, attempt: row.healFailures });
     return { requeueAfterMs: READY_POLL_MIN_MS };
   }
 
@@ -118,17 +115,17 @@ export function createActions(deps: ServiceReconcilerDeps) {
    * image configured now, so changing `SVC_IMAGE_<TYPE>` (and restarting) fixes an image that could not be
    * pulled. An active one keeps the image it was created with.
    */
-  function takeConfiguredImage(row: ServiceRow, kind: ServiceKind): void {
+  function takeConfiguredImage(row: ServiceView, kind: ServiceKind): void {
     if (!deps.images || row.activatedAt !== null || row.status === 'active' || row.status === 'stopped') return;
     const configured = kind.image(deps.images);
     if (configured === row.imageRef) return;
     deps.log.info('service takes the configured image', { service: row.name, from: row.imageRef, to: configured, variable: imageVariable(row.type) });
-    db.update(services).set({ imageRef: configured, updatedAt: nowIso() }).where(eq(services.id, row.id)).run();
+    observeService(db, row.id, { imageRef: configured });
     row.imageRef = configured;
   }
 
   /** A pull failure names the variable that chooses the image, the one thing the user can change. */
-  async function pullNamingVariable(row: ServiceRow): Promise<void> {
+  async function pullNamingVariable(row: ServiceView): Promise<void> {
     try {
       await runtime.pull(row.imageRef);
     } catch (err) {
@@ -142,19 +139,21 @@ export function createActions(deps: ServiceReconcilerDeps) {
     }
   }
 
-  /** Layout, bucket and key through the admin API; the real key goes into the sealed credentials. */
-  async function provision(row: ServiceRow, creds: Credentials): Promise<Result> {
+  /** Layout, bucket and the credentials' key through the admin API; recorded as done once it succeeds. */
+  async function provision(row: ServiceView, creds: Credentials): Promise<Result> {
     const info = await runtime.inspect(row.containerName, settings.network);
     try {
       if (!info?.address) throw new Error(`container ${row.containerName} has no address on network ${settings.network}`);
-      const key = await provisionGarage(deps.fetch ?? fetch, {
+      await provisionGarage(deps.fetch ?? fetch, {
         baseUrl: `http://${info.address}:${GARAGE_ADMIN_PORT}`,
         adminToken: creds.admin_token,
         bucket: creds.bucket,
         keyName: creds.key_name,
+        accessKey: creds.access_key,
+        secretKey: creds.secret_key,
       });
-      const next = { ...creds, access_key: key.accessKey, secret_key: key.secretKey };
-      db.update(services).set({ credentialsSealed: deps.sealer.sealJson(next), updatedAt: nowIso() }).where(eq(services.id, row.id)).run();
+      row.provisionedAt = nowIso();
+      observeService(db, row.id, { provisionedAt: row.provisionedAt });
       deps.log.info('garage provisioned', { service: row.name, bucket: creds.bucket });
       return { requeueAfterMs: 0 };
     } catch (err) {
@@ -166,7 +165,7 @@ export function createActions(deps: ServiceReconcilerDeps) {
    * Removes the data dir, refusing anything outside `<dataDir>/services/`: first on the node that holds it
    * (a service made on another node: its note here names it), then here.
    */
-  async function purge(row: ServiceRow) {
+  async function purge(row: ServiceView) {
     const root = resolve(settings.dataDir, 'services') + sep;
     const dir = resolve(row.dataDir);
     if (!dir.startsWith(root)) throw new Error(`refusing to purge ${dir}: not under ${root}`);
@@ -177,11 +176,19 @@ export function createActions(deps: ServiceReconcilerDeps) {
   }
 
   /** Records the first time the service was active (once; its image is settled from then on). */
-  function noteActivated(row: ServiceRow): void {
+  function noteActivated(row: ServiceView): void {
     if (row.activatedAt !== null) return;
     row.activatedAt = nowIso();
-    db.update(services).set({ activatedAt: row.activatedAt }).where(eq(services.id, row.id)).run();
+    observeService(db, row.id, { activatedAt: row.activatedAt });
   }
 
-  return { writeStatus, recordFailure, startContainer, provisionGarage: provision, purge, noteActivated };
+  /** Forgets the backoff of earlier failures (a start the user asked for, a service healthy again). */
+  function resetHeal(row: ServiceView, startSeenAt?: string | null): void {
+    observeService(db, row.id, { healFailures: 0, healNotBefore: null, startSeenAt });
+    row.healFailures = 0;
+    row.healNotBefore = null;
+    if (startSeenAt !== undefined) row.startSeenAt = startSeenAt;
+  }
+
+  return { writeStatus, resetHeal, recordFailure, startContainer, provisionGarage: provision, purge, noteActivated };
 }

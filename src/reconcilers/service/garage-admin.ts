@@ -1,5 +1,6 @@
 // Garage provisioning through its admin API v1 (doc/api/garage-admin-v1.yml): single-node layout, the
-// bucket, the access key and the key's grant on the bucket. Each step looks before it writes, so running
+// bucket, the access key (generated with the credentials by the services command, imported here) and the
+// key's grant on the bucket. Each step looks before it writes, so running
 // the whole sequence again after a crash at any point finishes the job without duplicates.
 
 export type FetchFn = (url: string, init?: RequestInit) => Promise<Response>;
@@ -10,6 +11,9 @@ export interface GarageAdminTarget {
   adminToken: string;
   bucket: string;
   keyName: string;
+  /** The key of the service's credentials: imported when Garage does not know it yet. */
+  accessKey: string;
+  secretKey: string;
 }
 
 interface LayoutRole {
@@ -29,7 +33,6 @@ interface BucketInfo {
 }
 interface KeyInfo {
   accessKeyId: string;
-  secretAccessKey?: string | null;
 }
 
 export class GarageAdminError extends Error {}
@@ -37,8 +40,9 @@ export class GarageAdminError extends Error {}
 /** Layout capacity of the one node, in bytes; with a single node it only has to be non-zero. */
 const NODE_CAPACITY = 1_000_000_000_000;
 
-/** Runs every provisioning step (idempotent); returns the access key id and its secret. */
-export async function provisionGarage(fetchFn: FetchFn, t: GarageAdminTarget, timeoutMs = 5_000): Promise<{ accessKey: string; secretKey: string }> {
+/** Runs every provisioning step (idempotent); afterwards the credentials' key reads and writes the bucket. */
+export async function provisionGarage(fetchFn: FetchFn, t: GarageAdminTarget, timeoutMs = 5_000): Promise<void> {
+  if (!t.accessKey || !t.secretKey) throw new GarageAdminError('garage admin: the credentials hold no access key');
   const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown, allow404 = false): Promise<T | undefined> => {
     const res = await fetchFn(`${t.baseUrl}${path}`, {
       method,
@@ -67,13 +71,9 @@ export async function provisionGarage(fetchFn: FetchFn, t: GarageAdminTarget, ti
   let bucket = await call<BucketInfo>('GET', `/v1/bucket?globalAlias=${alias}`, undefined, true);
   if (!bucket) bucket = (await call<BucketInfo>('POST', '/v1/bucket', { globalAlias: t.bucket }))!;
 
-  // 3. The key, found by its exact name (the search endpoint matches prefixes).
-  const keys = (await call<{ id: string; name: string }[]>('GET', '/v1/key'))!;
-  const found = keys.find((k) => k.name === t.keyName);
-  const key = found
-    ? (await call<KeyInfo>('GET', `/v1/key?id=${encodeURIComponent(found.id)}&showSecretKey=true`))!
-    : (await call<KeyInfo>('POST', '/v1/key', { name: t.keyName }))!;
-  if (!key.accessKeyId || !key.secretAccessKey) throw new GarageAdminError('garage admin: the key has no secret in the answer');
+  // 3. The credentials' key, found by its id, else imported under the key name.
+  const known = await call<KeyInfo>('GET', `/v1/key?id=${encodeURIComponent(t.accessKey)}`, undefined, true);
+  const key = known ?? (await call<KeyInfo>('POST', '/v1/key/import', { accessKeyId: t.accessKey, secretAccessKey: t.secretKey, name: t.keyName }))!;
 
   // 4. Read, write and owner on the bucket (allow only ever adds flags, so repeating it is harmless).
   const grant = bucket.keys?.find((k) => k.accessKeyId === key.accessKeyId)?.permissions;
@@ -84,5 +84,4 @@ export async function provisionGarage(fetchFn: FetchFn, t: GarageAdminTarget, ti
       permissions: { read: true, write: true, owner: true },
     });
   }
-  return { accessKey: key.accessKeyId, secretKey: key.secretAccessKey };
 }

@@ -10,6 +10,7 @@ import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
 import type { DataNode, Runtime } from '../../runtime/runtime.js';
 import type { ServiceRow } from '../../store/schema/services.js';
 import type { DataOwner } from './data-owner.js';
+import type { ServiceView } from '../../store/service-view.js';
 
 /** What to make on the node: the directory (relative to the data directory) and the files in it. */
 export interface NodeDirPlan {
@@ -153,7 +154,7 @@ export async function prepareOnNode(
   runtime: Pick<Runtime, 'openNodeDisk'>,
   node: DataNode,
   dataDir: string,
-  row: Pick<ServiceRow, 'id' | 'name' | 'dataDir' | 'activatedAt'>,
+  row: Pick<ServiceView, 'id' | 'name' | 'dataDir' | 'activatedAt'>,
   kind: Pick<ServiceKind, 'files'>,
   creds: Credentials,
   owner?: DataOwner,

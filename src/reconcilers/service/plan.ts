@@ -99,3 +99,9 @@ export function planService(f: ServiceFacts, c: ObservedService, ready: boolean 
   }
   return { action: { kind: 'mark-active' }, status: 'active' };
 }
+
+/**
+ * A start the user asked for (`services.start_requested_at`) that the heal counters were not reset for yet
+ * (`service_status.start_seen_at`): a fresh intent forgets the backoff of earlier failures.
+ */
+export const isNewStartRequest = (requestedAt: string | null, seenAt: string | null): boolean => requestedAt !== null && requestedAt !== seenAt;

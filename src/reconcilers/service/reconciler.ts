@@ -1,17 +1,20 @@
 // The service reconciler: observes one service (its row, its container, its readiness when it matters),
 // asks plan.ts for the next step, does that one step (actions.ts) and says when to look again. Containers
-// labelled as our services that no row owns are removed here too.
+// labelled as our services that no row owns are removed here too. It reads the spec (services) with what it
+// observed before (service_status) and writes only the latter; dropping a deleted service's row once it is
+// cleaned up is the services command's (forgetDeletedService), as a finalizer's end.
 import { existsSync } from 'node:fs';
-import { eq } from 'drizzle-orm';
 import type { Reconciler, Result } from '../../controller/types.js';
 import { kindOf } from '../../catalog/catalog.js';
 import { LABELS, type ContainerInfo } from '../../runtime/runtime.js';
-import { services, type ServiceRow } from '../../store/schema/index.js';
-import { openCredentials } from '../../store/services.js';
+import { services } from '../../store/schema/index.js';
+import { getServiceByName, openCredentials } from '../../store/services.js';
+import type { ServiceView } from '../../store/service-view.js';
+import { forgetDeletedService } from '../../desired/services.js';
 import { httpProbe } from '../app/probe.js';
 import { createActions } from './actions.js';
 import { checkReady } from './readiness.js';
-import { planService, type ObservedService, type ServiceFacts } from './plan.js';
+import { isNewStartRequest, planService, type ObservedService, type ServiceFacts } from './plan.js';
 import type { ServiceReconcilerDeps } from './deps.js';
 
 /** Builds the reconciler of `service:<name>` keys; main.ts registers it with the controller. */
@@ -22,7 +25,7 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
   const ours = { [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.role]: 'service' };
 
   async function reconcile(name: string): Promise<Result> {
-    const row = db.select().from(services).where(eq(services.name, name)).get();
+    const row = getServiceByName(db, name);
     const labelled = await runtime.list({ ...ours, [LABELS.service]: name }, settings.network);
     // Ours but owned by no row (or not the row's container name): remove.
     for (const c of labelled) {
@@ -38,7 +41,8 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
     const info = labelled.find((c) => c.name === row.containerName);
     const kind = kindOf(row.type);
     const creds = openCredentials(deps.sealer, row);
-    const facts = toFacts(row, kind.needsProvisioning?.(creds) ?? false);
+    if (isNewStartRequest(row.startRequestedAt, row.startSeenAt)) act.resetHeal(row, row.startRequestedAt);
+    const facts = toFacts(row, (kind.provisionsOnce ?? false) && row.provisionedAt === null);
     const observed = toObserved(info);
     let ready: boolean | undefined;
     if (!facts.deleting && facts.desiredRunning && observed.running && row.status !== 'active') {
@@ -54,7 +58,7 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
         await act.purge(row);
         return { requeueAfterMs: 0 };
       case 'forget':
-        db.delete(services).where(eq(services.id, row.id)).run();
+        forgetDeletedService(db, row.id);
         deps.log.info('service deleted', { service: name, purged: row.purgeOnDelete });
         return {};
       case 'stop':
@@ -80,7 +84,7 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
         deps.log.info('service active', { service: name, type: row.type });
         return row.healFailures > 0 ? { requeueAfterMs: 60_000 } : {};
       case 'none':
-        if (a.resetHeal) db.update(services).set({ healFailures: 0, healNotBefore: null }).where(eq(services.id, row.id)).run();
+        if (a.resetHeal) act.resetHeal(row);
         act.writeStatus(row, plan.status);
         if (plan.status === 'active') act.noteActivated(row); // rows active before the column existed
         return a.afterMs === undefined ? {} : { requeueAfterMs: a.afterMs };
@@ -94,7 +98,7 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
     return [...names];
   }
 
-  function toFacts(row: ServiceRow, needsProvisioning: boolean): ServiceFacts {
+  function toFacts(row: ServiceView, needsProvisioning: boolean): ServiceFacts {
     return {
       status: row.status,
       desiredRunning: row.desiredRunning,

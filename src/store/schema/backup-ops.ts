@@ -23,10 +23,17 @@ export const restores = sqliteTable('restores', {
 
 export const IMPORT_STATUSES = ['uploading', 'checking', 'completed', 'failed'] as const;
 
-/** One uploaded archive waiting for (or done with) its checks (`import:<id>`). */
+/**
+ * One archive waiting for (or done with) its checks (`import:<id>`): uploaded in the request, or, with a
+ * source, a copy in a backup target's bucket that the import reconciler downloads and decrypts first.
+ */
 export const imports = sqliteTable('imports', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   status: text('status', { enum: IMPORT_STATUSES }).notNull().default('uploading'),
+  /** A copy to bring from a backup target (POST /api/backup-targets/{id}/remote/import): the target... */
+  sourceTargetId: integer('source_target_id'),
+  /** ...and the copy's object key in its bucket. */
+  sourceKey: text('source_key'),
   sizeBytes: integer('size_bytes').notNull().default(0),
   /** The backup record the checked archive became. */
   backupId: integer('backup_id'),

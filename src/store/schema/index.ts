@@ -7,6 +7,7 @@ export * from './deploys.js';
 export * from './events.js';
 export * from './env.js';
 export * from './services.js';
+export * from './service-status.js';
 export * from './misc.js';
 export * from './backup-ops.js';
 export * from './teams.js';

@@ -7,30 +7,24 @@ export const SERVICE_STATUSES = ['pending', 'provisioning', 'active', 'error', '
 export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
 
 /**
- * A managed backing service. `desiredRunning` is the desired state set by stop/start; `status` is what the
- * reconciler observed. Credentials are sealed JSON (AES-256-GCM).
+ * A managed backing service as the user asked for it (its spec), written by the services command only
+ * (src/desired/services.ts). `desiredRunning` is set by stop/start. Credentials are sealed JSON (AES-256-GCM),
+ * generated once at creation, Garage's access key included. What the reconciler observed (status, error,
+ * container, the image it resolved, heal counters) lives beside it in `service_status`.
  */
 export const services = sqliteTable('services', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
   type: text('type', { enum: ['postgres', 'mysql', 'redis', 'garage'] }).notNull(),
+  /** The image chosen at creation (`SVC_IMAGE_<TYPE>` then); service_status.image_ref is the one that runs. */
   imageRef: text('image_ref').notNull(),
-  status: text('status', { enum: ['pending', 'provisioning', 'active', 'error', 'stopped'] }).notNull().default('pending'),
   desiredRunning: integer('desired_running', { mode: 'boolean' }).notNull().default(true),
   containerName: text('container_name').notNull(),
-  containerId: text('container_id'),
   internalPort: integer('internal_port').notNull(),
   dataDir: text('data_dir').notNull(),
   credentialsSealed: text('credentials_sealed').notNull(),
-  error: text('error'),
-  healFailures: integer('heal_failures').notNull().default(0),
-  healNotBefore: text('heal_not_before'),
-  /**
-   * When it first became `active` (written by the reconciler). Until then its image is not settled: a
-   * service that never ran takes the configured `SVC_IMAGE_<TYPE>` at its next attempt; once active, a
-   * data directory exists that only its image is known to read, so the image stays.
-   */
-  activatedAt: text('activated_at'),
+  /** The last start the user asked for (POST .../start): the reconciler then forgets earlier failures' backoff. */
+  startRequestedAt: text('start_requested_at'),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
   deletedAt: text('deleted_at'),
   purgeOnDelete: integer('purge_on_delete', { mode: 'boolean' }).notNull().default(false),

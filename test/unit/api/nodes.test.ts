@@ -1,6 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
+import { Bus } from '../../../src/controller/bus.js';
+import { silentLogger } from '../../../src/log.js';
+import { createNodeReconciler } from '../../../src/reconcilers/nodes/reconciler.js';
+import { playNodeReconciler } from '../../support/node-reconciler.js';
+import { nodeSpecOf, nodeSpecStatusOf } from '../../../src/store/node-specs.js';
 
 let t: TestApi;
 let rt: FakeRuntime;
@@ -8,9 +13,14 @@ const node = (id: string, hostname: string, role: 'manager' | 'worker') => ({
   id, hostname, address: `10.1.0.${id.length}`, role, leader: role === 'manager', availability: 'active' as const, state: 'ready', labels: {}, engineVersion: '20.10.24', cpus: 2, memoryMb: 2048,
 });
 
+/** The node reconciler, run as the work queue would when the PUT enqueues `node:<ref>`. */
+let applied: string[];
 beforeEach(async () => {
   rt = new FakeRuntime({ images: ['web:v1'] });
-  t = createTestApi({ runtime: rt });
+  const nodes = playNodeReconciler(rt);
+  applied = nodes.applied;
+  t = createTestApi({ runtime: rt, bus: nodes.bus, onEnqueue: nodes.onEnqueue });
+  nodes.attach(t.db);
   await t.login();
 });
 
@@ -57,6 +67,23 @@ describe('nodes of a Swarm', () => {
     const res = await t.request('PUT', '/api/nodes/w1', { availability: 'drain', labels: { 'svc.edge': 'true' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: 'w1', availability: 'drain', labels: { 'svc.edge': 'true' } });
+  });
+
+  it('PUT records the change as desired state that the node reconciler applies, once', async () => {
+    await t.request('PUT', '/api/nodes/w1', { labels: { zone: 'a' } });
+    expect(t.enqueue.keys).toContain('node:w1');
+    expect(applied).toEqual(['node:w1']);
+    expect(nodeSpecOf(t.db, 'w1')).toMatchObject({ availability: null, labels: { zone: 'a' }, generation: 1 });
+    expect(nodeSpecStatusOf(t.db, 'w1')).toMatchObject({ generation: 1, code: null });
+    // A later request carries only its own fields: the labels are not sent again with an availability.
+    await t.request('PUT', '/api/nodes/w1', { availability: 'pause' });
+    const calls = rt.calls.filter((c) => c.method === 'updateNode').map((c) => c.args[1]);
+    expect(calls).toEqual([{ labels: { zone: 'a' } }, { availability: 'pause' }]);
+    // A resync finds nothing to do.
+    const rec = createNodeReconciler({ db: t.db, runtime: rt, bus: new Bus(), log: silentLogger });
+    expect(await rec.listNames()).toEqual([]);
+    await rec.reconcile('w1');
+    expect(rt.calls.filter((c) => c.method === 'updateNode')).toHaveLength(2);
   });
 
   it.each([

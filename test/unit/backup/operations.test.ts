@@ -15,7 +15,7 @@ import { recoverRestores, stagingOf, stepRestore, type RestoreDeps } from '../..
 import { silentLogger } from '../../../src/log.js';
 import { openDb, type Db } from '../../../src/store/db.js';
 import { completeBackup, insertWithFreeName, listBackups, type BackupRow } from '../../../src/store/backups.js';
-import { getImport, getRestore, insertImport, insertRestore, updateImport, updateRestore } from '../../../src/store/backup-ops.js';
+import { getImport, getRestore, insertImport, insertRemoteImport, insertRestore, updateImport, updateRestore } from '../../../src/store/backup-ops.js';
 
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { recordingEnqueue, testSealer } from '../../support/db.js';
@@ -414,6 +414,41 @@ describe('import operation', () => {
     await checkImport(deps(), row.id);
     expect(getImport(db, row.id)).toMatchObject({ status: 'failed', code: 'invalid_archive', backupId: null });
     expect(getImport(db, row.id)!.error).toMatch(/not a readable svc backup archive/);
+    expect(await readdir(backupDir)).toEqual([]);
+    expect(listBackups(db)).toHaveLength(0);
+  });
+});
+
+describe('import of a copy from a backup target', () => {
+  const deps = (download: (row: { id: number; sourceKey: string | null }, dest: string) => Promise<number>) => ({
+    db, backupDir, log: silentLogger, now: () => new Date('2026-03-01T00:00:00Z'), changed: () => {}, download,
+  });
+
+  it('the reconciler fetches the copy, checks it and publishes it; once fetched, a later pass fetches nothing', async () => {
+    const backup = await backupThenChange();
+    const row = insertRemoteImport(db, new Date(), { targetId: 1, key: 'svc/svc-backup-20260101-000000.tar.gz.age' });
+    const fetched: string[] = [];
+    const download = async (r: { sourceKey: string | null }, dest: string) => {
+      fetched.push(r.sourceKey!);
+      await copyFile(join(backupDir, backup.filename), dest);
+      return 4242;
+    };
+    await checkImport(deps(download), row.id);
+    const done = getImport(db, row.id)!;
+    expect(done).toMatchObject({ status: 'completed', sizeBytes: 4242 });
+    expect(fetched).toEqual(['svc/svc-backup-20260101-000000.tar.gz.age']);
+    expect(listBackups(db).find((b) => b.id === done.backupId)).toMatchObject({ trigger: 'import', status: 'completed', sizeBytes: 4242 });
+    await checkImport(deps(download), row.id);
+    expect(fetched).toHaveLength(1);
+  });
+
+  it('a fetch that fails settles the import with its code and leaves no file', async () => {
+    const row = insertRemoteImport(db, new Date(), { targetId: 1, key: 'svc/svc-backup-20260101-000000.tar.gz.age' });
+    const download = async () => {
+      throw Object.assign(new Error('svc/svc-backup-20260101-000000.tar.gz.age did not decrypt whole'), { code: 'copy_corrupted' });
+    };
+    await checkImport(deps(download), row.id);
+    expect(getImport(db, row.id)).toMatchObject({ status: 'failed', code: 'copy_corrupted', backupId: null });
     expect(await readdir(backupDir)).toEqual([]);
     expect(listBackups(db)).toHaveLength(0);
   });

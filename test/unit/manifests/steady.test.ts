@@ -14,6 +14,7 @@ import { createManifestsReconciler } from '../../../src/reconcilers/manifests/re
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import { syncGitCheckout } from '../../../src/manifests/git.js';
 import { getAppByName } from '../../../src/store/apps.js';
+import { getServiceByName } from '../../../src/store/services.js';
 
 import { deploys, services } from '../../../src/store/schema/index.js';
 import type { Reconciler } from '../../../src/controller/types.js';
@@ -51,7 +52,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 /** Runs every service key until it is active, then every app key until it settles (as the queue would). */
 async function converge() {
   for (const s of h.db.select().from(services).all()) {
-    for (let i = 0; i < 30 && h.db.select().from(services).all().find((x) => x.id === s.id)?.status !== 'active'; i++) await service.reconcile(s.name);
+    for (let i = 0; i < 30 && getServiceByName(h.db, s.name)?.status !== 'active'; i++) await service.reconcile(s.name);
   }
   for (const name of ['shop-web', 'shop-worker']) await h.drive(name);
 }
@@ -66,7 +67,7 @@ describe('manifests reconciler steady state', () => {
     await converge();
     expect(getAppByName(h.db, 'shop-web')).toMatchObject({ status: 'active', imageRef: 'nginx:1.27-alpine' });
     expect(getAppByName(h.db, 'shop-worker')).toMatchObject({ status: 'active' });
-    expect(h.db.select().from(services).all().map((s) => s.status)).toEqual(['active', 'active']);
+    expect(h.db.select().from(services).all().map((s) => getServiceByName(h.db, s.name)?.status)).toEqual(['active', 'active']);
 
     const before = dbState(h.db);
     const keys = h.enqueue.keys.length;

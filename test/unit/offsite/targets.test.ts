@@ -1,7 +1,8 @@
 // Target commands: field rules (400 with the field named), a taken name (409), credentials sealed at rest
 // and never in the API shape, an update that leaves the secret alone when it is not sent.
 import { describe, expect, it } from 'vitest';
-import { createTarget, deleteTarget, targetConfig, updateTarget } from '../../../src/desired/backup-targets.js';
+import { createTarget, deleteTarget, importRemote, targetConfig, updateTarget } from '../../../src/desired/backup-targets.js';
+import { getImport } from '../../../src/store/backup-ops.js';
 import { createLogger } from '../../../src/log.js';
 import { parseConfig } from '../../../src/config.js';
 import { getTarget } from '../../../src/store/offsite.js';
@@ -48,5 +49,20 @@ describe('backup target commands', () => {
     deleteTarget(c, row.id, 'api');
     expect(getTarget(c.db, row.id)).toBeUndefined();
     expect(() => deleteTarget(c, row.id, 'api')).toThrow(expect.objectContaining({ kind: 'not_found' }));
+  });
+
+  it('importing a copy only records an import row naming it and enqueues import:<id>; the store is not asked', () => {
+    const base = ctx();
+    const c = { ...base, config: parseConfig({ SVC_ENCRYPTION_KEY: testKey.toString('base64'), SVC_BACKUP_PASSPHRASE: 'correct horse battery' }) };
+    // An endpoint nothing answers on: the request would fail if it fetched anything.
+    const t = createTarget(c, { ...body, endpoint: 'http://127.0.0.1:9' }, 'api');
+    const backups = { db: c.db, enqueue: c.enqueue, log: c.log, now: () => new Date('2026-03-01T00:00:00Z'), backupDir: '/nonexistent' };
+    const row = importRemote({ ...c, backups }, t.id, { key: 'prod/svc-backup-20261125-020000.tar.gz.age' }, 'api');
+    expect(getImport(c.db, row.id)).toMatchObject({ status: 'checking', sourceTargetId: t.id, sourceKey: 'prod/svc-backup-20261125-020000.tar.gz.age' });
+    expect(c.enqueue.keys).toContain(`import:${row.id}`);
+    // Refusals stay in the request and change nothing: a key outside the prefix, no passphrase.
+    expect(() => importRemote({ ...c, backups }, t.id, { key: 'other/svc-backup-20261125-020000.tar.gz.age' }, 'api')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => importRemote({ ...base, backups }, t.id, { key: 'prod/svc-backup-20261125-020000.tar.gz.age' }, 'api')).toThrow(expect.objectContaining({ code: 'backup_key_missing' }));
+    expect(getImport(c.db, row.id + 1)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 // An in-memory Garage admin API v1 behind a fetch function, for provisioning tests: status and layout,
-// buckets by global alias, keys, and bucket grants. `failNext` makes the next matching call fail, to
+// buckets by global alias, keys (by id, 404 when unknown; created or imported), and bucket grants. `failNext` makes the next matching call fail, to
 // simulate a crash half-way through.
 import type { FetchFn } from '../../../src/reconcilers/service/garage-admin.js';
 
@@ -54,8 +54,16 @@ export function fakeGarage(token: string) {
       case 'GET /v1/key': {
         const id = u.searchParams.get('id');
         if (!id) return json(state.keys.map((k) => ({ id: k.id, name: k.name })));
-        const k = state.keys.find((x) => x.id === id)!;
+        const k = state.keys.find((x) => x.id === id);
+        if (!k) return json({ code: 'NoSuchAccessKey', message: `Access key not found: ${id}` }, 404);
         return json({ name: k.name, accessKeyId: k.id, secretAccessKey: u.searchParams.get('showSecretKey') === 'true' ? k.secret : null });
+      }
+      case 'POST /v1/key/import': {
+        if (!/^GK[0-9a-f]{24}$/.test(body.accessKeyId) || !/^[0-9a-f]{64}$/.test(body.secretAccessKey)) return json({ message: 'invalid key' }, 400);
+        if (state.keys.some((x) => x.id === body.accessKeyId)) return json({ message: 'key exists' }, 409);
+        const k = { id: body.accessKeyId, name: body.name, secret: body.secretAccessKey };
+        state.keys.push(k);
+        return json({ name: k.name, accessKeyId: k.id, secretAccessKey: null });
       }
       case 'POST /v1/key': {
         const k = { id: `GK${state.keys.length + 1}`.padEnd(26, '0'), name: body.name, secret: `secret${state.keys.length + 1}` };

@@ -13,6 +13,7 @@ import { createServiceReconciler } from '../../../src/reconcilers/service/reconc
 import type { Db } from '../../../src/store/db.js';
 import { createService } from '../../support/commands.js';
 import { Bus } from '../../../src/controller/bus.js';
+import { getServiceByName } from '../../../src/store/services.js';
 
 const sealer = testSealer();
 const enqueue = recordingEnqueue();
@@ -21,7 +22,7 @@ let dir: string;
 let rt: FakeRuntime;
 let now: number;
 
-const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow;
+const row = (name: string) => getServiceByName(db, name)!;
 /** The daemon as started with these `SVC_IMAGE_*` values. */
 const daemonWith = (postgres: string) =>
   createServiceReconciler({

@@ -10,7 +10,8 @@ import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { services, type ServiceRow } from '../../../src/store/schema/index.js';
-import { openCredentials } from '../../../src/store/services.js';
+import { openCredentials, getServiceByName } from '../../../src/store/services.js';
+import { observeService } from '../../../src/observed/services.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import { HELD_ON_NODE_FILE, heldElsewhereRefusal, nodeDirPlan, nodeDirRefusal } from '../../../src/reconcilers/service/node-dir.js';
 import { garage as garageKind, garageToml } from '../../../src/catalog/garage.js';
@@ -77,7 +78,7 @@ describe('service reconciler, data on another node', () => {
   let garage: ReturnType<typeof fakeGarage> | undefined;
   const sealer = testSealer();
   const enqueue = recordingEnqueue();
-  const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow;
+  const row = (name: string) => getServiceByName(db, name)!;
   const make = (name: string, type = 'postgres') => {
     const made = createService(db, sealer, enqueue, { dataDir: dir, images, instance: 'svc' }, { name, type });
     if (type === 'garage') garage = fakeGarage(openCredentials(sealer, row(name)).admin_token);
@@ -206,7 +207,7 @@ describe('service reconciler, data on another node', () => {
 
   it('a service that ran before and whose directory the node lacks is refused; one a restore put there starts', async () => {
     make('pg');
-    db.update(services).set({ activatedAt: '2025-12-01T00:00:00Z', status: 'active' }).where(eq(services.name, 'pg')).run();
+    observeService(db, row('pg').id, { activatedAt: '2025-12-01T00:00:00Z', status: 'active' });
     await rec.reconcile('pg');
     expect(row('pg').error).toMatch(/has run before, but node worker-1 .* has no directory services\/pg/);
     expect(rt.openDisks.size).toBe(0);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { planService, HEAL_RESET_AFTER_MS, readyPollMs, type ObservedService, type ServiceFacts } from '../../../src/reconcilers/service/plan.js';
+import { isNewStartRequest, planService, HEAL_RESET_AFTER_MS, readyPollMs, type ObservedService, type ServiceFacts } from '../../../src/reconcilers/service/plan.js';
 
 const f = (over: Partial<ServiceFacts> = {}): ServiceFacts => ({
   status: 'pending', desiredRunning: true, deleting: false, purge: false, dataDirExists: true,
@@ -63,5 +63,16 @@ describe('planService', () => {
 describe('readyPollMs', () => {
   it.each([[0, 50], [200, 50], [4000, 50], [14_999, 50], [15_000, 250], [59_999, 250], [60_000, 1000]])('up %i ms: poll after %i ms', (up, ms) => {
     expect(readyPollMs(up)).toBe(ms);
+  });
+});
+
+describe('isNewStartRequest', () => {
+  it.each([
+    ['never asked', null, null, false],
+    ['asked, not seen yet', '2026-01-01T00:00:00.001Z', null, true],
+    ['asked again since', '2026-01-02T00:00:00.000Z', '2026-01-01T00:00:00.001Z', true],
+    ['seen', '2026-01-01T00:00:00.001Z', '2026-01-01T00:00:00.001Z', false],
+  ] as const)('%s', (_n, requested, seen, fresh) => {
+    expect(isNewStartRequest(requested, seen)).toBe(fresh);
   });
 });

@@ -7,7 +7,7 @@ import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { services, type ServiceRow } from '../../../src/store/schema/index.js';
-import { openCredentials } from '../../../src/store/services.js';
+import { openCredentials, getServiceByName } from '../../../src/store/services.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
@@ -32,7 +32,7 @@ let httpStatus: number | undefined;
 const sealer = testSealer();
 const enqueue = recordingEnqueue();
 
-const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow;
+const row = (name: string) => getServiceByName(db, name)!;
 const make = (name: string, type = 'postgres') => createService(db, sealer, enqueue, { dataDir: dir, images, instance: 'svc' }, { name, type });
 /** Reconciles until the wanted status (bounded), as the work queue would on requeues. */
 async function until(name: string, status: string, max = 20) {

@@ -11,7 +11,7 @@ import { dbState } from '../../support/db-snapshot.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { services, type ServiceRow } from '../../../src/store/schema/index.js';
-import { openCredentials } from '../../../src/store/services.js';
+import { openCredentials, getServiceByName } from '../../../src/store/services.js';
 import { createServiceReconciler } from '../../../src/reconcilers/service/reconciler.js';
 import type { Reconciler, Result } from '../../../src/controller/types.js';
 import type { Db } from '../../../src/store/db.js';
@@ -31,7 +31,7 @@ let garage: ReturnType<typeof fakeGarage> | undefined;
 const sealer = testSealer();
 const enqueue = recordingEnqueue();
 
-const row = (name: string) => db.select().from(services).where(eq(services.name, name)).get() as ServiceRow | undefined;
+const row = (name: string) => getServiceByName(db, name);
 const make = (name: string, type: string) => createService(db, sealer, enqueue, { dataDir: dir, images, instance: 'svc' }, { name, type });
 async function until(name: string, status: string | undefined, max = 30) {
   for (let i = 0; i < max; i++) {

@@ -3,6 +3,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../../support/api.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
+import { playNodeReconciler } from '../../support/node-reconciler.js';
 import { formClient } from './form-client.js';
 import { recordNodeStates } from '../../../src/cluster/node-events.js';
 import { Bus } from '../../../src/controller/bus.js';
@@ -13,7 +14,9 @@ let b: ReturnType<typeof formClient>;
 
 beforeEach(async () => {
   rt = new FakeRuntime();
-  t = createTestApi({ runtime: rt });
+  const nodes = playNodeReconciler(rt);
+  t = createTestApi({ runtime: rt, bus: nodes.bus, onEnqueue: nodes.onEnqueue });
+  nodes.attach(t.db);
   const { cookie } = await t.login();
   b = formClient(t.app);
   b.jar.set('session', cookie);

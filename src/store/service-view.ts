@@ -1,0 +1,49 @@
+// A managed service as readers see it: the spec row (services) joined with what svc observed
+// (service_status). Commands write the first, the service reconciler the second
+// (src/observed/services.ts); nobody writes this view. It keeps the field names the service row had
+// before the two were apart, so presenters (API JSON, UI, backups, manifests) read it unchanged.
+import { eq } from 'drizzle-orm';
+import type { Db } from './db.js';
+import { services, serviceStatus, type ServiceRow, type ServiceStatusRow } from './schema/index.js';
+
+/** The observed facts of a service under the names readers use. */
+export type ServiceObserved = Omit<ServiceStatusRow, 'serviceId' | 'updatedAt'>;
+
+/** The facts of a service with no service_status row yet (the columns' defaults). */
+export const NO_SERVICE_STATUS: ServiceObserved = {
+  status: 'pending',
+  error: null,
+  containerId: null,
+  imageRef: null,
+  healFailures: 0,
+  healNotBefore: null,
+  startSeenAt: null,
+  activatedAt: null,
+  provisionedAt: null,
+};
+
+/**
+ * Spec and observed facts in one record. `imageRef` is the image that runs (the observed one, else the
+ * spec's); `specImageRef` the one chosen at creation; `updatedAt` the later of the two rows' times.
+ */
+export type ServiceView = ServiceRow & Omit<ServiceObserved, 'imageRef'> & { specImageRef: string };
+
+export function toServiceView(row: ServiceRow, s: ServiceStatusRow | null | undefined): ServiceView {
+  const { serviceId: _id, updatedAt: observedAt, imageRef, ...facts } = s ?? { ...NO_SERVICE_STATUS, serviceId: row.id, updatedAt: row.updatedAt };
+  return {
+    ...row,
+    ...facts,
+    specImageRef: row.imageRef,
+    imageRef: imageRef ?? row.imageRef,
+    updatedAt: observedAt > row.updatedAt ? observedAt : row.updatedAt,
+  };
+}
+
+/** The columns of a services row left-joined with its status, for `select(...)`. */
+export const serviceViewColumns = { row: services, status: serviceStatus } as const;
+
+/** A select of services joined with their status; add where/order and map rows through `viewOf`. */
+export const selectServiceViews = (db: Db) =>
+  db.select(serviceViewColumns).from(services).leftJoin(serviceStatus, eq(serviceStatus.serviceId, services.id));
+
+export const viewOf = (r: { row: ServiceRow; status: ServiceStatusRow | null }): ServiceView => toServiceView(r.row, r.status);
