@@ -191,16 +191,5 @@ export function agentServiceSpec(i: AgentSpecInput) {
   return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
 }
 
-export interface PlanNode {
-  id: string;
-  hostname?: string;
-  labels?: Record<string, string>;
-}
-
-export interface PlanService {
-  id: string;
-  name: string;
-  labels: Record<string, string>;
-  /** Its replica count (1 as made; someone's `docker service scale` changes it, and no label says so). */
-  replicas?: number;
-}
+/** A node and a service as the plans read them (the SwarmObjects port's rows). */
+export type { SwarmNode as PlanNode, SwarmServiceRow as PlanService } from './swarm-objects.js';

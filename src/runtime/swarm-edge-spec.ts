@@ -164,15 +164,5 @@ export function edgeServiceSpec(i: EdgeSpecInput) {
   return withLabels(base, hashed, i);
 }
 
-export interface EdgePlanNode {
-  id: string;
-  hostname?: string;
-  labels?: Record<string, string>;
-}
-
-export interface EdgePlanService {
-  id: string;
-  name: string;
-  labels: Record<string, string>;
-  replicas?: number;
-}
+/** A node and a service as the edge plan reads them (the SwarmObjects port's rows). */
+export type { SwarmNode as EdgePlanNode, SwarmServiceRow as EdgePlanService } from './swarm-objects.js';

@@ -15,7 +15,8 @@ export interface ImportEdge {
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)'(\.{1,2}\/[^']+)'/g;
 
-function sourceFiles(dir: string, out: string[] = []): string[] {
+/** Every TypeScript source file below `dir` (no declaration files); the layout checkers all read these. */
+export function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) sourceFiles(p, out);

@@ -3,8 +3,9 @@
 // statement whose table is computed (`DELETE FROM main.${name}`) is reported as table `*`. The layout test
 // compares what it finds with its table of which folders may write which table; kept apart so it can be
 // pointed at any tree (a fixture with a violation, an older checkout).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { sourceFiles } from './layout.js';
 
 export interface TableWrite {
   /** The table's SQL name (`app_status`), or `*` for raw SQL whose table is computed. */
@@ -13,15 +14,6 @@ export interface TableWrite {
   file: string;
   line: number;
   how: 'insert' | 'update' | 'delete' | 'sql';
-}
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sourceFiles(p, out);
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
 }
 
 const TABLE = /export const (\w+)\s*=\s*sqliteTable\(\s*'(\w+)'/g;

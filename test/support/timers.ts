@@ -4,23 +4,15 @@
 // that bounds one wait (`new Promise((r) => setTimeout(r, ms))`, an abort after `ms`) is not a loop.
 // Text-based on purpose (comments are skipped, strings are not parsed): the layout test's fixtures show
 // what it catches; it can be pointed at any tree.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { sourceFiles } from './layout.js';
 
 export interface TimerLoop {
   /** Relative to the source directory. */
   file: string;
   line: number;
   kind: 'setInterval' | 'setTimeout loop';
-}
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sourceFiles(p, out);
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
 }
 
 /** The text with comments blanked out (same length, so offsets and line numbers hold). */
