@@ -1,34 +1,11 @@
 // Ids reach the API (`/services/1`, `/api/apps/7`): a deleted row's id must never name another row later
-// (AUTOINCREMENT, migration 0009). The migration rebuilds tables; a database with rows keeps every one.
-import { afterEach, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { migrateKeepingRows, type Db } from '../../../src/store/db.js';
+// (AUTOINCREMENT, migration 0010). The migration rebuilds tables; a database with rows keeps every one.
+import { describe, expect, it } from 'vitest';
+import { migrateKeepingRows } from '../../../src/store/db.js';
+import { dbBefore, MIGRATIONS } from '../../support/migrations.js';
 import { memoryDb } from '../../support/db.js';
 
-const FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));
-const TAG = '0009_ids_never_reused';
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function foldersBefore(tag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-mig-'));
-  dirs.push(dir);
-  cpSync(FOLDER, dir, { recursive: true });
-  const journalPath = join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag));
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
-
+const TAG = '0010_ids_never_reused';
 const API_TABLES = ['apps', 'deploys', 'services', 'users', 'api_tokens', 'backups', 'restores', 'imports', 'deploy_events', 'app_events'];
 
 describe('ids are never reused', () => {
@@ -51,10 +28,7 @@ describe('ids are never reused', () => {
   });
 
   it('the migration keeps every row of a database that has them, children included', () => {
-    const sqlite = new Database(':memory:');
-    sqlite.pragma('foreign_keys = ON');
-    const db = drizzle(sqlite) as unknown as Db;
-    migrate(db, { migrationsFolder: foldersBefore(TAG) });
+    const { sqlite, db } = dbBefore(TAG);
     sqlite.exec(`
       INSERT INTO users (id, username, password_hash) VALUES (3, 'admin', 'h');
       INSERT INTO api_tokens (id, user_id, name, token_hash) VALUES (4, 3, 'ci', 'th');
@@ -74,7 +48,7 @@ describe('ids are never reused', () => {
     const tables = ['users', 'api_tokens', 'sessions', 'apps', 'app_status', 'app_instances', 'deploys', 'deploy_events', 'app_events', 'env_vars', 'env_history', 'services', 'service_links', 'backups'];
     const before = Object.fromEntries(tables.map((t) => [t, count(t)]));
 
-    migrateKeepingRows(db, FOLDER);
+    migrateKeepingRows(db, MIGRATIONS);
 
     expect(Object.fromEntries(tables.map((t) => [t, count(t)]))).toEqual(before);
     expect(sqlite.pragma('foreign_keys', { simple: true })).toBe(1);

@@ -1,41 +1,14 @@
 // The migration that moved observed facts out of `services` (0022_service_status) copies them for existing
 // rows: a database at the previous migration, with services in every state, comes up with the same API record.
-import { afterEach, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { serviceJson } from '../../../src/presenters/services.js';
-import { migrateKeepingRows, type Db } from '../../../src/store/db.js';
+import { migrateKeepingRows } from '../../../src/store/db.js';
+import { dbBefore, MIGRATIONS } from '../../support/migrations.js';
 import { getService } from '../../../src/store/services.js';
-
-const FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A copy of the migrations folder that stops before `tag`. */
-function foldersBefore(tag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-mig-'));
-  dirs.push(dir);
-  cpSync(FOLDER, dir, { recursive: true });
-  const journalPath = join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag));
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 describe('0022_service_status', () => {
   it('moves status, error, container id, image, heal counters and activation into service_status', () => {
-    const sqlite = new Database(':memory:');
-    sqlite.pragma('foreign_keys = ON');
-    const db = drizzle(sqlite) as unknown as Db;
-    migrate(db, { migrationsFolder: foldersBefore('0022_service_status') });
+    const { sqlite, db } = dbBefore('0022_service_status');
     sqlite.exec(`INSERT INTO services (id, name, type, image_ref, status, container_name, container_id, internal_port, data_dir, credentials_sealed, error, heal_failures, heal_not_before, activated_at, updated_at)
       VALUES (1, 'db', 'postgres', 'postgres:16', 'active', 'svc-db', 'c1', 5432, '/d/services/db', 'x', NULL, 1, '2026-11-22T10:00:00Z', '2026-11-01T00:00:00Z', '2026-11-22T09:00:00Z'),
              (2, 'cache', 'redis', 'redis:8', 'error', 'svc-cache', NULL, 6379, '/d/services/cache', 'x', 'could not pull', 3, '2026-11-22T11:00:00Z', NULL, '2026-11-22T09:30:00Z'),
@@ -43,7 +16,7 @@ describe('0022_service_status', () => {
              (4, 'new-files', 'garage', 'garage:1', 'provisioning', 'svc-new-files', 'c4', 3900, '/d/services/new-files', 'x', NULL, 0, NULL, NULL, '2026-11-21T00:00:00Z')`);
     const before = [1, 2].map((id) => sqlite.prepare('SELECT * FROM services WHERE id = ?').get(id) as Record<string, unknown>);
 
-    migrateKeepingRows(db, FOLDER);
+    migrateKeepingRows(db, MIGRATIONS);
     expect(sqlite.prepare('SELECT * FROM service_status ORDER BY service_id').all()).toMatchObject([
       { service_id: 1, status: 'active', error: null, container_id: 'c1', image_ref: 'postgres:16', heal_failures: 1, heal_not_before: '2026-11-22T10:00:00Z', activated_at: '2026-11-01T00:00:00Z', provisioned_at: null, start_seen_at: null },
       { service_id: 2, status: 'error', error: 'could not pull', container_id: null, heal_failures: 3, activated_at: null, provisioned_at: null },
