@@ -1,5 +1,6 @@
 // What makes the node agents match the nodes (the `agents:main` reconciler's decision), pure and table-tested.
 import { AGENT_NODE_LABEL, AGENT_SPEC_LABEL, engineSocketOf, type PlanNode, type PlanService } from '../../runtime/swarm-agent-spec.js';
+import { outOfDate, servicesByKey, unwanted } from '../swarm-plan.js';
 
 export interface AgentPlan {
   create: { node: PlanNode; socket: string }[];
@@ -25,13 +26,9 @@ export function planAgents(i: {
   wantedHash: (node: PlanNode, socket: string) => string;
 }): AgentPlan {
   const plan: AgentPlan = { create: [], update: [], remove: [], removeSecrets: [], skipped: [] };
-  const byNode = new Map<string, PlanService>();
-  for (const s of i.services) {
-    const node = s.labels[AGENT_NODE_LABEL];
-    // Two agents for one node (never made by svc): the second goes.
-    if (!node || byNode.has(node)) plan.remove.push(s);
-    else byNode.set(node, s);
-  }
+  // Two agents for one node (never made by svc): the second goes.
+  const { byKey: byNode, extras } = servicesByKey(i.services, (s) => s.labels[AGENT_NODE_LABEL] || undefined);
+  plan.remove.push(...extras);
   const wanted = new Set<string>();
   for (const node of i.nodes) {
     if (node.id === i.selfId) continue;
@@ -45,9 +42,9 @@ export function planAgents(i: {
     wanted.add(node.id);
     const found = byNode.get(node.id);
     if (!found) plan.create.push({ node, socket });
-    else if (found.labels[AGENT_SPEC_LABEL] !== i.wantedHash(node, socket) || (found.replicas ?? 1) !== 1) plan.update.push({ node, socket, service: found });
+    else if (outOfDate(found, AGENT_SPEC_LABEL, i.wantedHash(node, socket))) plan.update.push({ node, socket, service: found });
   }
-  for (const [node, s] of byNode) if (!wanted.has(node)) plan.remove.push(s);
+  plan.remove.push(...unwanted(byNode, wanted));
   plan.removeSecrets = i.secrets.filter((s) => s !== i.wantedSecret).sort();
   return plan;
 }

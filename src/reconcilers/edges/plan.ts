@@ -1,6 +1,7 @@
 // What makes the edge nodes' services match the nodes' `svc.edge` labels (the `edges:main` reconciler's
 // decision), pure and table-tested.
 import { EDGE_NODE_OF, EDGE_ROLES, EDGE_SERVICES, EDGE_SPEC_LABEL, isEdgeNode, type EdgePlanNode, type EdgePlanService, type EdgeService } from '../../runtime/swarm-edge-spec.js';
+import { outOfDate, servicesByKey, unwanted } from '../swarm-plan.js';
 
 export interface EdgePlan {
   create: { node: EdgePlanNode; part: EdgeService }[];
@@ -29,13 +30,12 @@ export function planEdges(i: {
   wantedHash: (node: EdgePlanNode, part: EdgeService) => string;
 }): EdgePlan {
   const plan: EdgePlan = { create: [], update: [], remove: [], removeSecrets: [], skipped: [] };
-  const found = new Map<string, EdgePlanService>();
-  for (const s of i.services) {
+  // A service of no part or node, or a second for the same node and part, goes.
+  const { byKey: found, extras } = servicesByKey(i.services, (s) => {
     const part = partOf(s);
-    const key = `${s.labels[EDGE_NODE_OF]}/${part}`;
-    if (!part || !s.labels[EDGE_NODE_OF] || found.has(key)) plan.remove.push(s);
-    else found.set(key, s);
-  }
+    return part && s.labels[EDGE_NODE_OF] ? `${s.labels[EDGE_NODE_OF]}/${part}` : undefined;
+  });
+  plan.remove.push(...extras);
   const wanted = new Set<string>();
   for (const node of i.nodes) {
     if (node.id === i.selfId) continue;
@@ -54,10 +54,10 @@ export function planEdges(i: {
       wanted.add(key);
       const s = found.get(key);
       if (!s) plan.create.push({ node, part });
-      else if (s.labels[EDGE_SPEC_LABEL] !== i.wantedHash(node, part) || (s.replicas ?? 1) !== 1) plan.update.push({ node, part, service: s });
+      else if (outOfDate(s, EDGE_SPEC_LABEL, i.wantedHash(node, part))) plan.update.push({ node, part, service: s });
     }
   }
-  for (const [key, s] of found) if (!wanted.has(key)) plan.remove.push(s);
+  plan.remove.push(...unwanted(found, wanted));
   plan.removeSecrets = i.secrets.filter((s) => !i.wantedSecrets.includes(s)).sort();
   return plan;
 }
