@@ -50,7 +50,7 @@ export function schemaProblems(doc: unknown): ComposeProblem[] {
     if (paths.some((p) => p !== at && p.startsWith(`${at}/`))) continue;
     const message =
       e.keyword === 'additionalProperties'
-        ? 'is not a Compose key (compose-spec)'
+        ? 'is not a Compose key'
         : e.keyword === 'enum'
           ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
           : (e.message ?? 'is not valid');
