@@ -67,7 +67,7 @@ ${JSON_OPTION}`,
       --token-stdin     read the access token for cloning a private repository from standard input
       --remove-token    remove the access token`,
   },
-  volumes: { usage: 'svc volumes APP [--json]', about: "list the app's persistent volumes and its deploy strategy", options: `${JSON_OPTION} (the app's volumes and deploy_strategy fields)` },
+  volumes: { usage: 'svc volumes APP [--json]', about: "list the app's persistent volumes, its deploy strategy and its drain", options: `${JSON_OPTION} (the app's volumes, deploy_strategy and drain_seconds fields)` },
   previews: {
     usage: 'svc previews APP [--json] [--on | --off] [--max N] [--ttl-days N] [--services none|fresh] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
     about: "list the app's pull-request previews (state, commit, branch, age, URL); with flags, change its previews settings first",
