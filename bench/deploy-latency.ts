@@ -54,7 +54,7 @@ function segments(t0: number, trace: DeployTrace): Record<string, number> {
 
 /**
  * When the new version first answers through Caddy (its body names it: v1 and v2 alternate): the time to
- * serving, polled every 5 ms on fresh connections from `t0` until `stop()` or 60 s.
+ * serving, polled every 10 ms (as the hand runs) on fresh connections from `t0` until `stop()` or 60 s.
  */
 function servedAt(port: number, image: string, stopped: () => boolean): Promise<number> {
   const version = image === WEB_V2 ? 'v2' : 'v1';
@@ -64,7 +64,7 @@ function servedAt(port: number, image: string, stopped: () => boolean): Promise<
       const at = performance.now();
       const r = await httpText(`http://127.0.0.1:${port}/`, 1000);
       if (r?.status === 200 && r.text.includes(`web ${version}`)) return at;
-      await sleep(5);
+      await sleep(10); // as the hand run polls its container
     }
     return NaN;
   })();

@@ -411,7 +411,7 @@ describe('app reconciler: deploys', () => {
     await expectSteady();
   });
 
-  it('a deploy of a present image runs on from its begin to the switch in one pass (0054), each step persisted with its event', async () => {
+  it('a deploy of a present image runs on from its begin to the switch in one pass (0044), each step persisted with its event', async () => {
     await deployed();
     const d2 = deploy('web:2');
     expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: settings.dnsRefreshMs }); // the drain's first look
