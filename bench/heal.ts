@@ -1,4 +1,7 @@
-// Self-healing benchmark, three parts, through the whole daemon (real engine, host Caddy, DNS responder).
+// Self-healing benchmark, three parts, through the whole daemon (real engine, a Caddy, DNS responder), the
+// daemon its own process with npm start's flags (bench/daemon-process.ts: measured from outside, issue 36);
+// each kill and removal is paired with the same done by hand (docker kill + docker start, docker rm -f +
+// docker run of a container on the same network, polled on its address) and the median ratio printed.
 //  1. `docker kill` of the live container to the first successful request through Caddy again, p50 of
 //     N kills (waiting past HEAL_RESET_AFTER_MS between kills so each is a first failure, healed at once).
 //     Detection is the engine's event stream (no polling in the daemon). Goal: p50 < 1 s, max < 2 s.
