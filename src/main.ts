@@ -1,4 +1,5 @@
 // Composition root: config, store, adapters, controller, and the HTTP server (server.ts). Nothing else lives here.
+import type { ComposeLoader } from './desired/stacks.js';
 import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { withInstance, type Config } from './config.js';
@@ -65,7 +66,7 @@ export interface Daemon {
 }
 
 /** `now`: the jobs scheduler's clock (tests move it to fire cron times without waiting); default the wall clock. */
-export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number } = {}): Promise<Daemon> {
+export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number; loadCompose?: ComposeLoader } = {}): Promise<Daemon> {
   const db = openDb(given.dbPath);
   const sealer = createSealer(given.encryptionKey);
   // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
@@ -145,7 +146,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     serviceIds: () => new Map(listServices(db).map((s) => [s.name, s.id])),
   });
   const terminal = wired.terminal;
-  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal });
+  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal, loadCompose: opts.loadCompose });
 
   // WebSockets (the terminal) on the daemon's own port: @hono/node-server upgrades onto this ws server.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
