@@ -33,6 +33,7 @@ import { writeHostsDir } from './dns/hosts.js';
 import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
+import { createStackReconciler } from './reconcilers/stack/reconciler.js';
 import { createKillNotes, type KillNotes } from './reconcilers/app/kills.js';
 import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
@@ -175,6 +176,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port), enqueue, bus });
   manager.register(dispatcher);
+  manager.register(createStackReconciler({ db, bus, runtime, enqueue, log, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }));
   manager.register(watchDisk({ db, bus, dir: config.dataDir, log }));
   // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
   if (config.proxy.tlsLog) manager.register(watchCertificates({ db, bus, file: config.proxy.tlsLog.svcPath, log }));

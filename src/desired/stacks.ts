@@ -216,6 +216,7 @@ function planFor(ctx: StackCtx, name: string, stackId: number | null, source: { 
     throw unprocessable('not_supported', 'a stack from a repository (repo_url) is not deployed yet by this svc: give the Compose file as `compose`');
   }
   if (!ctx.loadCompose) throw new DomainError('unavailable', 'unavailable', 'this svc has no Compose loader');
+  if (ctx.config.runtime.kind === 'swarm') throw conflict('stacks run on one Docker engine only (SVC_RUNTIME=docker) in this svc');
   const load = ctx.loadCompose({ text: source.compose, variables: values });
   const existing = new Map<string, AppRow>();
   for (const row of stackId === null ? [] : stackApps(ctx.db, stackId)) existing.set(row.name, row);

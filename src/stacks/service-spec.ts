@@ -2,6 +2,7 @@
 // app row's fields (image, route, replicas, limits, strategy), the definition the app row and each deploy
 // carry (`stack_service`: what apps lack, made into the container by appContainerSpec), and the comparison
 // that tells a stack deploy which services changed. Pure: no store, no engine.
+import { join, normalize, resolve, sep } from 'node:path';
 import type { StackService } from './model.js';
 
 /** What `apps.stack_service` and `deploys.stack_service` hold (JSON). */
@@ -20,9 +21,9 @@ export function serviceAppName(stack: string, service: string): string | undefin
 }
 
 /** A stack network on the engine: one per Compose network, under the instance's own network name. */
-export const stackNetworkName = (svcNetwork: string, stack: string, network: string) => `${svcNetwork}-stack-${stack}-${network}`;
-/** Every stack network of `stack` starts with this (the delete removes them by it). */
-export const stackNetworkPrefix = (svcNetwork: string, stack: string) => `${svcNetwork}-stack-${stack}-`;
+export const stackNetworkName = (svcNetwork: string, stack: string, network: string) => `${svcNetwork}-stack-${stack}_${network}`;
+/** Every stack network of `stack` starts with this (the delete removes them by it); no stack name has a `_`, so no other stack's does. */
+export const stackNetworkPrefix = (svcNetwork: string, stack: string) => `${svcNetwork}-stack-${stack}_`;
 
 /** Label on every container of a stack service: the stack's name (the stack reconciler's cleanup lists by it). */
 export const STACK_LABEL = 'svc.stack';
@@ -101,3 +102,11 @@ const COMPOSE_KEY: Partial<Record<keyof StackService, string>> = {
 
 /** Parses a stored `stack_service` (written only from StackServiceSpec values). */
 export const parseServiceSpec = (text: string | null | undefined): StackServiceSpec | undefined => (text ? (JSON.parse(text) as StackServiceSpec) : undefined);
+
+/** A bind mount's host path: inside `SVC_DATA_DIR/stacks/<stack>/`, never outside (checked again here). */
+export function stackBindSource(dataDir: string, stack: string, source: string): string {
+  const root = resolve(dataDir, 'stacks', stack);
+  const path = resolve(root, normalize(source));
+  if (!APP_NAME.test(stack) || (path !== root && !path.startsWith(root + sep))) throw new Error(`refusing bind mount source ${JSON.stringify(source)}: not inside the stack's directory`);
+  return join(path);
+}
