@@ -3,7 +3,7 @@
 // src/stacks/compose/, given as `loadCompose`), each service becomes an app row `<stack>-<service>` with
 // `stack_id` and its definition (src/stacks/service-spec.ts), and a stack deploy lists, in depends_on
 // order, the services whose definition differs from the one running; the stack reconciler (`stack:<name>`)
-// walks it. `?dry_run=true` computes the same plan and writes nothing. See docs/decisions/0044.
+// walks it. `?dry_run=true` computes the same plan and writes nothing. See docs/decisions/0044-stack-services-are-apps.md.
 import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { keyOf } from '../controller/types.js';

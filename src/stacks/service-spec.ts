@@ -1,4 +1,4 @@
-// How one Compose service becomes one of svc's apps (docs/decisions/0031-stack-services-are-apps.md): the
+// How one Compose service becomes one of svc's apps (docs/decisions/0044-stack-services-are-apps.md): the
 // app row's fields (image, route, replicas, limits, strategy), the definition the app row and each deploy
 // carry (`stack_service`: what apps lack, made into the container by appContainerSpec), and the comparison
 // that tells a stack deploy which services changed. Pure: no store, no engine.
