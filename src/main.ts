@@ -1,5 +1,6 @@
 // Composition root: config, store, adapters, controller, and the HTTP server (server.ts). Nothing else lives here.
 import type { ComposeLoader } from './desired/stacks.js';
+import { loadCompose } from './stacks/compose/load.js';
 import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { withInstance, type Config } from './config.js';
@@ -67,7 +68,7 @@ export interface Daemon {
 }
 
 /** `now`: the jobs scheduler's clock (tests move it to fire cron times without waiting); default the wall clock. */
-export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number; loadCompose?: ComposeLoader } = {}): Promise<Daemon> {
+export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number; /** Tests only: another Compose loader than src/stacks/compose/. */ loadCompose?: ComposeLoader } = {}): Promise<Daemon> {
   const db = openDb(given.dbPath);
   const sealer = createSealer(given.encryptionKey);
   // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
@@ -147,7 +148,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     serviceIds: () => new Map(listServices(db).map((s) => [s.name, s.id])),
   });
   const terminal = wired.terminal;
-  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal, loadCompose: opts.loadCompose });
+  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal, loadCompose: opts.loadCompose ?? loadCompose });
 
   // WebSockets (the terminal) on the daemon's own port: @hono/node-server upgrades onto this ws server.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });

@@ -31,6 +31,7 @@ import { notificationRoutes } from './notifications.js';
 import { backupTargetRoutes } from './backup-targets.js';
 import { registryRoutes } from './registries.js';
 import { stackRoutes } from './stacks.js';
+import { templateRoutes } from './templates.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -76,5 +77,6 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', backupTargetRoutes(deps));
   app.route('/api', registryRoutes(deps));
   app.route('/api', stackRoutes(deps));
+  app.route('/api', templateRoutes());
   return app;
 }
