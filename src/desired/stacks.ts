@@ -16,7 +16,7 @@ import {
   apps, nowIso, stacks, stackVarHistory, stackVars, type AppRow, type Owner, type StackDeployRow, type StackDeployStep, type StackDeployTrigger, type StackRow,
 } from '../store/schema/index.js';
 import {
-  createStackDeploy, getStack, getStackByName, listStackVars, previousSuccessfulStackDeploy, resolveStackVars, stackApps, stackVarValue,
+  createStackDeploy, getStack, getStackByName, listStackDeploys, listStackVars, resolveStackVars, stackApps, stackVarValue,
 } from '../store/stacks.js';
 import { trashAppVolumes } from '../volumes/dirs.js';
 import type { ComposeInput, ComposeLoad, ComposeProblem, ComposeStack, StackService } from '../stacks/model.js';
@@ -173,10 +173,12 @@ export function rollbackStack(ctx: StackCtx, id: number, origin: Origin): StackR
   const { db } = ctx;
   const stack = getStack(db, id);
   if (!stack) throw notFound('stack');
-  const newest = previousSuccessfulStackDeploy(db, id);
-  const target = newest && previousSuccessfulStackDeploy(db, id, newest.id);
-  const text = target?.composeSealed ? ctx.sealer.open(target.composeSealed) : undefined;
-  if (!text) throw conflict('the stack has no earlier successful deploy to roll back to');
+  // The newest successful deploy that ran another file than the stack's current one.
+  const text = listStackDeploys(db, id)
+    .filter((d) => d.status === 'success' && d.composeSealed)
+    .map((d) => ctx.sealer.open(d.composeSealed!))
+    .find((t) => t !== stack.compose);
+  if (!text) throw conflict('the stack has no earlier successful deploy of another file to roll back to');
   return updateStack(ctx, id, { compose: text }, origin, { trigger: 'rollback' });
 }
 

@@ -52,17 +52,6 @@ export function activeStackDeploy(db: Db, stackId: number): StackDeployRow | und
   return open.find((d) => d.status === 'running') ?? open[0];
 }
 
-/** The newest successful stack deploy other than `exceptId` (a stack rollback runs its file again). */
-export function previousSuccessfulStackDeploy(db: Db, stackId: number, exceptId?: number): StackDeployRow | undefined {
-  return db
-    .select()
-    .from(stackDeploys)
-    .where(and(eq(stackDeploys.stackId, stackId), eq(stackDeploys.status, 'success')))
-    .orderBy(desc(stackDeploys.id))
-    .all()
-    .find((d) => d.id !== exceptId);
-}
-
 export interface NewStackDeploy {
   stackId: number;
   trigger: StackDeployRow['trigger'];

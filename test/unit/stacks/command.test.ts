@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { commandCtx } from '../../support/commands.js';
 import { composeText, jsonComposeLoader, type ServiceDraft } from '../../support/stack-loader.js';
-import { createStack, deleteStack, deployStack, revealStackVar, updateStack, type StackCtx } from '../../../src/desired/stacks.js';
+import { createStack, deleteStack, deployStack, revealStackVar, rollbackStack, updateStack, type StackCtx } from '../../../src/desired/stacks.js';
 import { apps, stackDeploys, stacks, stackVarHistory, stackVars } from '../../../src/store/schema/index.js';
 import { createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 import { observeApp } from '../../../src/observed/apps.js';
@@ -144,6 +144,19 @@ describe('stacks command', () => {
     deployAll(ctx);
     expect(deployStack(ctx, stack.id, { services: ['cache'] }, 'api').deploy!.steps.map((s) => s.service)).toEqual(['cache']);
     expect(() => deployStack(ctx, stack.id, { services: ['nope'] }, 'api')).toThrow(/service nope is not in the stack/);
+  });
+
+  it('a rollback runs the file of the newest successful deploy of another file again', () => {
+    const { db, ctx } = setup();
+    const { stack } = create(ctx);
+    expect(() => rollbackStack(ctx, stack.id, 'api')).toThrow(/no earlier successful deploy/);
+    deployAll(ctx);
+    const changed = FOUR.map((s) => (s.name === 'web' ? { ...s, command: ['httpd'] } : s));
+    updateStack(ctx, stack.id, { compose: composeText(changed) }, 'api');
+    deployAll(ctx);
+    const { deploy } = rollbackStack(ctx, stack.id, 'api');
+    expect([deploy!.trigger, deploy!.steps.map((s) => [s.service, s.changes])]).toEqual(['rollback', [['web', ['command']]]]);
+    expect(db.select().from(stacks).get()!.compose).toBe(composeText(FOUR));
   });
 
   it('delete removes the stack and its service apps', () => {
