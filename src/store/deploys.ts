@@ -7,7 +7,7 @@ import { keyOf } from '../controller/types.js';
 import type { Bus } from '../controller/bus.js';
 import { tx, type Db } from './db.js';
 import { perDb } from './prepared.js';
-import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';
+import { appEvents, apps, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';
 
 export interface NewDeploy {
   appId: number;
@@ -21,7 +21,7 @@ export interface NewDeploy {
    * A rollback: the deploy it runs again. Its provider port, environment snapshot and config version are
    * copied onto the new record, so the rollback runs what that deploy ran (its image is `imageRef`).
    */
-  rollbackOf?: Pick<DeployRow, 'buildPort' | 'envSnapshotSealed' | 'configVersion'>;
+  rollbackOf?: Pick<DeployRow, 'buildPort' | 'envSnapshotSealed' | 'configVersion' | 'stackService'>;
 }
 
 /**
@@ -35,6 +35,10 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
       .from(deploys)
       .where(and(eq(deploys.appId, input.appId), eq(deploys.status, 'pending')))
       .all();
+    // A stack service's deploy runs the definition its app has now (a rollback: the one it runs again).
+    const stackService = input.rollbackOf
+      ? (input.rollbackOf.stackService ?? null)
+      : (db.select({ s: apps.stackService }).from(apps).where(eq(apps.id, input.appId)).get()?.s ?? null);
     const created = db
       .insert(deploys)
       .values({
@@ -44,6 +48,7 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
         trigger: input.trigger,
         origin: input.origin ?? 'api',
         status: 'pending',
+        stackService,
         ...(input.rollbackOf ? { buildPort: input.rollbackOf.buildPort, envSnapshotSealed: input.rollbackOf.envSnapshotSealed, configVersion: input.rollbackOf.configVersion } : {}),
       })
       .returning()

@@ -12,10 +12,11 @@ import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
 import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
-import { appContainerSpec, ensureAppVolumes, SLOT_LABEL } from './container-spec.js';
+import { appContainerSpec, ensureAppVolumes, SLOT_LABEL, stackSpecOf } from './container-spec.js';
 import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
+import { probesHttp } from '../../stacks/service-spec.js';
 import { watchesOld } from './watch-plan.js';
 import { buildStep, buildsFromSource, cloneStep, type StepReport } from '../../build/steps.js';
 import type { WatchMemory } from './watch.js';
@@ -88,7 +89,9 @@ function validate(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Res
   const restored = deploy.trigger === 'rollback' && deploy.envSnapshotSealed !== null;
   const missing = restored ? [] : deps.env.missingRequired(app.id);
   if (missing.length > 0) return fail(deps, deploy, 'validate', 'failed', `missing required environment variables: ${missing.join(', ')}`);
-  const env = restored ? deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!) : deps.env.resolve(app.id).env;
+  // A stack service's environment is its Compose `environment` (interpolated), over its links' variables.
+  const stack = stackSpecOf(deps.sealer, deploy);
+  const env = restored ? deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!) : { ...deps.env.resolve(app.id).env, ...stack?.service.environment };
   const previous = lastSuccessful(deps.db, app.id);
   const previousEnv = previous?.envSnapshotSealed ? deps.sealer.openJson<Record<string, string>>(previous.envSnapshotSealed) : undefined;
   updateDeploy(deps.db, deps.bus, deploy.id, {
@@ -143,15 +146,16 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
     updateDeploy(deps.db, deps.bus, deploy.id, { oldStoppedAt });
     event(deps, deploy, 'stop_old', `stop_first: old container ${previous} stopped before the new one starts`);
   }
-  ensureAppVolumes(deps.settings, app);
+  const stack = stackSpecOf(deps.sealer, deploy);
+  ensureAppVolumes(deps.settings, app, stack);
   // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
   // to 0 still proves its image, and the scale-down stops it again after the switch).
   const count = Math.max(1, app.replicas);
-  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0));
+  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0, stack));
   // The first replica proves the image (and does any one-time work: a Swarm's registry push); the others
   // start together, the engine's create + start (hundreds of ms each) overlapping. All settle before the
   // step ends, so a retry of the step never races a start still in flight.
-  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1));
+  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1, stack));
   await settleAll(
     others.map(async (spec) => {
       await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
@@ -166,7 +170,10 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
     deadline: iso(now + deps.settings.healthTimeoutMs),
   });
   event(deps, deploy, 'start', count === 1 ? `staging container ${name} started` : `staging containers ${name} and ${count - 1} more replica(s) started`);
-  event(deps, deploy, 'health_check', `waiting for GET ${app.healthCheckPath} on port ${app.internalPort} (${deps.settings.healthTimeoutMs / 1000} s timeout)`);
+  const waitsOn = stack && !probesHttp(stack.service)
+    ? (stack.service.healthcheck?.kind === 'command' ? 'its Compose healthcheck' : 'it to keep running')
+    : `GET ${app.healthCheckPath} on port ${app.internalPort}`;
+  event(deps, deploy, 'health_check', `waiting for ${waitsOn} (${deps.settings.healthTimeoutMs / 1000} s timeout)`);
   return { requeueAfterMs: 0 };
 }
 
@@ -191,7 +198,7 @@ async function healthCheck(deps: AppReconcilerDeps, app: AppView, deploy: Deploy
     httpStatus = check.httpStatus;
   }
   if (waitMs > 0) return { requeueAfterMs: waitMs };
-  event(deps, deploy, 'health_check', `${replicas.length > 1 ? `all ${replicas.length} replicas ` : ''}healthy after ${deps.now() - started} ms (HTTP ${httpStatus})`);
+  event(deps, deploy, 'health_check', `${replicas.length > 1 ? `all ${replicas.length} replicas ` : ''}healthy after ${deps.now() - started} ms${httpStatus === undefined ? '' : ` (HTTP ${httpStatus})`}`);
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'route_update' });
   return { requeueAfterMs: 0 };
 }

@@ -165,9 +165,12 @@ export function judgeProbe(input: {
   dockerHealth: 'none' | 'starting' | 'healthy' | 'unhealthy';
   elapsedMs: number;
   timeoutMs: number;
+  /** false: no HTTP check (a stack service without a route, or with a Compose healthcheck): the engine's decides. */
+  http?: boolean;
 }): ProbeVerdict {
   if (!input.running) return { kind: 'failed', reason: `container exited with code ${input.exitCode ?? 'unknown'} before it became healthy` };
-  const httpOk = input.httpStatus !== undefined && input.httpStatus >= 200 && input.httpStatus < 400;
+  if (input.http === false && input.dockerHealth === 'unhealthy') return { kind: 'failed', reason: 'Docker health check is unhealthy' };
+  const httpOk = input.http === false || (input.httpStatus !== undefined && input.httpStatus >= 200 && input.httpStatus < 400);
   if (httpOk && (input.dockerHealth === 'none' || input.dockerHealth === 'healthy')) return { kind: 'healthy' };
   if (input.elapsedMs >= input.timeoutMs) {
     const why =

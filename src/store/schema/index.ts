@@ -18,3 +18,4 @@ export * from './notify.js';
 export * from './offsite.js';
 export * from './cluster.js';
 export * from './registries.js';
+export * from './stacks.js';
