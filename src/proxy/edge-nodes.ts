@@ -1,12 +1,8 @@
-// The edge nodes' Caddys, relays and resolvers as the proxy parts see them (docs/decisions/0043-edge-nodes.md,
-// 0044-swarm-edge-resolves.md): the routes the manager's relay gets, loaded into every edge node's Caddy and
-// relay through the manager's relay and the node's agent, and the hosts files the manager's resolver reads,
-// written into the node's resolver volume through the agent's engine (its archive endpoint). A switch writes a
-// file there, never loads a config. An edge node never holds the manager: routes are loaded in the background
-// (the proxy pass only starts it), a switch waits for the nodes that answer within SWITCH_WAIT_MS, a drain
-// counts what the relays that answer have in flight. Every proxy pass starts a look (fingerprints, the files
-// known; load or write what differs), so a node that comes back, a restarted task or an emptied Caddy gets
-// the current config within about a second.
+// The edge nodes as the proxy parts see them (docs/decisions/0043-edge-nodes.md, 0044-swarm-edge-resolves.md):
+// the manager's routes loaded into each node's Caddy and relay, and the manager's hosts files written into its
+// resolver's volume (the engine's archive endpoint), all through the manager's relay and the node's agent. A
+// switch writes files, never loads a config, and waits for a node at most SWITCH_WAIT_MS; routes load in the
+// background; every proxy pass starts a look (fingerprints, the files known) that fixes what differs.
 import type { Logger } from '../log.js';
 import { AGENT_DIAL_HEADER, AGENT_KEY_HEADER } from '../runtime/swarm-agent-spec.js';
 import { EDGE_ADMIN_PREFIX, EDGE_DNS_DIR, type EdgePart } from '../runtime/swarm-edge-spec.js';
@@ -26,15 +22,9 @@ const TARGETS_TTL_MS = 5000;
 /** A port listener an edge node could not bind is tried again after this long. */
 const LEFT_OUT_RETRY_MS = 30_000;
 
-export interface EdgeFleetTarget {
-  nodeId: string;
-  hostname: string;
-  /** `<address>:<port>` of the node's agent; absent (with `why`) when it cannot be reached now. */
-  agent?: string;
-  /** The container of the node's agent (it mounts the resolver's volume: the hosts files are written there). */
-  container?: string;
-  why?: string;
-}
+/** An edge node and how to reach it (src/runtime/swarm-edges.ts). */
+export type { EdgeTarget as EdgeFleetTarget } from '../runtime/swarm-edges.js';
+import type { EdgeTarget as EdgeFleetTarget } from '../runtime/swarm-edges.js';
 
 /** The hosts files as src/dns/hosts.ts writes and reads them (given by the wiring: dns/ is not proxy/'s to import). */
 export interface HostsFilesPort {
@@ -106,21 +96,13 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     if (!s) nodes.set(id, (s = { chain: Promise.resolve(), leftOut: new Map() }));
     return s;
   };
-  // The configs of the last routes (a look runs every second; rebuilding and hashing them each time is waste).
+  // The Caddy's config of the last routes per set of ports left out (a look runs every second: not rebuilt each time).
   const memo = new Map<string, { routes: Route[]; config: Json }>();
-  const memoised = (key: string, rs: Route[], build: () => Json) => {
-    const m = memo.get(key);
-    if (m?.routes === rs) return m.config;
-    if (memo.size > 64) memo.clear();
-    const config = build();
-    memo.set(key, { routes: rs, config });
-    return config;
-  };
   const proxyConfig = (rs: Route[], leftOut: ReadonlyMap<number, unknown>) => {
     const key = [...leftOut.keys()].sort().join(',');
-    return memoised(`proxy ${key}`, rs, () => edgeNodeProxyConfig(withoutPorts(rs, leftOut), o.proxy));
+    if (memo.get(key)?.routes !== rs) memo.set(key, { routes: rs, config: edgeNodeProxyConfig(withoutPorts(rs, leftOut), o.proxy) });
+    return memo.get(key)!.config;
   };
-  const relayConfig = (rs: Route[], nodeId: string) => memoised(`relay ${nodeId}`, rs, () => edgeNodeRelayConfig(rs, o.instance, nodeId));
   const admin = (t: EdgeFleetTarget, part: EdgePart): EdgeAdmin =>
     createEdgeAdmin(o.agentSocket, { headers: { [AGENT_DIAL_HEADER]: t.agent!, [AGENT_KEY_HEADER]: o.key }, prefix: EDGE_ADMIN_PREFIX[part] });
 
@@ -195,7 +177,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   const converge = async (t: EdgeFleetTarget, st: NodeState) => {
     if (!routes) return;
     await ensureDns(t, st);
-    await ensure(admin(t, 'relay'), relayConfig(routes, t.nodeId), 'servers');
+    await ensure(admin(t, 'relay'), edgeNodeRelayConfig(routes, o.instance, t.nodeId), 'servers');
     for (const [port, at] of st.leftOut) if (now() - at > LEFT_OUT_RETRY_MS) st.leftOut.delete(port);
     // Bounded: each round leaves out one more listener, or throws.
     for (;;) {

@@ -1,9 +1,8 @@
 // The manager's edge relay of a Swarm (docs/decisions/0038-swarm-edge-relay.md, 0044-swarm-edge-resolves.md): a
-// Caddy in a local container of the manager (the proxy image) on the instance's overlay, listening only on a unix
-// socket under `<dataDir>/edge` (mounted at the same path), admin API on a second socket there; beside it the
-// resolver (`<instance>-edge-dns`, dnsmasq of SVC_RESOLVER_IMAGE) answering from the host responder's hosts files,
-// mounted read-only. The relay's config changes only with the routes: a switch is a hosts file renamed over by
-// the host's DNS writer. Both run as svc's own user, so the sockets are svc's and the files readable.
+// Caddy in a local container (the proxy image) on the overlay, listening only on a unix socket under
+// `<dataDir>/edge` (mounted at the same path), admin API on a second socket there; beside it the resolver, dnsmasq
+// of SVC_RESOLVER_IMAGE reading the host responder's hosts files. A switch renames a hosts file; the relay's
+// config changes only with the routes. Both run as svc's own user (its sockets, its mode-600 files).
 import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,23 +22,20 @@ const READY_TIMEOUT_MS = 15_000;
 export const edgeRelayName = (instance: string) => `${instance}-edge`;
 export const edgeResolverName = (instance: string) => `${instance}-edge-dns`;
 
-/** What the edge wrapper (edge-proxy.ts) needs of the relay. */
+/** What the edge wrapper (edge-proxy.ts) needs of the relay: `ensureRunning` never waits (`starting`: ask again). */
 export interface EdgeRelay {
-  /** Makes sure the relay and its resolver run; never waits for them (`starting`: ask again shortly). */
   ensureRunning(): Promise<'running' | 'starting'>;
-  /** Loads the config for these routes when the relay has another. */
+  /** Loads the config of these routes unless `serves` them (their fingerprint answers). */
   applyRoutes(routes: Route[]): Promise<void>;
-  /** Cheap: the relay has exactly the config of these routes. */
   serves(routes: Route[]): Promise<boolean>;
-  /** In-flight requests per task address (`host:port`), for draining a replica; empty when it is down. */
+  /** In-flight requests per task address (`host:port`), for a drain; empty when it is down. */
   upstreamRequests(): Promise<Map<string, number>>;
 }
 
 export interface EdgeRelayOptions {
   runtime: Runtime;
-  /** The proxy image (SVC_PROXY_IMAGE): any Caddy 2 with /usr/bin/caddy. */
+  /** SVC_PROXY_IMAGE (any Caddy 2 with /usr/bin/caddy) and SVC_RESOLVER_IMAGE (Debian's /usr/sbin/dnsmasq). */
   image: string;
-  /** SVC_RESOLVER_IMAGE: an image with Debian's /usr/sbin/dnsmasq. */
   resolverImage: string | undefined;
   instance: string;
   /** The instance's overlay network (SVC_NETWORK). */
@@ -61,19 +57,10 @@ const labelled = (base: Omit<ContainerSpec, 'labels'>, instance: string, role: s
 /** Pure: the relay's and the resolver's container specs, with their spec hash labels. */
 export function edgeRelaySpecs(o: Pick<EdgeRelayOptions, 'image' | 'resolverImage' | 'instance' | 'network' | 'hostsDir' | 'paths' | 'user'>): ContainerSpec[] {
   const { hostsDir } = o;
+  const { home } = o.paths;
+  // --resume: after a restart of the container (or the machine) it serves the last routes at once.
   const relay = labelled(
-    {
-      name: edgeRelayName(o.instance),
-      image: o.image,
-      network: o.network,
-      user: o.user,
-      entrypoint: ['/usr/bin/caddy'],
-      // --resume: after a restart of the container (or the machine) it serves the last routes at once.
-      cmd: ['run', '--resume', '--config', o.paths.bootstrap],
-      env: { XDG_DATA_HOME: `${o.paths.home}/data`, XDG_CONFIG_HOME: `${o.paths.home}/config`, HOME: o.paths.home },
-      mounts: [{ source: o.paths.dir, target: o.paths.dir }],
-      restart: 'unless-stopped',
-    },
+    { name: edgeRelayName(o.instance), image: o.image, network: o.network, user: o.user, entrypoint: ['/usr/bin/caddy'], cmd: ['run', '--resume', '--config', o.paths.bootstrap], env: { XDG_DATA_HOME: `${home}/data`, XDG_CONFIG_HOME: `${home}/config`, HOME: home }, mounts: [{ source: o.paths.dir, target: o.paths.dir }], restart: 'unless-stopped' },
     o.instance,
     'edge',
   );

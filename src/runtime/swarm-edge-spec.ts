@@ -91,60 +91,46 @@ const withLabels = <T extends { TaskTemplate: { ContainerSpec: object } }>(base:
   return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
 };
 
+/** One task pinned to the node, restarted by Swarm (infrastructure, like the agents), on `network`. */
+const pinned = <C extends object>(Name: string, nodeId: string, network: string, ContainerSpec: C) => ({
+  Name,
+  TaskTemplate: { ContainerSpec, RestartPolicy: { Condition: 'any', Delay: 2e9 }, Placement: { Constraints: [`node.id==${nodeId}`] }, Networks: [{ Target: network }] },
+  Mode: { Replicated: { Replicas: 1 } },
+  EndpointSpec: { Mode: 'dnsrr' },
+});
+
 /** Pure: the resolver's Swarm service on one node (dnsmasq of SVC_RESOLVER_IMAGE, the hosts files' volume read-only). */
 export function edgeResolverSpec(i: { instance: string; network: string; nodeId: string; image: string }) {
-  const base = {
-    Name: edgeServiceName(i.instance, 'dns', i.nodeId),
-    TaskTemplate: {
-      ContainerSpec: {
-        Image: i.image,
-        Args: resolverArgs(EDGE_DNS_DIR),
-        // Root binds port 53 and then drops to nobody (the files are world-readable: nothing secret in them).
-        User: '0:0',
-        Mounts: [{ Type: 'volume' as const, Source: edgeDnsVolumeName(i.instance), Target: EDGE_DNS_DIR, ReadOnly: true }],
-      },
-      RestartPolicy: { Condition: 'any', Delay: 2e9 },
-      Placement: { Constraints: [`node.id==${i.nodeId}`] },
-      Networks: [{ Target: i.network }],
-    },
-    Mode: { Replicated: { Replicas: 1 } },
-    EndpointSpec: { Mode: 'dnsrr' },
-  };
+  const base = pinned(edgeServiceName(i.instance, 'dns', i.nodeId), i.nodeId, i.network, {
+    Image: i.image,
+    Args: resolverArgs(EDGE_DNS_DIR),
+    // Root binds port 53 and then drops to nobody (the files are world-readable: nothing secret in them).
+    User: '0:0',
+    Mounts: [{ Type: 'volume' as const, Source: edgeDnsVolumeName(i.instance), Target: EDGE_DNS_DIR, ReadOnly: true }],
+  });
   return withLabels(base, base, { ...i, part: 'dns' });
 }
 
-/** Pure: one part's Swarm service on one node (its spec's hash in a label). */
+/** Pure: one Caddy part's Swarm service on one node (its spec's hash in a label). */
 export function edgeServiceSpec(i: EdgeSpecInput) {
-  const part = i.part;
   // Each part its own HOME and XDG dirs (the relay's is relay A's of the pair before: its task is kept).
-  const home = `${EDGE_NODE_DIR}/${part === 'proxy' ? 'proxy' : 'relay-a'}`;
-  const base = {
-    Name: edgeServiceName(i.instance, part, i.nodeId),
-    TaskTemplate: {
-      ContainerSpec: {
-        Image: i.image,
-        Command: ['/usr/bin/caddy'],
-        // --resume: a restarted task (or node) serves the last config at once, without the daemon.
-        Args: ['run', '--resume', '--config', `/run/secrets/${BOOT_FILE}`],
-        // Root: the Caddy binds 80/443 on the node; both dial sockets in a volume made by root.
-        User: '0:0',
-        // The certificates (data) and the autosaved config live in the volume: they survive a new task.
-        Env: [`HOME=${home}`, `XDG_DATA_HOME=${home}/data`, `XDG_CONFIG_HOME=${home}/config`],
-        Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
-        Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: BOOT_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
-      },
-      // Infrastructure, like the agents: Swarm restarts it by itself.
-      RestartPolicy: { Condition: 'any', Delay: 2e9 },
-      Placement: { Constraints: [`node.id==${i.nodeId}`] },
-      // The Caddy on the node's own network (its listeners are the node's ports); the relays on the overlay.
-      Networks: [{ Target: part === 'proxy' ? 'host' : i.network }],
-    },
-    Mode: { Replicated: { Replicas: 1 } },
-    EndpointSpec: { Mode: 'dnsrr' },
-  };
+  const home = `${EDGE_NODE_DIR}/${i.part === 'proxy' ? 'proxy' : 'relay-a'}`;
+  // The Caddy on the node's own network (its listeners are the node's ports); the relay on the overlay.
+  const base = pinned(edgeServiceName(i.instance, i.part, i.nodeId), i.nodeId, i.part === 'proxy' ? 'host' : i.network, {
+    Image: i.image,
+    Command: ['/usr/bin/caddy'],
+    // --resume: a restarted task (or node) serves the last config at once, without the daemon.
+    Args: ['run', '--resume', '--config', `/run/secrets/${BOOT_FILE}`],
+    // Root: the Caddy binds 80/443 on the node; both use sockets in a volume made by root.
+    User: '0:0',
+    // The certificates (data) and the autosaved config live in the volume: they survive a new task.
+    Env: [`HOME=${home}`, `XDG_DATA_HOME=${home}/data`, `XDG_CONFIG_HOME=${home}/config`],
+    Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
+    Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: BOOT_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
+  });
   // The secret's id is Swarm's (its name holds the content's hash): left out of the hash.
-  const hashed = { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Secrets: [{ ...base.TaskTemplate.ContainerSpec.Secrets[0], SecretID: '' }] } } };
-  return withLabels(base, hashed, i);
+  const c = base.TaskTemplate.ContainerSpec;
+  return withLabels(base, { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...c, Secrets: [{ ...c.Secrets[0], SecretID: '' }] } } }, i);
 }
 
 /** A node and a service as the edge plan reads them (the SwarmObjects port's rows). */

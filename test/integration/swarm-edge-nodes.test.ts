@@ -139,7 +139,8 @@ describe('edge nodes (svc.edge=true)', () => {
       await load.stop();
     }
     const s = load.stats;
-    console.log(`deploy under load through the edge node: ${s.total} requests, ${s.ok} ok, non-2xx ${formatCounts(s.non2xx)}, errors ${formatCounts(s.connErrors)}`);
+    console.log(`deploy under load through the edge node: ${s.total} requests, ${s.ok} ok, non-2xx ${formatCounts(s.non2xx)}, errors ${formatCounts(s.connErrors)}; relay loads ${before} -> ${relayLoads()}`);
+    if (s.failures.length) console.log(`failures at ${s.failures.map((f) => `${new Date(f.at).toISOString()} ${f.what}`).join(', ')}`);
     expect(s.total).toBeGreaterThan(50);
     expect(s.connErrors.size).toBe(0);
     expect(formatCounts(s.non2xx)).toBe('none');
