@@ -154,7 +154,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   }
 
   /**
-   * The steps of a deploy that follow one another with no wait run on in the same pass (0044): each was
+   * The steps of a deploy that follow one another with no wait run on in the same pass (0045): each was
    * persisted with its event by the step before, counted by beginStep, and looks at the engine itself, so
    * a restart resumes at the step it reached; what the next pass's observation would add is nothing the
    * plan acts on while a deploy runs (it goes first, planApp). A wait, a build step, the drain or a watch
