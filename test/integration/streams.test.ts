@@ -15,12 +15,16 @@ import { ensureStreamImages, STREAM_PORT, STREAM_V1, STREAM_V2 } from '../suppor
 import { ensureTestImages, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 
-const DRAIN_S = 40;
+const DRAIN_S = 60;
 const DEPLOYS = 3;
 const runtime = createDockerRuntime({ log: silentLogger });
 let t: TestDaemon;
 const apps: Record<'ws' | 'sse', { id: number; port: number }> = {} as never;
 const clients: Client[] = [];
+/** drain_until of each deploy that replaced a version, as its record said at its success. */
+const drainEnds = new Map<number, number>();
+/** Cut before the drain of its version ended (a cut after it is the drain's end, expected). */
+const cutEarly = (c: Client) => c.closedAt !== undefined && (c.drainedBy === undefined || c.closedAt < drainEnds.get(c.drainedBy)! - 50);
 
 /** A held connection: the version it reached, and when (if) it was cut. */
 interface Client {
@@ -125,41 +129,45 @@ describe('long-lived connections across deploys', () => {
       for (const kind of ['ws', 'sse'] as const) {
         const d = await deploy(kind, version === 'v1' ? STREAM_V1 : STREAM_V2);
         expect(d.drain_until, 'the deploy succeeds while its old version drains').not.toBeNull();
+        drainEnds.set(d.id, Date.parse(d.drain_until));
         for (const c of clients) if (c.kind === kind && c.drainedBy === undefined) c.drainedBy = d.id;
         // At once: the very next connection is the new version's.
         const fresh = await open(kind);
         expect(fresh.version, `a new ${kind} connection after deploy ${d.id}`).toBe(version);
         clients.push(fresh);
-        // Every connection opened so far still answers, from the version it reached.
+        // Every connection opened so far still answers, from the version it reached, unless its drain ended
+        // (a loaded machine may take longer than drain_seconds for the rounds).
         for (const c of clients) {
-          expect(c.closedAt, `${c.kind} client on ${c.version} cut`).toBeUndefined();
-          expect(await c.probe()).toBe(c.version);
+          expect(cutEarly(c), `${c.kind} client on ${c.version} cut before its drain ended`).toBe(false);
+          if (c.closedAt === undefined) expect(await c.probe()).toBe(c.version);
         }
       }
     }
-    expect(clients.filter((c) => c.closedAt === undefined)).toHaveLength(2 * (DEPLOYS + 1));
+    expect(clients.filter((c) => c.closedAt === undefined).length).toBeGreaterThanOrEqual(4); // at least the newest two of each app
   }, 120_000);
 
   it('a config load svc makes (a new app and its listener) keeps the WebSockets on a Caddy >= 2.7; on 2.6.2 it closes them (1001), streams survive', async () => {
     const caddy = await drivenCaddy(t.caddy.adminUrl);
+    const before = clients.filter((c) => c.closedAt === undefined);
     const port = await freePort();
     const res = await t.api('POST', '/api/apps', { name: 'st-other', internal_port: 3000, access_mode: 'port', fallback_port: port, image_ref: WEB_V1 });
     expect(res.status).toBe(201);
     // The load happened once the other app's listener answers.
     await waitFor(() => new Promise<boolean>((r) => http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (x) => (x.resume(), r(true))).on('error', () => r(false))), { timeoutMs: 10_000, what: 'the new listener' });
     await new Promise((r) => setTimeout(r, 500)); // a close at a load comes within 0.1 s
-    const ws = clients.filter((c) => c.kind === 'ws');
-    const sse = clients.filter((c) => c.kind === 'sse');
-    for (const c of sse) expect(c.closedAt).toBeUndefined();
+    const ws = before.filter((c) => c.kind === 'ws');
+    const sse = before.filter((c) => c.kind === 'sse');
+    expect(ws.length).toBeGreaterThan(0);
+    for (const c of sse) expect(cutEarly(c), `event stream on ${c.version}`).toBe(false);
     if (caddy.features.streamCloseDelay) {
       for (const c of ws) {
-        expect(c.closedAt, `WebSocket on ${c.version}`).toBeUndefined();
-        expect(await c.probe()).toBe(c.version);
+        expect(cutEarly(c), `WebSocket on ${c.version}`).toBe(false);
+        if (c.closedAt === undefined) expect(await c.probe()).toBe(c.version);
       }
     } else {
       // Debian's 2.6.2 (docs/architecture.md "Long-lived connections"): what it does, asserted so a change shows.
       for (const c of ws) expect(c.closeCode).toBe(1001);
-      for (const c of ws.splice(0)) clients.splice(clients.indexOf(c), 1);
+      for (const c of clients.filter((x) => x.kind === 'ws')) clients.splice(clients.indexOf(c), 1);
     }
   }, 60_000);
 
@@ -170,11 +178,13 @@ describe('long-lived connections across deploys', () => {
       const d = (await t.api('GET', `/api/deploys/${c.drainedBy}`)).body;
       const until = d.drain_until ? Date.parse(d.drain_until) : undefined;
       await waitFor(() => c.closedAt !== undefined, { timeoutMs: (DRAIN_S + 20) * 1000, what: `the ${c.kind} client on ${c.version} to be cut at its drain's end` });
-      if (until !== undefined) expect(c.closedAt!, `${c.kind} client cut before its drain ended`).toBeGreaterThanOrEqual(until - 50);
+      expect(cutEarly(c), `${c.kind} client cut before its drain ended`).toBe(false);
+      if (until !== undefined) expect(c.closedAt!).toBeGreaterThanOrEqual(until - 50);
     }
+    // Versions whose clients were all cut at their drain's end (on 2.6.2 the WebSockets went at the load).
     for (const id of new Set(drained.map((c) => c.drainedBy!))) {
       // Written once the stop returned (the clients are cut at the SIGTERM, a moment before).
-      const last = await waitFor(async () => (await events(id)).filter((e) => e.step === 'stop_old' && e.message.includes(' stopped ')).at(-1), { timeoutMs: 20_000, what: `deploy ${id}'s drain to end` });
+      const last = await waitFor(async () => (await events(id)).filter((e) => e.step === 'stop_old' && / stopped (and|\(kept)/.test(e.message)).at(-1), { timeoutMs: 20_000, what: `deploy ${id}'s drain to end` });
       expect(last.message).toMatch(new RegExp(`stopped and removed: drain_seconds \\(${DRAIN_S} s\\) passed; [1-9]\\d* connections? open at the switch, [1-9]\\d* still open when it stopped$`));
       expect(last.level).toBe('warn');
     }
