@@ -123,6 +123,11 @@ ${JSON_OPTION} (list, remote)`,
       --password-stdin  read the password or token from stdin (else SVC_REGISTRY_PASSWORD; never an argument)
 ${JSON_OPTION} (list)`,
   },
+  templates: {
+    usage: 'svc templates [NAME] [--json]',
+    about: 'the one-click stacks svc ships (Plausible, n8n, Nextcloud...); with NAME, what it asks, what it generates and its services',
+    options: JSON_OPTION,
+  },
   tokens: { usage: 'svc tokens [--json]', about: 'list your API tokens (names, scopes, expiry, last use; never the tokens themselves)', options: JSON_OPTION },
   completion: {
     usage: 'svc completion bash | zsh | fish',
