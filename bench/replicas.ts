@@ -8,9 +8,10 @@
 //     OOMKilled). Per kill: the requests Caddy had in flight on the victim just before (Caddy's count),
 //     the failed GETs and POSTs until the next kill (goal: 0 GETs, POSTs only those in flight), requests
 //     that took 1 s or more (goal 0), when the address left the DNS answer and when the replica was back.
+//     `--how none` kills nothing: the control, what the same load costs on this machine without a kill.
 // Prints figures; not a test. Which Caddy: SVC_TEST_CADDY (test/support/caddy.ts; default Caddy 2.11).
 //
-//   npm run bench:replicas -- [--deploys 50] [--kills 12] [--how kill|rm|oom] [--clients 16] [--replicas 3]
+//   npm run bench:replicas -- [--deploys 50] [--kills 12] [--how kill|rm|oom|none] [--clients 16] [--replicas 3]
 //
 // Traffic goes only to loopback; every loop is bounded in count and time; everything it created is
 // removed at the end, even on error.
@@ -32,7 +33,7 @@ const KILLS = numFlag('kills', 12, 0, 100);
 const CLIENTS = numFlag('clients', 16, 1, 64);
 const REPLICAS = numFlag('replicas', 3, 2, 10);
 const KILL_EVERY_MS = numFlag('every', 4_000, 1_000, 60_000);
-const HOW = (['kill', 'rm', 'oom'] as const).find((h) => process.argv.includes(`--how`) && process.argv[process.argv.indexOf('--how') + 1] === h) ?? 'kill';
+const HOW = (['kill', 'rm', 'oom', 'none'] as const).find((h) => process.argv.includes(`--how`) && process.argv[process.argv.indexOf('--how') + 1] === h) ?? 'kill';
 const OOM_CAP_MB = 16;
 const CADDY_VERSION = caddyVersionOf(caddyBin());
 
@@ -198,6 +199,7 @@ async function killOne(name: string) {
   const c = runtime.docker.getContainer(name);
   if (HOW === 'kill') return void (await c.kill());
   if (HOW === 'rm') return void (await c.remove({ force: true }));
+  if (HOW === 'none') return; // the control: the same load and windows, nothing killed
   // oom: httpd (the container's pid 1) first in the OOM killer's order, then an allocation over the cap.
   const pid = (await c.inspect()).State.Pid;
   writeFileSync(`/proc/${pid}/oom_score_adj`, '1000');

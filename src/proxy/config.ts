@@ -95,16 +95,18 @@ export function partitionRoutes(routes: Route[], opts: Pick<CaddyConfigOptions, 
  * - No `retries`: a count would cut that 5 s wait short for a one-address app.
  * - No `retry_match`: a request already sent when its replica died is retried only if it is a GET (Caddy's
  *   default); a POST might run twice.
- * - Passive health (DEAD_REPLICA below): one failed dial or broken exchange marks the address down, so the
- *   requests after it skip a dead replica instead of each waiting out its own dial.
- * The rest depends on the Caddy (CaddyFeatures): see dnsTransport.
+ * - Passive health on both Caddies (DEAD_REPLICA); the dial timeout by the Caddy (dnsTransport).
  */
 export const DNS_BALANCING = { selection_policy: { policy: 'round_robin' }, try_duration: '5s', try_interval: '100ms' } as const;
 
 /**
- * How long an address that failed once is skipped. Longer than svc takes to drop a dead replica from the
- * answer (bench:replicas, kill -> out of the answer: max ~1 s), short enough that a replica that was only
- * slow once (or the one address of an app) is tried again soon: a request meanwhile waits in try_interval.
+ * Passive health: one failed dial or broken exchange marks the address down, so the requests after it skip
+ * a dead replica instead of each waiting out its own dial. For 2 s: longer than svc takes to drop a dead
+ * replica from the answer (bench:replicas, kill -> out of the answer: max ~1.2 s), short enough that a
+ * replica that was only slow once (or the one address of an app) is tried again soon; a request meanwhile
+ * waits in try_interval. On 2.6.2 too, though there its round_robin can miss the one available address
+ * under concurrency (notes/zero-downtime-switch.md) and it does not retry a POST after "no upstreams
+ * available" (503): measured, fewer POSTs fail with it than without (bench:replicas, docs/benchmarks.md).
  */
 export const DEAD_REPLICA = { passive: { fail_duration: '2s', max_fails: 1 } } as const;
 
