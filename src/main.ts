@@ -279,7 +279,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         dataDir: config.dataDir,
         healthTimeoutMs: 30_000,
         dnsRefreshMs: DNS_REFRESH_MS,
-        drainCapMs: 10_000,
         stopGraceSeconds: 10,
         watchMs: config.deployWatchSeconds * 1000,
       },

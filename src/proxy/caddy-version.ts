@@ -17,10 +17,16 @@ export interface CaddyFeatures {
    * closed body: `invalid Read on closed Body`, a 502 for a POST whose first pick had just died).
    */
   resendsBodies: boolean;
+  /**
+   * Caddy >= 2.7.0 takes reverse_proxy's `stream_close_delay`: a config load keeps the streams (upgraded
+   * WebSockets) of the replaced handlers open that long instead of closing them at once (close 1001 within
+   * 0.1 s, caddyserver/caddy#3143). 2.6.2 refuses the field, so it is never written for it.
+   */
+  streamCloseDelay: boolean;
 }
 
 /** What svc assumes of a Caddy whose version it cannot tell: Debian bookworm's 2.6.2. */
-export const OLDEST_FEATURES: CaddyFeatures = { resendsBodies: false };
+export const OLDEST_FEATURES: CaddyFeatures = { resendsBodies: false, streamCloseDelay: false };
 
 /** Pure: `2.11.4` from `caddy version` output (`v2.11.4 h1:...`, Debian's `2.6.2`); undefined if none. */
 export function parseCaddyVersion(out: string): string | undefined {
@@ -31,7 +37,8 @@ export function parseCaddyVersion(out: string): string | undefined {
 export function featuresOf(version: string | undefined): CaddyFeatures {
   if (!version) return OLDEST_FEATURES;
   const [a, b, c] = version.split('.').map(Number);
-  return { resendsBodies: a > 2 || (a === 2 && (b > 11 || (b === 11 && c >= 2))) };
+  const atLeast = (x: number, y: number, z: number) => a > x || (a === x && (b > y || (b === y && c >= z)));
+  return { resendsBodies: atLeast(2, 11, 2), streamCloseDelay: atLeast(2, 7, 0) };
 }
 
 /** Pure: the inodes of sockets listening on `port` in /proc/net/tcp{,6} text (state 0A). */
@@ -130,6 +137,7 @@ export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: stri
           admin: adminUrl,
           ...(now.version ? {} : { assumed: "Caddy 2.6.2's limits (a Caddy not on this machine, or not found)" }),
           resendsBodies: now.features.resendsBodies,
+          streamCloseDelay: now.features.streamCloseDelay,
         });
       }
       last = now;

@@ -97,6 +97,13 @@ export function activeDeploy(db: Db, appId: number): DeployRow | undefined {
 const watchedOf = perDb((db) => db.select().from(deploys).where(and(eq(deploys.appId, sql.placeholder('appId')), isNotNull(deploys.watchUntil))).orderBy(desc(deploys.id)).limit(1).prepare());
 export const watchedDeploy = (db: Db, appId: number): DeployRow | undefined => watchedOf(db).get({ appId });
 
+/**
+ * Deploys whose old version still drains after their switch (issue 37), oldest first: any number per app,
+ * since a newer deploy never waits for an older one's drain.
+ */
+const drainingOf = perDb((db) => db.select().from(deploys).where(and(eq(deploys.appId, sql.placeholder('appId')), isNotNull(deploys.drainUntil))).orderBy(deploys.id).prepare());
+export const drainingDeploys = (db: Db, appId: number): DeployRow[] => drainingOf(db).all({ appId });
+
 /** The newest successful deploy, optionally skipping a given image (rollback). */
 export function lastSuccessful(db: Db, appId: number, notImage?: string | null): DeployRow | undefined {
   const rows = db

@@ -11,7 +11,8 @@ import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import { scaleReplicas } from './scale.js';
 import { addAppEvent } from '../../store/deploys.js';
-import { activeDeploy, getDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
+import { activeDeploy, drainingDeploys, getDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
+import { drainStep } from './drain.js';
 import { getApp, getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, deriveStatusReason, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
@@ -68,7 +69,13 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     return { row, containers, deploy, watched };
   }
 
+  /** One pass: the app's one next action, then a poll of its old versions that still drain (drain.ts). */
   async function reconcile(name: string, ctx?: ReconcileCtx): Promise<Result> {
+    const acted = await act(name, ctx);
+    return soonest(acted, await drainStep(deps, memory.zeroPolls, name));
+  }
+
+  async function act(name: string, ctx?: ReconcileCtx): Promise<Result> {
     const { row, containers, deploy, watched } = await observe(name);
     const facts = toFacts(row);
     const deployFacts: DeployFacts | undefined = deploy && {
@@ -88,7 +95,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     };
 
     const replicaNames = row ? readInstances(db, row.id).map((r) => r.containerName) : [];
-    for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames)) {
+    const draining = row ? drainingDeploys(db, row.id).flatMap((d) => (d.previousContainer ? [d.previousContainer] : [])) : [];
+    for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames, draining)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
       await runtime.remove(orphan);
     }

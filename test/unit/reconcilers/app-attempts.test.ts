@@ -36,7 +36,7 @@ function daemon(probe: () => number | undefined = () => 200): Reconciler {
     env: { resolve: (id) => deployEnv(db, sealer, id), missingRequired: (id) => missingRequired(db, id) },
     probe: async () => probe(),
     now: () => now,
-    settings: { network: 'svc-unit', instance: 'svc', dataDir: '/nonexistent-svc-unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 },
+    settings: { network: 'svc-unit', instance: 'svc', dataDir: '/nonexistent-svc-unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, stopGraceSeconds: 10, watchMs: 0 },
   });
 }
 

@@ -109,7 +109,7 @@ describe('replicas', () => {
       }
     };
     const d = h.deploy('web:2');
-    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' && h.dep(d.id).drainUntil === null });
     expect(stopped.sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
     expect(most).toBe(3);
     await h.drive();
@@ -127,7 +127,7 @@ describe('replicas', () => {
       return new Map([[r2, cut !== undefined && h.now < cut + 2_000 ? 1 : 0]]);
     };
     const d = h.deploy('web:2');
-    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' && h.dep(d.id).drainUntil === null });
     const cut = cutAt()!;
     const stops = h.timed.filter((t) => t.method === 'stop' && t.name.startsWith('svc-web-1'));
     expect(stops.map((t) => t.name).sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
