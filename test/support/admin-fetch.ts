@@ -5,7 +5,7 @@ import { httpAdminRequest, type AdminAnswer } from '../../src/proxy/admin-http.j
 
 /** A fetch-shaped admin request (method and string body only); the answer has ok, status, text(), json(). */
 export function adminFetch(url: string | URL, init?: { method?: string; body?: string | null; headers?: Record<string, string> }): Promise<AdminAnswer> {
-  return httpAdminRequest(String(url), init?.method ?? 'GET', init?.body ?? undefined, 30_000); // the adapters' default
+  return httpAdminRequest(String(url), init?.method ?? 'GET', init?.body ?? undefined, 10_000);
 }
 
 /** The same typed as `fetch`, for the adapters' `fetch` option (tests that count or fake admin requests). */
