@@ -115,12 +115,22 @@ export async function drivenCaddy(adminUrl: string): Promise<DrivenCaddy> {
   return { version, pid, features: featuresOf(version) };
 }
 
+export interface CaddyWatch {
+  /** The features of the Caddy answering now (looked up when another socket listens on the admin port). */
+  features(): Promise<CaddyFeatures>;
+  /** The last features learnt (the oldest Caddy's before any look). */
+  known(): CaddyFeatures;
+}
+
+/** A watch that always answers these features (tests, tools). */
+export const fixedCaddyWatch = (features: CaddyFeatures): CaddyWatch => ({ features: async () => features, known: () => features });
+
 /**
  * The adapters' view: the features of the Caddy now answering, asked again only when another socket
  * listens on the admin port (a restarted or replaced Caddy). Logs the Caddy svc drives when it first
  * learns it and on change.
  */
-export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: string) => Promise<DrivenCaddy> = drivenCaddy) {
+export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: string) => Promise<DrivenCaddy> = drivenCaddy): CaddyWatch {
   let last: DrivenCaddy | undefined;
   let lastSockets = '';
   const port = adminPort(adminUrl);
@@ -143,7 +153,6 @@ export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: stri
       last = now;
       return now.features;
     },
-    /** The last features learnt (the oldest Caddy's before any look). */
     known: (): CaddyFeatures => last?.features ?? OLDEST_FEATURES,
   };
 }
