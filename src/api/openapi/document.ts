@@ -72,7 +72,7 @@ const SECURITY_SCHEMES = {
   },
 };
 
-const TAG_ORDER = ['Authentication', 'Account', 'Apps', 'Deploys', 'Environment', 'Logs', 'Services', 'Jobs', 'Terminal', 'Metrics', 'Backups', 'Manifests', 'Code host', 'Webhooks', 'Notifications', 'Registries', 'Nodes', 'Teams', 'Audit', 'Reference'];
+const TAG_ORDER = ['Authentication', 'Account', 'Apps', 'Deploys', 'Environment', 'Logs', 'Services', 'Jobs', 'Terminal', 'Metrics', 'Backups', 'Manifests', 'Stacks', 'Code host', 'Webhooks', 'Notifications', 'Registries', 'Nodes', 'Teams', 'Audit', 'Reference'];
 
 /** The document of every route of `api` that carries a `describeRoute`. */
 export async function buildOpenApiDocument(api: Hono<any>, version: string): Promise<OpenApiDocument> {
