@@ -64,7 +64,7 @@ export const ASSETS = {
   terminal: asset('terminal', 'js', 'text/javascript; charset=utf-8', TERMINAL_CLIENT),
   // The API reference (/docs/api): Scalar's standalone bundle (4.8 MB, read from node_modules when asked for, never kept).
   scalar: packageAsset('scalar', 'js', 'text/javascript; charset=utf-8', '@scalar/api-reference', 'browser/standalone.js'),
-  apiDocs: asset('api-docs', 'js', 'text/javascript; charset=utf-8', API_DOCS_CLIENT),
+  apiDocs: asset('reference', 'js', 'text/javascript; charset=utf-8', API_DOCS_CLIENT),
 };
 
 /** `GET /assets/<name>.<hash>.<ext>`: immutable for a year; any other name is a 404. */
