@@ -11,7 +11,7 @@ import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import { scaleReplicas } from './scale.js';
 import { addAppEvent } from '../../store/deploys.js';
-import { activeDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
+import { activeDeploy, getDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
 import { getApp, getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, deriveStatusReason, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
@@ -27,6 +27,8 @@ import type { AppReconcilerDeps } from './deps.js';
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const { db, runtime, settings } = deps;
   const memory = newPipelineMemory();
+  /** Steps a pass runs on into (runOn): short, no wait of their own before they finish or requeue. */
+  const RUN_ON_STEPS = new Set<DeployStep>(['validate', 'pull', 'create', 'health_check', 'route_update']);
   const attempts = newAttemptMemory();
 
   async function observe(name: string) {
@@ -127,11 +129,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         return endWatch(deps, memory.watchFailures, row, watched!, action.why);
       case 'begin_deploy':
         beginDeploy(deps, row, action.deployId);
-        return { requeueAfterMs: 0 };
+        return watched ? { requeueAfterMs: 0 } : runOn(row, action.deployId, { requeueAfterMs: 0 }, ctx);
       case 'deploy_step': {
         const giveUp = beginStep(db, attempts, deploy!, action.step);
         if (giveUp) return failDeploy(deps, deploy!, action.step, 'failed', giveUp);
-        return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
+        const done = await runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
+        return watched ? done : runOn(row, deploy!.id, done, ctx);
       }
       case 'heal': {
         const { liveRunning, ...healed } = await heal(deps, row, action);
@@ -148,6 +151,25 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       case 'steady':
         return steady(row, containers);
     }
+  }
+
+  /**
+   * The steps of a deploy that follow one another with no wait run on in the same pass (0044): each was
+   * persisted with its event by the step before, counted by beginStep, and looks at the engine itself, so
+   * a restart resumes at the step it reached; what the next pass's observation would add is nothing the
+   * plan acts on while a deploy runs (it goes first, planApp). A wait, a build step, the drain or a watch
+   * of the previous deploy ends the run on (their next look is the next pass).
+   */
+  async function runOn(row: AppView, deployId: number, result: Result, ctx?: ReconcileCtx): Promise<Result> {
+    for (let n = 0; n < RUN_ON_STEPS.size && result.requeueAfterMs === 0 && !ctx?.signal?.aborted; n++) {
+      const d = getDeploy(db, deployId);
+      const step = d?.step as DeployStep | null | undefined;
+      if (!d || d.status !== 'running' || !step || !RUN_ON_STEPS.has(step)) break;
+      const giveUp = beginStep(db, attempts, d, step);
+      if (giveUp) return failDeploy(deps, d, step, 'failed', giveUp);
+      result = await runDeployStep(deps, memory, row, d, step, ctx?.signal);
+    }
+    return result;
   }
 
   /** Keeps the observed facts true when nothing is in progress: adopted address, status, heal reset. */

@@ -46,7 +46,7 @@ export const SERVICE_KEYS: Record<string, KeyRule> = {
   container_name: { ignore: 'svc names the containers itself (one per replica and per deploy colour)' },
   hostname: { ignore: 'services reach each other by their Compose names on the stack network' },
   domainname: { ignore: 'services reach each other by their Compose names on the stack network' },
-  links: { ignore: 'every service already reaches the others by name on the stack network' },
+  links: { ignore: 'every service already reaches the others by name on the stack network (an alias is refused)' },
   logging: { ignore: 'svc collects every container\'s logs itself' },
   stdin_open: { ignore: 'svc containers run without a terminal attached' },
   tty: { ignore: 'svc containers run without a terminal attached' },

@@ -44,6 +44,12 @@ function checkKeys(name: string, raw: Record<string, unknown>, report: Report): 
   }
   if (raw.pid !== undefined && raw.pid !== null) report.refuse(name, 'pid', `pid ${String(raw.pid)} shares another process namespace: ${HOST}`);
   if (raw.ipc !== undefined && !['private', 'shareable', 'none'].includes(String(raw.ipc))) report.refuse(name, 'ipc', `ipc ${String(raw.ipc)} shares another IPC namespace: ${HOST}`);
+  if (Array.isArray(raw.links)) {
+    raw.links.forEach((link, i) => {
+      const [target, alias] = String(link).split(':');
+      if (alias !== undefined && alias !== target) report.refuse(name, `links[${i}]`, `the alias ${alias} would be a second name for ${target}: svc gives each service one name on the stack network, its Compose name`);
+    });
+  }
   if (Array.isArray(raw.security_opt)) {
     raw.security_opt.forEach((opt, i) => {
       if (/^no-new-privileges(:true)?$/.test(String(opt))) report.warn(name, `security_opt[${i}]`, 'ignored: no-new-privileges is not applied by svc yet');
@@ -226,7 +232,13 @@ function networks(raw: Record<string, unknown>, name: string, ctx: ServiceContex
       ctx.report.refuse(name, `networks.${net}`, `the network "${net}" is not declared in the top-level networks`);
       continue;
     }
-    if (isObject(options)) for (const k of Object.keys(options)) ctx.report.warn(name, `networks.${net}.${k}`, 'ignored: services reach each other by their Compose names');
+    if (isObject(options))
+      for (const k of Object.keys(options)) {
+        // An alias is a name other services connect to: dropping it would break them at run time.
+        if (k === 'aliases' && Array.isArray(options.aliases) && options.aliases.some((a) => String(a) !== name))
+          ctx.report.refuse(name, `networks.${net}.aliases`, 'svc gives a service one name on the stack network, its Compose name; use that name');
+        else if (k !== 'aliases') ctx.report.warn(name, `networks.${net}.${k}`, 'ignored: services reach each other by their Compose names');
+      }
     out.push(net);
   }
   return [...new Set(out)].sort();
@@ -297,6 +309,9 @@ export function loadService(name: string, raw: Record<string, unknown>, ctx: Ser
 
   const vols = serviceVolumes(Array.isArray(raw.volumes) ? raw.volumes : [], name, ctx.volumes, ctx.composeDir, report);
   const tmpfs = [...(raw.tmpfs === undefined ? [] : Array.isArray(raw.tmpfs) ? raw.tmpfs.map(String) : [String(raw.tmpfs)])].map((t) => t.split(':')[0]);
+  tmpfs.forEach((t, i) => {
+    if (!t.startsWith('/')) report.refuse(name, Array.isArray(raw.tmpfs) ? `tmpfs[${i}]` : 'tmpfs', `the target "${t}" must be an absolute path in the container`);
+  });
   const hc = healthcheck(raw.healthcheck, name, report);
   const { replicas, limits } = deploy(raw, name, report);
 

@@ -411,10 +411,31 @@ describe('app reconciler: deploys', () => {
     await expectSteady();
   });
 
+  it('a deploy of a present image runs on from its begin to the switch in one pass (0044), each step persisted with its event', async () => {
+    await deployed();
+    const d2 = deploy('web:2');
+    expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: settings.dnsRefreshMs }); // the drain's first look
+    expect(dep(d2.id)).toMatchObject({ status: 'running', step: 'stop_old', attemptStep: 'route_update', stepAttempts: 1 });
+    expect(steps(d2.id)).toEqual(['start', 'pull', 'start', 'health_check', 'health_check', 'route_update']);
+    expect(app()).toMatchObject({ liveContainerName: 'svc-web-2' });
+    await drive();
+    expect(dep(d2.id).status).toBe('success');
+    await expectSteady();
+  });
+
+  it('a staging container that does not answer yet ends the run on: the health check waits in its own passes', async () => {
+    await deployed();
+    probeAnswer.set('web:2', null); // listening not yet
+    const d2 = deploy('web:2');
+    expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: 25 });
+    expect(dep(d2.id)).toMatchObject({ step: 'health_check', stagingContainer: 'svc-web-2' });
+    expect(app()).toMatchObject({ liveContainerName: 'svc-web-1' });
+  });
+
   it('one deploy at a time, in creation order: a deploy queued during another runs after it', async () => {
     await deployed();
     const d2 = deploy('web:2');
-    await drive(undefined, { until: () => dep(d2.id).step === 'health_check' });
+    await drive(undefined, { until: () => dep(d2.id).step === 'stop_old' }); // still running: draining the old
     const d3 = deploy('web:1');
     await drive();
     expect(dep(d2.id).status).toBe('success');

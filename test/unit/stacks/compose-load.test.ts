@@ -195,6 +195,9 @@ describe('loadCompose: refusals name the service and the key', () => {
     ['x-svc domain without port', 'x-svc: {domain: a.example.com}', ['web:x-svc.port']],
     ['undeclared network', 'networks: [back]', ['web:networks.back']],
     ['reservation devices', 'deploy: {resources: {reservations: {devices: [{capabilities: [gpu]}]}}}', ['web:deploy.resources.reservations.devices']],
+    ['a network alias', 'networks:\n  default:\n    aliases: [database]', ['web:networks.default.aliases']],
+    ['a link alias', 'links: ["db:database"]', ['web:links[0]']],
+    ['a relative tmpfs', 'tmpfs: [/run, cache]', ['web:tmpfs[1]']],
     ['post_start hook', 'post_start: [{command: ./x, privileged: true}]', ['web:post_start']],
   ])('%s', (_name, service, keys) => {
     const p = problems(yaml(`web:\n  image: nginx:1.27\n${service.replace(/^/gm, '  ')}`));
