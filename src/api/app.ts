@@ -32,6 +32,7 @@ import { backupTargetRoutes } from './backup-targets.js';
 import { registryRoutes } from './registries.js';
 import { stackRoutes } from './stacks.js';
 import { templateRoutes } from './templates.js';
+import { openApiRoutes } from './openapi/routes.js';
 
 const MiB = 1024 * 1024;
 const tooLarge = () => {
@@ -78,5 +79,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', registryRoutes(deps));
   app.route('/api', stackRoutes(deps));
   app.route('/api', templateRoutes());
+  // Last: the document describes every route above (and itself).
+  app.route('/api', openApiRoutes(app));
   return app;
 }

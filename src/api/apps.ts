@@ -14,6 +14,19 @@ import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { appEventJson } from '../presenters/deploy-json.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+import { z } from 'zod';
+import { appDetailJsonSchema, appJsonSchema } from '../presenters/app-json.js';
+import { appEventJsonSchema } from '../presenters/deploy-json.js';
+import { createAppSchema, updateAppSchema } from '../desired/apps.js';
+
+const op = operations('Apps');
+
+/** A pull-request preview as GET /api/apps/{id}/previews lists it. */
+const previewJsonSchema = z.object({
+  pr_number: z.number().int(), app_id: z.number().int(), app: z.string(), head_sha: z.string().nullable(), head_ref: z.string().nullable(), fork: z.boolean(),
+  last_commit_at: z.string().nullable(), created_at: z.string(), access_url: z.string().nullable(), status: z.string(),
+});
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -27,46 +40,46 @@ export function appRoutes(deps: ApiDeps) {
   };
 
   // The two hot reads come out of SQLite as finished JSON (presenters/app-json-sql.ts): no rows to map, no garbage.
-  r.get('/apps', (c) => c.body(appsListJson(db, publicHostname(c, deps.config)), 200, JSON_TYPE));
+  r.get('/apps', op({ summary: 'List apps, newest first', response: z.array(appJsonSchema) }), (c) => c.body(appsListJson(db, publicHostname(c, deps.config)), 200, JSON_TYPE));
 
-  r.post('/apps', async (c) => {
+  r.post('/apps', op({ summary: 'Create an app', body: createAppSchema, status: 201, response: appJsonSchema, errors: { 409: 'conflict: the name, domain or port is taken' } }), async (c) => {
     const row = createApp(deps, await jsonBody(c), restOrigin(c));
     return c.json(one(c, row.id), 201);
   });
 
   // An app's id from its name: what the CLI asks first; a `deploy:<app>` token may ask it for its own app.
-  r.get('/app-names/:name', (c) => {
+  r.get('/app-names/:name', op({ summary: "An app's id from its name", response: z.object({ id: z.number().int(), name: z.string() }) }), (c) => {
     const row = db.select({ id: apps.id, name: apps.name }).from(apps).where(eq(apps.name, c.req.param('name'))).get();
     if (!row) throw new DomainError('not_found', 'not_found', `no app named ${c.req.param('name')}`);
     return c.json(row);
   });
 
-  r.get('/apps/:appID', (c) => {
+  r.get('/apps/:appID', op({ summary: 'One app with its deploy history', response: appDetailJsonSchema }), (c) => {
     const json = appDetailJson(db, idParam(c, 'appID', 'app'), publicHostname(c, deps.config));
     if (!json) throw notFound('app');
     return c.body(json, 200, JSON_TYPE);
   });
 
-  r.put('/apps/:appID', async (c) => {
+  r.put('/apps/:appID', op({ summary: "Change an app's settings (only the fields sent)", body: updateAppSchema, response: appJsonSchema, errors: { 409: 'conflict: the domain or port is taken, or the app is owned by a manifest' } }), async (c) => {
     const id = idParam(c, 'appID', 'app');
     updateApp(deps, id, await jsonBody(c), restOrigin(c));
     return c.json(one(c, id));
   });
 
-  r.delete('/apps/:appID', (c) => {
+  r.delete('/apps/:appID', op({ summary: 'Delete an app', query: { purge: 'true: remove its volumes too' }, status: 204, errors: { 409: 'conflict: owned by a manifest' } }), (c) => {
     const purge = ['true', '1', 'yes'].includes(c.req.query('purge') ?? '');
     deleteApp(deps, idParam(c, 'appID', 'app'), restOrigin(c), { purge });
     return c.body(null, 204);
   });
 
-  r.get('/apps/:appID/events', (c) => {
+  r.get('/apps/:appID/events', op({ summary: "The app's own events (self-heal, drift, jobs)", response: z.array(appEventJsonSchema) }), (c) => {
     const id = idParam(c, 'appID', 'app');
     one(c, id);
     return c.json(listAppEvents(db, id).map(appEventJson));
   });
 
   // Issue 20: the app's pull-request previews, newest pull request first.
-  r.get('/apps/:appID/previews', (c) => {
+  r.get('/apps/:appID/previews', op({ summary: "The app's pull-request previews, newest pull request first", response: z.array(previewJsonSchema) }), (c) => {
     const id = idParam(c, 'appID', 'app');
     one(c, id);
     const host = publicHostname(c, deps.config);

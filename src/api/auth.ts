@@ -13,6 +13,11 @@ import { body } from '../http/request.js';
 import { passesCsrf, sessionCookie, SESSION_COOKIE } from '../http/session.js';
 import { clientAddress } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+import { setupSchema, loginSchema } from '../http/auth-flows.js';
+import { userAnswerSchema } from '../presenters/account-json.js';
+
+const op = operations('Authentication');
 
 /**
  * The public setup and login forms change state without a session; they get the same CSRF rule as
@@ -26,9 +31,9 @@ export function authRoutes(deps: ApiDeps, flows: AuthFlows) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
 
-  r.get('/auth/status', (c) => c.json({ setup_required: setupRequired(db) }));
+  r.get('/auth/status', op({ summary: 'Whether first-run setup is still open', response: z.object({ setup_required: z.boolean() }) }), (c) => c.json({ setup_required: setupRequired(db) }));
 
-  r.post('/auth/setup', async (c) => {
+  r.post('/auth/setup', op({ summary: 'Create the first user (an owner) and log in', body: setupSchema, status: 201, response: userAnswerSchema, errors: { 403: 'csrf', 409: 'conflict: setup is already done' } }), async (c) => {
     requireSameSite(c, deps);
     if (!setupRequired(db)) throw conflict('setup is already done; log in instead');
     const { user, session } = await flows.setup(await body(c, z.unknown()));
@@ -36,7 +41,7 @@ export function authRoutes(deps: ApiDeps, flows: AuthFlows) {
     return c.json({ user }, 201);
   });
 
-  r.post('/auth/login', async (c) => {
+  r.post('/auth/login', op({ summary: 'Log in: sets the session cookie', body: loginSchema, response: userAnswerSchema, errors: { 401: 'unauthenticated: wrong user, password or code; totp_required: send totp or recovery_code', 403: 'csrf', 429: 'rate_limited: too many failures from this address (Retry-After)' } }), async (c) => {
     requireSameSite(c, deps);
     try {
       const { user, session } = await flows.login(await body(c, z.unknown()), clientAddress(c), c.req.header('user-agent'));
@@ -49,14 +54,14 @@ export function authRoutes(deps: ApiDeps, flows: AuthFlows) {
     }
   });
 
-  r.post('/auth/logout', (c) => {
+  r.post('/auth/logout', op({ summary: 'Log out: ends the session', status: 204 }), (c) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (c.var.authVia === 'session' && token) revokeSession(db, token);
     c.header('Set-Cookie', sessionCookie(c, deps, '', true));
     return c.body(null, 204);
   });
 
-  r.get('/auth/me', (c) => c.json({ user: c.var.user }));
+  r.get('/auth/me', op({ summary: 'Who am I', response: userAnswerSchema }), (c) => c.json({ user: c.var.user }));
 
   return r;
 }

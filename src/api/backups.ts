@@ -15,6 +15,14 @@ import {
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, restOrigin } from '../http/request.js';
 import { backupJson as recordJson, importJson, remoteFields, restoreJson } from '../presenters/backups.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+import { z } from 'zod';
+import { backupJsonSchema, importJsonSchema, restoreJsonSchema } from '../presenters/backups.js';
+
+const op = operations('Backups');
+
+/** A completed restore (API.md's 200). */
+const restoredSchema = z.object({ restored: z.literal(true), restore_id: z.number().int(), backup_id: z.number().int(), safety_backup_id: z.number().int().nullable(), restart_required: z.boolean() });
 
 /** The commands' context as this server runs them. */
 export function backupContext(deps: ApiDeps): BackupContext {
@@ -60,9 +68,9 @@ export function backupRoutes(deps: ApiDeps) {
     return row;
   };
 
-  r.get('/backups', (c) => c.json(listBackups(db).map(backupJson)));
+  r.get('/backups', op({ summary: 'Backups, newest first', response: z.array(backupJsonSchema) }), (c) => c.json(listBackups(db).map(backupJson)));
 
-  r.post('/backups', async (c) => {
+  r.post('/backups', op({ summary: 'Take a backup: waits for it (201), or 202 at once with ?wait=false', query: { wait: 'false: answer 202 at once' }, status: 201, response: backupJsonSchema, more: { 202: { description: 'Started (wait=false), or the client left before it ended: poll Location' } }, errors: { 400: 'validation_failed: bad wait', 409: 'conflict: a backup or restore is running', 500: 'backup_failed (the record, with its error)' } }), async (c) => {
     const wait = waits(c, true);
     const row = createBackup(ctx, restOrigin(c));
     // Without the backup reconciler (a server that runs none) there is nothing to wait for.
@@ -73,7 +81,7 @@ export function backupRoutes(deps: ApiDeps) {
     return c.json(backupJson(done), 201);
   });
 
-  r.post('/backups/import', async (c) => {
+  r.post('/backups/import', op({ summary: 'Import a backup archive (the body is the archive)', bodyMedia: { type: 'application/octet-stream', description: 'a svc backup archive (.tar.gz)' }, query: { wait: 'false: answer 202 at once' }, status: 201, response: backupJsonSchema, more: { 202: { description: 'Started: poll /api/backups/imports/{id}', response: importJsonSchema } }, errors: { 400: 'invalid_archive', 409: 'conflict', 413: 'too_large', 422: 'encryption_key_mismatch' } }), async (c) => {
     const wait = waits(c, true);
     const row = await importUpload(ctx, c.req.raw.body, restOrigin(c));
     if (!wait || !deps.backups) return c.json(importJson(row), 202, { location: `/api/backups/imports/${row.id}` });
@@ -82,13 +90,13 @@ export function backupRoutes(deps: ApiDeps) {
     return importOutcome(c, deps, done);
   });
 
-  r.get('/backups/imports/:id', (c) => {
+  r.get('/backups/imports/:id', op({ summary: 'An import run', response: importJsonSchema }), (c) => {
     const row = getImport(db, idParam(c, 'id', 'import'));
     if (!row) throw notFound('import');
     return c.json(importJson(row));
   });
 
-  r.post('/backups/:id/restore', async (c) => {
+  r.post('/backups/:id/restore', op({ summary: 'Restore a backup (takes a safety backup first); waits for it', query: { wait: 'false: answer 202 at once' }, response: restoredSchema, more: { 202: { description: 'Started: poll Location (/api/restores/{id})', response: restoreJsonSchema } }, errors: { 400: 'invalid_archive', 409: 'conflict: a backup or restore is running; service_on_other_node', 422: 'encryption_key_mismatch' } }), async (c) => {
     const id = idParam(c, 'id', 'backup');
     if (!deps.backups) throw unavailable('not_configured', 'restores need the backup reconcilers, which this server does not run');
     const wait = waits(c, true);
@@ -99,12 +107,12 @@ export function backupRoutes(deps: ApiDeps) {
     return restoreOutcome(c, done);
   });
 
-  r.get('/restores', (c) => c.json(listRestores(db).map(restoreJson)));
-  r.get('/restores/:id', (c) => c.json(restoreJson(getRestoreOp(ctx, idParam(c, 'id', 'restore')))));
+  r.get('/restores', op({ summary: 'Restore runs', response: z.array(restoreJsonSchema) }), (c) => c.json(listRestores(db).map(restoreJson)));
+  r.get('/restores/:id', op({ summary: 'One restore run', response: restoreJsonSchema }), (c) => c.json(restoreJson(getRestoreOp(ctx, idParam(c, 'id', 'restore')))));
 
-  r.get('/backups/:id', (c) => c.json(backupJson(backupOf(c))));
+  r.get('/backups/:id', op({ summary: 'One backup with its off-host copies', response: backupJsonSchema }), (c) => c.json(backupJson(backupOf(c))));
 
-  r.get('/backups/:id/download', (c) => {
+  r.get('/backups/:id/download', op({ summary: 'Download the archive (holds every secret in clear: audited)', media: { type: 'application/gzip', description: 'the backup archive' }, errors: { 409: 'conflict: not completed' } }), (c) => {
     const row = backupOf(c);
     if (row.status !== 'completed') throw conflict(`backup ${row.id} is ${row.status}; only a completed backup has an archive`);
     const path = join(deps.config.backupDir, row.filename);
@@ -125,7 +133,7 @@ export function backupRoutes(deps: ApiDeps) {
 
   // 204 once the record and its archive are both gone: the request waits for `backup:files` (bounded);
   // past the bound, 202 says the record is gone and the file still on disk (removed at that key's next pass).
-  r.delete('/backups/:id', async (c) => {
+  r.delete('/backups/:id', op({ summary: 'Delete a backup', status: 204, more: { 202: { description: 'The archive is still there after the wait: a sentence says so (it goes when the reconciler runs)', response: anyObject } }, errors: { 409: 'conflict: running, or being restored' } }), async (c) => {
     const row = deleteBackup(ctx, idParam(c, 'id', 'backup'), restOrigin(c));
     if (await archiveRemoved(ctx, row, c.req.raw.signal, deps.backups?.deleteWaitMs)) return c.body(null, 204);
     return c.json(

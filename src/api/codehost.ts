@@ -13,12 +13,16 @@ import { sessionUser } from '../store/sessions.js';
 import { SESSION_COOKIE } from '../http/session.js';
 import { publicBaseUrl } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { z } from 'zod';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+
+const op = operations('Code host');
 
 export function codehostRoutes(deps: ApiDeps & { codehost: CredentialsHolder; codehostClient?: CodehostClient }) {
   const r = new Hono<ApiEnv>();
   const client = deps.codehostClient ?? createCodehostClient({ apiUrl: deps.config.codehost.apiUrl, creds: deps.codehost });
 
-  r.get('/codehost/manifest', (c) => {
+  r.get('/codehost/manifest', op({ summary: 'Start registering the GitHub App (the manifest to post)', response: z.object({ manifest: anyObject, post_url: z.string() }) }), (c) => {
     const flow = startManifestFlow(deps.db, {
       webUrl: deps.config.codehost.webUrl,
       baseUrl: publicBaseUrl(c, deps.config),
@@ -29,7 +33,7 @@ export function codehostRoutes(deps: ApiDeps & { codehost: CredentialsHolder; co
   });
 
   // Public in the auth wall (the platform redirects the browser here), so the session is checked here.
-  r.get('/codehost/setup-callback', async (c) => {
+  r.get('/codehost/setup-callback', op({ summary: "The code host's redirect after the app is created (a browser's, with its session)", query: { code: 'from the code host', state: 'from the manifest flow' }, status: 302, media: { type: 'text/plain', description: 'A redirect to /settings (or /login first)' }, errors: { 400: 'invalid_request: an unknown, used or expired state, or another user\'s' } }), async (c) => {
     const cookie = getCookie(c, SESSION_COOKIE);
     const user = cookie ? sessionUser(deps.db, cookie, deps.now()) : undefined;
     // A browser without the session (expired, other browser) logs in first; the state stays unused.
@@ -42,7 +46,7 @@ export function codehostRoutes(deps: ApiDeps & { codehost: CredentialsHolder; co
     return c.redirect('/settings?codehost=created', 302);
   });
 
-  r.get('/codehost/debug', async (c) => {
+  r.get('/codehost/debug', op({ summary: 'What svc sees of the code host (debug endpoints only)', response: anyObject, errors: { 404: 'not_found: SVC_DEBUG_ENDPOINTS is not true' } }), async (c) => {
     if (!deps.config.debugEndpoints) throw notFound('route');
     return c.json(await codehostDiagnosis(deps.codehost, client));
   });

@@ -10,6 +10,16 @@ import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { noteAuditNames } from '../http/audit-names.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { envJson } from '../presenters/env.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+import { z } from 'zod';
+import { envJsonSchema } from '../presenters/env.js';
+import { setEnvSchema } from '../desired/env.js';
+
+const op = operations('Environment');
+
+const envHistorySchema = z.object({
+  key: z.string(), action: z.enum(['created', 'updated', 'deleted']), is_secret: z.boolean(), required: z.boolean(), value: z.string().nullable(), changed_at: z.string(), changed_by: z.string().nullable(),
+});
 
 /** A key from the path; one that cannot exist is a 404 like any unknown key. */
 function keyParam(c: Context): string {
@@ -22,21 +32,21 @@ export function envRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
 
-  r.post('/apps/:appID/env', async (c) => {
+  r.post('/apps/:appID/env', op({ summary: 'Set a variable (201 created, 200 changed); applies at the next deploy', body: setEnvSchema, status: 201, response: envJsonSchema, more: { 200: { description: 'An existing variable changed' } }, errors: { 409: 'conflict: the key is injected by a link, or the app is owned by a manifest' } }), async (c) => {
     const appId = idParam(c, 'appID', 'app');
     const { row, created } = setEnv(deps, appId, await jsonBody(c), restOrigin(c), c.var.user.username);
     noteAuditNames(c, row.key);
     return c.json(envJson(row), created ? 201 : 200);
   });
 
-  r.get('/apps/:appID/env', (c) => c.json(listEnv(db, idParam(c, 'appID', 'app')).map(envJson)));
+  r.get('/apps/:appID/env', op({ summary: "The app's variables (a secret's value is null)", response: z.array(envJsonSchema) }), (c) => c.json(listEnv(db, idParam(c, 'appID', 'app')).map(envJson)));
 
-  r.delete('/apps/:appID/env/:key', (c) => {
+  r.delete('/apps/:appID/env/:key', op({ summary: 'Delete a variable', status: 204 }), (c) => {
     deleteEnv(deps, idParam(c, 'appID', 'app'), keyParam(c), restOrigin(c), c.var.user.username);
     return c.body(null, 204);
   });
 
-  r.get('/apps/:appID/env/:key/history', (c) => {
+  r.get('/apps/:appID/env/:key/history', op({ summary: "A variable's changes, newest first", response: z.array(envHistorySchema) }), (c) => {
     const rows = envKeyHistory(db, idParam(c, 'appID', 'app'), keyParam(c));
     return c.json(
       rows.map((h) => ({
@@ -51,7 +61,7 @@ export function envRoutes(deps: ApiDeps) {
     );
   });
 
-  r.get('/apps/:appID/env/:key/reveal', (c) => {
+  r.get('/apps/:appID/env/:key/reveal', op({ summary: "A variable's value, a secret's too (audited)", response: z.object({ key: z.string(), value: z.string() }).loose() }), (c) => {
     const revealed = revealEnv(db, deps.sealer, idParam(c, 'appID', 'app'), keyParam(c));
     deps.log.info('environment variable revealed', { app_id: c.req.param('appID'), variable: revealed.key, by: c.var.user.username });
     c.header('cache-control', 'no-store');

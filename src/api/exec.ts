@@ -9,11 +9,15 @@ import { idParam } from '../http/request.js';
 import { getApp } from '../store/apps.js';
 import { pickContainer, sizeOf, terminalEvents } from '../terminal/session.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+
+const op = operations('Terminal');
 
 export function execRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   r.get(
     '/apps/:id/exec',
+    op({ summary: 'A command in the live container over a WebSocket (`svc exec`; API tokens only, audited)', query: { cmd: 'one argument, repeated (default sh)', cols: 'terminal width', rows: 'terminal height', replica: 'which replica' }, status: 101, media: { type: 'application/octet-stream', description: 'Switching Protocols: a WebSocket carrying the terminal' }, errors: { 400: 'invalid_request: not a WebSocket upgrade, or bad cmd', 403: 'token_required: a browser session may not', 409: 'conflict: no live container', 503: 'terminal_unavailable' } }),
     async (c, next) => {
       if (c.get('authVia') !== 'token') throw forbidden('token_required', 'exec needs an API token (Authorization: Bearer); the web UI has its own terminal');
       if (!deps.terminal) throw unavailable('terminal_unavailable', 'this daemon has no terminal');

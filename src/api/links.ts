@@ -5,6 +5,17 @@ import { createLink, deleteLink } from '../desired/links.js';
 import { listLinks, requireApp, type LinkView } from '../store/links.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+import { z } from 'zod';
+import { linkSchema } from '../desired/links.js';
+
+const op = operations('Services');
+
+const linkJsonSchema = z.object({
+  app_id: z.number().int(), service_id: z.number().int(), alias: z.string().nullable(), env_keys: z.array(z.string()),
+  service: z.object({ id: z.number().int(), name: z.string(), type: z.string(), status: z.string(), container_name: z.string() }),
+  created_at: z.string(),
+});
 
 /** The API shape of a link, with a short summary of its service (never credentials). */
 function linkJson(v: LinkView) {
@@ -21,20 +32,20 @@ function linkJson(v: LinkView) {
 export function linkRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
 
-  r.post('/apps/:appID/services', async (c) => {
+  r.post('/apps/:appID/services', op({ summary: 'Link a service to the app (its variables are injected at the next deploy)', body: linkSchema, status: 201, response: linkJsonSchema, errors: { 409: 'conflict: already linked, or a variable name clashes' } }), async (c) => {
     const appId = idParam(c, 'appID', 'app');
     const v = createLink(deps, appId, await jsonBody(c), restOrigin(c));
     return c.json(linkJson(v), 201);
   });
 
-  r.get('/apps/:appID/services', (c) => {
+  r.get('/apps/:appID/services', op({ summary: "The app's links", response: z.array(linkJsonSchema) }), (c) => {
     const appId = idParam(c, 'appID', 'app');
     const views = listLinks(deps.db, appId);
     if (views.length === 0) requireApp(deps.db, appId); // an empty list must not hide a wrong id
     return c.json(views.map(linkJson));
   });
 
-  r.delete('/apps/:appID/services/:serviceID', (c) => {
+  r.delete('/apps/:appID/services/:serviceID', op({ summary: 'Unlink a service', status: 204 }), (c) => {
     deleteLink(deps, idParam(c, 'appID', 'app'), idParam(c, 'serviceID', 'link'), restOrigin(c));
     return c.body(null, 204);
   });

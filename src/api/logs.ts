@@ -10,6 +10,9 @@ import { readInstances } from '../observed/apps.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam } from '../http/request.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+
+const op = operations('Logs');
 
 const KEEPALIVE_MS = 15_000;
 /** How often the followed containers are compared with the app's replicas. */
@@ -18,7 +21,7 @@ const querySchema = z.object({ tail: z.coerce.number().int().min(0).max(10_000).
 
 export function logRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
-  r.get('/apps/:appID/logs/stream', (c) => appLogStream(deps, c, idParam(c, 'appID', 'app')));
+  r.get('/apps/:appID/logs/stream', op({ summary: "The app's live log lines as Server-Sent Events", query: { tail: 'lines of history first (0-10000, default 100)' }, media: { type: 'text/event-stream', description: 'status events (connected, switched), then stdout and stderr events, one per line' }, errors: { 400: 'invalid_request: tail out of range', 503: 'engine_unavailable' } }), (c) => appLogStream(deps, c, idParam(c, 'appID', 'app')));
   return r;
 }
 

@@ -9,6 +9,11 @@ import { channelJson, getChannel, listChannels, listDeliveries, listOutbox } fro
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+import { z } from 'zod';
+import { createChannelSchema, updateChannelSchema } from '../desired/notify.js';
+
+const op = operations('Notifications');
 
 function limitOf(raw: string | undefined): number {
   if (raw === undefined) return 100;
@@ -17,31 +22,35 @@ function limitOf(raw: string | undefined): number {
   return n;
 }
 
+const channelJsonSchema = z.object({
+  id: z.number().int(), name: z.string(), type: z.string(), events: z.array(z.string()), enabled: z.boolean(), target: z.string(), created_at: z.string(), updated_at: z.string(),
+});
+
 export function notificationRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
 
-  r.get('/notifications/events', (c) => c.json(SELECTABLE_EVENTS));
-  r.get('/notifications/channels', (c) => c.json(listChannels(deps.db).map(channelJson)));
-  r.post('/notifications/channels', async (c) => {
+  r.get('/notifications/events', op({ summary: 'The events a channel can subscribe to', response: z.array(z.string()) }), (c) => c.json(SELECTABLE_EVENTS));
+  r.get('/notifications/channels', op({ summary: 'Notification channels (targets redacted)', response: z.array(channelJsonSchema) }), (c) => c.json(listChannels(deps.db).map(channelJson)));
+  r.post('/notifications/channels', op({ summary: 'Add a channel (a webhook answer carries its signing secret, once)', body: createChannelSchema, status: 201, response: channelJsonSchema.extend({ secret: z.string().optional() }), errors: { 409: 'conflict: the name is taken' } }), async (c) => {
     c.header('cache-control', 'no-store');
     return c.json(createChannel(deps, await jsonBody(c), restOrigin(c)), 201);
   });
-  r.get('/notifications/channels/:id', (c) => c.json(channelJson(getChannel(deps.db, idParam(c, 'id', 'channel')))));
-  r.put('/notifications/channels/:id', async (c) => c.json(updateChannel(deps, idParam(c, 'id', 'channel'), await jsonBody(c), restOrigin(c))));
-  r.delete('/notifications/channels/:id', (c) => {
+  r.get('/notifications/channels/:id', op({ summary: 'One channel', response: channelJsonSchema }), (c) => c.json(channelJson(getChannel(deps.db, idParam(c, 'id', 'channel')))));
+  r.put('/notifications/channels/:id', op({ summary: 'Change a channel', body: updateChannelSchema, response: channelJsonSchema }), async (c) => c.json(updateChannel(deps, idParam(c, 'id', 'channel'), await jsonBody(c), restOrigin(c))));
+  r.delete('/notifications/channels/:id', op({ summary: 'Remove a channel', status: 204 }), (c) => {
     deleteChannel(deps, idParam(c, 'id', 'channel'), restOrigin(c));
     return c.body(null, 204);
   });
-  r.post('/notifications/channels/:id/test', async (c) => {
+  r.post('/notifications/channels/:id/test', op({ summary: 'Send a test notification now', response: anyObject }), async (c) => {
     const id = idParam(c, 'id', 'channel');
     return c.json(await sendTest({ db: deps.db, sealer: deps.sealer, baseUrl: publicBaseUrl(c, deps.config) }, id));
   });
-  r.get('/notifications/deliveries', (c) => {
+  r.get('/notifications/deliveries', op({ summary: 'Recent deliveries, newest first', query: { channel: 'a channel id', limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad channel or limit' } }), (c) => {
     const raw = c.req.query('channel_id');
     const channelId = raw === undefined ? undefined : Number(raw);
     if (channelId !== undefined && !Number.isInteger(channelId)) throw invalid('channel_id must be an integer');
     return c.json(listDeliveries(deps.db, { channelId, limit: limitOf(c.req.query('limit')) }));
   });
-  r.get('/notifications/outbox', (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit')))));
+  r.get('/notifications/outbox', op({ summary: 'Notifications waiting to be sent', query: { limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad limit' } }), (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit')))));
   return r;
 }

@@ -8,6 +8,12 @@ import { getService, listServices, serviceCredentials } from '../store/services.
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { serviceJson } from '../presenters/services.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+import { z } from 'zod';
+import { serviceJsonSchema } from '../presenters/services.js';
+import { createServiceSchema } from '../desired/services.js';
+
+const op = operations('Services');
 
 /** `?flag=true` (also `1`, `yes`) as a boolean. */
 const flag = (v: string | undefined) => v === 'true' || v === '1' || v === 'yes';
@@ -21,29 +27,29 @@ export function serviceRoutes(deps: ApiDeps) {
     return row;
   };
 
-  r.get('/services', (c) => c.json(listServices(db).map((s) => serviceJson(db, s))));
+  r.get('/services', op({ summary: 'List managed services', response: z.array(serviceJsonSchema) }), (c) => c.json(listServices(db).map((s) => serviceJson(db, s))));
 
-  r.post('/services', async (c) => {
+  r.post('/services', op({ summary: 'Create a managed service (postgres, mysql, redis, garage)', body: createServiceSchema, status: 201, response: serviceJsonSchema, errors: { 409: 'conflict: the name is taken' } }), async (c) => {
     const row = createService(deps, await jsonBody(c), restOrigin(c));
     return c.json(serviceJson(db, row), 201);
   });
 
-  r.get('/services/:id', (c) => c.json(serviceJson(db, serviceOf(idParam(c, 'id', 'service')))));
+  r.get('/services/:id', op({ summary: 'One service', response: serviceJsonSchema }), (c) => c.json(serviceJson(db, serviceOf(idParam(c, 'id', 'service')))));
 
-  r.delete('/services/:id', (c) => {
+  r.delete('/services/:id', op({ summary: 'Delete a service', query: { purge: 'true: remove its data directory too', force: 'true: even while apps link it' }, status: 204, errors: { 409: 'conflict: apps still link it (unless force)' } }), (c) => {
     const opts = { purge: flag(c.req.query('purge')), force: flag(c.req.query('force')) };
     deleteService(deps, idParam(c, 'id', 'service'), opts, restOrigin(c));
     return c.body(null, 204);
   });
 
   for (const [action, running] of [['stop', false], ['start', true]] as const) {
-    r.post(`/services/:id/${action}`, (c) => {
+    r.post(`/services/:id/${action}`, op({ summary: `${action === 'stop' ? 'Stop' : 'Start'} a service`, status: 202, response: serviceJsonSchema }), (c) => {
       const row = setServiceRunning(deps, idParam(c, 'id', 'service'), running, restOrigin(c));
       return c.json(serviceJson(db, row), 202);
     });
   }
 
-  r.get('/services/:id/credentials', (c) => {
+  r.get('/services/:id/credentials', op({ summary: "The service's credentials and connection URL (audited)", response: z.record(z.string(), z.unknown()) }), (c) => {
     const row = serviceOf(idParam(c, 'id', 'service'));
     c.header('cache-control', 'no-store');
     return c.json(serviceCredentials(deps.sealer, row));

@@ -14,6 +14,11 @@ import type { AppView } from '../store/app-view.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { appLogStream } from './logs.js';
 import { serviceAppName } from '../stacks/service-spec.js';
+import { anyList, anyObject, operations } from './openapi/operation.js';
+
+const op = operations('Stacks');
+const dryRunQ = { dry_run: 'true: answer the plan per service and write nothing' };
+const refused = { 400: 'invalid_compose: the Compose file cannot run (the service and the key named)' } as const;
 
 const yes = (v: string | undefined) => ['true', '1', 'yes'].includes(v ?? '');
 
@@ -35,52 +40,52 @@ export function stackRoutes(deps: ApiDeps) {
       ? c.json({ dry_run: true, plan: stackPlanJson(result.plan) })
       : c.json({ ...full(result.stack.id), plan: stackPlanJson(result.plan), deploy: result.deploy ? stackDeployJson(result.deploy) : null }, status);
 
-  r.get('/stacks', (c) => c.json(listStacks(db).map((s) => full(s.id))));
+  r.get('/stacks', op({ summary: 'List stacks (Compose applications)', response: anyList }), (c) => c.json(listStacks(db).map((s) => full(s.id))));
 
-  r.post('/stacks', async (c) => {
+  r.post('/stacks', op({ summary: 'Create a stack from a Compose file', query: dryRunQ, status: 201, response: anyObject, more: { 200: { description: 'dry_run: the plan, nothing written' } }, errors: { ...refused, 409: 'conflict: the name is taken' } }), async (c) => {
     const dryRun = yes(c.req.query('dry_run'));
     const result = createStack(deps, await jsonBody(c), restOrigin(c), { dryRun, changedBy: c.var.user?.username ?? null });
     return answer(c, result, dryRun, 201);
   });
 
-  r.get('/stacks/:stackID', (c) => c.json(full(stackOf(c).id)));
+  r.get('/stacks/:stackID', op({ summary: 'One stack with its services', response: anyObject }), (c) => c.json(full(stackOf(c).id)));
 
-  r.put('/stacks/:stackID', async (c) => {
+  r.put('/stacks/:stackID', op({ summary: "Change a stack's Compose file or variables", query: dryRunQ, response: anyObject, errors: refused }), async (c) => {
     const dryRun = yes(c.req.query('dry_run'));
     const result = updateStack(deps, stackOf(c).id, await jsonBody(c), restOrigin(c), { dryRun, changedBy: c.var.user?.username ?? null });
     return answer(c, result, dryRun, 200);
   });
 
-  r.delete('/stacks/:stackID', (c) => {
+  r.delete('/stacks/:stackID', op({ summary: 'Delete a stack: its containers, networks and routes', query: { purge: 'true: its named volumes too' }, status: 204 }), (c) => {
     deleteStack(deps, stackOf(c).id, restOrigin(c), { purge: yes(c.req.query('purge')) });
     return c.body(null, 204);
   });
 
-  r.post('/stacks/:stackID/deploys', async (c) => {
+  r.post('/stacks/:stackID/deploys', op({ summary: 'Deploy the stack: each changed service in depends_on order', status: 202, response: anyObject, errors: { 409: 'a deploy of this stack is running', 422: 'not_supported' } }), async (c) => {
     const result = deployStack(deps, stackOf(c).id, await jsonBody(c), restOrigin(c));
     return c.json(stackDeployJson(result.deploy!), 202);
   });
 
-  r.post('/stacks/:stackID/deploys/rollback', (c) => {
+  r.post('/stacks/:stackID/deploys/rollback', op({ summary: "Deploy the stack's previous file again", status: 202, response: anyObject, errors: { 409: 'nothing to roll back to, or a deploy is running' } }), (c) => {
     const result = rollbackStack(deps, stackOf(c).id, restOrigin(c));
     return c.json(stackDeployJson(result.deploy!), 202);
   });
 
-  r.get('/stacks/:stackID/deploys', (c) => c.json(listStackDeploys(db, stackOf(c).id).map(stackDeployJson)));
+  r.get('/stacks/:stackID/deploys', op({ summary: "The stack's deploys, newest first", response: anyList }), (c) => c.json(listStackDeploys(db, stackOf(c).id).map(stackDeployJson)));
 
-  r.get('/stacks/:stackID/deploys/:deployID', (c) => {
+  r.get('/stacks/:stackID/deploys/:deployID', op({ summary: 'One stack deploy', response: anyObject }), (c) => {
     const stack = stackOf(c);
     const d = getStackDeploy(db, idParam(c, 'deployID', 'stack deploy'));
     if (!d || d.stackId !== stack.id) throw notFound('stack deploy');
     return c.json(stackDeployJson(d));
   });
 
-  r.get('/stacks/:stackID/events', (c) => {
+  r.get('/stacks/:stackID/events', op({ summary: "The stack's events", query: { after: 'only events with a larger id' }, response: anyList }), (c) => {
     const after = z.coerce.number().int().min(0).catch(0).parse(c.req.query('after') ?? 0);
     return c.json(listStackEvents(db, stackOf(c).id, after).map(stackEventJson));
   });
 
-  r.get('/stacks/:stackID/variables/:key/reveal', (c) => {
+  r.get('/stacks/:stackID/variables/:key/reveal', op({ summary: "A stack variable's value (audited)", response: anyObject }), (c) => {
     const key = envKeySchema.safeParse(c.req.param('key'));
     if (!key.success) throw notFound('stack variable');
     const revealed = revealStackVar(deps, stackOf(c).id, key.data);
@@ -89,7 +94,7 @@ export function stackRoutes(deps: ApiDeps) {
     return c.json(revealed);
   });
 
-  r.get('/stacks/:stackID/services/:service/logs/stream', (c) => {
+  r.get('/stacks/:stackID/services/:service/logs/stream', op({ summary: "A stack service's live log lines as Server-Sent Events", query: { tail: 'lines of history first (0-10000, default 100)' }, media: { type: 'text/event-stream', description: 'as the app log stream' }, errors: { 503: 'engine_unavailable' } }), (c) => {
     const stack = stackOf(c);
     const app = serviceAppName(stack.name, c.req.param('service') ?? '');
     const row = app ? stackApps(db, stack.id).find((a) => a.name === app) : undefined;

@@ -5,11 +5,16 @@ import { notFound } from '../errors.js';
 import { templateJson, templateSummaryJson } from '../presenters/templates.js';
 import { findTemplate, listTemplates } from '../stacks/templates.js';
 import type { ApiEnv } from './deps.js';
+import { z } from 'zod';
+import { templateJsonSchema, templateSummaryJsonSchema } from '../presenters/templates.js';
+import { operations } from './openapi/operation.js';
+
+const op = operations('Stacks');
 
 export function templateRoutes() {
   const r = new Hono<ApiEnv>();
-  r.get('/templates', (c) => c.json(listTemplates().map(templateSummaryJson)));
-  r.get('/templates/:name', (c) => {
+  r.get('/templates', op({ summary: 'The stack templates svc ships', response: z.array(templateSummaryJsonSchema) }), (c) => c.json(listTemplates().map(templateSummaryJson)));
+  r.get('/templates/:name', op({ summary: 'One template with its Compose file', response: templateJsonSchema }), (c) => {
     const t = findTemplate(c.req.param('name'));
     if (!t) throw notFound('template');
     return c.json(templateJson(t));

@@ -29,6 +29,20 @@ import { requestDeploy } from '../desired/deploys.js';
 import { noteAuditNames } from '../http/audit-names.js';
 import { parseInput as parse } from '../desired/parse.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
+import { z } from 'zod';
+import { operations } from './openapi/operation.js';
+
+const op = operations('Webhooks');
+/** A signed delivery: verified, recorded and answered at once; what it deployed is in the answer. */
+const delivery = (summary: string) =>
+  op({
+    summary,
+    description: 'Authenticated by its own proof (HMAC signature or token), checked before anything is read. The body is the host\'s event payload (JSON or form-encoded).',
+    bodyMedia: { type: 'application/json', description: "the code host's event payload" },
+    more: { 202: { description: 'Accepted: a deploy or preview was started' } },
+    response: z.looseObject({}).describe('What the delivery did: duplicate, ignored, deployed apps (docs/api.md "Code host")'),
+    errors: { 400: 'invalid_request: a missing event header or a malformed payload', 401: 'unauthenticated: a wrong signature or token', 503: 'not_configured: the webhook secret is not set' },
+  });
 
 /** A delivery's answer; `apps`: the names of the apps it deployed or changed, for the audit line (not sent). */
 export type Answer = { status: 200 | 202; body: Record<string, unknown>; apps?: string[] };
@@ -99,9 +113,11 @@ export function webhookRoutes(deps: ApiDeps & { codehost: CredentialsHolder }) {
     return c.json(answer.body, answer.status);
   };
 
-  r.post('/webhooks/codehost', handler(github(null)));
-  r.post('/webhooks/github', handler(github('github')));
-  for (const spec of hostSpecs(deps, { apply, applyPreviews, branchDeleted, candidates, previewParents })) r.post(`/webhooks/${spec.host}`, handler(spec));
+  r.post('/webhooks/codehost', delivery('A code-host delivery (GitHub format, X-Hub-Signature-256)'), handler(github(null)));
+  r.post('/webhooks/github', delivery('A GitHub delivery (X-Hub-Signature-256)'), handler(github('github')));
+  for (const spec of hostSpecs(deps, { apply, applyPreviews, branchDeleted, candidates, previewParents })) {
+    r.post(`/webhooks/${spec.host}`, delivery(`A ${spec.host} delivery (its own signature or token)`), handler(spec));
+  }
   return r;
 }
 

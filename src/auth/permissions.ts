@@ -52,6 +52,9 @@ export const RULES: Record<string, Rule> = {
   // Public: first run, login, invitations, signed webhooks, the code-host callback, health, static assets.
   'GET /healthz': r('public'),
   'GET /api/auth/status': r('public'),
+  // The OpenAPI document and its reference page (issue 34): what a client generator or a gateway reads.
+  'GET /api/openapi.json': r('public'),
+  'GET /docs/api': r('public'),
   'POST /api/auth/setup': r('public'),
   'POST /api/auth/login': r('public'),
   'POST /api/invitations/accept': r('public'),

@@ -4,6 +4,59 @@ import { parseJobs, parseVolumes } from '../desired/workload-fields.js';
 import { settingsOf, settingsToStore, type PreviewSettings } from '../previews/settings.js';
 import type { AppRow } from '../store/schema/index.js';
 import { shownAppType, shownImageRef, shownInternalPort, type AppView } from '../store/app-view.js';
+import { z } from 'zod';
+import { jobSchema, volumeSchema } from '../desired/workload-fields.js';
+import { previewSettingsSchema } from '../previews/settings.js';
+import { ACCESS_MODES, APP_STATUSES, APP_TYPES, BUILD_MODES, CODE_HOSTS, DEPLOY_STRATEGIES, PROJECT_TYPES } from '../store/schema/index.js';
+import { deployJsonSchema } from './deploy-json.js';
+
+const text = z.string().nullable();
+const id = z.number().int();
+
+/** The schema of appJson (and of presenters/app-json-sql.ts's SQL rendering), published in the OpenAPI document. */
+export const appJsonSchema = z
+  .object({
+    id,
+    name: z.string(),
+    app_type: z.enum(APP_TYPES),
+    build_mode: z.enum(BUILD_MODES),
+    project_type: z.enum(PROJECT_TYPES),
+    source: text,
+    repo_url: text,
+    branch: z.string(),
+    internal_port: z.number().int(),
+    image_ref: text,
+    domain: text,
+    fallback_port: z.number().int().nullable(),
+    access_mode: z.enum(ACCESS_MODES),
+    health_check_path: z.string(),
+    ci_workflow: text,
+    code_host: z.enum(CODE_HOSTS).nullable(),
+    repo_token_set: z.boolean(),
+    replicas: z.number().int(),
+    resources: z.object({ memory_mb: z.number().int().nullable(), cpus: z.number().nullable() }).nullable().describe('null: no limit'),
+    volumes: z.array(volumeSchema),
+    deploy_strategy: z.enum(DEPLOY_STRATEGIES),
+    drain_seconds: z.number().int().describe('How long the old release keeps its open connections after a switch'),
+    jobs: z.array(jobSchema),
+    previews: previewSettingsSchema.nullable().describe('null: previews off'),
+    status: z.enum(APP_STATUSES),
+    status_reason: text,
+    serving: z.boolean(),
+    live_image: text,
+    route_error: text,
+    certificate_error: text,
+    access_url: text.describe('Where a browser reaches the app'),
+    live_container_name: text,
+    current_deploy_id: id.nullable(),
+    config_changed: z.boolean().describe('Variables or links changed since the live deploy'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'App' });
+
+/** GET /api/apps/{id}: the app with its deploy history, newest first. */
+export const appDetailJsonSchema = appJsonSchema.extend({ deploys: z.array(deployJsonSchema) }).meta({ id: 'AppDetail' });
 
 /** Domain mode: `https://<domain>` (the proxy serves it with TLS, ACME or internal CA); port mode: `http://<host>:<port>`. */
 export function accessUrl(app: Pick<AppRow, 'accessMode' | 'domain' | 'fallbackPort'>, hostname: string): string | null {

@@ -5,6 +5,41 @@ import type { Db } from '../store/db.js';
 import type { BackupRow } from '../store/backups.js';
 import type { ImportRow, RestoreRow } from '../store/backup-ops.js';
 import { listTargets, newestVerified, openCredentials, uploadsOf, type TargetRow, type UploadRow } from '../store/offsite.js';
+import { z } from 'zod';
+
+const text = z.string().nullable();
+const int = z.number().int();
+
+export const uploadJsonSchema = z
+  .object({
+    target: text, target_id: int, status: z.string().describe('pending, uploading, verified, remote_failed, removed'), key: z.string(), sha256: text,
+    size_bytes: int.nullable(), verified_at: text, verified_by: z.enum(['store_checksum', 'read_back']).nullable(), error: text, attempts: int,
+    next_attempt_at: text,
+  })
+  .meta({ id: 'BackupUpload' });
+
+/** backupJson with remoteFields: the shape every backup answer of the API has. */
+export const backupJsonSchema = z
+  .object({
+    id: int, filename: z.string(), size_bytes: int, type: z.string(), status: z.enum(['running', 'completed', 'failed']),
+    trigger: z.enum(['manual', 'scheduled', 'safety', 'import']), error: text, created_at: z.string(),
+    remote: z.object({ target: text, key: z.string(), sha256: text, verified_at: text, verified_by: text }).nullable(),
+    remote_status: z.enum(['none', 'pending', 'verified', 'remote_failed', 'removed']),
+    remotes: z.array(uploadJsonSchema),
+  })
+  .meta({ id: 'Backup' });
+
+export const restoreJsonSchema = z
+  .object({ id: int, backup_id: int, phase: z.string(), safety_backup_id: int.nullable(), error: text, code: text, restart_required: z.boolean(), created_at: z.string(), updated_at: z.string() })
+  .meta({ id: 'Restore' });
+
+export const importJsonSchema = z
+  .object({ id: int, status: z.string(), size_bytes: int, backup_id: int.nullable(), error: text, code: text, created_at: z.string(), updated_at: z.string() })
+  .meta({ id: 'BackupImport' });
+
+export const targetJsonSchema = z
+  .object({ id: int, name: z.string(), endpoint: text, region: z.string(), bucket: z.string(), prefix: z.string(), access_key_hint: text, created_at: z.string(), updated_at: z.string() })
+  .meta({ id: 'BackupTarget' });
 
 /** The API shape (SPEC.md 2.7 plus `trigger` and `error`). */
 export function backupJson(row: BackupRow) {

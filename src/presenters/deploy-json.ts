@@ -2,6 +2,38 @@
 // snapshot itself never leaves the store.
 import type { appEvents, deployEvents } from '../store/schema/index.js';
 import type { DeployRow } from '../store/schema/index.js';
+import { z } from 'zod';
+import { DEPLOY_TRIGGERS, ORIGINS } from '../store/schema/index.js';
+
+const text = z.string().nullable();
+const DEPLOY_STATUSES = ['pending', 'running', 'success', 'failed', 'auto_rollback', 'cancelled'] as const;
+
+export const deployJsonSchema = z
+  .object({
+    id: z.number().int(),
+    app_id: z.number().int(),
+    image_ref: text,
+    commit_sha: text,
+    trigger: z.enum(DEPLOY_TRIGGERS),
+    origin: z.enum(ORIGINS),
+    status: z.enum(DEPLOY_STATUSES),
+    step: text,
+    error: text,
+    started_at: text,
+    completed_at: text,
+    created_at: z.string(),
+    env_diff: z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) }).nullable(),
+    watch_until: text,
+  })
+  .meta({ id: 'Deploy' });
+
+const LEVELS = ['info', 'warn', 'error'] as const;
+export const deployEventJsonSchema = z
+  .object({ id: z.number().int(), deploy_id: z.number().int(), timestamp: z.string(), level: z.enum(LEVELS), step: z.string(), message: z.string() })
+  .meta({ id: 'DeployEvent' });
+export const appEventJsonSchema = z
+  .object({ id: z.number().int(), app_id: z.number().int(), timestamp: z.string(), level: z.enum(LEVELS), step: z.string(), message: z.string() })
+  .meta({ id: 'AppEvent' });
 
 /** A deploy record (presenters/app-json-sql.ts renders the same shape in SQL: keep them equal). */
 export function deployJson(d: DeployRow) {

@@ -1,5 +1,17 @@
 // The JSON shape of an app's environment variable: a secret's value is never in it.
 import type { EnvVarRow } from '../store/schema/index.js';
+import { z } from 'zod';
+
+export const envJsonSchema = z
+  .object({
+    key: z.string(),
+    value: z.string().nullable().describe("null for a secret: its value leaves the server only through .../reveal"),
+    is_secret: z.boolean(),
+    required: z.boolean(),
+    empty: z.boolean(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'EnvVar' });
 
 /** The API shape of a variable: a secret's value is never in it. */
 export const envJson = (v: EnvVarRow) => ({

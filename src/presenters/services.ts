@@ -2,6 +2,24 @@
 import type { Db } from '../store/db.js';
 import type { ServiceView } from '../store/service-view.js';
 import { linkedAppNames } from '../store/services.js';
+import { z } from 'zod';
+
+export const serviceJsonSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    type: z.enum(['postgres', 'mysql', 'redis', 'garage']),
+    image_ref: z.string(),
+    status: z.enum(['pending', 'provisioning', 'active', 'error', 'stopped']),
+    container_name: z.string(),
+    internal_port: z.number().int(),
+    data_dir: z.string(),
+    error: z.string().nullable(),
+    linked_apps: z.array(z.object({ id: z.number().int(), name: z.string() })),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Service' });
 
 /** The API shape of a service record: no credentials, ever. */
 export function serviceJson(db: Db, row: ServiceView) {

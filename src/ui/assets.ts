@@ -6,9 +6,11 @@ import { Hono } from 'hono';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { CLIENT } from './assets/client.js';
 import { STYLE } from './assets/style.js';
 import { TERMINAL_CLIENT } from './assets/terminal-client.js';
+import { API_DOCS_CLIENT } from './assets/api-docs-client.js';
 
 interface Asset {
   /** The file name's start (`xterm.`): picks the candidates of a request before any path is computed. */
@@ -34,11 +36,13 @@ const withoutMapComment = (text: string) => text.replace(/\n\/\/# sourceMappingU
  * path or body is asked for, never kept: xterm.js is a 1 MB string that only the terminal page needs, and
  * holding it from the start cost every daemon that memory (docs/decisions/0023-idle-footprint.md).
  */
-export function packageAsset(name: string, ext: string, type: string, spec: string): Asset {
+export function packageAsset(name: string, ext: string, type: string, spec: string, besideEntry?: string): Asset {
   let file: string | undefined;
   let path: string | undefined;
   const read = (sync: boolean) => {
-    file ??= createRequire(import.meta.url).resolve(spec);
+    // `besideEntry`: a file the package ships but does not export, found next to its entry point.
+    const resolve = () => createRequire(import.meta.url).resolve(spec);
+    file ??= besideEntry ? join(dirname(resolve()), besideEntry) : resolve();
     return sync ? withoutMapComment(readFileSync(file, 'utf8')) : readFile(file, 'utf8').then(withoutMapComment);
   };
   return {
@@ -58,6 +62,9 @@ export const ASSETS = {
   xterm: packageAsset('xterm', 'js', 'text/javascript; charset=utf-8', '@xterm/xterm/lib/xterm.js'),
   xtermStyle: packageAsset('xterm', 'css', 'text/css; charset=utf-8', '@xterm/xterm/css/xterm.css'),
   terminal: asset('terminal', 'js', 'text/javascript; charset=utf-8', TERMINAL_CLIENT),
+  // The API reference (/docs/api): Scalar's standalone bundle (4.8 MB, read from node_modules when asked for, never kept).
+  scalar: packageAsset('scalar', 'js', 'text/javascript; charset=utf-8', '@scalar/api-reference', 'browser/standalone.js'),
+  apiDocs: asset('reference', 'js', 'text/javascript; charset=utf-8', API_DOCS_CLIENT),
 };
 
 /** `GET /assets/<name>.<hash>.<ext>`: immutable for a year; any other name is a 404. */

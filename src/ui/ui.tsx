@@ -9,6 +9,7 @@ import { DomainError, tooLarge } from '../errors.js';
 import type { EdgeDeps } from '../http/deps.js';
 import { statusOf } from '../http/errors.js';
 import { assetRoutes } from './assets.js';
+import { apiDocsPage } from './api-docs-page.js';
 import { authPages } from './auth-pages.js';
 import { render, type UiDeps, type UiEnv } from './context.js';
 import { createCsrf } from './csrf.js';
@@ -93,6 +94,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', terminalPage(ui));
   r.route('/', notifyPage(ui));
   r.route('/', registriesPage(ui));
+  r.route('/', apiDocsPage(ui));
   return r;
 }
 

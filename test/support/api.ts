@@ -2,7 +2,7 @@
 // a recording enqueue, a captured log and a clock the test moves. `login()` seeds a user and a session
 // directly (no scrypt on every test), after which `request()` sends that session cookie by default.
 import { rmSync } from 'node:fs';
-import { afterAll } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from '../../src/server.js';
@@ -19,6 +19,24 @@ import { users, type Role } from '../../src/store/schema/index.js';
 import { createSession } from '../../src/store/sessions.js';
 import { userJson, type PublicUser } from '../../src/store/users.js';
 import { memoryDb, recordingEnqueue, testKey, testSealer } from './db.js';
+import { openApiChecker } from './openapi-check.js';
+
+/**
+ * The OpenAPI document, fetched once per test file from the first API made (it is the same for every one):
+ * every answer `request()` gets is checked against it (test/support/openapi-check.ts).
+ */
+let documentOf: (() => Promise<any>) | undefined;
+const checkAnswer = openApiChecker(() => documentOf!());
+/**
+ * Answers seen during the current test, checked after it (the document is built once, on first use: a test
+ * that times its own requests does not pay for it). A mismatch fails the test that received the answer.
+ */
+const answers: { method: string; path: string; status: number; type: string | null; text: string }[] = [];
+afterEach(async () => {
+  for (const a of answers.splice(0)) {
+    await checkAnswer(a.method, a.path, a.status, a.type, a.text !== '' && a.type?.includes('json') ? JSON.parse(a.text) : null);
+  }
+});
 
 export interface RequestOpts {
   /** Extra or overriding headers. */
@@ -71,6 +89,7 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
   const log = createLogger('debug', {}, (l) => logs.push(l));
   const app = createServer({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus ?? new Bus(), backups: opts.backups, loadCompose: opts.loadCompose });
   let session: string | undefined;
+  documentOf ??= async () => (await app.request('/api/openapi.json')).json();
 
   async function request(method: string, path: string, body?: unknown, o: RequestOpts = {}): Promise<TestResponse> {
     const headers: Record<string, string> = {};
@@ -85,6 +104,7 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
     const text = await res.text();
     let parsed: unknown = text;
     if (text !== '' && res.headers.get('content-type')?.includes('json')) parsed = JSON.parse(text);
+    answers.push({ method, path, status: res.status, type: res.headers.get('content-type'), text });
     return { status: res.status, body: text === '' ? null : parsed, headers: res.headers };
   }
 
