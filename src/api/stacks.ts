@@ -18,7 +18,7 @@ import { anyList, anyObject, operations } from './openapi/operation.js';
 
 const op = operations('Stacks');
 const dryRunQ = { dry_run: 'true: answer the plan per service and write nothing' };
-const refused = { 400: 'invalid_compose: the Compose file cannot run (the service and the key named)' } as const;
+const refused = { 400: 'invalid_compose: the Compose file cannot run (the service and the key named)', 503: 'this svc has no Compose loader' } as const;
 
 const yes = (v: string | undefined) => ['true', '1', 'yes'].includes(v ?? '');
 

@@ -81,7 +81,7 @@ describe('deploys that cannot succeed end failed', () => {
     };
     for (let process = 1; process <= MAX_STEP_STARTS; process++) {
       const rec = daemon();
-      // The first pass runs on from the begin into pull (0044); later ones enter it at once. It never returns.
+      // The first pass runs on from the begin into pull (0045); later ones enter it at once. It never returns.
       void rec.reconcile('web');
       for (let i = 0; i < 100 && getDeploy(db, d.id)!.stepAttempts !== process; i++) await new Promise((r) => setTimeout(r, 5));
       expect(getDeploy(db, d.id)).toMatchObject({ status: 'running', step: 'pull', attemptStep: 'pull', stepAttempts: process });

@@ -459,12 +459,12 @@ describe('app reconciler: deploys', () => {
     await expectSteady();
   });
 
-  it('a deploy of a present image runs on from its begin to the switch in one pass (0044), each step persisted with its event', async () => {
+  it('a deploy of a present image runs on from its begin to the switch in one pass (0045), each step persisted with its event', async () => {
     await deployed();
     const d2 = deploy('web:2');
-    expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: settings.dnsRefreshMs }); // the drain's first look
-    expect(dep(d2.id)).toMatchObject({ status: 'running', step: 'stop_old', attemptStep: 'route_update', stepAttempts: 1 });
-    expect(steps(d2.id)).toEqual(['start', 'pull', 'start', 'health_check', 'health_check', 'route_update']);
+    expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: 0 }); // the switch handed the old to its drain: finalize next
+    expect(dep(d2.id)).toMatchObject({ status: 'running', step: 'finalize', attemptStep: 'route_update', stepAttempts: 1, drainOpen: 0 });
+    expect(steps(d2.id)).toEqual(['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old']);
     expect(app()).toMatchObject({ liveContainerName: 'svc-web-2' });
     await drive();
     expect(dep(d2.id).status).toBe('success');
@@ -483,7 +483,7 @@ describe('app reconciler: deploys', () => {
   it('one deploy at a time, in creation order: a deploy queued during another runs after it', async () => {
     await deployed();
     const d2 = deploy('web:2');
-    await drive(undefined, { until: () => dep(d2.id).step === 'stop_old' }); // still running: draining the old
+    await drive(undefined, { until: () => dep(d2.id).step === 'finalize' }); // still running: its old version handed to the drain
     const d3 = deploy('web:1');
     await drive();
     expect(dep(d2.id).status).toBe('success');

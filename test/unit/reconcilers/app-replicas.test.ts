@@ -83,8 +83,8 @@ describe('replicas', () => {
     const h = await threeReplicas();
     const d = h.deploy('web:2');
     let atSwitch: string[] = [];
-    // The pass that switches runs on from the health check (0044): just after it, before the drain stops the old.
-    await h.drive(undefined, { until: () => (h.dep(d.id).step === 'stop_old' && (atSwitch = running(h)).length > 0 && false) || h.dep(d.id).status === 'success' });
+    // The pass that switches runs on from the health check (0045): just after it, before the drain stops the old.
+    await h.drive(undefined, { until: () => (h.dep(d.id).step === 'finalize' && (atSwitch = running(h)).length > 0 && false) || h.dep(d.id).status === 'success' });
     expect(atSwitch).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2', 'svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
     await h.drive();
     expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
