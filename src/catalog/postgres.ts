@@ -4,13 +4,22 @@ import { randomPassword } from './random.js';
 
 const PORT = 5432;
 
+/** Where a version's image keeps its data (PGDATA). */
+const postgresDataPath = (version: string | undefined) => (Number(version) >= 18 ? `/var/lib/postgresql/${version}/docker` : '/var/lib/postgresql/data');
+
 export const postgres: ServiceKind = {
   type: 'postgres',
-  image: (images) => images.postgres,
+  officialImage: (v) => `postgres:${v}`,
   internalPort: PORT,
   dataPath: '/var/lib/postgresql/data',
+  // 18's image keeps PGDATA at /var/lib/postgresql/18/docker and refuses a mount at .../data
+  // (docker-library/postgres #1259): the service's directory is mounted at that PGDATA instead.
+  dataPathAt: (v) => postgresDataPath(v),
   generateCredentials: () => ({ user: 'svc', password: randomPassword(), database: 'app' }),
-  container: (c) => ({ env: { POSTGRES_USER: c.user, POSTGRES_PASSWORD: c.password, POSTGRES_DB: c.database } }),
+  // PGDATA said, not left to the image: the mount and the server agree whatever the image's default.
+  container: (c, _place, version) => ({
+    env: { POSTGRES_USER: c.user, POSTGRES_PASSWORD: c.password, POSTGRES_DB: c.database, PGDATA: postgresDataPath(version) },
+  }),
   // Over TCP, not the socket: the image's init phase runs a socket-only server that would look ready.
   readiness: (c) => ({
     kind: 'exec',

@@ -9,6 +9,8 @@ export function serviceJson(db: Db, row: ServiceView) {
     id: row.id,
     name: row.name,
     type: row.type,
+    /** The version that serves (after an upgrade's switch, the new one). */
+    version: row.version,
     image_ref: row.imageRef,
     status: row.status,
     container_name: row.containerName,

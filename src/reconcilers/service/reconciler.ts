@@ -5,7 +5,7 @@
 // cleaned up is the services command's (forgetDeletedService), as a finalizer's end.
 import { existsSync } from 'node:fs';
 import type { Reconciler, Result } from '../../controller/types.js';
-import { kindOf } from '../../catalog/catalog.js';
+import { imageFor, kindOf } from '../../catalog/catalog.js';
 import { LABELS, type ContainerInfo } from '../../runtime/runtime.js';
 import { services } from '../../store/schema/index.js';
 import { getServiceByName, openCredentials } from '../../store/services.js';
@@ -43,6 +43,8 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
     const creds = openCredentials(deps.sealer, row);
     if (isNewStartRequest(row.startRequestedAt, row.startSeenAt)) act.resetHeal(row, row.startRequestedAt);
     const facts = toFacts(row, (kind.provisionsOnce ?? false) && row.provisionedAt === null);
+    const configured = deps.images ? imageFor(kind, deps.images, row.version) : undefined;
+    if (configured?.source === 'version' && configured.image !== row.imageRef) facts.newerImage = configured.image;
     const observed = toObserved(info);
     let ready: boolean | undefined;
     if (!facts.deleting && facts.desiredRunning && observed.running && row.status !== 'active') {
@@ -76,6 +78,8 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
       case 'wait-ready':
         act.writeStatus(row, plan.status);
         return { requeueAfterMs: a.afterMs };
+      case 'update-image':
+        return act.updateImage(row, a.image);
       case 'provision-garage':
         return act.provisionGarage(row, creds);
       case 'mark-active':
