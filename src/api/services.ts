@@ -7,7 +7,9 @@ import { createService, deleteService, setServiceRunning } from '../desired/serv
 import { getService, listServices, serviceCredentials } from '../store/services.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { serviceJson } from '../presenters/services.js';
+import { serviceEventJson, serviceJson, upgradeJson } from '../presenters/services.js';
+import { requestUpgradeEnd, upgradeService } from '../desired/service-upgrades.js';
+import { serviceEventsOf, upgradesOf } from '../store/service-upgrades.js';
 
 /** `?flag=true` (also `1`, `yes`) as a boolean. */
 const flag = (v: string | undefined) => v === 'true' || v === '1' || v === 'yes';
@@ -42,6 +44,16 @@ export function serviceRoutes(deps: ApiDeps) {
       return c.json(serviceJson(db, row), 202);
     });
   }
+
+  r.post('/services/:id/upgrade', async (c) => {
+    const up = upgradeService(deps, idParam(c, 'id', 'service'), await jsonBody(c), restOrigin(c));
+    return c.json(upgradeJson(up), 202);
+  });
+  for (const what of ['revert', 'confirm'] as const) {
+    r.post(`/services/:id/upgrade/${what}`, (c) => c.json(upgradeJson(requestUpgradeEnd(deps, idParam(c, 'id', 'service'), what, restOrigin(c))), 202));
+  }
+  r.get('/services/:id/upgrades', (c) => c.json(upgradesOf(db, serviceOf(idParam(c, 'id', 'service')).id).map(upgradeJson)));
+  r.get('/services/:id/events', (c) => c.json(serviceEventsOf(db, serviceOf(idParam(c, 'id', 'service')).id).map(serviceEventJson)));
 
   r.get('/services/:id/credentials', (c) => {
     const row = serviceOf(idParam(c, 'id', 'service'));

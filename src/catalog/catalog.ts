@@ -98,8 +98,29 @@ export interface ServiceKind {
   envFields: [suffix: string, field: string][];
   /** Dump of all databases on stdout, for backups; undefined when a volume copy is the backup. */
   dump?(creds: Credentials): ExecCommand;
+  /** Set for types that can be carried across versions (guarded major upgrades). */
+  upgrade?: UpgradeOps;
   /** Loads a dump made by `dump` from a file inside the container (a restore whose archive lacks the data dir). */
   loadDump?(creds: Credentials, file: string): ExecCommand;
+}
+
+/**
+ * How a type's data is carried across a major upgrade (issue 33) by a logical dump and load, each an
+ * exec in one of the two containers. Types without it (garage: one version) are not upgraded.
+ */
+export interface UpgradeOps {
+  /** Run in the old container: refuse writes from now on (the maintenance window) and end open sessions. */
+  freeze(creds: Credentials): ExecCommand;
+  /** Run in either container: take writes again (the old one after a failed upgrade or a revert; the new one after its load). */
+  unfreeze(creds: Credentials): ExecCommand;
+  /** Run in the new container: dump the old one (reached by its host name) with the new version's client, load it here. */
+  move(creds: Credentials, fromHost: string): ExecCommand;
+  /** Load errors that are expected (objects the new container made at its first start: the user, the database). */
+  expectedLoadErrors(creds: Credentials): RegExp[];
+  /** Lists the databases (stdout, one per line). */
+  databases(creds: Credentials): ExecCommand;
+  /** Per table of one database: `<table> <rows> <checksum>` lines on stdout, sorted. */
+  tableSums(creds: Credentials, database: string): ExecCommand;
 }
 
 const KINDS: Record<ServiceType, ServiceKind> = { postgres, mysql, redis, garage };

@@ -1,6 +1,7 @@
 // The JSON shape of a managed service record: no credentials, ever.
 import type { Db } from '../store/db.js';
 import type { ServiceView } from '../store/service-view.js';
+import type { ServiceEventRow, ServiceUpgradeRow } from '../store/schema/index.js';
 import { linkedAppNames } from '../store/services.js';
 
 /** The API shape of a service record: no credentials, ever. */
@@ -22,3 +23,27 @@ export function serviceJson(db: Db, row: ServiceView) {
     updated_at: row.updatedAt,
   };
 }
+
+/** The API shape of an upgrade record. */
+export function upgradeJson(u: ServiceUpgradeRow) {
+  return {
+    id: u.id,
+    service_id: u.serviceId,
+    from_version: u.fromVersion,
+    to_version: u.toVersion,
+    from_image: u.fromImage,
+    to_image: u.toImage,
+    status: u.status,
+    step: u.step,
+    request: u.request,
+    backup_path: u.backupPath,
+    verification: u.verification ? (JSON.parse(u.verification) as unknown) : null,
+    error: u.error,
+    keep_days: u.keepDays,
+    switched_at: u.switchedAt,
+    finished_at: u.finishedAt,
+    created_at: u.createdAt,
+  };
+}
+
+export const serviceEventJson = (e: ServiceEventRow) => ({ id: e.id, upgrade_id: e.upgradeId, kind: e.kind, message: e.message, created_at: e.createdAt });

@@ -41,13 +41,18 @@ export function updateUpgrade(db: Db, id: number, patch: Partial<Omit<ServiceUpg
 /** Moves an upgrade to its next step (attempts start over) with the step's event, in one transaction. */
 export function advanceUpgrade(db: Db, u: ServiceUpgradeRow, step: UpgradeStep, event: { kind: string; message: string }, patch: Partial<ServiceUpgradeRow> = {}): void {
   db.transaction(() => {
-    updateUpgrade(db, u.id, { ...patch, step, attempts: 0 });
+    updateUpgrade(db, u.id, { step, attempts: 0, ...patch });
     addServiceEvent(db, u.serviceId, event.kind, event.message, u.id);
   });
 }
 
 export function addServiceEvent(db: Db, serviceId: number, kind: string, message: string, upgradeId: number | null = null): void {
   db.insert(serviceEvents).values({ serviceId, kind, message, upgradeId }).run();
+}
+
+/** How many events of `kind` an upgrade has (how often its move was begun again after a crash). */
+export function countUpgradeEvents(db: Db, upgradeId: number, kind: string): number {
+  return db.select({ id: serviceEvents.id }).from(serviceEvents).where(and(eq(serviceEvents.upgradeId, upgradeId), eq(serviceEvents.kind, kind))).all().length;
 }
 
 export function serviceEventsOf(db: Db, serviceId: number, limit = 200): ServiceEventRow[] {

@@ -2,8 +2,8 @@
 // call: starting or recreating the container, recording failures with backoff, Garage provisioning,
 // purging the data dir, and writing status only when it changed (DESIGN.md rule 7). Every write goes to the
 // service's observed state (src/observed/services.ts); the spec row is the services command's alone.
-import { existsSync, rmSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { Result } from '../../controller/types.js';
 import { imageFor, versionImageVariable, type Credentials, type ServiceKind } from '../../catalog/catalog.js';
 import { GARAGE_ADMIN_PORT } from '../../catalog/garage.js';
@@ -188,6 +188,13 @@ export function createActions(deps: ServiceReconcilerDeps) {
     const there = await purgeOnNode(runtime, settings.dataDir, row);
     if (there !== 'none' && 'gone' in there) deps.log.warn('service data left on a node that left the Swarm', { service: row.name, node: there.gone.hostname });
     rmSync(dir, { recursive: true, force: true });
+    // The directories its upgrades made beside its own (`<name>.v17`; a name holds no `.`, so no other service's).
+    const spec = resolve(row.specDataDir);
+    if (spec.startsWith(root)) {
+      rmSync(spec, { recursive: true, force: true });
+      const parent = dirname(spec);
+      for (const e of existsSync(parent) ? readdirSync(parent) : []) if (e.startsWith(`${basename(spec)}.v`)) rmSync(join(parent, e), { recursive: true, force: true });
+    }
     deps.log.info('service data purged', { service: row.name, ...(there !== 'none' && 'purged' in there ? { node: there.purged.hostname } : {}) });
   }
 

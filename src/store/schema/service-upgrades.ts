@@ -5,7 +5,7 @@ import { services } from './services.js';
 export const UPGRADE_STATUSES = ['running', 'switched', 'failed', 'reverted', 'confirmed'] as const;
 export type UpgradeStatus = (typeof UPGRADE_STATUSES)[number];
 /** The steps of a guarded major upgrade, in order (src/reconcilers/service/upgrade-plan.ts). */
-export const UPGRADE_STEPS = ['backup', 'create', 'wait_ready', 'freeze', 'move', 'verify', 'switch', 'redeploy', 'kept', 'rollback', 'done'] as const;
+export const UPGRADE_STEPS = ['backup', 'create', 'wait_ready', 'freeze', 'move', 'verify', 'switch', 'drain', 'kept', 'revert', 'revert_drain', 'confirm', 'rollback', 'done'] as const;
 export type UpgradeStep = (typeof UPGRADE_STEPS)[number];
 
 /**
