@@ -145,7 +145,12 @@ export interface LoadStats {
   latencies: number[];
   /** Date.now() and kind of each failure (non-2xx or connection error), the first MAX_FAILURES only. */
   failures: { at: number; what: string }[];
+  /** Requests that took SLOW_MS or more, answered or not: Date.now() when sent, how long, kind. */
+  slow: { sentAt: number; ms: number; what: string }[];
 }
+
+/** What `LoadStats.slow` counts as slow. */
+export const SLOW_MS = 1000;
 
 export interface Load {
   stats: LoadStats;
@@ -174,7 +179,7 @@ export function startLoad(port: number, opts: { clients?: number; maxMs: number;
   const deadline = Date.now() + opts.maxMs;
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const postBody = opts.postBytes ? `x=${'1'.repeat(Math.max(1, opts.postBytes - 2))}` : 'x=1';
-  const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [], failures: [] };
+  const stats: LoadStats = { total: 0, ok: 0, non2xx: new Map(), connErrors: new Map(), latencies: [], failures: [], slow: [] };
   let stopped = false;
   const bump = (m: Map<string, number>, k: string) => {
     m.set(k, (m.get(k) ?? 0) + 1);
@@ -188,12 +193,15 @@ export function startLoad(port: number, opts: { clients?: number; maxMs: number;
         const post = (n + i) % 2 === 1;
         const what = post ? 'POST' : 'GET';
         const t0 = performance.now();
+        const sentAt = Date.now();
         await new Promise<void>((resolve) => {
           let done = false;
           const finish = (f: () => void) => {
             if (done) return;
             done = true;
             stats.total++;
+            const took = performance.now() - t0;
+            if (took >= SLOW_MS && stats.slow.length < MAX_FAILURES) stats.slow.push({ sentAt, ms: took, what });
             f();
             resolve();
           };

@@ -24,6 +24,7 @@ import { silentLogger } from '../src/log.js';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { waitFor } from '../test/support/wait.js';
 import { loadAvg, log, numFlag, runMain, startLoad } from './common.js';
+import { adminFetch } from '../test/support/admin-fetch.js';
 
 const SECONDS = numFlag('seconds', 8, 2, 60);
 const ROUNDS = numFlag('rounds', 2, 1, 10);
@@ -71,7 +72,7 @@ async function main() {
           const handler = reverseProxyHandler({ kind: 'dns', name: appDnsName('web'), port: upPort }, dnsPort) as { dynamic_upstreams: { refresh: string } };
           handler.dynamic_upstreams.refresh = `${refreshMs}ms`;
           const config = { admin: { listen: adminListen }, apps: { http: { servers: { bench: { listen: [`127.0.0.1:${listen}`], routes: [{ handle: [handler] }], automatic_https: { disable: true } } } } } };
-          const res = await fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(config) });
+          const res = await adminFetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(config) });
           if (!res.ok) throw new Error(`load: ${res.status} ${await res.text()}`);
           await waitFor(async () => (await fetch(`http://127.0.0.1:${listen}/`)).ok, { timeoutMs: 10_000, what: 'route' });
           const c0 = cpuMs(caddy.pid);

@@ -90,6 +90,9 @@ async function run(argv: string[]): Promise<number> {
     case 'tokens':
       expect(0);
       return (await import('./cli/lists.js')).tokensCommand(client, { json });
+    case 'templates':
+      if (pos.length > 1) usageError(command, `unexpected argument "${pos[1]}"`);
+      return (await import('./cli/templates.js')).templatesCommand(client, { name: pos[0], json });
     case 'deploy':
       expect(1);
       return deployCommand(client, { app: pos[0], image: v.image as string | undefined, follow: !!v.follow });

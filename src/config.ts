@@ -37,6 +37,8 @@ const schema = z.object({
   SVC_PROBE_IMAGE: optional,
   SVC_PROXY_MODE: z.enum(['auto', 'container', 'host', 'external']).default('auto'),
   SVC_PROXY_IMAGE: z.string().default('caddy:2'),
+  // Host mode: the Caddy binary svc runs (Debian's by default; e.g. a newer one unpacked elsewhere).
+  SVC_PROXY_BIN: z.string().startsWith('/').default('/usr/bin/caddy'),
   SVC_PROXY_ADMIN_URL: z.string().url().default('http://127.0.0.1:2019'),
   SVC_HTTP_PORT: port.default(80),
   SVC_HTTPS_PORT: port.default(443),
@@ -118,6 +120,8 @@ export interface Config {
     /** auto: container when its image is present or pullable, else host (see src/proxy/runner.ts). */
     mode: 'auto' | 'container' | 'host' | 'external';
     image: string;
+    /** SVC_PROXY_BIN: the Caddy binary of host mode. */
+    bin: string;
     adminUrl: string;
     httpPort: number;
     httpsPort: number;
@@ -240,6 +244,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
     proxy: {
       mode: e.SVC_PROXY_MODE,
       image: e.SVC_PROXY_IMAGE,
+      bin: e.SVC_PROXY_BIN,
       adminUrl: e.SVC_PROXY_ADMIN_URL.replace(/\/+$/, ''),
       httpPort: e.SVC_HTTP_PORT,
       httpsPort: e.SVC_HTTPS_PORT,

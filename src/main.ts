@@ -221,6 +221,7 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
       mode: config.proxy.mode,
       runtime,
       image: config.proxy.image,
+      bin: config.proxy.bin,
       adminUrl: config.proxy.adminUrl,
       dataDir: config.dataDir,
       instance: config.instance,

@@ -130,6 +130,10 @@ export const RULES: Record<string, Rule> = {
   'GET /api/codehost/manifest': r('manage'),
   'GET /api/codehost/debug': r('manage'),
 
+  // Stack templates (issue 32 section 3): the catalog shipped with svc, no secret in it; any signed-in user.
+  'GET /api/templates': r('read'),
+  'GET /api/templates/:name': r('read'),
+
   // Off-host backup targets (issue 21 section 1): targets are settings with credentials (never shown: a
   // read sees the access key's tail only); listing the copies in a bucket, uploads and imports are admin work.
   'GET /api/backup-targets': r('read'),

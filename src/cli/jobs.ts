@@ -28,17 +28,18 @@ export async function jobsCommand(client: Client, o: { app: string; run?: string
 }
 
 /**
- * `svc volumes APP`: the app's volumes and deploy strategy, read from the app's record (the by-name lookup
+ * `svc volumes APP`: the app's volumes, deploy strategy and drain (drain_seconds), read from the app's record (the by-name lookup
  * answers only `{id, name}`, so the fields come from `GET /api/apps/{id}`). `--json`: those two fields as
  * the API answers them.
  */
 export async function volumesCommand(client: Client, o: { app: string; json?: boolean }, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const { id } = await appByName(client, o.app);
-  const app = await client.json<{ volumes?: { name: string; mount_path: string }[]; deploy_strategy?: string }>('GET', `/api/apps/${id}`);
-  if (o.json) return printJson({ volumes: app.volumes ?? [], deploy_strategy: app.deploy_strategy ?? 'blue_green' }), 0;
+  const app = await client.json<{ volumes?: { name: string; mount_path: string }[]; deploy_strategy?: string; drain_seconds?: number }>('GET', `/api/apps/${id}`);
+  if (o.json) return printJson({ volumes: app.volumes ?? [], deploy_strategy: app.deploy_strategy ?? 'blue_green', drain_seconds: app.drain_seconds ?? 30 }), 0;
   const volumes = app.volumes ?? [];
   if (volumes.length === 0) write('no volumes\n');
   else write(formatTable([['VOLUME', 'MOUNT PATH'], ...volumes.map((v) => [v.name, v.mount_path])]));
   write(`deploy strategy: ${app.deploy_strategy ?? 'blue_green'}\n`);
+  write(`drain: ${app.drain_seconds ?? 30} s\n`);
   return 0;
 }

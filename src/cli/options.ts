@@ -29,6 +29,7 @@ export const OPTIONS: Record<string, Options> = {
   target: { endpoint: { type: 'string' }, region: { type: 'string' }, bucket: { type: 'string' }, prefix: { type: 'string' }, ...json },
   registry: { username: { type: 'string' }, 'password-stdin': { type: 'boolean' }, ...json },
   tokens: { ...json },
+  templates: { ...json },
   uninstall: { purge: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
   run: { timeout: { type: 'string' }, detach: { type: 'boolean' } },
   jobs: { run: { type: 'string' }, ...json },

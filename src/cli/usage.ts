@@ -67,7 +67,7 @@ ${JSON_OPTION}`,
       --token-stdin     read the access token for cloning a private repository from standard input
       --remove-token    remove the access token`,
   },
-  volumes: { usage: 'svc volumes APP [--json]', about: "list the app's persistent volumes and its deploy strategy", options: `${JSON_OPTION} (the app's volumes and deploy_strategy fields)` },
+  volumes: { usage: 'svc volumes APP [--json]', about: "list the app's persistent volumes, its deploy strategy and its drain", options: `${JSON_OPTION} (the app's volumes, deploy_strategy and drain_seconds fields)` },
   previews: {
     usage: 'svc previews APP [--json] [--on | --off] [--max N] [--ttl-days N] [--services none|fresh] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
     about: "list the app's pull-request previews (state, commit, branch, age, URL); with flags, change its previews settings first",
@@ -122,6 +122,11 @@ ${JSON_OPTION} (list, remote)`,
     options: `      --username U      the registry account (add)
       --password-stdin  read the password or token from stdin (else SVC_REGISTRY_PASSWORD; never an argument)
 ${JSON_OPTION} (list)`,
+  },
+  templates: {
+    usage: 'svc templates [NAME] [--json]',
+    about: 'the one-click stacks svc ships (Plausible, n8n, Nextcloud...); with NAME, what it asks, what it generates and its services',
+    options: JSON_OPTION,
   },
   tokens: { usage: 'svc tokens [--json]', about: 'list your API tokens (names, scopes, expiry, last use; never the tokens themselves)', options: JSON_OPTION },
   completion: {

@@ -9,7 +9,7 @@ export type AppFields = Pick<
   AppRow,
   | 'appType' | 'buildMode' | 'projectType' | 'source' | 'repoUrl' | 'branch' | 'internalPort'
   | 'imageRef' | 'domain' | 'fallbackPort' | 'accessMode' | 'healthCheckPath' | 'ciWorkflow'
-  | 'replicas' | 'memoryMb' | 'cpus' | 'volumes' | 'deployStrategy' | 'jobs' | 'previews' | 'codeHost'
+  | 'replicas' | 'memoryMb' | 'cpus' | 'volumes' | 'deployStrategy' | 'drainSeconds' | 'jobs' | 'previews' | 'codeHost'
 >;
 
 

@@ -58,6 +58,8 @@ export const appFieldShape = {
   volumes: volumesSchema,
   /** `stop_first`: the old container stops before the new one starts (one writer at a time, short downtime). */
   deploy_strategy: z.enum(DEPLOY_STRATEGIES),
+  /** Seconds an old version keeps its open connections after a switch before SIGTERM (issue 37). */
+  drain_seconds: z.number().int().min(0).max(3600),
   /** Scheduled jobs (issue 22); the complete list. */
   jobs: jobsSchema,
   /** Pull-request previews (issue 20); null: off. A member left out takes its default. */
@@ -93,6 +95,7 @@ export const APP_DEFAULTS = {
   cpus: null,
   volumes: '[]',
   deployStrategy: 'blue_green',
+  drainSeconds: 30,
   jobs: '[]',
   previews: null,
   codeHost: null,
@@ -120,6 +123,7 @@ export function appFieldsToStore(f: AppApiFields): Partial<AppFields> {
     cpus: f.resources === undefined ? undefined : (f.resources?.cpus ?? null),
     volumes: f.volumes === undefined ? undefined : canonicalVolumes(f.volumes),
     deployStrategy: f.deploy_strategy,
+    drainSeconds: f.drain_seconds,
     jobs: f.jobs === undefined ? undefined : canonicalJobs(f.jobs),
     previews: f.previews === undefined ? undefined : settingsToStore(f.previews),
     codeHost: f.code_host,
@@ -293,7 +297,8 @@ function guarded<T>(fn: () => T): T {
 }
 
 /** The fields desiredRoutes reads (reconcilers/proxy/routes.ts): only a change of these concerns the proxy. */
-const ROUTING_FIELDS = ['appType', 'accessMode', 'domain', 'fallbackPort', 'internalPort', 'source'] as const;
+// drainSeconds: Caddy keeps an app's streams across a config load for its drain (src/proxy/config.ts).
+const ROUTING_FIELDS = ['appType', 'accessMode', 'domain', 'fallbackPort', 'internalPort', 'source', 'drainSeconds'] as const;
 
 function announce(enqueue: Enqueue, name: string, routing = true) {
   enqueue(keyOf('app', name));
@@ -305,8 +310,8 @@ function announce(enqueue: Enqueue, name: string, routing = true) {
 }
 
 function pickFields(row: AppRow): AppFields {
-  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews, codeHost } = row;
-  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, jobs, previews, codeHost };
+  const { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, drainSeconds, jobs, previews, codeHost } = row;
+  return { appType, buildMode, projectType, source, repoUrl, branch, internalPort, imageRef, domain, fallbackPort, accessMode, healthCheckPath, ciWorkflow, replicas, memoryMb, cpus, volumes, deployStrategy, drainSeconds, jobs, previews, codeHost };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

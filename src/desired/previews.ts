@@ -61,6 +61,7 @@ function previewFields(ctx: CommandCtx, parent: AppView, pr: PullRequest, addres
     // parent's scheduled work (mails, billing runs) must not run twice from a pull request.
     volumes: '[]',
     deployStrategy: 'blue_green',
+    drainSeconds: parent.drainSeconds,
     jobs: '[]',
     codeHost: parent.codeHost,
   };

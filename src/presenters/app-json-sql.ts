@@ -24,7 +24,8 @@ const APP_OBJECT = `json_object(
   'replicas', a.replicas,
   'resources', CASE WHEN a.memory_mb IS NULL AND a.cpus IS NULL THEN NULL
       ELSE json_object('memory_mb', a.memory_mb, 'cpus', a.cpus) END,
-  'volumes', json(a.volumes), 'deploy_strategy', a.deploy_strategy, 'jobs', json(a.jobs),
+  'volumes', json(a.volumes), 'deploy_strategy', a.deploy_strategy,
+  'drain_seconds', a.drain_seconds, 'jobs', json(a.jobs),
   'previews', json(a.previews),
   'status', COALESCE(s.status, 'inactive'),
   'status_reason', s.status_reason,

@@ -35,6 +35,7 @@ export function appJson(app: AppView, deployedConfigVersion: number | null, host
     resources: resourcesJson(app),
     volumes: parseVolumes(app.volumes),
     deploy_strategy: app.deployStrategy,
+    drain_seconds: app.drainSeconds,
     jobs: parseJobs(app.jobs),
     previews: app.previews === null ? null : (JSON.parse(settingsToStore(settingsOf(app.previews))!) as PreviewSettings),
     status: app.status,

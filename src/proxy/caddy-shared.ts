@@ -4,6 +4,7 @@
 // `serves` asks Caddy for its config and checks svc's part, so a restarted or emptied Caddy is noticed.
 import type { Logger } from '../log.js';
 import { createAdmin, heldPorts, ProxyLoadError, rejection, upstreamRequests } from './admin.js';
+import { createCaddyWatch } from './caddy-version.js';
 import { buildServers, tlsLogConfig, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
@@ -25,9 +26,10 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
   const names = sharedNames(opts.instance);
   let chain: Promise<void> = Promise.resolve();
   const reportConflicts = conflictReporter(opts, opts.log);
+  const watch = createCaddyWatch(opts.adminUrl, opts.log);
 
   const wantedFor = (routes: Route[]): SharedWanted => {
-    const { servers, domains } = buildServers(routes, opts, names);
+    const { servers, domains } = buildServers(routes, { ...opts, features: watch.known() }, names);
     return {
       servers,
       tls: sharedTlsPolicy(domains, opts, names.tlsId),
@@ -50,6 +52,7 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
 
   const applyOnce = async (routes: Route[]) => {
     reportConflicts(routes);
+    await watch.features();
     const wanted = wantedFor(routes);
     for (let writes = 0; ; writes++) {
       const write = nextSharedWrite(await current(), wanted, names);

@@ -5,6 +5,7 @@
 // after Caddy itself restarted with an empty or older one. `serves` is the cheap check the proxy
 // reconciler makes every second: one tiny GET of the config's fingerprint id.
 import type { Logger } from '../log.js';
+import { createCaddyWatch } from './caddy-version.js';
 import { buildCaddyConfig, canonicalJson, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
@@ -18,6 +19,8 @@ export interface CaddyProxyOptions extends CaddyConfigOptions {
   fetch?: typeof fetch;
   /** Per admin request (default 30 s: a load may wait on listeners). */
   timeoutMs?: number;
+  /** Which Caddy answers (default: the local process's `caddy version`, caddy-version.ts). */
+  watch?: ReturnType<typeof createCaddyWatch>;
 }
 
 export interface CaddyProxy extends Proxy {
@@ -34,11 +37,15 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
   const reportConflicts = conflictReporter(opts, opts.log);
   // The last routes built, with their config and its fingerprint id: serves() runs every second.
   // The same array (the reconciler's, while the database is unchanged) skips even the key's JSON.
+  // Built for the features of the Caddy last seen answering (a replaced Caddy of another version is
+  // noticed at the next apply: its config has another fingerprint, so serves() says no first).
+  const watch = opts.watch ?? createCaddyWatch(opts.adminUrl, opts.log);
   let built: { routes: Route[]; key: string; config: ReturnType<typeof buildCaddyConfig> } | undefined;
   const configOf = (routes: Route[]) => {
     if (built?.routes === routes) return built.config;
-    const key = JSON.stringify(routes);
-    built = built?.key === key ? { ...built, routes } : { routes, key, config: buildCaddyConfig(routes, opts) };
+    const features = watch.known();
+    const key = JSON.stringify([routes, features]);
+    built = built?.key === key ? { ...built, routes } : { routes, key, config: buildCaddyConfig(routes, { ...opts, features }) };
     return built.config;
   };
 
@@ -46,6 +53,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
 
   const applyOnce = async (routes: Route[]) => {
     reportConflicts(routes);
+    await watch.features();
     const wanted = configOf(routes);
     const text = JSON.stringify(wanted);
     const current = await admin('GET', '/config/');
@@ -89,7 +97,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
         return false;
       }
     },
-    configFor: (routes) => buildCaddyConfig(routes, opts),
+    configFor: (routes) => buildCaddyConfig(routes, { ...opts, features: watch.known() }),
     async answers() {
       try {
         const res = await admin('GET', '/config/', undefined, 1000);

@@ -3,6 +3,7 @@
 // JSON (sorted routes, sorted servers, keys written in sorted order).
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
+import { OLDEST_FEATURES, type CaddyFeatures } from './caddy-version.js';
 import type { Route, Upstream } from './proxy.js';
 
 export interface CaddyConfigOptions {
@@ -20,6 +21,8 @@ export interface CaddyConfigOptions {
   dnsPort: number;
   /** Optional certificate storage directory (host Caddy in external mode, tests); default Caddy's own. */
   storageDir?: string;
+  /** What the Caddy loaded into allows (caddy-version.ts); default what Debian's 2.6.2 needs. */
+  features?: CaddyFeatures;
 }
 
 /**
@@ -81,23 +84,45 @@ export function partitionRoutes(routes: Route[], opts: Pick<CaddyConfigOptions, 
 }
 
 /**
- * How a `dns` route picks among the addresses its name answers (one per live replica) and retries (Caddy
- * 2.6.2's reverse_proxy, read in its source and measured; docs/decisions/0016-replicas-behind-one-name.md):
+ * How a `dns` route picks among the addresses its name answers (one per live replica) and retries (Caddy's
+ * reverse_proxy, read in its source and measured; docs/decisions/0016-replicas-behind-one-name.md and
+ * 0044-caddy-2-11.md):
  * - round_robin, whatever the count: one route for 1 or 50 replicas, so scaling never loads Caddy's config
- *   (rule 3 of the switch note). With one address it is `first`: 2.6.2 picks `pool[n % 1]`. Its miss under
- *   concurrency (the note) needs an upstream marked unavailable, i.e. health checks; this route has none.
+ *   (rule 3 of the switch note). With one address it is `first`: 2.6.2 picks `pool[n % 1]`.
  * - try_duration 5s, try_interval 100ms: a request whose pick cannot be dialled (a replica just killed:
- *   refused, or no answer within the transport's 3 s dial timeout; `dial_timeout` below is the DNS
- *   lookup's) is tried again on the next pick; with no address at all it waits up to 5 s (GET only).
+ *   refused, or no answer within the dial timeout; `dial_timeout` below is the DNS lookup's) is tried
+ *   again on the next pick; with no address at all it waits up to 5 s (GET only).
  * - No `retries`: a count would cut that 5 s wait short for a one-address app.
- * - No `retry_match`: a request already sent when its replica died is retried only if it is a GET (2.6.2's
- *   default); a POST might run twice. And 2.6.2 cannot resend a body at all (`invalid Read on closed Body`,
- *   fixed in 2.11.2): a POST is a 502 if its first pick was a replica that had just died, even though it
- *   was never sent. That is why svc takes a replica out of the answer before it stops one itself.
- * - No shorter upstream dial timeout: under load ~0.5 % of dials wait a 1 s SYN retransmit (the note); cut
- *   short, they would become retries, and so 502s for POSTs.
+ * - No `retry_match`: a request already sent when its replica died is retried only if it is a GET (Caddy's
+ *   default); a POST might run twice.
+ * - Passive health on both Caddies (DEAD_REPLICA); the dial timeout by the Caddy (dnsTransport).
  */
 export const DNS_BALANCING = { selection_policy: { policy: 'round_robin' }, try_duration: '5s', try_interval: '100ms' } as const;
+
+/**
+ * Passive health: one failed dial or broken exchange marks the address down, so the requests after it skip
+ * a dead replica instead of each waiting out its own dial. For 2 s: longer than svc takes to drop a dead
+ * replica from the answer (bench:replicas, kill -> out of the answer: max ~1.2 s), short enough that a
+ * replica that was only slow once (or the one address of an app) is tried again soon; a request meanwhile
+ * waits in try_interval. On 2.6.2 too, though there its round_robin can miss the one available address
+ * under concurrency (notes/zero-downtime-switch.md) and it does not retry a POST after "no upstreams
+ * available" (503): measured, fewer POSTs fail with it than without (bench:replicas, docs/benchmarks.md).
+ */
+export const DEAD_REPLICA = { passive: { fail_duration: '2s', max_fails: 1 } } as const;
+
+/**
+ * The upstream dial timeout, by what the Caddy can do with a failed dial (measured, bench:replicas):
+ * - Caddy >= 2.11.2 resends the body when it retries a dial error, so a dial may be cut short: 500 ms. A
+ *   killed replica's address often still has a neighbour entry: the SYN goes nowhere and, with Caddy's 3 s
+ *   default, a request waited 2.4-3 s on it. Under load ~0.5 % of good dials wait a 1 s SYN retransmit:
+ *   cut short, they are retried elsewhere, body and all.
+ * - Caddy 2.6.2 cannot resend a body (`invalid Read on closed Body`): every retried POST is a 502, so a
+ *   short timeout would turn those slow good dials into failed POSTs. It keeps Caddy's 3 s: a dead
+ *   replica costs the few requests that picked it before passive health marked it, up to 3 s each.
+ */
+export function dnsTransport(features: CaddyFeatures): Json {
+  return features.resendsBodies ? { protocol: 'http', dial_timeout: '500ms' } : { protocol: 'http' };
+}
 
 /** The page a route with no container answers (503, at once). Names no app: a visitor reads it. */
 export const NO_CONTAINER_BODY =
@@ -106,7 +131,7 @@ export const NO_CONTAINER_BODY =
   'Deploy it from svc (its app page, or <code>svc deploy APP</code>), then reload this page.</p>\n';
 
 /** Pure: the handler of a route, by its upstream. */
-export function routeHandler(up: Upstream, dnsPort: number): Json {
+export function routeHandler(up: Upstream, dnsPort: number, features: CaddyFeatures = OLDEST_FEATURES): Json {
   if (up.kind === 'none') {
     return {
       handler: 'static_response',
@@ -115,7 +140,7 @@ export function routeHandler(up: Upstream, dnsPort: number): Json {
       body: NO_CONTAINER_BODY,
     };
   }
-  return reverseProxyHandler(up, dnsPort);
+  return reverseProxyHandler(up, dnsPort, features);
 }
 
 /** Set by the host's Caddy for the Swarm edge relay (overwriting whatever a client sent); the relay removes it. */
@@ -143,7 +168,7 @@ export function edgeHandler(up: { socket: string; key: string }): Json {
 }
 
 /** Pure: the reverse_proxy handler for one upstream (design D of notes/zero-downtime-switch.md for `dns`). */
-export function reverseProxyHandler(up: Exclude<Upstream, { kind: 'none' }>, dnsPort: number): Json {
+export function reverseProxyHandler(up: Exclude<Upstream, { kind: 'none' }>, dnsPort: number, features: CaddyFeatures = OLDEST_FEATURES): Json {
   if (up.kind === 'edge') return edgeHandler(up);
   if (up.kind === 'dns') {
     return {
@@ -158,6 +183,8 @@ export function reverseProxyHandler(up: Exclude<Upstream, { kind: 'none' }>, dns
         dial_timeout: '1s',
       },
       load_balancing: DNS_BALANCING,
+      health_checks: DEAD_REPLICA,
+      transport: dnsTransport(features),
     };
   }
   const u = new URL(up.url);
@@ -193,7 +220,7 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
       listen: [`:${opts.httpsPort}`],
       routes: domainRoutes.map((r) => ({
         match: [{ host: [r.domain!] }],
-        handle: [routeHandler(r.upstream, opts.dnsPort)],
+        handle: [routeHandler(r.upstream, opts.dnsPort, opts.features)],
         terminal: true,
       })),
     };
@@ -201,7 +228,7 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
   for (const r of portRoutes) {
     servers[names.port(r.port!)] = {
       listen: [`:${r.port}`],
-      routes: [{ handle: [routeHandler(r.upstream, opts.dnsPort)], terminal: true }],
+      routes: [{ handle: [routeHandler(r.upstream, opts.dnsPort, opts.features)], terminal: true }],
       automatic_https: { disable: true },
     };
   }

@@ -23,6 +23,8 @@ export interface ProxyRunnerOptions {
   mode: ProxyMode;
   runtime: Runtime;
   image: string;
+  /** Host mode: the Caddy binary (SVC_PROXY_BIN; default /usr/bin/caddy). */
+  bin?: string;
   adminUrl: string;
   dataDir: string;
   instance: string;
@@ -60,7 +62,7 @@ export function createProxyRunner(o: ProxyRunnerOptions): (() => Promise<ProxyRu
 
   const ensure = async (mode: 'container' | 'host'): Promise<ProxyRunState> => {
     if (mode === 'host') {
-      const state = await ensureHostCaddy({ svcDataDir: o.dataDir, adminUrl: o.adminUrl, log: o.log, answers: o.answers, terminator });
+      const state = await ensureHostCaddy({ svcDataDir: o.dataDir, adminUrl: o.adminUrl, log: o.log, answers: o.answers, terminator, bin: o.bin });
       if (state === 'running') return 'running';
       if (state === 'started') pending = { until: now() + READY_TIMEOUT_MS };
       return 'starting';

@@ -20,7 +20,7 @@ export interface StackBuild {
 export type StackVolumeMount =
   /** A named volume of the stack's `volumes:`: an svc volume, in backups, kept on delete unless purged. */
   | { kind: 'named'; volume: string; target: string; readOnly: boolean }
-  /** A bind mount whose source is inside the stack's own directory (relative path, no `..`). */
+  /** A bind mount whose source is inside the stack's own directory (relative to the repository's root like a build context, no `..`). */
   | { kind: 'bind'; source: string; target: string; readOnly: boolean };
 
 export type StackHealthcheck =
@@ -111,4 +111,6 @@ export interface ComposeInput {
   text: string;
   variables: Record<string, string>;
   readFile?: (relativePath: string) => string | undefined;
+  /** The Compose file's directory relative to the repository's root ('.', the default, for a pasted file). */
+  composeDir?: string;
 }

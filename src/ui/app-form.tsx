@@ -27,7 +27,7 @@ export type AppFormValues = Partial<Record<keyof typeof FIELD_NAMES, string | nu
 const FIELD_NAMES = {
   name: 1, image_ref: 1, internal_port: 1, access_mode: 1, domain: 1, fallback_port: 1, build_mode: 1,
   repo_url: 1, branch: 1, health_check_path: 1, app_type: 1, source: 1, project_type: 1,
-  replicas: 1, memory_mb: 1, cpus: 1, volumes: 1, deploy_strategy: 1, code_host: 1,
+  replicas: 1, memory_mb: 1, cpus: 1, volumes: 1, deploy_strategy: 1, drain_seconds: 1, code_host: 1,
   /** Shown as set / not set only: the token itself never goes back to a page. */
   repo_token_set: 1,
   previews_form: 1, previews_enabled: 1, previews_max: 1, previews_ttl_days: 1, previews_services: 1, previews_forks: 1,
@@ -50,6 +50,7 @@ export const valuesOfRow = (a: AppRow): AppFormValues => ({
   health_check_path: a.healthCheckPath, app_type: a.appType, source: a.source, project_type: a.projectType,
   replicas: a.replicas, memory_mb: a.memoryMb, cpus: a.cpus,
   volumes: parseVolumes(a.volumes).map((v) => `${v.name}:${v.mount_path}`).join(', '), deploy_strategy: a.deployStrategy,
+  drain_seconds: a.drainSeconds,
   code_host: a.codeHost ?? '', repo_token_set: a.repoTokenSealed ? 'set' : null,
   ...previewValues(a.previews),
 });
@@ -90,6 +91,7 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
     <div class="row">
       <Field label="Volumes" name="volumes" value={v.volumes} hint="name:/mount/path, comma-separated; kept across deploys" placeholder="data:/var/lib/app" autocomplete="off" />
       <Select label="Deploy strategy" name="deploy_strategy" value={String(v.deploy_strategy ?? 'blue_green')} options={opts(DEPLOY_STRATEGIES)} />
+      <Field label="Drain (seconds)" name="drain_seconds" value={v.drain_seconds ?? 30} hint="how long an old version keeps its WebSockets and streams after a deploy (0-3600)" inputmode="numeric" />
     </div>
     <div class="row">
       <Select label="App type" name="app_type" value={String(v.app_type ?? 'managed')} options={explained(APP_TYPES)} />
@@ -156,6 +158,7 @@ export function appBody(f: Form, mode: 'create' | 'update'): Record<string, unkn
     resources: resources(f, mode),
     volumes: volumes(f, mode),
     deploy_strategy: text(f, 'deploy_strategy'),
+    drain_seconds: int(f, 'drain_seconds'),
     // A form without the field (another page) changes nothing; blank: derived from the URL.
     code_host: f.code_host === undefined ? undefined : (text(f, 'code_host') ?? (mode === 'update' ? null : undefined)),
     repo_token: f.repo_token_remove === 'on' ? null : text(f, 'repo_token'),

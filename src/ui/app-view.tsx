@@ -163,7 +163,7 @@ const Workloads = ({ v, csrf }: { v: AppView; csrf: string }) => {
   return (
     <>
       <p>
-        Deploy strategy: <strong>{v.app.deployStrategy}</strong>
+        Deploy strategy: <strong>{v.app.deployStrategy}</strong> · drain: <strong>{v.app.drainSeconds} s</strong>
         {volumes.length === 0 ? <span class="muted"> · no volumes</span> : ' · volumes: '}
         {volumes.map((vol, i) => (
           <span class="mono">{i > 0 ? ', ' : ''}{vol.name} → {vol.mount_path}</span>

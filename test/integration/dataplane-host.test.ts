@@ -8,7 +8,7 @@ import { hostCaddyPid } from '../../src/proxy/host.js';
 import { processArgs } from '../../src/proxy/detached.js';
 import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
-import { freePort } from '../support/caddy.js';
+import { caddyBin, freePort } from '../support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
@@ -59,7 +59,7 @@ describe('proxy mode auto without a pullable image', () => {
     // It is the host's Caddy of this data directory, with its state under SVC_DATA_DIR.
     const pid = hostCaddyPid(t.dataDir);
     expect(pid).toBeGreaterThan(1);
-    expect(processArgs(pid!)).toEqual(['/usr/bin/caddy', 'run', '--resume', '--config', join(t.dataDir, 'proxy', 'config', 'bootstrap.json'), '--pidfile', join(t.dataDir, 'proxy', 'caddy.pid')]);
+    expect(processArgs(pid!)).toEqual([caddyBin(), 'run', '--resume', '--config', join(t.dataDir, 'proxy', 'config', 'bootstrap.json'), '--pidfile', join(t.dataDir, 'proxy', 'caddy.pid')]);
     const config = JSON.parse(readFileSync(join(t.dataDir, 'proxy', 'config', 'caddy', 'autosave.json'), 'utf8'));
     expect(Object.keys(config.apps.http.servers)).toEqual([`port-${port}`]);
 

@@ -13,6 +13,7 @@ import { freePort } from '../support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
+import { adminFetch } from '../support/admin-fetch.js';
 
 const daemons: TestDaemon[] = [];
 beforeAll(async () => {
@@ -57,7 +58,7 @@ describe('data plane self-repair', () => {
 
     // What a Caddy restarted without its config has: only the admin listener.
     const listen = new URL(t.caddy.adminUrl).host;
-    const res = await fetch(`${t.caddy.adminUrl}/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ admin: { listen } }) });
+    const res = await adminFetch(`${t.caddy.adminUrl}/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ admin: { listen } }) });
     expect(res.status).toBe(200);
     await waitFor(async () => !(await served(port).catch(() => false)), { timeoutMs: 2000, intervalMs: 10, what: 'the route to be gone' });
     await waitFor(() => served(port).catch(() => false), { timeoutMs: 5000, intervalMs: 50, what: 'served again within 5 s' });

@@ -12,6 +12,7 @@ import { deployReaching, requestImageDeploy, startTestDaemon, type TestDaemon } 
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 import { listeningSockets } from '../../src/proxy/listening.js';
+import { adminFetch } from '../support/admin-fetch.js';
 
 let t: TestDaemon | undefined;
 const holders: Server[] = [];
@@ -65,7 +66,7 @@ describe('an app on a taken port', () => {
     // before svc reloads: retried when svc's reload won the race (bounded).
     let holder: Server | undefined;
     for (let i = 0; i < 10 && !holder; i++) {
-      const emptied = await fetch(`${t!.caddy.adminUrl}/load`, {
+      const emptied = await adminFetch(`${t!.caddy.adminUrl}/load`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ admin: { listen: new URL(t!.caddy.adminUrl).host } }),

@@ -21,6 +21,7 @@ import { createTestRepo, type TestRepo } from '../support/git-repo.js';
 import { sql } from '../support/backup-sql.js';
 import { ensureServiceImages, ENGINES_BASE_IMAGE, serviceImageEnv } from '../support/service-images.js';
 import { waitFor } from '../support/wait.js';
+import { adminFetch } from '../support/admin-fetch.js';
 
 const SECRET = 'previews-fresh-secret';
 const PARENT = 'pvdb';
@@ -101,7 +102,7 @@ async function inventory() {
     }
     return out.sort();
   };
-  const caddy = await (await fetch(`${t.caddy.adminUrl}/config/apps/http/servers`)).json();
+  const caddy = await (await adminFetch(`${t.caddy.adminUrl}/config/apps/http/servers`)).json();
   const images = (await runtime.docker.listImages({ filters: { reference: ['svc-build/*'] } })).flatMap((i) => i.RepoTags ?? []).filter((r) => r.startsWith(`svc-build/${PARENT}`));
   return {
     containers: (await runtime.list({ [LABELS.instance]: t.instance })).map((c) => c.name).sort(),

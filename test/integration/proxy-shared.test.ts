@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { waitFor } from '../support/wait.js';
+import { adminFetch } from '../support/admin-fetch.js';
 
 let a: TestDaemon | undefined;
 let b: TestDaemon | undefined;
@@ -27,7 +28,7 @@ const body = async (port: number) => {
 /** The operator's own server, added through the admin API at the shallowest level that exists. */
 async function addOperatorSite(adminUrl: string, port: number) {
   const server = { listen: [`:${port}`], routes: [{ handle: [{ handler: 'static_response', body: 'operator site' }] }], automatic_https: { disable: true } };
-  const config = (await (await fetch(`${adminUrl}/config/`)).json()) as { apps?: { http?: { servers?: object } } } | null;
+  const config = (await (await adminFetch(`${adminUrl}/config/`)).json()) as { apps?: { http?: { servers?: object } } } | null;
   const [path, value] = config?.apps?.http?.servers
     ? ['/config/apps/http/servers/operator', server]
     : config?.apps?.http
@@ -35,7 +36,7 @@ async function addOperatorSite(adminUrl: string, port: number) {
       : config?.apps
         ? ['/config/apps/http', { servers: { operator: server } }]
         : ['/config/apps', { http: { servers: { operator: server } } }];
-  const res = await fetch(`${adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
+  const res = await adminFetch(`${adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
   expect(res.status, await res.text()).toBe(200);
 }
 
@@ -56,7 +57,7 @@ describe('a shared Caddy (external mode)', () => {
     await waitFor(async () => (await body(appA.port)) === 'operator site' && (await body(appB.port)) === 'operator site', { timeoutMs: 15_000, what: 'both instances route' });
     expect(await body(opPort)).toBe('operator site');
 
-    const servers = async () => Object.keys(((await (await fetch(`${a!.caddy.adminUrl}/config/apps/http/servers`)).json()) ?? {}) as object).sort();
+    const servers = async () => Object.keys(((await (await adminFetch(`${a!.caddy.adminUrl}/config/apps/http/servers`)).json()) ?? {}) as object).sort();
     expect(await servers()).toEqual(['operator', `${a!.instance}-port-${appA.port}`, `${b!.instance}-port-${appB.port}`].sort());
 
     // A's app deleted: only A's server goes.

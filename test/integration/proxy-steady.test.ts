@@ -18,6 +18,7 @@ import { freePort, startCaddy, type TestCaddy } from '../support/caddy.js';
 import { memoryDb, recordingEnqueue } from '../support/db.js';
 import { waitFor } from '../support/wait.js';
 import { createApp } from '../support/commands.js';
+import { adminFetch, adminFetchAsFetch } from '../support/admin-fetch.js';
 
 let caddy: TestCaddy | undefined;
 let dir: string | undefined;
@@ -37,7 +38,7 @@ describe('proxy reconciler steady state (real Caddy, real dnsmasq)', () => {
     const { hostsDir } = dnsmasqPaths(dir);
     const dnsPort = await freePort();
     const requests: string[] = [];
-    const counting: typeof fetch = (input, init) => (requests.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`), fetch(input, init));
+    const counting: typeof fetch = (input, init) => (requests.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`), adminFetchAsFetch(input, init));
     const proxy = createSharedCaddyProxy({ adminUrl: caddy.adminUrl, httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort, instance: 'steady', log: silentLogger, fetch: counting });
     const db = memoryDb();
     const enqueue = recordingEnqueue();
@@ -56,7 +57,7 @@ describe('proxy reconciler steady state (real Caddy, real dnsmasq)', () => {
     await waitFor(async () => (await rec.reconcile('main')).requeueAfterMs === PROXY_PROBE_MS, { timeoutMs: 10_000, what: 'converged' });
     expect(requests.filter((r) => !r.startsWith('GET')).length).toBeGreaterThan(0);
     const files = async () => Promise.all((await readdir(hostsDir)).map(async (f) => [f, (await stat(join(hostsDir, f))).mtimeMs]));
-    const config = async () => (await fetch(`${caddy!.adminUrl}/config/`)).text();
+    const config = async () => (await adminFetch(`${caddy!.adminUrl}/config/`)).text();
     const before = { files: await files(), config: await config() };
     requests.length = 0;
 

@@ -19,6 +19,7 @@ import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort, startCaddy, type TestCaddy } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
+import { adminFetchAsFetch } from '../support/admin-fetch.js';
 
 let caddy: TestCaddy;
 let dir: string;
@@ -28,10 +29,10 @@ let upPort: number;
 const upstreams: Server[] = [];
 let loads = 0;
 
-/** Global fetch that counts config loads. */
+/** The admin requests over node:http (admin-fetch.ts), config loads counted. */
 const countingFetch: typeof fetch = (input, init) => {
   if (init?.method === 'POST' && String(input).endsWith('/load')) loads++;
-  return fetch(input, init);
+  return adminFetchAsFetch(input, init);
 };
 
 async function upstream(host: string, name: string): Promise<Server> {

@@ -22,7 +22,7 @@ import { agentServer } from '../../src/proxy/edge-config.js';
 import { createRelayFetch } from '../../src/proxy/relay-fetch.js';
 import { GARAGE_ADMIN_PORT } from '../../src/catalog/garage.js';
 import { agentConfig, AGENT_PORT } from '../../src/runtime/swarm-agent-spec.js';
-import { CADDY_BIN } from '../support/caddy.js';
+import { caddyBin } from '../support/caddy.js';
 import { ensureTestImages, WEB_V1 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 
@@ -61,7 +61,7 @@ beforeAll(async () => {
     apps: { http: { servers: { agents: agentServer(socket), agent: agent.apps.http.servers.agent } } },
   };
   await writeFile(join(dir, 'caddy.json'), JSON.stringify(config));
-  caddy = spawn(CADDY_BIN, ['run', '--config', join(dir, 'caddy.json')], { env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  caddy = spawn(caddyBin(), ['run', '--config', join(dir, 'caddy.json')], { env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
   caddy.stderr!.on('data', (b: Buffer) => (caddyLog = (caddyLog + b.toString()).slice(-20_000)));
   await waitFor(() => existsSync(socket), { timeoutMs: 10_000, what: `Caddy's agent socket (${caddyLog.slice(-500)})` });
   host = createDockerClient(undefined);

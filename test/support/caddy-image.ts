@@ -1,14 +1,16 @@
-// A local Caddy image for tests and the switch benchmark (no registry is reachable): Debian's
-// /usr/bin/caddy is dynamically linked, so its libraries (from ldd), the CA bundle and a minimal
-// /etc/passwd go into a rootfs that is tarred and `docker import`ed with caddy as entrypoint. Built
-// once, reused by tag. Uses the docker CLI (the Runtime port has no import).
+// A local Caddy image for tests and the benchmarks (no registry is reachable), the stand-in of `caddy:2`:
+// Caddy 2.11 from Debian unstable (caddy-unstable.ts), whatever SVC_TEST_CADDY says for host Caddies. Its
+// binary is dynamically linked, so its libraries (from ldd), the CA bundle and a minimal /etc/passwd go
+// into a rootfs that is tarred and `docker import`ed with caddy as entrypoint. Built once, reused by tag
+// while its `svc.test.caddy` label names the same Caddy version (an image built from bookworm's 2.6.2
+// by an older checkout is built again). Uses the docker CLI (the Runtime port has no import).
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync, chmodSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { CADDY_BIN } from './caddy.js';
+import { caddyVersionOf, unstableCaddyBin } from './caddy-unstable.js';
 
 export const CADDY_IMAGE = 'svc-test/caddy:2';
 const run = promisify(execFile);
@@ -24,11 +26,16 @@ export function lddPaths(output: string): string[] {
 }
 
 export async function hasImage(tag: string): Promise<boolean> {
+  return (await imageLabel(tag, 'svc.test.caddy')) !== undefined;
+}
+
+/** The image's label value ('' when it has none), undefined when there is no such image. */
+async function imageLabel(tag: string, label: string): Promise<string | undefined> {
   try {
-    await run('docker', ['image', 'inspect', '--format', '{{.Id}}', tag], { timeout: 30_000 });
-    return true;
+    const { stdout } = await run('docker', ['image', 'inspect', '--format', `{{index .Config.Labels "${label}"}}`, tag], { timeout: 30_000 });
+    return stdout.trim().replace(/^<no value>$/, '');
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -43,7 +50,9 @@ export function ensureCaddyImage(): Promise<string> {
 }
 
 async function build(): Promise<string> {
-  if (await hasImage(CADDY_IMAGE)) return CADDY_IMAGE;
+  const bin = unstableCaddyBin();
+  const version = caddyVersionOf(bin);
+  if ((await imageLabel(CADDY_IMAGE, 'svc.test.caddy')) === version) return CADDY_IMAGE;
   const dir = await mkdtemp(join(tmpdir(), 'svc-test-caddy-image-'));
   try {
     const root = join(dir, 'rootfs');
@@ -52,8 +61,8 @@ async function build(): Promise<string> {
       copyFileSync(realpathSync(src), join(root, dest));
       if (mode !== undefined) chmodSync(join(root, dest), mode);
     };
-    put(CADDY_BIN, '/usr/bin/caddy', 0o755);
-    const { stdout } = await run('ldd', [CADDY_BIN]);
+    put(bin, '/usr/bin/caddy', 0o755);
+    const { stdout } = await run('ldd', [bin]);
     for (const lib of lddPaths(stdout)) put(lib, lib, 0o755);
     if (existsSync('/etc/ssl/certs/ca-certificates.crt')) put('/etc/ssl/certs/ca-certificates.crt', '/etc/ssl/certs/ca-certificates.crt', 0o644);
     mkdirSync(join(root, 'etc'), { recursive: true });
@@ -72,6 +81,7 @@ async function build(): Promise<string> {
         '--change', 'ENV XDG_DATA_HOME=/data',
         '--change', 'ENV XDG_CONFIG_HOME=/config',
         '--change', 'ENV HOME=/root',
+        '--change', `LABEL svc.test.caddy=${version}`,
         tar,
         CADDY_IMAGE,
       ],

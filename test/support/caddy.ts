@@ -1,15 +1,20 @@
-// A real host Caddy (Debian's /usr/bin/caddy) for integration tests and the switch benchmark: started
-// with a minimal config whose admin API listens on a free loopback port, its data and config dirs in a
-// temp dir, killed (and the dir removed) in teardown. Also free-port helpers.
+// A real host Caddy for integration tests and the benchmarks: started with a minimal config whose admin
+// API listens on a free loopback port, its data and config dirs in a temp dir, killed (and the dir
+// removed) in teardown. Which Caddy: SVC_TEST_CADDY, a path (`/usr/bin/caddy`: Debian bookworm's 2.6.2,
+// the host-mode pass of scripts/test.sh), or unset: Caddy 2.11 from Debian unstable (caddy-unstable.ts).
+// Also free-port helpers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminFetch } from './admin-fetch.js';
+import { unstableCaddyBin } from './caddy-unstable.js';
 import { waitFor } from './wait.js';
 
-export const CADDY_BIN = process.env.SVC_TEST_CADDY ?? '/usr/bin/caddy';
+/** The Caddy binary the tests run (see the top of this file); fetched on first use when it is unstable's. */
+export const caddyBin = (): string => process.env.SVC_TEST_CADDY || unstableCaddyBin();
 
 /** A TCP port free on 127.0.0.1 now (and, checked too, free for UDP). */
 export async function freePort(): Promise<number> {
@@ -53,7 +58,7 @@ export async function startCaddy(): Promise<TestCaddy> {
   const config = join(dir, 'bootstrap.json');
   await writeFile(config, JSON.stringify({ admin: { listen: `127.0.0.1:${adminPort}` } }));
   let out = '';
-  const child: ChildProcess = spawn(CADDY_BIN, ['run', '--config', config], {
+  const child: ChildProcess = spawn(caddyBin(), ['run', '--config', config], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -78,7 +83,7 @@ export async function startCaddy(): Promise<TestCaddy> {
     await waitFor(
       async () => {
         if (exited) throw new Error(`caddy exited: ${out}`);
-        const res = await fetch(`${adminUrl}/config/`);
+        const res = await adminFetch(`${adminUrl}/config/`);
         return res.ok;
       },
       { timeoutMs: 10_000, what: 'caddy admin API' },

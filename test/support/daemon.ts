@@ -10,7 +10,7 @@ import { startDaemon, type Daemon } from '../../src/main.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
 import { stopHelpersOf } from '../../src/proxy/detached.js';
-import { freePort, startCaddy, type TestCaddy } from './caddy.js';
+import { caddyBin, freePort, startCaddy, type TestCaddy } from './caddy.js';
 import { waitFor } from './wait.js';
 
 
@@ -113,6 +113,8 @@ export async function isolatedDaemonEnv(o: { dataDir: string; caddyAdminUrl: str
     SVC_HOST: '127.0.0.1',
     SVC_PROXY_MODE: 'external',
     SVC_PROXY_ADMIN_URL: o.caddyAdminUrl,
+    // The tests' Caddy (test/support/caddy.ts) for a test that switches to host mode.
+    SVC_PROXY_BIN: caddyBin(),
     SVC_HTTP_PORT: String(await freePort()),
     SVC_HTTPS_PORT: String(await freePort()),
     SVC_TLS_ISSUER: 'internal',

@@ -1,7 +1,11 @@
 // Makes sure a Docker engine answers before the integration suites run: starts Debian's `dockerd`
-// (installing docker.io when missing) if none is up, and stops at teardown only what it started.
+// (installing docker.io when missing) if none is up, and stops at teardown only what it started. Fetches
+// the tests' Caddy 2.11 once here (caddy-unstable.ts) so the files do not each race for it, and says which
+// Caddy the host-side tests run (SVC_TEST_CADDY).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
+import { caddyBin } from './caddy.js';
+import { caddyVersionOf, unstableCaddyBin } from './caddy-unstable.js';
 
 const engineUp = () => {
   try {
@@ -23,6 +27,8 @@ async function waitFor(cond: () => boolean, timeoutMs: number, what: string) {
 let started: ChildProcess | undefined;
 
 export async function setup() {
+  unstableCaddyBin();
+  console.log(`integration tests: host Caddy ${caddyBin()} (${caddyVersionOf(caddyBin())}); image svc-test/caddy:2 from Caddy ${caddyVersionOf(unstableCaddyBin())}`);
   if (engineUp()) return;
   if (!existsSync('/usr/sbin/dockerd')) {
     execFileSync('bash', ['scripts/install-host-packages.sh'], { stdio: 'inherit' });

@@ -46,6 +46,11 @@ export const apps = sqliteTable('apps', {
   volumes: text('volumes').notNull().default('[]'),
   /** `blue_green` (start new, switch, stop old) or `stop_first` (stop old, then start new: one writer). */
   deployStrategy: text('deploy_strategy', { enum: ['blue_green', 'stop_first'] }).notNull().default('blue_green'),
+  /**
+   * How long an old version keeps its open connections (WebSockets, streams, requests in flight) after a
+   * switch before it gets SIGTERM (issue 37); also how long Caddy keeps an app's streams across a config load.
+   */
+  drainSeconds: integer('drain_seconds').notNull().default(30),
   /** Scheduled jobs (issue 22): canonical JSON text of `[{name, schedule, command, timeout_seconds, concurrency}]`. */
   jobs: text('jobs').notNull().default('[]'),
   /** Pull-request previews (issue 20): canonical JSON of PreviewSettings (src/previews/settings.ts); null: off. */

@@ -49,6 +49,14 @@ export const deploys = sqliteTable(
     stepAttempts: integer('step_attempts').notNull().default(0),
     /** `stop_first`: when the old containers were stopped (ISO with ms); the switch measures the downtime from it. */
     oldStoppedAt: text('old_stopped_at'),
+    /**
+     * The drain of the old version this deploy replaced (issue 37): from the switch (`drain_from`) until its
+     * connections end or `drain_until` passes, then it is stopped; null once stopped. `drain_open`: the
+     * connections open on it at the switch (the `stop_old` event reports them).
+     */
+    drainFrom: text('drain_from'),
+    drainUntil: text('drain_until'),
+    drainOpen: integer('drain_open'),
     startedAt: text('started_at'),
     completedAt: text('completed_at'),
     createdAt: createdAt(),

@@ -18,7 +18,7 @@ describe('POST /api/apps', () => {
     expect(res.body).toEqual({
       id: 1, name: 'web', app_type: 'managed', build_mode: 'external_ci', project_type: 'auto', source: null, repo_url: null,
       branch: 'main', internal_port: 3000, image_ref: null, domain: null, fallback_port: 8080, access_mode: 'port',
-      health_check_path: '/', ci_workflow: null, code_host: null, repo_token_set: false, replicas: 1, resources: null, volumes: [], deploy_strategy: 'blue_green', jobs: [], previews: null, status: 'inactive', status_reason: null, serving: false, live_image: null, route_error: null, certificate_error: null, access_url: 'http://box.lan:8080', live_container_name: null,
+      health_check_path: '/', ci_workflow: null, code_host: null, repo_token_set: false, replicas: 1, resources: null, volumes: [], deploy_strategy: 'blue_green', drain_seconds: 30, jobs: [], previews: null, status: 'inactive', status_reason: null, serving: false, live_image: null, route_error: null, certificate_error: null, access_url: 'http://box.lan:8080', live_container_name: null,
       current_deploy_id: null, config_changed: false, created_at: expect.any(String), updated_at: expect.any(String),
     });
     expect(t.enqueue.keys).toEqual(['app:web', 'jobs:web', 'proxy:main']);
@@ -73,6 +73,9 @@ describe('POST /api/apps', () => {
     [{ name: 'web', health_check_path: 'health', fallback_port: 8080 }, 'health_check_path'],
     [{ name: 'web', branch: '-x', fallback_port: 8080 }, 'branch'],
     [{ name: 'web', image_ref: 'has space', fallback_port: 8080 }, 'image_ref'],
+    [{ name: 'web', drain_seconds: 3601, fallback_port: 8080 }, 'drain_seconds'],
+    [{ name: 'web', drain_seconds: -1, fallback_port: 8080 }, 'drain_seconds'],
+    [{ name: 'web', drain_seconds: 1.5, fallback_port: 8080 }, 'drain_seconds'],
     [{ name: 'web', fallback_port: 8080, status: 'active' }, ''],
   ])('400 invalid_request for %j (issue at %s)', async (body, path) => {
     const res = await t.request('POST', '/api/apps', body);

@@ -8,11 +8,11 @@ describe('svc volumes', () => {
   it("prints the app's volumes and deploy strategy from GET /api/apps/{id}", async () => {
     const { client, calls } = recordingClient({
       'GET /api/app-names/shop': { id: 7, name: 'shop' },
-      'GET /api/apps/7': { id: 7, name: 'shop', volumes: [{ name: 'data', mount_path: '/data' }, { name: 'uploads', mount_path: '/srv/up' }], deploy_strategy: 'stop_first' },
+      'GET /api/apps/7': { id: 7, name: 'shop', volumes: [{ name: 'data', mount_path: '/data' }, { name: 'uploads', mount_path: '/srv/up' }], deploy_strategy: 'stop_first', drain_seconds: 120 },
     });
     let out = '';
     expect(await volumesCommand(client, { app: 'shop' }, (s) => (out += s))).toBe(0);
-    expect(out).toBe('VOLUME   MOUNT PATH\ndata     /data\nuploads  /srv/up\ndeploy strategy: stop_first\n');
+    expect(out).toBe('VOLUME   MOUNT PATH\ndata     /data\nuploads  /srv/up\ndeploy strategy: stop_first\ndrain: 120 s\n');
     expect(calls).toEqual(['GET /api/app-names/shop', 'GET /api/apps/7']);
   });
 
@@ -20,6 +20,6 @@ describe('svc volumes', () => {
     const { client } = recordingClient({ 'GET /api/app-names/web': { id: 1, name: 'web' }, 'GET /api/apps/1': { id: 1, volumes: [], deploy_strategy: 'blue_green' } });
     let out = '';
     await volumesCommand(client, { app: 'web' }, (s) => (out += s));
-    expect(out).toBe('no volumes\ndeploy strategy: blue_green\n');
+    expect(out).toBe('no volumes\ndeploy strategy: blue_green\ndrain: 30 s\n');
   });
 });

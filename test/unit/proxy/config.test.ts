@@ -51,11 +51,24 @@ describe('buildCaddyConfig', () => {
               dial_timeout: '1s',
             },
             load_balancing: { selection_policy: { policy: 'round_robin' }, try_duration: '5s', try_interval: '100ms' },
+            health_checks: { passive: { fail_duration: '2s', max_fails: 1 } },
+            transport: { protocol: 'http' },
           },
         ],
         terminal: true,
       },
     ]);
+  });
+
+  it('a Caddy that resends bodies (>= 2.11.2) gets a 500 ms dial timeout; 2.6.2 and an unknown Caddy keep the default 3 s; passive health on both', () => {
+    const handler = (features?: { resendsBodies: boolean }) => (buildCaddyConfig([portRoute('web', 8080)], { ...opts, features }) as AnyJson).apps.http.servers['port-8080'].routes[0].handle[0];
+    expect(handler({ resendsBodies: true }).transport).toEqual({ protocol: 'http', dial_timeout: '500ms' });
+    expect(handler({ resendsBodies: true }).health_checks).toEqual({ passive: { fail_duration: '2s', max_fails: 1 } });
+    expect(handler({ resendsBodies: false }).transport).toEqual({ protocol: 'http' });
+    expect(handler({ resendsBodies: false }).health_checks).toEqual({ passive: { fail_duration: '2s', max_fails: 1 } });
+    expect(handler().transport).toEqual({ protocol: 'http' });
+    // Another Caddy, another config: its fingerprint differs, so a replaced Caddy is loaded again.
+    expect(handler({ resendsBodies: true })).not.toEqual(handler({ resendsBodies: false }));
   });
 
   it('domain mode: one server on :httpsPort with host matchers and an ACME policy with the email', () => {

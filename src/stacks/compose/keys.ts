@@ -1,0 +1,120 @@
+// What svc does with each key of a Compose service and of the file's top level: used (read into the model,
+// some only with safe values), ignored with a warning (svc does the job itself or it changes nothing that
+// matters), or refused (a 400 naming the service and the key). Refusals are security rules, a stack never
+// gets the host, or keys svc cannot honour; nothing is dropped without a word. Every key of the vendored schema
+// is in one of these tables (test/unit/stacks/compose-keys.test.ts), so a newer schema cannot slip a key by.
+
+export type KeyRule = { use: true } | { ignore: string } | { refuse: string };
+
+const use = { use: true } as const;
+const HOST = 'gives the container the host (a stack never gets the host)';
+
+export const SERVICE_KEYS: Record<string, KeyRule> = {
+  image: use,
+  build: use,
+  command: use,
+  entrypoint: use,
+  environment: use,
+  env_file: use,
+  expose: use,
+  ports: use,
+  volumes: use,
+  depends_on: use,
+  healthcheck: use,
+  restart: use,
+  deploy: use,
+  scale: use,
+  working_dir: use,
+  user: use,
+  labels: use,
+  label_file: use,
+  stop_grace_period: use,
+  tmpfs: use,
+  init: use,
+  networks: use,
+  profiles: use,
+  extends: use,
+  cpus: use,
+  mem_limit: use,
+  // Used only with their harmless values; anything else is refused in load.ts.
+  privileged: use, // false only
+  network_mode: use, // bridge/default/none only
+  ipc: use, // private/shareable only
+  pid: use, // unset only: any value shares another namespace
+  security_opt: use, // no-new-privileges only
+
+  container_name: { ignore: 'svc names the containers itself (one per replica and per deploy colour)' },
+  hostname: { ignore: 'services reach each other by their Compose names on the stack network' },
+  domainname: { ignore: 'services reach each other by their Compose names on the stack network' },
+  links: { ignore: 'every service already reaches the others by name on the stack network (an alias is refused)' },
+  logging: { ignore: 'svc collects every container\'s logs itself' },
+  stdin_open: { ignore: 'svc containers run without a terminal attached' },
+  tty: { ignore: 'svc containers run without a terminal attached' },
+  attach: { ignore: 'svc collects every container\'s logs itself' },
+  pull_policy: { ignore: 'svc pulls the pinned image on each deploy that changes it' },
+  pull_refresh_after: { ignore: 'svc pulls the pinned image on each deploy that changes it' },
+  platform: { ignore: 'the host platform is used' },
+  cap_drop: { ignore: 'svc runs containers with Docker\'s default capabilities' },
+  read_only: { ignore: 'not applied by svc yet' },
+  shm_size: { ignore: 'not applied by svc yet (Docker\'s default 64 MB)' },
+  ulimits: { ignore: 'Docker\'s default limits apply' },
+  sysctls: { ignore: 'Docker\'s defaults apply' },
+  extra_hosts: { ignore: 'names resolve through the stack network and svc\'s DNS' },
+  dns: { ignore: 'names resolve through the stack network and svc\'s DNS' },
+  dns_opt: { ignore: 'names resolve through the stack network and svc\'s DNS' },
+  dns_search: { ignore: 'names resolve through the stack network and svc\'s DNS' },
+  mac_address: { ignore: 'Docker assigns addresses on the stack network' },
+  stop_signal: { ignore: 'svc stops containers with SIGTERM, then SIGKILL after the grace period' },
+  oom_score_adj: { ignore: 'Docker\'s default applies' },
+  oom_kill_disable: { ignore: 'Docker\'s default applies' },
+  group_add: { ignore: 'not applied by svc yet' },
+  annotations: { ignore: 'not applied by svc' },
+  develop: { ignore: 'a development-time key (compose watch)' },
+  mem_reservation: { ignore: 'svc applies limits only (deploy.resources.limits)' },
+  mem_swappiness: { ignore: 'Docker\'s default applies' },
+  memswap_limit: { ignore: 'Docker\'s default applies' },
+  pids_limit: { ignore: 'Docker\'s default applies' },
+  cpu_count: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  cpu_percent: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  cpu_shares: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  cpu_quota: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  cpu_period: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  cpu_rt_period: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  cpu_rt_runtime: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  cpuset: { ignore: 'use cpus (or deploy.resources.limits.cpus)' },
+  blkio_config: { ignore: 'Docker\'s default applies' },
+
+  cap_add: { refuse: `adds kernel capabilities: ${HOST}` },
+  devices: { refuse: `maps host devices: ${HOST}` },
+  device_cgroup_rules: { refuse: `opens host devices: ${HOST}` },
+  gpus: { refuse: `maps host devices: ${HOST}` },
+  uts: { refuse: `shares the host's UTS namespace: ${HOST}` },
+  userns_mode: { refuse: `changes the user namespace: ${HOST}` },
+  cgroup: { refuse: `shares a cgroup namespace: ${HOST}` },
+  cgroup_parent: { refuse: `places the container in a host cgroup: ${HOST}` },
+  use_api_socket: { refuse: `mounts the Docker API socket: ${HOST}` },
+  volumes_from: { refuse: 'mounts another container\'s volumes; declare a named volume and mount it in both services' },
+  external_links: { refuse: 'links a container outside the stack; link one of svc\'s services with x-svc.links' },
+  runtime: { refuse: 'svc runs containers with the default runtime' },
+  isolation: { refuse: 'svc runs containers with the default isolation' },
+  storage_opt: { refuse: 'svc cannot honour storage driver options' },
+  credential_spec: { refuse: 'a Windows-only key svc cannot honour' },
+  secrets: { refuse: 'svc cannot honour Compose secrets yet; use stack variables (secret) in environment' },
+  configs: { refuse: 'svc cannot honour Compose configs yet; mount a file of the stack\'s directory or use environment' },
+  post_start: { refuse: 'lifecycle hooks run commands svc cannot health-check or roll back' },
+  pre_stop: { refuse: 'lifecycle hooks run commands svc cannot health-check or roll back' },
+  provider: { refuse: 'provider services run outside Docker; svc cannot honour them' },
+  models: { refuse: 'AI models of Docker Model Runner are not run by svc' },
+};
+
+export const TOP_LEVEL_KEYS: Record<string, KeyRule> = {
+  services: use,
+  volumes: use,
+  networks: use,
+  name: { ignore: 'the stack\'s name is its svc name' },
+  version: { ignore: 'obsolete (compose-spec)' },
+  include: { refuse: 'includes other Compose files; merge them into one file' },
+  secrets: { refuse: 'svc cannot honour Compose secrets yet; use stack variables (secret) in environment' },
+  configs: { refuse: 'svc cannot honour Compose configs yet; mount a file of the stack\'s directory or use environment' },
+  models: { refuse: 'AI models of Docker Model Runner are not run by svc' },
+};
