@@ -7,6 +7,12 @@
 //
 //   npm run bench:api -- [--apps 1000] [--env 20] [--no-build] [--mem-breakdown] [--node-arg <flag>]...
 //
+// Then the pair (issue 36), measured from outside: `GET /api/apps/{id}` (1 client, fresh ids) under a
+// concurrent write load (1 client setting env vars, WRITES_PER_S a second), against a bare Node HTTP
+// server (node:http, npm start's flags, its own process) answering every GET with the same bytes and every
+// POST with 201, under the same write load; ROUNDS rounds alternating which goes first; per round the
+// p99 of each, the ratio, and the median of the ratios. `--pair-rounds N` (0 skips it).
+//
 // --mem-breakdown preloads a SIGUSR2 handler that writes process.memoryUsage() before/after a full GC;
 // with it each RSS line also shows heap/external and /proc/<pid>/status's anonymous vs file-backed pages.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -17,6 +23,7 @@ import { join } from 'node:path';
 import { freePort } from '../test/support/caddy.js';
 import { loadAvg, numFlag, pct, runMain, sleep, smapsBreakdown, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
+import { buildIfStale, startDaemonProcess as startDaemonOnEngine } from './daemon-process.js';
 
 const APPS = numFlag('apps', 1_000, 1, 5_000);
 const ENV_PER_APP = numFlag('env', 20, 0, 100);
@@ -27,6 +34,74 @@ const BUILD = !process.argv.includes('--no-build');
 const MEM_BREAKDOWN = process.argv.includes('--mem-breakdown');
 const NODE_ARGS = process.argv.flatMap((a, i) => (a === '--node-arg' && process.argv[i + 1] ? [process.argv[i + 1]] : []));
 const NO_ENGINE = 'unix:///nonexistent/svc-bench.sock';
+const PAIR_ROUNDS = numFlag('pair-rounds', 6, 0, 50);
+const PAIR_GETS = numFlag('pair-gets', 1_000, 100, 20_000);
+const WRITES_PER_S = numFlag('writes-per-s', 20, 0, 500);
+
+/** A bare node:http server as its own process (npm start's flags): `body` for every GET, 201 for every POST. */
+async function startBare(dir: string, body: string) {
+  const port = await freePort();
+  const file = join(dir, 'bare.mjs');
+  writeFileSync(join(dir, 'bare.json'), body);
+  writeFileSync(
+    file,
+    `import { createServer } from 'node:http';\nimport { readFileSync } from 'node:fs';\n` +
+      `const body = readFileSync(${JSON.stringify(join(dir, 'bare.json'))});\n` +
+      `createServer((req, res) => { if (req.method === 'GET') { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); return; }\n` +
+      `  req.resume(); req.on('end', () => { res.writeHead(201, { 'content-type': 'application/json' }); res.end('{}'); }); }).listen(${port}, '127.0.0.1');\n`,
+  );
+  const child = spawn(process.execPath, [...startFlags(), file], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200 && !(await fetch(url).then((r) => r.ok, () => false)); i++) await sleep(50);
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** p99 of `n` GETs of one app (1 client) while a writer posts env vars at WRITES_PER_S to the same server. */
+async function underWrites(url: string, headers: Record<string, string>, ids: number[], round: number) {
+  let writing = true;
+  let writes = 0;
+  const writer = (async () => {
+    const every = WRITES_PER_S > 0 ? 1000 / WRITES_PER_S : Infinity;
+    let next = performance.now();
+    while (writing && WRITES_PER_S > 0) {
+      const a = ids[(writes * 31) % ids.length];
+      const res = await fetch(`${url}/api/apps/${a}/env`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ key: `LOAD_${round}_${writes % 50}`, value: `v-${writes}-${'y'.repeat(24)}` }) });
+      await res.arrayBuffer();
+      writes++;
+      next += every;
+      const wait = next - performance.now();
+      if (wait > 0) await sleep(wait);
+    }
+  })();
+  const r = await drive(PAIR_GETS, 1, async (i) => {
+    const res = await fetch(`${url}/api/apps/${ids[(i * 7919 + round) % ids.length]}`, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET: HTTP ${res.status}`);
+  });
+  writing = false;
+  await writer;
+  return { p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), writes: writes / r.seconds };
+}
+
+async function pairs(url: string, headers: Record<string, string>, ids: number[], dir: string) {
+  const sample = await (await fetch(`${url}/api/apps/${ids[0]}`, { headers })).text();
+  const bare = await startBare(dir, sample);
+  try {
+    const ratios: number[] = [];
+    console.log(`\npair: GET /api/apps/{id} (1 client) under ${WRITES_PER_S} env writes/s, svc against a bare node:http server (${sample.length} bytes), ${PAIR_ROUNDS} rounds (${await loadAvg()})`);
+    for (let round = 1; round <= PAIR_ROUNDS; round++) {
+      const one = (u: string) => underWrites(u, headers, ids, round);
+      let s: Awaited<ReturnType<typeof one>>, b: Awaited<ReturnType<typeof one>>;
+      if (round % 2) (s = await one(url)), (b = await one(bare.url));
+      else (b = await one(bare.url)), (s = await one(url));
+      ratios.push(s.p99 / b.p99);
+      console.log(`  round ${round}: svc p50 ${ms(s.p50)} p99 ${ms(s.p99)} (${s.writes.toFixed(0)} writes/s); bare p50 ${ms(b.p50)} p99 ${ms(b.p99)}; p99 ratio ${(s.p99 / b.p99).toFixed(2)}x`);
+    }
+    console.log(`pair: median of the p99 ratios ${pct(ratios, 50).toFixed(2)}x (goal <= 1.5x) (${await loadAvg()})`);
+  } finally {
+    bare.stop();
+  }
+}
 
 /** Two decimals: single-request latencies are below a millisecond. */
 const ms = (v: number) => `${v.toFixed(2)} ms`;
@@ -141,11 +216,33 @@ async function reads(url: string, headers: Record<string, string>, ids: number[]
   line('GET /api/auth/me', await drive(ONE_REQUESTS, CONCURRENCY, async () => void (await get('/api/auth/me'))), `${CONCURRENCY} concurrent`);
 }
 
-async function main() {
-  if (BUILD) {
-    console.log('building dist/ ...');
-    execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'ignore' });
+/**
+ * `--engine`: the pair only, against a daemon on the real engine (bench/daemon-process.ts: its own network,
+ * instance and Caddy), as a user's host runs it: without an engine every app key a write enqueues fails and
+ * retries with backoff, work a host with an engine never does, which the pair would count against svc.
+ */
+async function withEngine() {
+  console.log(`bench:api --engine, ${APPS} apps; node ${startFlags().join(' ')}; ${await loadAvg()}`);
+  const t = await startDaemonOnEngine('api');
+  try {
+    const headers = { authorization: `Bearer ${t.token}` };
+    const ids: number[] = new Array(APPS);
+    const created = await drive(APPS, CONCURRENCY, async (a) => {
+      const res = await t.api('POST', '/api/apps', { name: `app-${a}`, fallback_port: 10_000 + a, image_ref: `registry.local/app-${a}:1` });
+      if (res.status !== 201) throw new Error(`create app: ${res.status} ${JSON.stringify(res.body)}`);
+      ids[a] = res.body.id as number;
+    });
+    line('POST /api/apps', created, `${CONCURRENCY} concurrent`);
+    await sleep(5_000); // the creates' passes settle
+    await pairs(t.url, headers, ids, t.dataDir);
+  } finally {
+    await t.close();
   }
+}
+
+async function main() {
+  if (process.argv.includes('--engine')) return withEngine();
+  if (BUILD) buildIfStale(); // dist/ rebuilt only when src/ changed since its last build
   console.log(`bench:api, ${APPS} apps x ${ENV_PER_APP} env vars; node ${[...startFlags(), ...NODE_ARGS].join(' ')}; ${await loadAvg()}`);
   const key = randomBytes(32).toString('base64');
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-api-'));
@@ -179,6 +276,8 @@ async function main() {
     await daemon.rss(`after creating ${APPS} apps`);
     await reads(url, headers, ids);
     await daemon.rss('after the read runs');
+    if (PAIR_ROUNDS > 0) await pairs(url, headers, ids, dir);
+    if (process.argv.includes('--only-pair')) return;
     await daemon.stop();
 
     // The same data dir, a fresh daemon: what a restarted daemon holds with 1,000 apps.

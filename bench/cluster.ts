@@ -15,6 +15,7 @@ import { CADDY_IMAGE, ensureCaddyImage } from '../test/support/caddy-image.js';
 import { startTestDaemon, type TestDaemon } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1, WEB_V2 } from '../test/support/images.js';
 import { createCluster, destroyCluster, type Cluster } from '../test/support/swarm-cluster.js';
+import { DNS_IMAGE } from '../test/support/dns-image.js';
 import { formatCounts, httpText, loadAvg, log, numFlag, pct, runMain, sleep, startLoad, traceDeploy } from './common.js';
 
 const RUNS = numFlag('runs', 5, 1, 50);
@@ -83,8 +84,8 @@ async function main() {
     const c = cluster;
     const v1 = c.pushImage(WEB_V1);
     const v2 = c.pushImage(WEB_V2);
-    c.docker(c.manager, ['load'], execFileSync('docker', ['save', CADDY_IMAGE], { maxBuffer: 1 << 30 }));
-    swarm = await startTestDaemon('bench-cluster', { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: v1, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: CADDY_IMAGE });
+    c.docker(c.manager, ['load'], execFileSync('docker', ['save', CADDY_IMAGE, DNS_IMAGE], { maxBuffer: 1 << 30 }));
+    swarm = await startTestDaemon('bench-cluster', { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: v1, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: CADDY_IMAGE, SVC_RESOLVER_IMAGE: DNS_IMAGE });
     one = await startTestDaemon('bench-cluster-one');
     const sx = await createApp(swarm, 'bench-sw', [v1, v2]);
     const ox = await createApp(one, 'bench-one', [WEB_V1, WEB_V2]);

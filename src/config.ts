@@ -35,6 +35,7 @@ const schema = z.object({
   SVC_RUNTIME: z.enum(['docker', 'swarm']).default('docker'),
   SVC_REGISTRY: optional.pipe(z.string().regex(/^[a-zA-Z0-9.-]+(:\d{1,5})?(\/[a-z0-9._-]+)*$/, 'host[:port][/path] of a registry').optional()),
   SVC_PROBE_IMAGE: optional,
+  SVC_RESOLVER_IMAGE: optional,
   SVC_PROXY_MODE: z.enum(['auto', 'container', 'host', 'external']).default('auto'),
   SVC_PROXY_IMAGE: z.string().default('caddy:2'),
   // Host mode: the Caddy binary svc runs (Debian's by default; e.g. a newer one unpacked elsewhere).
@@ -114,8 +115,10 @@ export interface Config {
    * SVC_RUNTIME: `docker` drives the one engine (today's behaviour); `swarm` drives a Swarm from a manager
    * node (issue 19). `registry` (SVC_REGISTRY): where svc_build images are pushed so every node can pull
    * them. `probeImage` (SVC_PROBE_IMAGE, default the proxy image): the helper health probes run in.
+   * `resolverImage` (SVC_RESOLVER_IMAGE): on a Swarm, an image with Debian's /usr/sbin/dnsmasq, the edge
+   * relays' resolver (docs/decisions/0047-swarm-edge-resolves.md).
    */
-  runtime: { kind: 'docker' | 'swarm'; registry: string | undefined; probeImage: string };
+  runtime: { kind: 'docker' | 'swarm'; registry: string | undefined; probeImage: string; resolverImage: string | undefined };
   proxy: {
     /** auto: container when its image is present or pullable, else host (see src/proxy/runner.ts). */
     mode: 'auto' | 'container' | 'host' | 'external';
@@ -240,7 +243,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
     encryptionKey: Buffer.from(e.SVC_ENCRYPTION_KEY, 'base64'),
     publicUrl: e.SVC_PUBLIC_URL?.replace(/\/+$/, ''),
     dockerHost: e.DOCKER_HOST,
-    runtime: { kind: e.SVC_RUNTIME, registry: e.SVC_REGISTRY, probeImage: e.SVC_PROBE_IMAGE ?? e.SVC_PROXY_IMAGE },
+    runtime: { kind: e.SVC_RUNTIME, registry: e.SVC_REGISTRY, probeImage: e.SVC_PROBE_IMAGE ?? e.SVC_PROXY_IMAGE, resolverImage: e.SVC_RESOLVER_IMAGE },
     proxy: {
       mode: e.SVC_PROXY_MODE,
       image: e.SVC_PROXY_IMAGE,

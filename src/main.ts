@@ -1,4 +1,6 @@
 // Composition root: config, store, adapters, controller, and the HTTP server (server.ts). Nothing else lives here.
+import type { ComposeLoader } from './desired/stacks.js';
+import { loadCompose } from './stacks/compose/load.js';
 import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { withInstance, type Config } from './config.js';
@@ -32,6 +34,7 @@ import { writeHostsDir } from './dns/hosts.js';
 import { createDnsSync } from './reconcilers/proxy/dns-sync.js';
 import { createProxyReconciler } from './reconcilers/proxy/reconciler.js';
 import { createAppReconciler } from './reconcilers/app/reconciler.js';
+import { createStackReconciler } from './reconcilers/stack/reconciler.js';
 import { createKillNotes, type KillNotes } from './reconcilers/app/kills.js';
 import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
@@ -65,7 +68,7 @@ export interface Daemon {
 }
 
 /** `now`: the jobs scheduler's clock (tests move it to fire cron times without waiting); default the wall clock. */
-export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number } = {}): Promise<Daemon> {
+export async function startDaemon(given: Config, log: Logger = createLogger(given.logLevel), opts: { now?: () => number; /** Tests only: another Compose loader than src/stacks/compose/. */ loadCompose?: ComposeLoader } = {}): Promise<Daemon> {
   const db = openDb(given.dbPath);
   const sealer = createSealer(given.encryptionKey);
   // A wrong key would make every sealed value unreadable: refuse to start rather than corrupt data.
@@ -145,7 +148,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
     serviceIds: () => new Map(listServices(db).map((s) => [s.name, s.id])),
   });
   const terminal = wired.terminal;
-  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal });
+  const api = createServer({ db, sealer, config, log, enqueue, bus, runtime, codehost, now: () => new Date(), backups: backups.control, portInUse, metrics: collector.latest, terminal, loadCompose: opts.loadCompose ?? loadCompose });
 
   // WebSockets (the terminal) on the daemon's own port: @hono/node-server upgrades onto this ws server.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
@@ -174,6 +177,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Notifications: the outbox is sent from here; what an earlier process left pending goes out now.
   const dispatcher = createDispatcher({ db, sealer, log, baseUrl: () => messageBaseUrl(config.publicUrl, config.host, port), enqueue, bus });
   manager.register(dispatcher);
+  manager.register(createStackReconciler({ db, bus, runtime, enqueue, log, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }));
   manager.register(watchDisk({ db, bus, dir: config.dataDir, log }));
   // Certificates Caddy cannot get: read from the TLS log Caddy writes (config.proxy.tlsLog).
   if (config.proxy.tlsLog) manager.register(watchCertificates({ db, bus, file: config.proxy.tlsLog.svcPath, log }));
@@ -275,7 +279,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
         dataDir: config.dataDir,
         healthTimeoutMs: 30_000,
         dnsRefreshMs: DNS_REFRESH_MS,
-        drainCapMs: 10_000,
         stopGraceSeconds: 10,
         watchMs: config.deployWatchSeconds * 1000,
       },

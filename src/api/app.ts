@@ -30,6 +30,7 @@ import { prometheusRoutes } from './prometheus.js';
 import { notificationRoutes } from './notifications.js';
 import { backupTargetRoutes } from './backup-targets.js';
 import { registryRoutes } from './registries.js';
+import { stackRoutes } from './stacks.js';
 import { templateRoutes } from './templates.js';
 
 const MiB = 1024 * 1024;
@@ -75,6 +76,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', notificationRoutes(deps));
   app.route('/api', backupTargetRoutes(deps));
   app.route('/api', registryRoutes(deps));
+  app.route('/api', stackRoutes(deps));
   app.route('/api', templateRoutes());
   return app;
 }

@@ -101,6 +101,21 @@ export const RULES: Record<string, Rule> = {
   'GET /api/apps/:appID/services': r('read'),
   'DELETE /api/apps/:appID/services/:serviceID': r('configure', { app: app('appID') }),
 
+  // Stacks (issue 32): a stack is made and changed like an app (manage); deploying one is a deploy of its
+  // service apps, which a developer may do for all of them only (no per-app grant covers a whole stack).
+  'GET /api/stacks': r('read'),
+  'POST /api/stacks': r('manage'),
+  'GET /api/stacks/:stackID': r('read'),
+  'PUT /api/stacks/:stackID': r('manage'),
+  'DELETE /api/stacks/:stackID': r('manage'),
+  'POST /api/stacks/:stackID/deploys': r('deploy'),
+  'POST /api/stacks/:stackID/deploys/rollback': r('deploy'),
+  'GET /api/stacks/:stackID/deploys': r('deploy_status'),
+  'GET /api/stacks/:stackID/deploys/:deployID': r('deploy_status'),
+  'GET /api/stacks/:stackID/events': r('read'),
+  'GET /api/stacks/:stackID/variables/:key/reveal': r('reveal', { auditRead: true }),
+  'GET /api/stacks/:stackID/services/:service/logs/stream': r('logs'),
+
   // Services, backups, manifests, code host.
   'GET /api/services': r('read'),
   'POST /api/services': r('manage'),

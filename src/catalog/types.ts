@@ -21,7 +21,7 @@ export const newestVersion = (type: ServiceType): string => SERVICE_VERSIONS[typ
 
 /**
  * The version a service made before versions existed runs: what its default image was then
- * (postgres:16, mysql:8 when it meant 8.0, redis:7-alpine, garage v1). Migration 0026 writes the same.
+ * (postgres:16, mysql:8 when it meant 8.0, redis:7-alpine, garage v1). Migration 0027 writes the same.
  */
 export const LEGACY_VERSIONS: Record<ServiceType, string> = { postgres: '16', mysql: '8.0', redis: '7', garage: '1' };
 

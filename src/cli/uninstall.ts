@@ -1,6 +1,6 @@
 // `svc uninstall [--purge] [--yes]`: removes what one svc (one data directory) made outside its data
-// directory: its containers (apps, services, the proxy container, the edge relays `<instance>-edge` and
-// `<instance>-edge-b` on a Swarm: everything labelled with its svc.instance; on a Swarm manager its Swarm
+// directory: its containers (apps, services, the proxy container, the edge relay `<instance>-edge` and its
+// resolver `<instance>-edge-dns` on a Swarm: everything labelled with its svc.instance; on a Swarm manager its Swarm
 // services first, uninstall-swarm.ts), its Docker network (the overlay on a Swarm, whose load-balancer
 // endpoint is not a user: uninstall-network.ts) and its detached helpers (dnsmasq, the host Caddy, guards).
 // The `svc` wrapper on the PATH goes too when it runs this checkout (path-wrapper.ts). The data directory stays unless --purge. Offline, like `svc restore FILE`: it refuses while the daemon of

@@ -15,7 +15,7 @@ import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 import { getApp } from '../store/apps.js';
 import { tx, type Db } from '../store/db.js';
-import { ACCESS_MODES, APP_TYPES, BUILD_MODES, CODE_HOSTS, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, type AppRow, type Owner } from '../store/schema/index.js';
+import { ACCESS_MODES, APP_TYPES, BUILD_MODES, CODE_HOSTS, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, stacks, type AppRow, type Owner } from '../store/schema/index.js';
 import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
@@ -259,6 +259,10 @@ function assertUnique(db: Db, f: Pick<AppRow, 'name' | 'domain' | 'fallbackPort'
   const clash = (row: { id: number } | undefined) => row !== undefined && row.id !== selfId;
   if (clash(db.select({ id: apps.id }).from(apps).where(eq(apps.name, f.name)).get())) {
     throw conflict(`an app named ${f.name} already exists`, { field: 'name' });
+  }
+  // A stack's volumes live where an app of its name keeps its own (volumes/<name>/).
+  if (selfId === undefined && db.select({ id: stacks.id }).from(stacks).where(eq(stacks.name, f.name)).get()) {
+    throw conflict(`a stack named ${f.name} exists: an app of that name would share its volumes directory`, { field: 'name' });
   }
   if (f.domain && clash(db.select({ id: apps.id }).from(apps).where(eq(apps.domain, f.domain)).get())) {
     throw conflict(`domain ${f.domain} is already used by another app`, { field: 'domain' });

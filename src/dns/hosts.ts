@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Header } from 'tar';
 
 /** A DNS name svc writes (`<app>.svc.internal`, lower case); it is also the file name, so nothing else passes. */
 const NAME = /^[a-z0-9]([a-z0-9-]{0,62})(\.[a-z0-9]([a-z0-9-]{0,62}))*$/;
@@ -61,4 +62,39 @@ export async function writeHostsDir(dir: string, records: DnsRecords): Promise<v
     }
   }
   for (const f of present) if (!wanted.has(f)) await rm(join(dir, f), { force: true });
+}
+
+/**
+ * Pure: a tar of the hosts files to write into a resolver's directory on another node (the engine's archive
+ * endpoint, through the node's agent: docs/decisions/0047-swarm-edge-resolves.md): every file of `wanted`
+ * whose content differs from `have`, and an empty one for each name of `have` no longer wanted (NXDOMAIN; the
+ * archive endpoint cannot remove a file). Mode 644: the resolver reads them as nobody. Undefined: nothing to write.
+ */
+export function hostsTar(wanted: Map<string, string>, have: ReadonlyMap<string, string>): Buffer | undefined {
+  const changed = [...wanted].filter(([name, text]) => have.get(name) !== text);
+  for (const [name, text] of have) if (!wanted.has(name) && text !== '') changed.push([name, '']);
+  if (changed.length === 0) return undefined;
+  const blocks = changed.sort(([a], [b]) => (a < b ? -1 : 1)).flatMap(([name, text]) => {
+    const body = Buffer.from(text);
+    const h = new Header({ path: name, type: 'File', mode: 0o644, size: body.length, mtime: new Date(0), uid: 0, gid: 0 });
+    h.encode();
+    return [h.block!, body, Buffer.alloc((512 - (body.length % 512)) % 512)];
+  });
+  return Buffer.concat([...blocks, Buffer.alloc(1024)]);
+}
+
+/** Pure: the regular files of a tar (the engine's archive of a directory: `<dir>/<name>` entries) by base name. */
+export function filesOfTar(tar: Buffer): Map<string, string> {
+  const files = new Map<string, string>();
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const block = tar.subarray(at, at + 512);
+    if (block.every((b) => b === 0)) break;
+    const h = new Header(block);
+    if (!h.cksumValid) throw new Error('the engine answered a tar with a bad header checksum');
+    const size = h.size ?? 0;
+    const name = (h.path ?? '').split('/').filter(Boolean).pop() ?? '';
+    if ((h.type === 'File' || h.type === 'OldFile') && NAME.test(name)) files.set(name, tar.subarray(at + 512, at + 512 + size).toString('utf8'));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return files;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { ComposeLoader } from '../desired/stacks.js';
 import type { Sealer } from '../crypto.js';
 import type { Enqueue } from '../controller/types.js';
 import type { Logger } from '../log.js';
@@ -37,4 +38,6 @@ export interface EdgeDeps {
   terminal?: TerminalPort;
   /** The commands' port check (CommandCtx.portInUse); absent in tests that need none. */
   portInUse?: (port: number) => boolean;
+  /** Reads a Compose file (src/stacks/compose/load.ts); absent: stacks answer 503. */
+  loadCompose?: ComposeLoader;
 }

@@ -43,7 +43,8 @@ const APP_OBJECT = `json_object(
 const DEPLOY_OBJECT = `json_object(
   'id', x.id, 'app_id', x.app_id, 'image_ref', x.image_ref, 'commit_sha', x.commit_sha, 'trigger', x.trigger, 'origin', x.origin,
   'status', x.status, 'step', x.step, 'error', x.error, 'started_at', x.started_at, 'completed_at', x.completed_at,
-  'created_at', x.created_at, 'env_diff', json(x.env_diff), 'watch_until', x.watch_until)`;
+  'created_at', x.created_at, 'env_diff', json(x.env_diff), 'watch_until', x.watch_until,
+  'drain_until', x.drain_until)`;
 
 const FROM_APPS = 'FROM apps a LEFT JOIN app_status s ON s.app_id = a.id LEFT JOIN deploys d ON d.id = s.live_deploy_id';
 

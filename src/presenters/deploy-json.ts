@@ -20,6 +20,8 @@ export function deployJson(d: DeployRow) {
     created_at: d.createdAt,
     env_diff: d.envDiff ?? null,
     watch_until: d.watchUntil,
+    /** While the version this deploy replaced still drains (issue 37): when it is stopped at the latest; else null. */
+    drain_until: d.drainUntil,
   };
 }
 

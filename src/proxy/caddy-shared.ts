@@ -4,7 +4,7 @@
 // `serves` asks Caddy for its config and checks svc's part, so a restarted or emptied Caddy is noticed.
 import type { Logger } from '../log.js';
 import { createAdmin, heldPorts, ProxyLoadError, rejection, upstreamRequests } from './admin.js';
-import { createCaddyWatch } from './caddy-version.js';
+import { createCaddyWatch, type CaddyWatch } from './caddy-version.js';
 import { buildServers, tlsLogConfig, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
@@ -16,6 +16,8 @@ export interface SharedCaddyOptions extends CaddyConfigOptions {
   log: Logger;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** Which Caddy answers (default: the local process's `caddy version`, caddy-version.ts). */
+  watch?: CaddyWatch;
 }
 
 /** Bound on writes per apply: each converges one path, so a few per server is already generous. */
@@ -26,7 +28,7 @@ export function createSharedCaddyProxy(opts: SharedCaddyOptions): Proxy {
   const names = sharedNames(opts.instance);
   let chain: Promise<void> = Promise.resolve();
   const reportConflicts = conflictReporter(opts, opts.log);
-  const watch = createCaddyWatch(opts.adminUrl, opts.log);
+  const watch = opts.watch ?? createCaddyWatch(opts.adminUrl, opts.log);
 
   const wantedFor = (routes: Route[]): SharedWanted => {
     const { servers, domains } = buildServers(routes, { ...opts, features: watch.known() }, names);

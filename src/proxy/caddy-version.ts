@@ -17,10 +17,16 @@ export interface CaddyFeatures {
    * closed body: `invalid Read on closed Body`, a 502 for a POST whose first pick had just died).
    */
   resendsBodies: boolean;
+  /**
+   * Caddy >= 2.7.0 takes reverse_proxy's `stream_close_delay`: a config load keeps the streams (upgraded
+   * WebSockets) of the replaced handlers open that long instead of closing them at once (close 1001 within
+   * 0.1 s, caddyserver/caddy#3143). 2.6.2 refuses the field, so it is never written for it.
+   */
+  streamCloseDelay: boolean;
 }
 
 /** What svc assumes of a Caddy whose version it cannot tell: Debian bookworm's 2.6.2. */
-export const OLDEST_FEATURES: CaddyFeatures = { resendsBodies: false };
+export const OLDEST_FEATURES: CaddyFeatures = { resendsBodies: false, streamCloseDelay: false };
 
 /** Pure: `2.11.4` from `caddy version` output (`v2.11.4 h1:...`, Debian's `2.6.2`); undefined if none. */
 export function parseCaddyVersion(out: string): string | undefined {
@@ -31,7 +37,8 @@ export function parseCaddyVersion(out: string): string | undefined {
 export function featuresOf(version: string | undefined): CaddyFeatures {
   if (!version) return OLDEST_FEATURES;
   const [a, b, c] = version.split('.').map(Number);
-  return { resendsBodies: a > 2 || (a === 2 && (b > 11 || (b === 11 && c >= 2))) };
+  const atLeast = (x: number, y: number, z: number) => a > x || (a === x && (b > y || (b === y && c >= z)));
+  return { resendsBodies: atLeast(2, 11, 2), streamCloseDelay: atLeast(2, 7, 0) };
 }
 
 /** Pure: the inodes of sockets listening on `port` in /proc/net/tcp{,6} text (state 0A). */
@@ -108,12 +115,22 @@ export async function drivenCaddy(adminUrl: string): Promise<DrivenCaddy> {
   return { version, pid, features: featuresOf(version) };
 }
 
+export interface CaddyWatch {
+  /** The features of the Caddy answering now (looked up when another socket listens on the admin port). */
+  features(): Promise<CaddyFeatures>;
+  /** The last features learnt (the oldest Caddy's before any look). */
+  known(): CaddyFeatures;
+}
+
+/** A watch that always answers these features (tests, tools). */
+export const fixedCaddyWatch = (features: CaddyFeatures): CaddyWatch => ({ features: async () => features, known: () => features });
+
 /**
  * The adapters' view: the features of the Caddy now answering, asked again only when another socket
  * listens on the admin port (a restarted or replaced Caddy). Logs the Caddy svc drives when it first
  * learns it and on change.
  */
-export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: string) => Promise<DrivenCaddy> = drivenCaddy) {
+export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: string) => Promise<DrivenCaddy> = drivenCaddy): CaddyWatch {
   let last: DrivenCaddy | undefined;
   let lastSockets = '';
   const port = adminPort(adminUrl);
@@ -130,12 +147,12 @@ export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: stri
           admin: adminUrl,
           ...(now.version ? {} : { assumed: "Caddy 2.6.2's limits (a Caddy not on this machine, or not found)" }),
           resendsBodies: now.features.resendsBodies,
+          streamCloseDelay: now.features.streamCloseDelay,
         });
       }
       last = now;
       return now.features;
     },
-    /** The last features learnt (the oldest Caddy's before any look). */
     known: (): CaddyFeatures => last?.features ?? OLDEST_FEATURES,
   };
 }

@@ -5,7 +5,7 @@
 // after Caddy itself restarted with an empty or older one. `serves` is the cheap check the proxy
 // reconciler makes every second: one tiny GET of the config's fingerprint id.
 import type { Logger } from '../log.js';
-import { createCaddyWatch } from './caddy-version.js';
+import { createCaddyWatch, type CaddyFeatures, type CaddyWatch } from './caddy-version.js';
 import { buildCaddyConfig, canonicalJson, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
@@ -20,7 +20,7 @@ export interface CaddyProxyOptions extends CaddyConfigOptions {
   /** Per admin request (default 30 s: a load may wait on listeners). */
   timeoutMs?: number;
   /** Which Caddy answers (default: the local process's `caddy version`, caddy-version.ts). */
-  watch?: ReturnType<typeof createCaddyWatch>;
+  watch?: CaddyWatch;
 }
 
 export interface CaddyProxy extends Proxy {
@@ -40,12 +40,12 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
   // Built for the features of the Caddy last seen answering (a replaced Caddy of another version is
   // noticed at the next apply: its config has another fingerprint, so serves() says no first).
   const watch = opts.watch ?? createCaddyWatch(opts.adminUrl, opts.log);
-  let built: { routes: Route[]; key: string; config: ReturnType<typeof buildCaddyConfig> } | undefined;
+  let built: { routes: Route[]; features: CaddyFeatures; key: string; config: ReturnType<typeof buildCaddyConfig> } | undefined;
   const configOf = (routes: Route[]) => {
-    if (built?.routes === routes) return built.config;
     const features = watch.known();
+    if (built?.routes === routes && built.features === features) return built.config;
     const key = JSON.stringify([routes, features]);
-    built = built?.key === key ? { ...built, routes } : { routes, key, config: buildCaddyConfig(routes, { ...opts, features }) };
+    built = built?.key === key ? { ...built, routes, features } : { routes, features, key, config: buildCaddyConfig(routes, { ...opts, features }) };
     return built.config;
   };
 

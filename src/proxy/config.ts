@@ -131,7 +131,7 @@ export const NO_CONTAINER_BODY =
   'Deploy it from svc (its app page, or <code>svc deploy APP</code>), then reload this page.</p>\n';
 
 /** Pure: the handler of a route, by its upstream. */
-export function routeHandler(up: Upstream, dnsPort: number, features: CaddyFeatures = OLDEST_FEATURES): Json {
+export function routeHandler(up: Upstream, dnsPort: number, features: CaddyFeatures = OLDEST_FEATURES, drainSeconds = 0): Json {
   if (up.kind === 'none') {
     return {
       handler: 'static_response',
@@ -140,7 +140,11 @@ export function routeHandler(up: Upstream, dnsPort: number, features: CaddyFeatu
       body: NO_CONTAINER_BODY,
     };
   }
-  return reverseProxyHandler(up, dnsPort, features);
+  const handler = reverseProxyHandler(up, dnsPort, features) as { [k: string]: Json };
+  // A config load svc makes (a new listener, a new domain) replaces every handler; Caddy closes the streams
+  // of a replaced one after this delay (at once by default). Each app keeps its own for its drain_seconds.
+  if (features.streamCloseDelay && drainSeconds > 0 && up.kind !== 'edge') handler.stream_close_delay = `${drainSeconds}s`;
+  return handler;
 }
 
 /** Set by the host's Caddy for the Swarm edge relay (overwriting whatever a client sent); the relay removes it. */
@@ -220,7 +224,7 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
       listen: [`:${opts.httpsPort}`],
       routes: domainRoutes.map((r) => ({
         match: [{ host: [r.domain!] }],
-        handle: [routeHandler(r.upstream, opts.dnsPort, opts.features)],
+        handle: [routeHandler(r.upstream, opts.dnsPort, opts.features, r.drainSeconds)],
         terminal: true,
       })),
     };
@@ -228,7 +232,7 @@ export function buildServers(routes: Route[], opts: CaddyConfigOptions, names: S
   for (const r of portRoutes) {
     servers[names.port(r.port!)] = {
       listen: [`:${r.port}`],
-      routes: [{ handle: [routeHandler(r.upstream, opts.dnsPort, opts.features)], terminal: true }],
+      routes: [{ handle: [routeHandler(r.upstream, opts.dnsPort, opts.features, r.drainSeconds)], terminal: true }],
       automatic_https: { disable: true },
     };
   }

@@ -1,20 +1,21 @@
-// Pure: the edge relay of a Swarm (docs/decisions/0038-swarm-edge-relay.md). The host's Caddy keeps every
-// listener, TLS and route; an app's route goes to the relay, a second Caddy in a container on the
-// instance's overlay, over a unix socket in svc's data directory (the relay's only listener), with a
-// header naming the upstream. The relay sends the request to the task addresses svc knows (the DNS answer
-// of one host), balancing and retrying. Both configs are deterministic: same input, same JSON.
+// Pure: the edge relay of a Swarm (docs/decisions/0038-swarm-edge-relay.md, 0047-swarm-edge-resolves.md). The
+// host's Caddy keeps every listener, TLS and route; an app's route goes to the relay, a second Caddy in a
+// container on the instance's overlay, over a unix socket in svc's data directory (the relay's only
+// listener), with a header naming the upstream. The relay resolves the app's DNS name as the host's Caddy
+// does on one engine (dynamic upstreams), through the resolver beside it (src/runtime/resolver-spec.ts), balancing
+// and retrying: a switch changes a DNS answer, never the relay's config. Same input, same JSON.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { DNS_BALANCING, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.js';
-
-export { EDGE_ROUTE_HEADER };
+import { DNS_BALANCING, DNS_REFRESH_MS, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.js';
 import type { Route, Upstream } from './proxy.js';
-import { AGENT_DIAL_HEADER, AGENT_PORT, keyRedactingLogs } from '../runtime/swarm-agent-spec.js';
-import { GARAGE_ADMIN_PORT } from '../catalog/garage.js';
-
-/** The admin API's allowed Host (the unix socket has no address of its own to check). */
-export { EDGE_ADMIN_HOST } from '../runtime/swarm-edge-spec.js';
+import { keyRedactingLogs } from '../runtime/swarm-agent-spec.js';
+import { agentServer } from './agent-server.js';
+import { resolverAddress } from '../runtime/resolver-spec.js';
 import { EDGE_ADMIN_HOST } from '../runtime/swarm-edge-spec.js';
+
+export { EDGE_ROUTE_HEADER, EDGE_ADMIN_HOST };
+/** DNS name -> the live replicas' addresses: the DNS answers (src/dns/hosts.ts DnsRecords, the same shape). */
+export type DnsRecords = Record<string, string | readonly string[]>;
 /**
  * How long a task that could not be dialled (its node lost, its container gone) is skipped by the relay:
  * long enough for svc to notice the node down and take the address out (2-4 s measured), short enough
@@ -23,70 +24,46 @@ import { EDGE_ADMIN_HOST } from '../runtime/swarm-edge-spec.js';
 export const EDGE_FAIL_DURATION = '10s';
 /**
  * How long a dial of a task address may take in the relay. A task whose node is lost does not refuse: its
- * dial waits out this timeout (Caddy's default, 3 s, before). 2 s still lets through a dial whose SYN was
- * retransmitted once (at 1 s, under load); cut shorter, that would be a retry, and a POST 502 (2.6.2 cannot
- * resend a body).
+ * dial waits out this timeout. 2 s still lets through a dial whose SYN was retransmitted once (at 1 s, under
+ * load); cut shorter, that would be a retry, and a POST 502 (2.6.2 cannot resend a body).
  */
 export const EDGE_DIAL_TIMEOUT = '2s';
 /**
- * How long the relay keeps trying a request, counted from its arrival (Caddy 2.6.2's try_duration, not
- * per try). A worker lost with several replicas leaves several dead addresses in the list until Swarm
- * marks the node down and svc takes them out, and a relay that was standby meanwhile has marked none of
- * them (passive health is per process): a GET may pick one dead address after another, each a dial
- * timeout. With the host's 5 s, two such picks (3 s each) ran out of time: a 502 though a live replica
- * was there (issue 35, defect 8). 10 s covers four dead picks of 2 s before a live one. A request already
- * sent is retried only if it is a GET (2.6.2's default), so a longer try never runs a POST twice.
+ * How long the relay keeps trying a request, counted from its arrival. A worker lost with several replicas
+ * leaves dead addresses in the answer until Swarm marks the node down and svc takes them out: a GET may
+ * pick one dead address after another, each a dial timeout; with the host's 5 s two such picks ran out of
+ * time (issue 35, defect 8). 10 s covers four dead picks before a live one. A request already sent is
+ * retried only if it is a GET, so a longer try never runs a POST twice.
  */
 export const EDGE_TRY_DURATION = '10s';
-/** DNS name -> the live replicas' addresses: the DNS answers (src/dns/hosts.ts DnsRecords, the same shape). */
-export type DnsRecords = Record<string, string | readonly string[]>;
 
 /** Linux's limit for a unix socket path (108 bytes with the terminating NUL). */
 const SOCKET_PATH_MAX = 107;
 
-/** The manager's two relays (docs/decisions/0039-two-relays-swapped.md): A carries the agent server too. */
-export type RelayId = 'a' | 'b';
-export const RELAY_IDS: readonly RelayId[] = ['a', 'b'];
-
-/** One relay's own files in `<dataDir>/edge`: never shared with the other (nor its `--resume` autosave). */
-export interface RelayPaths {
-  /** Its listener: the host's Caddy reaches it through the `relay.sock` link when it is the active one. */
+export interface EdgePaths {
+  /** `<dataDir>/edge`: mounted at the same path into the relay (and into the proxy container). */
+  dir: string;
+  /** What the host's Caddy dials: the relay's listener (the name relay A of the pair before had). */
   socket: string;
   /** Its admin API: svc loads its config there. */
   adminSocket: string;
   bootstrap: string;
   /** HOME and Caddy's XDG dirs (the autosaved config `--resume` reads). */
   home: string;
-}
-
-export interface EdgePaths {
-  /** `<dataDir>/edge`: mounted at the same path into the relays (and into the proxy container). */
-  dir: string;
   /**
-   * What the host's Caddy dials: a symlink with a relative target, `relay-a.sock` or `relay-b.sock`, the
-   * active relay (connect(2) follows it), swapped atomically by a rename.
-   */
-  socket: string;
-  /**
-   * Relay A's agent server: the daemon's calls to another node's engine, passed to that node's agent
+   * The relay's agent server: the daemon's calls to another node's engine, passed to that node's agent
    * (docs/decisions/0041-node-agents.md). The host's Caddy never dials it, so no public listener reaches it.
    */
   agentSocket: string;
-  relays: Record<RelayId, RelayPaths>;
 }
 
 export function edgePaths(dataDir: string): EdgePaths {
   const dir = join(dataDir, 'edge');
-  const relay = (id: RelayId): RelayPaths => ({ socket: join(dir, relaySocketName(id)), adminSocket: join(dir, `admin-${id}.sock`), bootstrap: join(dir, `bootstrap-${id}.json`), home: join(dir, id) });
-  const paths = { dir, socket: join(dir, 'relay.sock'), agentSocket: join(dir, 'agent.sock'), relays: { a: relay('a'), b: relay('b') } };
-  const sockets = [paths.socket, paths.agentSocket, ...RELAY_IDS.flatMap((id) => [paths.relays[id].socket, paths.relays[id].adminSocket])];
-  const long = sockets.find((p) => Buffer.byteLength(p) > SOCKET_PATH_MAX);
+  const paths = { dir, socket: join(dir, 'relay-a.sock'), adminSocket: join(dir, 'admin-a.sock'), bootstrap: join(dir, 'bootstrap-a.json'), home: join(dir, 'a'), agentSocket: join(dir, 'agent.sock') };
+  const long = [paths.socket, paths.adminSocket, paths.agentSocket].find((p) => Buffer.byteLength(p) > SOCKET_PATH_MAX);
   if (long) throw new Error(`SVC_DATA_DIR is too long for the Swarm edge's unix sockets (${long}: at most ${SOCKET_PATH_MAX} bytes)`);
   return paths;
 }
-
-/** A relay's socket file name: the `relay.sock` link's (relative) target when it is the active one. */
-export const relaySocketName = (id: RelayId) => `relay-${id}.sock`;
 
 /** The relay's key of a DNS upstream: `<name without dot>:<port>` (both already validated). */
 export const edgeKey = (up: { name: string; port: number }) => `${up.name.replace(/\.$/, '')}:${up.port}`;
@@ -96,15 +73,11 @@ export function viaEdge(routes: Route[], socket: string): Route[] {
   return routes.map((r) => (r.upstream.kind === 'dns' ? { ...r, upstream: { kind: 'edge', socket, key: edgeKey(r.upstream) } satisfies Upstream } : r));
 }
 
-/** The addresses of one DNS name (a string for one replica), sorted. */
-const addressesOf = (records: DnsRecords, name: string): string[] => {
-  const v = records[name.endsWith('.') ? name : `${name}.`] ?? records[name.replace(/\.$/, '')];
-  return v === undefined ? [] : [...new Set(typeof v === 'string' ? [v] : v)].sort();
-};
-
-/** Pure: the relay's whole config for these routes and DNS answers. */
-/** `paths.agentSocket`: the manager's relay only (an edge node's relay has no agent server). */
-export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pick<RelayPaths, 'socket' | 'adminSocket'> & { agentSocket?: string }): Json {
+/**
+ * Pure: the relay's whole config for these routes, resolving through `resolver` (its name on the overlay).
+ * `paths.agentSocket`: the manager's relay only (an edge node's relay has no agent server).
+ */
+export function buildEdgeConfig(routes: Route[], resolver: string, paths: { socket: string; adminSocket: string; agentSocket?: string }): Json {
   const ups = new Map<string, { name: string; port: number }>();
   for (const r of routes) if (r.upstream.kind === 'dns') ups.set(edgeKey(r.upstream), r.upstream);
   const keys = [...ups.keys()].sort();
@@ -115,7 +88,14 @@ export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pic
       handle: [
         {
           handler: 'reverse_proxy',
-          upstreams: addressesOf(records, up.name).map((a) => ({ dial: `${a}:${up.port}` })),
+          dynamic_upstreams: {
+            source: 'a',
+            name: up.name.endsWith('.') ? up.name : `${up.name}.`,
+            port: String(up.port),
+            refresh: `${DNS_REFRESH_MS}ms`,
+            resolver: { addresses: [resolverAddress(resolver)] },
+            dial_timeout: '1s',
+          },
           load_balancing: { ...DNS_BALANCING, try_duration: EDGE_TRY_DURATION },
           transport: { protocol: 'http', dial_timeout: EDGE_DIAL_TIMEOUT },
           // A task that cannot be dialled is skipped for a while instead of costing every request a dial timeout.
@@ -155,53 +135,12 @@ export function buildEdgeConfig(routes: Route[], records: DnsRecords, paths: Pic
   return sortKeys(config);
 }
 
-/** Ports of managed services' admin APIs the daemon reaches on the overlay through the relay (Garage's). */
-export const SERVICE_ADMIN_PORTS = [GARAGE_ADMIN_PORT];
-
-/**
- * Pure: the relay's second server, on its own socket: a request naming an agent (`Svc-Agent-Dial: <IPv4 task
- * address>:2380`) goes to that address on the overlay, upgrades (an exec's hijacked stream) passed through;
- * so does one naming a managed service's admin port (`SERVICE_ADMIN_PORTS`); anything else is refused. The
- * key header goes on untouched: the agent checks it.
- */
-export function agentServer(socket: string): Json {
-  const ipv4At = (ports: string) => `^[0-9]{1,3}(\\.[0-9]{1,3}){3}:${ports}$`;
-  return {
-    listen: [`unix/${socket}`],
-    automatic_https: { disable: true },
-    routes: [
-      dialRoute(ipv4At(String(AGENT_PORT))),
-      // Managed services' admin APIs on the overlay (Garage's bucket and key setup): the daemon's host is not
-      // on the overlay, so it calls them through here too (relay-fetch.ts). Only those ports.
-      dialRoute(ipv4At(`(${SERVICE_ADMIN_PORTS.join('|')})`)),
-      { handle: [{ handler: 'static_response', status_code: 403, body: 'svc edge: not an agent address\n' }], terminal: true },
-    ],
-  };
-}
-
-/** Pure: a route sending a request whose `Svc-Agent-Dial` matches `pattern` to that address, header removed. */
-function dialRoute(pattern: string): Json {
-  return {
-    match: [{ header_regexp: { [AGENT_DIAL_HEADER]: { pattern } } }],
-    handle: [
-      {
-        handler: 'reverse_proxy',
-        upstreams: [{ dial: `{http.request.header.${AGENT_DIAL_HEADER}}` }],
-        // An address that is gone costs one bounded dial, never a hang.
-        transport: { protocol: 'http', dial_timeout: '3s' },
-        headers: { request: { delete: [AGENT_DIAL_HEADER] } },
-      },
-    ],
-    terminal: true,
-  };
-}
-
 /** Pure: `svc-edge-<hash>` of the config without its id (the fingerprint `serves` asks for). */
 export function edgeConfigId(config: Json): string {
   return `svc-edge-${createHash('sha256').update(JSON.stringify(sortKeys(config))).digest('hex').slice(0, 16)}`;
 }
 
 /** Pure: the config the relay starts with (admin only), before svc loads the routes. */
-export function edgeBootstrap(paths: Pick<RelayPaths, 'adminSocket'>): Json {
+export function edgeBootstrap(paths: { adminSocket: string }): Json {
   return { admin: { listen: `unix/${paths.adminSocket}`, origins: [EDGE_ADMIN_HOST] } };
 }

@@ -1,13 +1,12 @@
 // Pure: the two configs of an edge node (docs/decisions/0043-edge-nodes.md). Its Caddy gets exactly the
 // manager's route plan (same listeners, same conflicts left out, same TLS policy) with every DNS upstream sent
-// to the node's `relay.sock` in the shared volume (the link to its active relay), and its admin API on a socket
-// there; each of its two relays gets the manager relay's config for the same routes and task addresses on its
-// own sockets, without the agent server (the daemon reaches agents through the manager's relay only). Same
-// input, same JSON.
+// to the relay's socket in the shared volume, and its admin API on a socket there; its relay gets the manager
+// relay's config for the same routes on its own sockets, resolving through the node's own resolver, without
+// the agent server (the daemon reaches agents through the manager's relay only). Same input, same JSON.
 import { buildCaddyConfig, configId, sortKeys, type CaddyConfigOptions, type Json } from './config.js';
-import { buildEdgeConfig, viaEdge, type DnsRecords } from './edge-config.js';
+import { buildEdgeConfig, viaEdge } from './edge-config.js';
 import type { Route } from './proxy.js';
-import { EDGE_NODE_SOCKETS, edgeBootConfig, edgeNodeRelaySockets, type EdgeRelayId } from '../runtime/swarm-edge-spec.js';
+import { EDGE_NODE_SOCKETS, edgeBootConfig, edgeServiceName } from '../runtime/swarm-edge-spec.js';
 
 /**
  * Pure: the edge node's Caddy config. `opts` are the manager's (ports, issuer, admin URL: its port stays
@@ -23,9 +22,9 @@ export function edgeNodeProxyConfig(routes: Route[], opts: CaddyConfigOptions): 
   return sortKeys(config);
 }
 
-/** Pure: the config of the edge node's relay `id` for these routes and task addresses. */
-export function edgeNodeRelayConfig(routes: Route[], records: DnsRecords, id: EdgeRelayId): Json {
-  return buildEdgeConfig(routes, records, edgeNodeRelaySockets(id));
+/** Pure: the config of the edge node's relay for these routes (its resolver: the node's `dns` service). */
+export function edgeNodeRelayConfig(routes: Route[], instance: string, nodeId: string): Json {
+  return buildEdgeConfig(routes, edgeServiceName(instance, 'dns', nodeId), { socket: EDGE_NODE_SOCKETS.relay, adminSocket: EDGE_NODE_SOCKETS.relayAdmin });
 }
 
 /** The fingerprint id of a config built above (`GET /id/<id>/...` answers only while Caddy has exactly it). */

@@ -1,41 +1,37 @@
-// The edge nodes' Caddys and relays as the proxy parts see them (docs/decisions/0043-edge-nodes.md): the
-// routes and task addresses the manager's relays get, loaded into every edge node's Caddy and two relays
-// through the manager's relay and the node's agent. As on the manager (edge-swap.ts plans it), a config goes
-// to the relay that carries no traffic, then the node's `relay.sock` link is swapped to it (edge-node-link.ts).
-// An edge node never holds the manager: routes are loaded in the background (the
-// proxy pass only starts it), a switch waits for the relays that answer within SWITCH_WAIT_MS, a drain counts
-// what the relays that answer have in flight. Every proxy pass starts a look (fingerprints; load what differs),
-// so a node that comes back, a restarted task or an emptied Caddy gets the current config within about a second.
+// The edge nodes as the proxy parts see them (docs/decisions/0043-edge-nodes.md, 0047-swarm-edge-resolves.md):
+// the manager's routes loaded into each node's Caddy and relay, and the manager's hosts files written into its
+// resolver's volume (the engine's archive endpoint), all through the manager's relay and the node's agent. A
+// switch writes files, never loads a config, and waits for a node at most SWITCH_WAIT_MS; routes load in the
+// background; every proxy pass starts a look (fingerprints, the files known) that fixes what differs.
 import type { Logger } from '../log.js';
 import { AGENT_DIAL_HEADER, AGENT_KEY_HEADER } from '../runtime/swarm-agent-spec.js';
-import { EDGE_ADMIN_PREFIX, relayPart, type EdgePart } from '../runtime/swarm-edge-spec.js';
+import { EDGE_ADMIN_PREFIX, EDGE_DNS_DIR, type EdgePart } from '../runtime/swarm-edge-spec.js';
 import { rejection, ProxyBindError } from './admin.js';
 import { canonicalJson, type CaddyConfigOptions, type Json } from './config.js';
+import type { DnsRecords } from './edge-config.js';
 import { createEdgeAdmin, type EdgeAdmin } from './edge-admin.js';
-import { relaySocketName, RELAY_IDS, type DnsRecords, type RelayId } from './edge-config.js';
-import { createEdgeNodeLink, type EdgeNodeLink } from './edge-node-link.js';
-import { STANDBY_IDLE_WAIT_MS } from './edge-relays.js';
-import { activeFromLink, addRequests, inFlight, otherRelay, parseUpstreams, planRelayLoad, type RelayLook } from './edge-swap.js';
+import { upstreamCounts } from './edge-relay.js';
 import { edgeNodeProxyConfig, edgeNodeRelayConfig, fingerprintOf } from './edge-node-config.js';
 import type { Route } from './proxy.js';
+import { socketRequest } from './socket-request.js';
 
-/** How long a switch waits for an edge relay to take the new addresses: a node just lost must not hold it. */
+/** How long a switch waits for an edge node to take the new answers: a node just lost must not hold it. */
 export const SWITCH_WAIT_MS = 2000;
 /** How long the list of edge nodes (and their agents' addresses) is reused before it is asked again. */
 const TARGETS_TTL_MS = 5000;
 /** A port listener an edge node could not bind is tried again after this long. */
 const LEFT_OUT_RETRY_MS = 30_000;
 
-export interface EdgeFleetTarget {
-  nodeId: string;
-  hostname: string;
-  /** `<address>:<port>` of the node's agent; absent (with `why`) when it cannot be reached now. */
-  agent?: string;
-  /** The container of the node's agent (it mounts the volume: the `relay.sock` link is read through it). */
-  container?: string;
-  /** The node's swapper container (the link is renamed there: edge-node-link.ts), when it runs. */
-  swapper?: string;
-  why?: string;
+/** An edge node and how to reach it (src/runtime/swarm-edges.ts). */
+export type { EdgeTarget as EdgeFleetTarget } from '../runtime/swarm-edges.js';
+import type { EdgeTarget as EdgeFleetTarget } from '../runtime/swarm-edges.js';
+
+/** The hosts files as src/dns/hosts.ts writes and reads them (given by the wiring: dns/ is not proxy/'s to import). */
+export interface HostsFilesPort {
+  files(records: DnsRecords): Map<string, string>;
+  /** A tar of the files that differ from `have` (undefined: none). */
+  tar(wanted: Map<string, string>, have: ReadonlyMap<string, string>): Buffer | undefined;
+  read(tar: Buffer): Map<string, string>;
 }
 
 export interface EdgeFleetOptions {
@@ -44,29 +40,23 @@ export interface EdgeFleetOptions {
   /** The manager relay's agent socket (edge-config.ts `agentSocket`) and the agents' key. */
   agentSocket: string;
   key: string;
+  /** The instance (the names of the nodes' resolvers). */
+  instance: string;
+  hosts: HostsFilesPort;
   /** The manager's proxy options: the edge nodes' Caddys get the same plan. */
   proxy: CaddyConfigOptions;
   log: Logger;
   now?: () => number;
   /** Default SWITCH_WAIT_MS. */
   switchWaitMs?: number;
-  /** The nodes' `relay.sock` links; default: through the agents' archive endpoint (edge-node-link.ts). */
-  link?: EdgeNodeLink;
-  /** Default STANDBY_IDLE_WAIT_MS. */
-  standbyIdleWaitMs?: number;
-  /**
-   * 1: relay A only, every load a reload of the relay carrying the traffic (the behaviour before the pair):
-   * the baseline of `npm run bench:edge-node-reloads`. Default 2.
-   */
-  relays?: 1 | 2;
 }
 
 export interface EdgeFleet {
   /** Remembers the routes and loads them on every edge node, in the background. */
   setRoutes(routes: Route[]): void;
-  /** New task addresses: loaded into every edge relay that answers, waiting at most SWITCH_WAIT_MS. */
+  /** New DNS answers: written to every edge node that answers, waiting at most SWITCH_WAIT_MS. */
   setRecords(records: DnsRecords): Promise<void>;
-  /** In-flight requests per task address on the edge relays that answer (both of every node). */
+  /** In-flight requests per task address on the edge relays that answer. */
   upstreamRequests(): Promise<Map<string, number>>;
   /** A look at every edge node in the background (one at a time): load what does not serve the current config. */
   check(): void;
@@ -82,8 +72,8 @@ interface NodeState {
   leftOut: Map<number, number>;
   /** The last failure said (logged once per change). */
   said?: string;
-  /** The active relay as last read or written, for the agent container it was read through (only svc changes it). */
-  link?: { container: string; active: RelayId | undefined };
+  /** The hosts files on the node as last read or written, for the agent container they went through (only svc writes them). */
+  files?: { container: string; have: Map<string, string> };
 }
 
 /** The routes without these port listeners (domain routes always stay). */
@@ -96,7 +86,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   const now = o.now ?? Date.now;
   const switchWaitMs = o.switchWaitMs ?? SWITCH_WAIT_MS;
   let routes: Route[] | undefined;
-  let records: DnsRecords = {};
+  let wantedFiles = new Map<string, string>();
   let cached: { at: number; list: EdgeFleetTarget[] } | undefined;
   let looking: Promise<void> | undefined;
   const nodes = new Map<string, NodeState>();
@@ -106,24 +96,12 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     if (!s) nodes.set(id, (s = { chain: Promise.resolve(), leftOut: new Map() }));
     return s;
   };
-  const link = o.link ?? createEdgeNodeLink({ agentSocket: o.agentSocket, key: o.key });
-  const idleWaitMs = o.standbyIdleWaitMs ?? STANDBY_IDLE_WAIT_MS;
-  const ids = RELAY_IDS.slice(0, o.relays ?? 2);
-  // The configs of the last inputs (a look runs every second; rebuilding and hashing them each time is waste).
-  let relayMemo: { routes: Route[]; records: DnsRecords; configs: Record<RelayId, Json> } | undefined;
-  const proxyMemo = new Map<string, { routes: Route[]; config: Json }>();
-  const relayConfigs = (rs: Route[]) => {
-    if (relayMemo?.routes !== rs || relayMemo.records !== records) relayMemo = { routes: rs, records, configs: { a: edgeNodeRelayConfig(rs, records, 'a'), b: edgeNodeRelayConfig(rs, records, 'b') } };
-    return relayMemo.configs;
-  };
+  // The Caddy's config of the last routes per set of ports left out (a look runs every second: not rebuilt each time).
+  const memo = new Map<string, { routes: Route[]; config: Json }>();
   const proxyConfig = (rs: Route[], leftOut: ReadonlyMap<number, unknown>) => {
     const key = [...leftOut.keys()].sort().join(',');
-    const m = proxyMemo.get(key);
-    if (m?.routes === rs) return m.config;
-    if (proxyMemo.size > 16) proxyMemo.clear();
-    const config = edgeNodeProxyConfig(withoutPorts(rs, leftOut), o.proxy);
-    proxyMemo.set(key, { routes: rs, config });
-    return config;
+    if (memo.get(key)?.routes !== rs) memo.set(key, { routes: rs, config: edgeNodeProxyConfig(withoutPorts(rs, leftOut), o.proxy) });
+    return memo.get(key)!.config;
   };
   const admin = (t: EdgeFleetTarget, part: EdgePart): EdgeAdmin =>
     createEdgeAdmin(o.agentSocket, { headers: { [AGENT_DIAL_HEADER]: t.agent!, [AGENT_KEY_HEADER]: o.key }, prefix: EDGE_ADMIN_PREFIX[part] });
@@ -160,71 +138,46 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     if (res.status !== 200) throw rejection(`it rejected its config (HTTP ${res.status}): ${res.text.trim().slice(0, 500)}`, res.text);
   };
 
-  const relayAdmin = (t: EdgeFleetTarget, id: RelayId) => admin(t, relayPart(id));
 
-  /** What one look at a relay of the node found (its agent answers 502 while its admin socket is not there). */
-  const lookAt = async (t: EdgeFleetTarget, id: RelayId, config: Json): Promise<RelayLook> => {
-    const res = await relayAdmin(t, id)('GET', `/id/${fingerprintOf(config)}/servers`, undefined, 3000).catch(() => undefined);
-    if (!res || res.status >= 500) return { up: false, has: false };
-    return { up: true, has: res.status === 200 };
+  /** The node's engine through its agent (the archive endpoint of the agent's container). */
+  const engine = async (t: EdgeFleetTarget, method: 'GET' | 'PUT', body?: Buffer) => {
+    if (!t.agent || !t.container) throw new Error('its agent is not running');
+    const res = await socketRequest({
+      socketPath: o.agentSocket,
+      path: `/containers/${encodeURIComponent(t.container)}/archive?path=${encodeURIComponent(EDGE_DNS_DIR)}`,
+      method,
+      headers: { host: 'docker', [AGENT_DIAL_HEADER]: t.agent, [AGENT_KEY_HEADER]: o.key, ...(body ? { 'content-type': 'application/x-tar' } : {}) },
+      body,
+      timeoutMs: 5000,
+      timedOut: () => new Error('its engine did not answer within 5 s'),
+    });
+    if (res.status !== 200) throw new Error(`its engine answered HTTP ${res.status} to ${method} of the hosts files: ${res.body.toString('utf8').trim().slice(0, 200)}`);
+    return res.body;
   };
 
-  /** The node's active relay (its link), read once per agent container and then kept: only svc writes it. */
-  const activeOf = async (t: EdgeFleetTarget, st: NodeState): Promise<RelayId | undefined> => {
-    if (st.link && st.link.container === t.container) return st.link.active;
-    const active = activeFromLink(await link.read(t));
-    st.link = { container: t.container ?? '', active };
-    return active;
-  };
-
-  /** Resolves once the relay has no request to a task in flight, or after the bounded wait (false then). */
-  const waitIdle = async (t: EdgeFleetTarget, id: RelayId): Promise<boolean> => {
-    const until = now() + idleWaitMs;
-    for (;;) {
-      const res = await relayAdmin(t, id)('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
-      if (res?.status !== 200 || inFlight(parseUpstreams(res.text)) === 0) return true;
-      if (now() >= until) return false;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-
-  /**
-   * The node's relays for these routes and the last addresses, as on the manager (edge-swap.ts): the active
-   * one keeps serving what it has; the standby is loaded (after its requests from before the last swap
-   * ended, bounded), then the link is swapped to it. A failure forgets the link read, so it is read again.
-   */
-  const ensureRelays = async (t: EdgeFleetTarget, st: NodeState, rs: Route[]) => {
-    const configs = relayConfigs(rs);
+  /** Writes the hosts files that differ on the node (read once per agent container, then kept); a failure forgets them. */
+  const ensureDns = async (t: EdgeFleetTarget, st: NodeState) => {
     try {
-      const down: RelayLook = { up: false, has: false };
-      const [active, a, b] = await Promise.all([activeOf(t, st), lookAt(t, 'a', configs.a), ids.includes('b') ? lookAt(t, 'b', configs.b) : down]);
-      const look = { a, b };
-      // No swapper running (the node just labelled, its task restarting): the link cannot be swapped, so the
-      // standby counts as down and the active relay is loaded in place (the rare race) rather than left
-      // serving addresses a switch is about to drain.
-      if (active && !t.swapper) look[otherRelay(active)] = down;
-      const plan = planRelayLoad(active, look);
-      if (plan.kind === 'down') throw new Error('neither of its relays answers');
-      if (plan.waitIdle && !(await waitIdle(t, plan.relay))) o.log.info('edge relay still had requests from before its last swap; loading it anyway', { node: t.hostname, relay: plan.relay, waited_ms: idleWaitMs });
-      if (plan.inPlace && ids.length > 1) o.log.warn("the edge node's standby relay does not answer; reloading the active one under traffic", { node: t.hostname, relay: plan.relay });
-      if (plan.load) {
-        const res = await relayAdmin(t, plan.relay)('POST', '/load', canonicalJson(configs[plan.relay]), 15_000);
-        if (res.status !== 200) throw new Error(`its relay ${plan.relay} rejected its config (HTTP ${res.status}): ${res.text.trim().slice(0, 500)}`);
-      }
-      if (active !== plan.relay) {
-        await link.point(t, relaySocketName(plan.relay), active === undefined);
-        st.link = { container: t.container ?? '', active: plan.relay };
-      }
+      const known = st.files?.container === t.container ? st.files : undefined;
+      const have = known?.have ?? o.hosts.read(await engine(t, 'GET'));
+      st.files = { container: t.container ?? '', have };
+      const wanted = wantedFiles;
+      const tar = o.hosts.tar(wanted, have);
+      if (!tar) return;
+      await engine(t, 'PUT', tar);
+      for (const name of have.keys()) if (!wanted.has(name)) have.set(name, '');
+      for (const [name, text] of wanted) have.set(name, text);
     } catch (err) {
-      st.link = undefined;
+      st.files = undefined;
       throw err;
     }
   };
 
-  /** The relays, then the Caddy (which sends to the active relay); a listener the node cannot bind is left out. */
+  /** The answers, the relay, then the Caddy (which sends to the relay); a listener the node cannot bind is left out. */
   const converge = async (t: EdgeFleetTarget, st: NodeState) => {
     if (!routes) return;
-    await ensureRelays(t, st, routes);
+    await ensureDns(t, st);
+    await ensure(admin(t, 'relay'), edgeNodeRelayConfig(routes, o.instance, t.nodeId), 'servers');
     for (const [port, at] of st.leftOut) if (now() - at > LEFT_OUT_RETRY_MS) st.leftOut.delete(port);
     // Bounded: each round leaves out one more listener, or throws.
     for (;;) {
@@ -280,25 +233,22 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
       check();
     },
     async setRecords(next) {
-      records = next;
-      if (!routes) return;
-      const rs = routes;
+      wantedFiles = o.hosts.files(next);
       const list = (await targets()).filter((t) => t.agent);
       await Promise.all(
         list.map(async (t) => {
-          const done = await timeout(onNode(t, 'loading new task addresses', (st) => ensureRelays(t, st, rs)), switchWaitMs);
-          if (done === 'timeout') o.log.warn('edge relay did not take the new addresses in time; the switch goes on', { node: t.hostname, waited_ms: switchWaitMs });
+          const done = await timeout(onNode(t, 'writing new DNS answers', (st) => ensureDns(t, st)), switchWaitMs);
+          if (done === 'timeout') o.log.warn('edge node did not take the new DNS answers in time; the switch goes on', { node: t.hostname, waited_ms: switchWaitMs });
         }),
       );
     },
     async upstreamRequests() {
       const out = new Map<string, number>();
       const list = (await targets()).filter((t) => t.agent);
-      // Every relay of every node: the standby may still finish requests from before the last swap.
       await Promise.all(
-        list.flatMap((t) => ids.map((id) => ({ t, id }))).map(async ({ t, id }) => {
-          const res = await relayAdmin(t, id)('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
-          if (res?.status === 200) addRequests(out, parseUpstreams(res.text));
+        list.map(async (t) => {
+          const res = await admin(t, 'relay')('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
+          if (res?.status === 200) upstreamCounts(res.text, out);
         }),
       );
       return out;

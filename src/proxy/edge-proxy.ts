@@ -1,9 +1,10 @@
 // How the Swarm edge slots in without the rest of svc knowing (docs/decisions/0038-swarm-edge-relay.md): the
 // proxy parts the daemon wires (the routes' Proxy, the drain's in-flight counts, the DNS writer, the
 // proxy runner) are wrapped once. The host's Caddy gets the same routes with every DNS upstream sent to
-// the relay; the relay gets the routes and every task address the DNS answer holds; the drain counts what
-// both have in flight; "the proxy runs" means both run. On one engine the parts are used as they are.
-import type { EdgeRelay } from './edge-relays.js';
+// the relay, which resolves the apps' names through the resolver beside it (docs/decisions/0047-swarm-edge-resolves.md);
+// the DNS writer's answers reach it without a load; the drain counts what both have in flight; "the proxy
+// runs" means both run. On one engine the parts are used as they are.
+import type { EdgeRelay } from './edge-relay.js';
 import { viaEdge } from './edge-config.js';
 import type { DnsRecords } from './edge-config.js';
 import type { Proxy } from './proxy.js';
@@ -53,9 +54,8 @@ export function relayedEdge(relay: EdgeRelay, socket: string, fleet?: EdgeFleet)
       },
     },
     async writeDns(records) {
+      // The manager's resolver reads the files this writes; the edge nodes' resolvers get them through their agents.
       await p.writeDns(records);
-      await relay.setRecords(records);
-      // After the manager's relay: the edge nodes are reached through it, and its reload would cut those calls.
       await fleet?.setRecords(records);
     },
     async ensureRunning() {

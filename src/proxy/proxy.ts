@@ -27,6 +27,11 @@ export interface Route {
   /** Listener port (port mode). */
   port?: number;
   upstream: Upstream;
+  /**
+   * The app's drain_seconds (issue 37): how long a config load keeps the route's open streams on a Caddy
+   * that can (stream_close_delay, Caddy >= 2.7); unset or 0: Caddy's default (closed at the load).
+   */
+  drainSeconds?: number;
 }
 
 export interface Proxy {

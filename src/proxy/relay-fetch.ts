@@ -2,7 +2,7 @@
 // Swarm). The daemon's host is not on the instance's overlay, so `http://<task address>:3903/...` (Garage's
 // admin API, the bucket and key setup) does not connect from here on any node, the manager's included. The
 // relay's agent server dials the address named by `Svc-Agent-Dial` when it is an IPv4 address at an allowed
-// port (edge-config.ts `agentServer`): the request goes there over the relay's unix socket (socket-request.ts),
+// port (agent-server.ts): the request goes there over the relay's unix socket (socket-request.ts),
 // a new connection each time (the relay reloads).
 import { socketRequest } from './socket-request.js';
 import { AGENT_DIAL_HEADER } from '../runtime/swarm-agent-spec.js';

@@ -18,17 +18,28 @@ export function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOpti
     Entrypoint: spec.entrypoint,
     User: spec.user,
     WorkingDir: spec.workingDir,
+    Healthcheck: healthcheckOf(spec.healthcheck),
     HostConfig: {
       NetworkMode: spec.hostNetwork ? 'host' : (spec.network ?? 'bridge'),
       Binds: spec.mounts?.map((m) => `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`),
       RestartPolicy: { Name: spec.restart ?? 'no' },
       Init: spec.init || undefined,
+      Tmpfs: spec.tmpfs?.length ? Object.fromEntries(spec.tmpfs.map((t) => [t, ''])) : undefined,
       ...limits(spec.resources),
     },
     NetworkingConfig: joinNetwork
       ? { EndpointsConfig: { [spec.network!]: { Aliases: spec.networkAliases?.length ? spec.networkAliases : undefined } } }
       : undefined,
   };
+}
+
+const NS_PER_MS = 1_000_000;
+
+/** A Compose healthcheck as the Engine API's (durations in nanoseconds); undefined: the image's own. */
+function healthcheckOf(h: ContainerSpec['healthcheck']): Docker.ContainerCreateOptions['Healthcheck'] {
+  if (h === undefined) return undefined;
+  if (h === 'disabled') return { Test: ['NONE'] };
+  return { Test: h.test, Interval: h.intervalMs * NS_PER_MS, Timeout: h.timeoutMs * NS_PER_MS, Retries: h.retries, StartPeriod: h.startPeriodMs * NS_PER_MS };
 }
 
 const MIB = 1024 * 1024;

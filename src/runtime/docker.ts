@@ -68,6 +68,11 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
       throw statusOf(err) === 409 && /already in use/i.test(engineMessage(err)) ? new NameInUseError((err as Error).message) : err;
     }))!;
     try {
+      // Engine API 1.41 takes one network at create: the others are joined before the start.
+      for (const extra of spec.extraNetworks ?? []) {
+        await networks.ensure(extra.name);
+        await call(`network connect ${extra.name} ${spec.name}`, () => docker.getNetwork(extra.name).connect({ Container: c.id, EndpointConfig: { Aliases: extra.aliases } }));
+      }
       await call(`start ${spec.name}`, () => c.start());
     } catch (err) {
       // Leave nothing half-made behind: the name stays free for the next attempt; the error says why.
@@ -143,6 +148,19 @@ export function createDockerRuntime(opts: DockerRuntimeOptions): Runtime & { doc
         return true;
       } catch {
         return false;
+      }
+    },
+
+    async listNetworks(prefix) {
+      const list = (await call('network ls', () => docker.listNetworks({ filters: { label: [opts.instance ? `svc.instance=${opts.instance}` : 'svc.managed=true'] } }))) ?? [];
+      return list.map((n) => n.Name).filter((n) => n.startsWith(prefix)).sort();
+    },
+
+    async deleteNetwork(name) {
+      const list = (await call(`network ls ${name}`, () => docker.listNetworks({ filters: { name: [name], label: [opts.instance ? `svc.instance=${opts.instance}` : 'svc.managed=true'] } }))) ?? [];
+      for (const n of list.filter((x) => x.Name === name)) {
+        await call(`network rm ${name}`, () => docker.getNetwork(n.Id).remove(), [404]);
+        networks.forget(name);
       }
     },
 

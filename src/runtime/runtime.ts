@@ -118,6 +118,15 @@ export interface ContainerSpec {
    * app that never installed a SIGTERM handler still stops at once instead of after the whole grace period.
    */
   init?: boolean;
+  /**
+   * More networks to join, each with its aliases (a stack service on its stack's networks, reachable by its
+   * Compose name there). Made when missing. One engine only: a Swarm refuses them.
+   */
+  extraNetworks?: { name: string; aliases: string[] }[];
+  /** The engine's own health check (a Compose `healthcheck`); `disabled` turns the image's off. */
+  healthcheck?: { test: string[]; intervalMs: number; timeoutMs: number; retries: number; startPeriodMs: number } | 'disabled';
+  /** Container paths mounted as tmpfs. */
+  tmpfs?: string[];
   /** Engine-level restart policy; svc heals by itself, so `no` is the default. */
   restart?: 'no' | 'unless-stopped';
   /** Memory and CPU limits; unlimited when absent. */
@@ -298,6 +307,10 @@ export interface Runtime {
   ping(): Promise<boolean>;
   /** Creates the bridge network when missing (idempotent). */
   ensureNetwork(name: string): Promise<void>;
+  /** Names of this instance's networks that start with `prefix` (a stack's, src/stacks/service-spec.ts). */
+  listNetworks(prefix: string): Promise<string[]>;
+  /** Removes one of this instance's networks; a missing one is not an error, another's is never touched. */
+  deleteNetwork(name: string): Promise<void>;
   /** Containers in every state whose labels include all of `labels`. */
   list(labels: Record<string, string>, network?: string): Promise<ContainerInfo[]>;
   /** undefined when no such container. `network` picks which network's address is reported. */

@@ -5,7 +5,7 @@
 // key. Here: the config, the service's spec, the node label naming the socket, and the plan that makes the
 // agents match the nodes. Same input, same output.
 import { createHash } from 'node:crypto';
-import { EDGE_ADMIN_HOST, EDGE_ADMIN_PREFIX, EDGE_NODE_DIR, EDGE_PARTS, edgeAdminSocket, edgeVolumeName } from './swarm-edge-spec.js';
+import { EDGE_ADMIN_HOST, EDGE_ADMIN_PREFIX, EDGE_DNS_DIR, EDGE_NODE_DIR, EDGE_PARTS, edgeAdminSocket, edgeDnsVolumeName, edgeVolumeName } from './swarm-edge-spec.js';
 
 /** The agents' port on the instance's overlay (nothing else listens on it: one agent per task address). */
 export const AGENT_PORT = 2380;
@@ -102,7 +102,7 @@ export function agentConfig(key: string, at: { listen?: string; engineSocket?: s
 }
 
 /**
- * Pure: the agent's routes to an edge node's three admin APIs (its Caddy's, its relays A's and B's: sockets in
+ * Pure: the agent's routes to an edge node's two admin APIs (its Caddy's and its relay's: sockets in
  * the instance's volume, mounted into the agent of an edge node): `<prefix>/...` with the key goes to that
  * socket without the prefix and the key.
  * On a node that is not an edge the sockets do not exist: a 502.
@@ -153,7 +153,10 @@ export interface AgentSpecInput {
   /** The node's engine socket (engineSocketOf). */
   socket: string;
   secret: { id: string; name: string };
-  /** The node is an edge (`svc.edge=true`): the agent mounts the instance's edge volume to reach its admin sockets. */
+  /**
+   * The node is an edge (`svc.edge=true`): the agent mounts the instance's edge volume to reach its admin
+   * sockets, and the resolver's, where svc writes the hosts files through the engine (0047-swarm-edge-resolves.md).
+   */
   edge?: boolean;
 }
 
@@ -172,7 +175,12 @@ export function agentServiceSpec(i: AgentSpecInput) {
         Mounts: [
           { Type: 'bind' as const, Source: i.socket, Target: SOCKET_IN_TASK },
           // Only on an edge node: elsewhere Swarm would make an empty volume on every node.
-          ...(i.edge ? [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }] : []),
+          ...(i.edge
+            ? [
+                { Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR },
+                { Type: 'volume' as const, Source: edgeDnsVolumeName(i.instance), Target: EDGE_DNS_DIR },
+              ]
+            : []),
         ],
         Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: CONFIG_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
       },

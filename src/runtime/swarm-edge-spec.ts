@@ -1,12 +1,13 @@
-// Pure: edge nodes of a Swarm (docs/decisions/0043-edge-nodes.md). A node labelled `svc.edge=true` serves
-// every app's routes from its own address, as the manager does: three Swarm services of the instance pinned to
-// it, a Caddy on the node's host network (listeners, TLS) and two relays on the overlay (reach the tasks; one
-// loaded while the other serves, then swapped), that share a named volume holding the relays' sockets, the
-// link the Caddy dials and the admin sockets. The daemon loads the configs through the node's agent (its
-// config routes three path prefixes to those admin sockets, behind the key). Here: the
-// label's meaning, the paths in the volume, the bootstrap configs, the services' specs and the plan that makes
-// the services match the labels. Same input, same output.
+// Pure: edge nodes of a Swarm (docs/decisions/0043-edge-nodes.md, 0047-swarm-edge-resolves.md). A node labelled
+// `svc.edge=true` serves every app's routes from its own address, as the manager does: three Swarm services of
+// the instance pinned to it, a Caddy on the node's host network (listeners, TLS), a relay on the overlay (reaches
+// the tasks, resolving their names) and its resolver (dnsmasq), sharing named volumes: `<instance>-edge` for the
+// relay's socket the Caddy dials and the admin sockets, `<instance>-edge-dns` for the hosts files. The daemon
+// loads the configs and writes the files through the node's agent (its config routes two path prefixes to the
+// admin sockets, behind the key). Here: the label's meaning, the paths in the volumes, the bootstrap configs,
+// the services' specs. Same input, same output.
 import { createHash } from 'node:crypto';
+import { resolverArgs } from './resolver-spec.js';
 
 /** Node label: `true` makes the node an edge (besides the manager, always one). */
 export const EDGE_NODE_LABEL = 'svc.edge';
@@ -14,42 +15,28 @@ export const EDGE_NODE_LABEL = 'svc.edge';
 export const EDGE_ADMIN_HOST = 'svc-edge';
 /** Where the volume is mounted in the edge node's Caddy, its relay and its agent. */
 export const EDGE_NODE_DIR = '/svc-edge';
+/** Where the hosts files' volume is mounted in the agent (written) and in the resolver (read: its hosts directory). */
+export const EDGE_DNS_DIR = '/svc-edge-dns';
 /**
- * The sockets in the volume: what the node's Caddy dials (`relay.sock`: a symlink with a relative target,
- * the active relay's listener, swapped as on the manager: docs/decisions/0039-two-relays-swapped.md), the Caddy's
- * admin API, and each relay's listener and admin API (`relay-admin.sock` was the single relay's of before).
+ * The sockets in the volume: what the node's Caddy dials (the relay's listener) and the admin APIs. The relay's
+ * are the names relay A of the pair before had (docs/decisions/0039-two-relays-swapped.md), so its task is kept.
  */
 export const EDGE_NODE_SOCKETS = {
-  relay: `${EDGE_NODE_DIR}/relay.sock`,
+  relay: `${EDGE_NODE_DIR}/relay-a.sock`,
+  relayAdmin: `${EDGE_NODE_DIR}/relay-admin-a.sock`,
   proxyAdmin: `${EDGE_NODE_DIR}/proxy-admin.sock`,
 } as const;
-/** The file name of the link the node's Caddy dials, in the volume's root. */
-export const EDGE_NODE_LINK = 'relay.sock';
-/** Relay `a` is the service of the single relay of before (`relay`), `b` the second one (`relay-b`). */
-export type EdgeRelayId = 'a' | 'b';
-export const EDGE_RELAY_IDS: readonly EdgeRelayId[] = ['a', 'b'];
-/** One relay's listener (relative to the volume: the link's target) and admin socket on an edge node. */
-export const edgeNodeRelaySocketName = (id: EdgeRelayId) => `relay-${id}.sock`;
-export const edgeNodeRelaySockets = (id: EdgeRelayId) => ({ socket: `${EDGE_NODE_DIR}/${edgeNodeRelaySocketName(id)}`, adminSocket: `${EDGE_NODE_DIR}/relay-admin-${id}.sock` });
 /** The agent's path prefixes to those admin APIs (the daemon's calls: `<prefix>/load`, `<prefix>/config/`). */
-export const EDGE_ADMIN_PREFIX = { proxy: '/svc-edge/proxy', relay: '/svc-edge/relay', 'relay-b': '/svc-edge/relay-b' } as const;
+export const EDGE_ADMIN_PREFIX = { proxy: '/svc-edge/proxy', relay: '/svc-edge/relay' } as const;
 export type EdgePart = keyof typeof EDGE_ADMIN_PREFIX;
-export const EDGE_PARTS: readonly EdgePart[] = ['proxy', 'relay', 'relay-b'];
-/** The part of a relay, and the relay of a part. */
-export const relayPart = (id: EdgeRelayId): EdgePart => (id === 'a' ? 'relay' : 'relay-b');
-const relayOfPart = (part: Exclude<EdgePart, 'proxy'>): EdgeRelayId => (part === 'relay' ? 'a' : 'b');
-/**
- * The services of an edge node: the three Caddy parts, and the swapper (busybox of the probe image, idle,
- * mounting the volume), in which svc renames a new link over `relay.sock` (rename(2): atomic). The engine's
- * archive endpoint alone cannot: it removes an entry before writing it, and a dial in between fails a POST
- * (Caddy 2.6 retries the dial with the body already closed: `invalid Read on closed Body`, measured).
- */
-export type EdgeService = EdgePart | 'swap';
-export const EDGE_SERVICES: readonly EdgeService[] = [...EDGE_PARTS, 'swap'];
+export const EDGE_PARTS: readonly EdgePart[] = ['proxy', 'relay'];
+/** The services of an edge node: the two Caddy parts and the resolver. */
+export type EdgeService = EdgePart | 'dns';
+export const EDGE_SERVICES: readonly EdgeService[] = [...EDGE_PARTS, 'dns'];
 /** Roles of the services (the Nodes page and the app reconcilers ignore them: infrastructure). */
-export const EDGE_ROLES = { proxy: 'edge-proxy', relay: 'edge-relay', 'relay-b': 'edge-relay-b', swap: 'edge-swap' } as const;
+export const EDGE_ROLES = { proxy: 'edge-proxy', relay: 'edge-relay', dns: 'edge-dns' } as const;
 /** A part's admin socket in the volume (what the agent's route to it dials). */
-export const edgeAdminSocket = (part: EdgePart) => (part === 'proxy' ? EDGE_NODE_SOCKETS.proxyAdmin : edgeNodeRelaySockets(relayOfPart(part)).adminSocket);
+export const edgeAdminSocket = (part: EdgePart) => (part === 'proxy' ? EDGE_NODE_SOCKETS.proxyAdmin : EDGE_NODE_SOCKETS.relayAdmin);
 /** Label: the node an edge service serves; and a hash of its spec (another hash means a service update). */
 export const EDGE_NODE_OF = 'svc.node';
 export const EDGE_SPEC_LABEL = 'svc.edge-spec';
@@ -60,6 +47,7 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** The instance's volume on an edge node (local driver: Swarm creates it on that node at the first task). */
 export const edgeVolumeName = (instance: string) => `${instance}-edge`;
+export const edgeDnsVolumeName = (instance: string) => `${instance}-edge-dns`;
 export const edgeServiceName = (instance: string, part: EdgeService, nodeId: string) => `${instance}-edge-${part}-${nodeId.slice(0, 12)}`;
 
 /**
@@ -103,65 +91,46 @@ const withLabels = <T extends { TaskTemplate: { ContainerSpec: object } }>(base:
   return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
 };
 
-/**
- * Pure: the swapper's Swarm service on one node: busybox of `probeImage` (SVC_PROBE_IMAGE, which the disk
- * helpers already need to have /bin/busybox) sleeping, the volume mounted, for svc's `mv` execs.
- */
-export function edgeSwapperSpec(i: { instance: string; network: string; nodeId: string; probeImage: string }) {
-  const base = {
-    Name: edgeServiceName(i.instance, 'swap', i.nodeId),
-    TaskTemplate: {
-      ContainerSpec: {
-        Image: i.probeImage,
-        Command: ['/bin/busybox', 'sleep', '2147483647'],
-        // Root: the link is root's (the engine's archive writes it), in a volume made by root.
-        User: '0:0',
-        Init: true,
-        Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
-      },
-      RestartPolicy: { Condition: 'any', Delay: 2e9 },
-      Placement: { Constraints: [`node.id==${i.nodeId}`] },
-      Networks: [{ Target: i.network }],
-    },
-    Mode: { Replicated: { Replicas: 1 } },
-    EndpointSpec: { Mode: 'dnsrr' },
-  };
-  return withLabels(base, base, { ...i, part: 'swap' });
+/** One task pinned to the node, restarted by Swarm (infrastructure, like the agents), on `network`. */
+const pinned = <C extends object>(Name: string, nodeId: string, network: string, ContainerSpec: C) => ({
+  Name,
+  TaskTemplate: { ContainerSpec, RestartPolicy: { Condition: 'any', Delay: 2e9 }, Placement: { Constraints: [`node.id==${nodeId}`] }, Networks: [{ Target: network }] },
+  Mode: { Replicated: { Replicas: 1 } },
+  EndpointSpec: { Mode: 'dnsrr' },
+});
+
+/** Pure: the resolver's Swarm service on one node (dnsmasq of SVC_RESOLVER_IMAGE, the hosts files' volume read-only). */
+export function edgeResolverSpec(i: { instance: string; network: string; nodeId: string; image: string }) {
+  const base = pinned(edgeServiceName(i.instance, 'dns', i.nodeId), i.nodeId, i.network, {
+    Image: i.image,
+    Args: resolverArgs(EDGE_DNS_DIR),
+    // Root binds port 53 and then drops to nobody (the files are world-readable: nothing secret in them).
+    User: '0:0',
+    Mounts: [{ Type: 'volume' as const, Source: edgeDnsVolumeName(i.instance), Target: EDGE_DNS_DIR, ReadOnly: true }],
+  });
+  return withLabels(base, base, { ...i, part: 'dns' });
 }
 
-/** Pure: one part's Swarm service on one node (its spec's hash in a label). */
+/** Pure: one Caddy part's Swarm service on one node (its spec's hash in a label). */
 export function edgeServiceSpec(i: EdgeSpecInput) {
-  const part = i.part;
-  // Each part its own HOME and XDG dirs: a relay must never `--resume` the other's autosave (nor, after the
-  // upgrade to two, the single relay's of before, which listened on `relay.sock` itself).
-  const home = `${EDGE_NODE_DIR}/${part === 'proxy' ? 'proxy' : `relay-${relayOfPart(part)}`}`;
-  const base = {
-    Name: edgeServiceName(i.instance, part, i.nodeId),
-    TaskTemplate: {
-      ContainerSpec: {
-        Image: i.image,
-        Command: ['/usr/bin/caddy'],
-        // --resume: a restarted task (or node) serves the last config at once, without the daemon.
-        Args: ['run', '--resume', '--config', `/run/secrets/${BOOT_FILE}`],
-        // Root: the Caddy binds 80/443 on the node; both dial sockets in a volume made by root.
-        User: '0:0',
-        // The certificates (data) and the autosaved config live in the volume: they survive a new task.
-        Env: [`HOME=${home}`, `XDG_DATA_HOME=${home}/data`, `XDG_CONFIG_HOME=${home}/config`],
-        Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
-        Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: BOOT_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
-      },
-      // Infrastructure, like the agents: Swarm restarts it by itself.
-      RestartPolicy: { Condition: 'any', Delay: 2e9 },
-      Placement: { Constraints: [`node.id==${i.nodeId}`] },
-      // The Caddy on the node's own network (its listeners are the node's ports); the relays on the overlay.
-      Networks: [{ Target: part === 'proxy' ? 'host' : i.network }],
-    },
-    Mode: { Replicated: { Replicas: 1 } },
-    EndpointSpec: { Mode: 'dnsrr' },
-  };
+  // Each part its own HOME and XDG dirs (the relay's is relay A's of the pair before: its task is kept).
+  const home = `${EDGE_NODE_DIR}/${i.part === 'proxy' ? 'proxy' : 'relay-a'}`;
+  // The Caddy on the node's own network (its listeners are the node's ports); the relay on the overlay.
+  const base = pinned(edgeServiceName(i.instance, i.part, i.nodeId), i.nodeId, i.part === 'proxy' ? 'host' : i.network, {
+    Image: i.image,
+    Command: ['/usr/bin/caddy'],
+    // --resume: a restarted task (or node) serves the last config at once, without the daemon.
+    Args: ['run', '--resume', '--config', `/run/secrets/${BOOT_FILE}`],
+    // Root: the Caddy binds 80/443 on the node; both use sockets in a volume made by root.
+    User: '0:0',
+    // The certificates (data) and the autosaved config live in the volume: they survive a new task.
+    Env: [`HOME=${home}`, `XDG_DATA_HOME=${home}/data`, `XDG_CONFIG_HOME=${home}/config`],
+    Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
+    Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: BOOT_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
+  });
   // The secret's id is Swarm's (its name holds the content's hash): left out of the hash.
-  const hashed = { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Secrets: [{ ...base.TaskTemplate.ContainerSpec.Secrets[0], SecretID: '' }] } } };
-  return withLabels(base, hashed, i);
+  const c = base.TaskTemplate.ContainerSpec;
+  return withLabels(base, { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...c, Secrets: [{ ...c.Secrets[0], SecretID: '' }] } } }, i);
 }
 
 /** A node and a service as the edge plan reads them (the SwarmObjects port's rows). */

@@ -1,5 +1,5 @@
 // Edge nodes of a Swarm as the proxy reaches them: for every node labelled `svc.edge=true` the `edges:main`
-// reconciler (src/reconcilers/edges) keeps a Caddy, two relays and a swapper there; `targets` says which edge
+// reconciler (src/reconcilers/edges) keeps a Caddy, a relay and a resolver there; `targets` says which edge
 // nodes there are and how the daemon reaches their admin APIs (the task address of the node's agent), for
 // src/proxy/edge-nodes.ts.
 import type Docker from 'dockerode';
@@ -22,10 +22,8 @@ export interface EdgeTarget {
   hostname: string;
   /** `<agent task address>:2380` when the node is ready and its agent runs. */
   agent?: string;
-  /** The agent's container (it mounts the edge volume: the relay link is read through it). */
+  /** The agent's container (it mounts the resolver's volume: the hosts files are written through it). */
   container?: string;
-  /** The node's swapper container (the link is renamed there), when it runs. */
-  swapper?: string;
   /** Why not (node down, agent not running). */
   why?: string;
 }
@@ -50,15 +48,10 @@ export function createEdgeNodes(o: EdgeNodesOptions): EdgeNodes {
       const edgeNodes = [...new Set(services.filter((s) => s.Spec.Labels?.['svc.role'] === EDGE_ROLES.proxy).map((s) => s.Spec.Labels?.[EDGE_NODE_OF] ?? ''))].filter(Boolean).sort();
       if (edgeNodes.length === 0) return [];
       const agents = new Map(services.filter((s) => s.Spec.Labels?.['svc.role'] === AGENT_ROLE).map((s) => [s.Spec.Labels?.[AGENT_NODE_LABEL] ?? '', s.ID]));
-      const swappers = new Map(services.filter((s) => s.Spec.Labels?.['svc.role'] === EDGE_ROLES.swap).map((s) => [s.Spec.Labels?.[EDGE_NODE_OF] ?? '', s.ID]));
       const [nodes, tasks] = await Promise.all([
         call('node ls', () => d.listNodes()).then((x) => (x ?? []) as NodeDoc[]),
-        call('task ls', () => d.listTasks({ filters: { service: [...agents.values(), ...swappers.values()] } })).then((x) => (x ?? []) as TaskDoc[]),
+        call('task ls', () => d.listTasks({ filters: { service: [...agents.values()] } })).then((x) => (x ?? []) as TaskDoc[]),
       ]);
-      const runningContainer = (serviceId: string | undefined) => {
-        const t = serviceId ? currentTask(tasks.filter((x) => x.ServiceID === serviceId)) : undefined;
-        return t?.Status?.State === 'running' ? t.Status.ContainerStatus?.ContainerID : undefined;
-      };
       return edgeNodes.map((nodeId): EdgeTarget => {
         const node = nodes.find((n) => n.ID === nodeId);
         const hostname = node?.Description?.Hostname ?? nodeId;
@@ -68,8 +61,7 @@ export function createEdgeNodes(o: EdgeNodesOptions): EdgeNodes {
         const t = agentId ? currentTask(tasks.filter((x) => x.ServiceID === agentId)) : undefined;
         const address = t && t.Status?.State === 'running' ? addressOn(t, o.network) : undefined;
         const container = t?.Status?.ContainerStatus?.ContainerID;
-        const swapper = runningContainer(swappers.get(nodeId));
-        return address && container ? { nodeId, hostname, agent: `${address}:${AGENT_PORT}`, container, ...(swapper ? { swapper } : {}) } : { nodeId, hostname, why: `its agent is not running (${t?.Status?.State ?? 'no task'})` };
+        return address && container ? { nodeId, hostname, agent: `${address}:${AGENT_PORT}`, container } : { nodeId, hostname, why: `its agent is not running (${t?.Status?.State ?? 'no task'})` };
       });
     },
   };

@@ -286,6 +286,13 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
       return openNodeDisk({ docker, instance: opts.instance, image: opts.diskImage, registryAuth: opts.registryAuth, client: (id) => agents.client(id), log: opts.log }, node, dataDir, tag);
     },
 
+    // Stacks run on one engine only (src/desired/stacks.ts refuses them on a Swarm): none of their networks here.
+    async listNetworks() {
+      return [];
+    },
+
+    async deleteNetwork() {},
+
     async ensureNetwork(name) {
       const existing = ((await call(`network ls ${name}`, () => docker.listNetworks({ filters: { name: [name] } }))) ?? []).filter((n) => n.Name === name);
       if (existing.length > 0) {
@@ -316,6 +323,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     },
 
     async run(spec) {
+      if (spec.extraNetworks?.length) throw new Error('stacks run on one Docker engine only (SVC_RUNTIME=docker): a Swarm task joins no stack network');
       if (!SERVICE_ROLES.has(spec.labels[LABELS.role] ?? '')) return local.run(spec);
       ref(spec.name);
       checkImageRef(spec.image);

@@ -7,7 +7,7 @@ import { keyOf } from '../controller/types.js';
 import type { Bus } from '../controller/bus.js';
 import { tx, type Db } from './db.js';
 import { perDb } from './prepared.js';
-import { appEvents, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';
+import { appEvents, apps, deployEvents, deploys, nowIso, type DeployRow, type DeployTrigger, type EventLevel, type Origin } from './schema/index.js';
 
 export interface NewDeploy {
   appId: number;
@@ -21,7 +21,7 @@ export interface NewDeploy {
    * A rollback: the deploy it runs again. Its provider port, environment snapshot and config version are
    * copied onto the new record, so the rollback runs what that deploy ran (its image is `imageRef`).
    */
-  rollbackOf?: Pick<DeployRow, 'buildPort' | 'envSnapshotSealed' | 'configVersion'>;
+  rollbackOf?: Pick<DeployRow, 'buildPort' | 'envSnapshotSealed' | 'configVersion' | 'stackService'>;
 }
 
 /**
@@ -35,6 +35,10 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
       .from(deploys)
       .where(and(eq(deploys.appId, input.appId), eq(deploys.status, 'pending')))
       .all();
+    // A stack service's deploy runs the definition its app has now (a rollback: the one it runs again).
+    const stackService = input.rollbackOf
+      ? (input.rollbackOf.stackService ?? null)
+      : (db.select({ s: apps.stackService }).from(apps).where(eq(apps.id, input.appId)).get()?.s ?? null);
     const created = db
       .insert(deploys)
       .values({
@@ -44,6 +48,7 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
         trigger: input.trigger,
         origin: input.origin ?? 'api',
         status: 'pending',
+        stackService,
         ...(input.rollbackOf ? { buildPort: input.rollbackOf.buildPort, envSnapshotSealed: input.rollbackOf.envSnapshotSealed, configVersion: input.rollbackOf.configVersion } : {}),
       })
       .returning()
@@ -91,6 +96,13 @@ export function activeDeploy(db: Db, appId: number): DeployRow | undefined {
 /** The deploy whose watch window is open (at most one per app: a newer deploy closes it before it begins). */
 const watchedOf = perDb((db) => db.select().from(deploys).where(and(eq(deploys.appId, sql.placeholder('appId')), isNotNull(deploys.watchUntil))).orderBy(desc(deploys.id)).limit(1).prepare());
 export const watchedDeploy = (db: Db, appId: number): DeployRow | undefined => watchedOf(db).get({ appId });
+
+/**
+ * Deploys whose old version still drains after their switch (issue 37), oldest first: any number per app,
+ * since a newer deploy never waits for an older one's drain.
+ */
+const drainingOf = perDb((db) => db.select().from(deploys).where(and(eq(deploys.appId, sql.placeholder('appId')), isNotNull(deploys.drainUntil))).orderBy(deploys.id).prepare());
+export const drainingDeploys = (db: Db, appId: number): DeployRow[] => drainingOf(db).all({ appId });
 
 /** The newest successful deploy, optionally skipping a given image (rollback). */
 export function lastSuccessful(db: Db, appId: number, notImage?: string | null): DeployRow | undefined {

@@ -2,6 +2,8 @@
 // containers are on a bridge the host reaches directly; Swarm tasks are on an overlay only containers
 // reach, so probes go through the helper on the overlay (src/runtime/swarm-probe.ts). The only place that
 // knows which runtime there is.
+import { dnsmasqPaths } from '../dns/dnsmasq.js';
+import { filesOfTar, hostsFiles, hostsTar } from '../dns/hosts.js';
 import type Docker from 'dockerode';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -18,7 +20,7 @@ import { httpProbe } from '../reconcilers/app/probe.js';
 import { tcpOpen } from '../reconcilers/service/readiness.js';
 import type { Mount } from '../runtime/runtime.js';
 import { directEdge, relayedEdge, type ProxyParts } from '../proxy/edge-proxy.js';
-import { createEdgeRelays } from '../proxy/edge-relays.js';
+import { createEdgeRelay } from '../proxy/edge-relay.js';
 import { edgePaths } from '../proxy/edge-config.js';
 import { createNodeAgents } from '../runtime/swarm-agents.js';
 import { createAgentsReconciler } from '../reconcilers/agents/reconciler.js';
@@ -82,12 +84,14 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   const swarm = createSwarmObjects({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, ensureNetwork: () => runtime.ensureNetwork(config.network), registryAuth });
   const probe = createHelperProbe({ runtime, instance: config.instance, network: config.network, image: config.runtime.probeImage });
   const terminal = createSwarmTerminal({ docker: runtime.docker, selfNodeId: runtime.selfNodeId, local: createDockerTerminal(runtime.docker, config.instance), instance: config.instance, agents });
-  // The edge: the host's Caddy keeps listeners and TLS, two relays on the overlay (one loaded while the other
-  // serves, then swapped) reach the tasks (docs/decisions/0038-swarm-edge-relay.md, docs/decisions/0039-two-relays-swapped.md).
-  const relay = createEdgeRelays({ runtime, image: config.proxy.image, instance: config.instance, network: config.network, paths, user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, log });
+  // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks, resolving
+  // them through a resolver beside it (docs/decisions/0038-swarm-edge-relay.md, 0047-swarm-edge-resolves.md).
+  const user = `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`;
+  const resolverImage = config.runtime.resolverImage;
+  const relay = createEdgeRelay({ runtime, image: config.proxy.image, resolverImage, instance: config.instance, network: config.network, hostsDir: dnsmasqPaths(config.dataDir).hostsDir, paths, user, log });
   // Nodes labelled svc.edge=true serve the routes too: their Caddy and relay, loaded through their agents (docs/decisions/0043-edge-nodes.md).
   const edgeNodes = createEdgeNodes({ docker: runtime.docker, instance: config.instance, network: config.network });
-  const fleet = createEdgeFleet({ targets: () => edgeNodes.targets(), agentSocket: paths.agentSocket, key: agentKey, proxy: config.proxy, log });
+  const fleet = createEdgeFleet({ targets: () => edgeNodes.targets(), agentSocket: paths.agentSocket, key: agentKey, instance: config.instance, hosts: { files: hostsFiles, tar: hostsTar, read: filesOfTar }, proxy: config.proxy, log });
   return {
     runtime,
     docker: runtime.docker,
@@ -98,6 +102,6 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
     edge: relayedEdge(relay, paths.socket, fleet),
     proxyMounts: [{ source: paths.dir, target: paths.dir }],
     agents: createAgentsReconciler({ swarm, instance: config.instance, network: config.network, image: config.proxy.image, key: agentKey, log }),
-    edges: createEdgesReconciler({ swarm, instance: config.instance, network: config.network, image: config.proxy.image, probeImage: config.runtime.probeImage, log, passed: () => fleet.invalidate() }),
+    edges: createEdgesReconciler({ swarm, instance: config.instance, network: config.network, image: config.proxy.image, resolverImage, log, passed: () => fleet.invalidate() }),
   };
 }

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/log.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
 import { freePort } from '../support/caddy.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { deployReaching, startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_UNHEALTHY, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 
@@ -100,6 +100,8 @@ describe('blue/green deploys', () => {
     expect(counts.bad).toBe(0);
     expect(counts.ok).toBeGreaterThan(0);
     await serves(app.port, 'v2');
+    // The deploy succeeds at the switch; the old version is gone once its drain ended (issue 37).
+    await deployReaching(t, id, (x) => x.drain_until === null, 'to end its old version\'s drain', 20_000);
     const names = (await appContainers('bg')).map((c) => c.name);
     expect(names).toEqual([`${t.instance}-bg-${id}`]);
   });

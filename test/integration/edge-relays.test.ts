@@ -1,35 +1,51 @@
-// The manager's two edge relays (docs/decisions/0039-two-relays-swapped.md), with real Caddys and no cluster
-// (test/support/relay-rig.ts): no config is loaded into the relay that carries traffic, so POSTs whose app
-// answers before reading the body never fail at a load (the EPIPE POST 502 of issue 19: with one relay the
-// first test failed 3 runs in 3, 7-14 POST 502s per 120 loads; 7-26 per 200 in bench:relay-reloads); the link
-// `relay.sock` (relative target) names the active relay, survives a daemon restart, replaces the socket of
-// the single relay of before; a standby that is down makes a load in place, and is started again.
-import { readlink, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+// The manager's edge relay (docs/decisions/0047-swarm-edge-resolves.md), with real Caddys, a real resolver and
+// no cluster (test/support/relay-rig.ts): the relay resolves the apps' names through the resolver beside it,
+// so a switch is a hosts file renamed over and never a config load: POSTs whose app answers before reading
+// the body never fail at a switch (the EPIPE POST 502 of issue 19 came from a reload of the relay carrying the
+// traffic); a new answer reaches traffic at once; a daemon restarted loads nothing; the pair of before goes.
+import { existsSync, symlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdgeAdmin } from '../../src/proxy/edge-admin.js';
-import { edgeRelayName } from '../../src/proxy/edge-relay.js';
+import { edgeResolverName } from '../../src/proxy/edge-relay.js';
+import { LABELS } from '../../src/runtime/runtime.js';
 import { startLoad, formatCounts } from '../../bench/common.js';
 import { ensureCaddyImage } from '../support/caddy-image.js';
-import { ensureTestImages } from '../support/images.js';
+import { ensureDnsImage } from '../support/dns-image.js';
+import { ensureTestImages, WEB_V1 } from '../support/images.js';
 import { startRelayRig, type RelayRig } from '../support/relay-rig.js';
 import { waitFor } from '../support/wait.js';
 
 let rig: RelayRig;
 beforeAll(async () => {
-  await Promise.all([ensureTestImages(), ensureCaddyImage()]);
-  rig = await startRelayRig({ relays: 2 });
-}, 120_000);
+  await Promise.all([ensureTestImages(), ensureCaddyImage(), ensureDnsImage()]);
+  // The pair of before: relay B's container and the link the host's Caddy dialled.
+  rig = await startRelayRig({
+    before: async ({ instance, runtime, paths, network }) => {
+      await runtime.run({ name: `${instance}-edge-b`, image: WEB_V1, network, labels: { [LABELS.managed]: 'true', [LABELS.instance]: instance, [LABELS.role]: 'edge' } });
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(paths.dir, { recursive: true });
+      symlinkSync('relay-b.sock', `${paths.dir}/relay.sock`);
+    },
+  });
+}, 180_000);
 afterAll(async () => {
   await rig?.close();
 });
 
-const link = () => readlink(rig.paths.socket);
-const relayConfig = async (id: 'a' | 'b') => (await createEdgeAdmin(rig.paths.relays[id].adminSocket)('GET', '/config/')).text;
-const get = async () => (await fetch(`http://127.0.0.1:${rig.port}/`, { signal: AbortSignal.timeout(10_000) })).status;
+const relayConfig = async () => (await createEdgeAdmin(rig.paths.adminSocket)('GET', '/config/')).text;
+const body = async () => (await fetch(`http://127.0.0.1:${rig.port}/`, { signal: AbortSignal.timeout(10_000) })).text();
 
-describe('two relays, swapped', () => {
-  it('120 loads under slow-upload POSTs answered before their body is read: no failed request', async () => {
+describe('the relay resolves', () => {
+  it('the pair of before is gone: relay B and the link', async () => {
+    expect(await rig.runtime.inspect(`${rig.instance}-edge-b`)).toBeUndefined();
+    expect(existsSync(`${rig.paths.dir}/relay.sock`)).toBe(false);
+    expect((await rig.runtime.inspect(edgeResolverName(rig.instance)))?.running).toBe(true);
+  });
+
+  it('120 switches under slow-upload POSTs answered before their body is read: no failed request, no config load', async () => {
+    const before = await relayConfig();
+    expect(before).toContain('dynamic_upstreams');
+    expect(before).not.toMatch(/"dial":"\d/);
     const load = startLoad(rig.port, { clients: 16, maxMs: 90_000, postDelayMs: 10 });
     try {
       await new Promise((r) => setTimeout(r, 300));
@@ -42,68 +58,34 @@ describe('two relays, swapped', () => {
     }
     const s = load.stats;
     const failed = s.total - s.ok;
-    console.log(`120 relay loads: ${s.total} requests, ${failed} failed; non-2xx ${formatCounts(s.non2xx)}; errors ${formatCounts(s.connErrors)}`);
+    console.log(`120 switches through the relay: ${s.total} requests, ${failed} failed; non-2xx ${formatCounts(s.non2xx)}; errors ${formatCounts(s.connErrors)}`);
     expect(s.total).toBeGreaterThan(200);
     expect(failed, `${formatCounts(s.non2xx)} / ${formatCounts(s.connErrors)}`).toBe(0);
+    expect(await relayConfig()).toBe(before);
   }, 120_000);
 
-  it('each new config goes to the standby and the link (a relative target) swaps to it; the same config swaps nothing', async () => {
-    const before = await link();
-    expect(['relay-a.sock', 'relay-b.sock']).toContain(before);
-    await rig.edge.writeDns(rig.recordsAt(1001));
-    const after = await link();
-    expect(after).not.toBe(before);
-    const active = after === 'relay-a.sock' ? 'a' : 'b';
-    // The active relay has the new answer; the other still has the one before (no reload under traffic).
-    expect(await relayConfig(active)).toContain('10.255.255.2');
-    expect(await relayConfig(active === 'a' ? 'b' : 'a')).toContain('10.255.255.1');
-    await rig.edge.writeDns(rig.recordsAt(1001));
-    expect(await link()).toBe(after);
-    // A flip-back to what the standby has: a swap only.
-    await rig.edge.writeDns(rig.recordsAt(1000));
-    expect(await link()).toBe(before);
-    expect(await rig.edge.routes.serves(rig.routes)).toBe(true);
+  it('a new answer reaches traffic within a moment, without a load', async () => {
+    const before = await relayConfig();
+    await rig.edge.writeDns(rig.recordsAt(1));
+    await waitFor(async () => (await body()).includes('web v2'), { timeoutMs: 2000, intervalMs: 20, what: 'v2 answering' });
+    await rig.edge.writeDns(rig.recordsAt(2));
+    await waitFor(async () => (await body()).includes('web v1'), { timeoutMs: 2000, intervalMs: 20, what: 'v1 answering' });
+    expect(await relayConfig()).toBe(before);
   });
 
-  it('a daemon restarted reads the active relay from the link and loads nothing that is served', async () => {
-    const before = await link();
-    const pair = rig.restart();
-    await pair.setRecords(rig.recordsAt(1000));
-    await pair.applyRoutes(rig.routes);
-    expect(await pair.serves(rig.routes)).toBe(true);
-    expect(await link()).toBe(before);
+  it('a daemon restarted loads nothing that is served', async () => {
+    const relay = rig.restart();
+    expect(await relay.ensureRunning()).toBe('running');
+    expect(await relay.serves(rig.routes)).toBe(true);
+    const before = await relayConfig();
+    await relay.applyRoutes(rig.routes);
+    expect(await relayConfig()).toBe(before);
   });
 
-  it('a standby that is down: the active relay is loaded in place, the standby started again', async () => {
-    const pair = rig.restart();
-    const active = (await link()) === 'relay-a.sock' ? 'a' : 'b';
-    const standby = active === 'a' ? 'b' : 'a';
-    await rig.runtime.stop(edgeRelayName(rig.instance, standby), 0);
-    await pair.setRecords(rig.recordsAt(2001));
-    await pair.applyRoutes(rig.routes);
-    expect(await link()).toBe(`relay-${active}.sock`);
-    expect(await relayConfig(active)).toContain('10.255.255.2');
-    expect(await get()).toBe(200);
-    // The reconciler's look: not served while the standby is down; ensureRunning starts it.
-    expect(await pair.serves(rig.routes)).toBe(false);
-    await waitFor(async () => (await pair.ensureRunning()) === 'running' && (await pair.serves(rig.routes)), { timeoutMs: 30_000, intervalMs: 200, what: 'the standby running again' });
-  });
-
-  it('the socket of the single relay of before is replaced by the link', async () => {
-    const old: Server = createServer();
-    await rm(rig.paths.socket, { force: true });
-    await new Promise<void>((r) => old.listen(rig.paths.socket, r));
-    try {
-      const pair = rig.restart();
-      expect(await pair.serves(rig.routes)).toBe(false);
-      await pair.setRecords(rig.recordsAt(1000));
-      await pair.applyRoutes(rig.routes);
-      expect(['relay-a.sock', 'relay-b.sock']).toContain(await link());
-      expect(await pair.serves(rig.routes)).toBe(true);
-      expect(await get()).toBe(200);
-    } finally {
-      // libuv unlinks the path it bound at close (now the link): the last test of the file.
-      old.close();
-    }
+  it('the resolver removed: ensureRunning makes it again and the apps answer', async () => {
+    await rig.runtime.remove(edgeResolverName(rig.instance));
+    const relay = rig.restart();
+    await waitFor(async () => (await relay.ensureRunning()) === 'running' && (await rig.runtime.inspect(edgeResolverName(rig.instance)))?.running === true, { timeoutMs: 30_000, intervalMs: 200, what: 'the resolver again' });
+    await waitFor(async () => (await body()).includes('web v1'), { timeoutMs: 10_000, intervalMs: 100, what: 'v1 answering again' });
   });
 });

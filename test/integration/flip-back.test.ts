@@ -74,7 +74,7 @@ describe('watch after the switch', () => {
 
   it('a version that passes its health check, then exits: flipped back, the old version serves again', async () => {
     const id = await deploy(WEB_EXITS_LATER);
-    const d = await until(id, (x) => x.status === 'success', 'to succeed');
+    const d = await until(id, (x) => x.status === 'success' && x.drain_until === null, 'to succeed and drain its old version');
     expect(Date.parse(d.watch_until)).toBeGreaterThan(Date.now());
     await serves('exits-later');
     expect(await containers()).toEqual([{ name: live, running: false }, { name: `${t.instance}-fb-web-${id}`, running: true }]);
@@ -91,7 +91,7 @@ describe('watch after the switch', () => {
     const second = await deploy(WEB_V2);
     await until(second, (x) => x.status === 'success' && x.watch_until, 'to be watched');
     const third = await deploy(WEB_V1);
-    await until(third, (x) => x.status === 'success', 'to succeed');
+    await until(third, (x) => x.status === 'success' && x.drain_until === null, 'to succeed and drain its old version');
     expect((await getDeploy(second)).watch_until).toBeNull();
     // The v1 container kept by the second deploy is gone; the v2 one is kept by the third.
     expect(await containers()).toEqual([{ name: `${t.instance}-fb-web-${second}`, running: false }, { name: `${t.instance}-fb-web-${third}`, running: true }]);

@@ -152,9 +152,11 @@ describe('replicas behind one name', () => {
       for (const o of cut) expect(o.at).toBeLessThanOrEqual(killDone);
       for (const o of cut) expect(o.done).toBeGreaterThanOrEqual(killedAt);
       expect(caddy!.output().split('aborting with incomplete response').length - 1).toBeGreaterThanOrEqual(cut.length);
-      // POSTs: Caddy 2.6.2 cannot resend a body, so one it had picked the dead replica for before the
-      // answer changed is a 502 (docs/decisions/0016-replicas-behind-one-name.md); never a dropped connection, never after the window.
-      for (const o of refused) expect(o).toMatchObject({ method: 'POST', status: 502 });
+      // POSTs: one in flight on the replica at the kill is a 502 (never retried: it might run twice). On
+      // Caddy 2.6.2, which cannot resend a body, so is one it had picked the dead replica for before the
+      // answer changed, or a 503 when passive health had marked the dead one and 2.6.2's round_robin missed
+      // the live one (docs/decisions/0044-caddy-2-11.md); never a dropped connection, never after the window.
+      for (const o of refused) expect(o).toMatchObject({ method: 'POST', status: expect.toSatisfy((s: number) => s === 502 || s === 503) });
       for (const o of failed) expect(o.done).toBeGreaterThanOrEqual(killedAt);
       for (const o of failed) expect(o.at).toBeLessThanOrEqual(windowEnd);
       expect(later.filter((o) => o.status !== 200)).toEqual([]);

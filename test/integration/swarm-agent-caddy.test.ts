@@ -1,5 +1,5 @@
 // The node agent's path with the real Caddy (2.6.2) on this machine, without a cluster: the relay's agent
-// server (edge-config.ts `agentServer`) and an agent (swarm-agent-spec.ts `agentConfig`, its listener on a
+// server (agent-server.ts) and an agent (swarm-agent-spec.ts `agentConfig`, its listener on a
 // loopback address and the host's engine socket instead of the task's) in one Caddy. Through them, svc's
 // own exec code (docker-exec.ts) and terminal code (docker-terminal.ts `openSession`, a TTY with stdin, the
 // hijacked `Upgrade: tcp` both ways) reach a container of the host's engine; without the key, with a wrong
@@ -18,7 +18,7 @@ import type Docker from 'dockerode';
 import { createDockerClient } from '../../src/runtime/docker-client.js';
 import { createExecOps } from '../../src/runtime/docker-exec.js';
 import { openSession } from '../../src/runtime/docker-terminal.js';
-import { agentServer } from '../../src/proxy/edge-config.js';
+import { agentServer } from '../../src/proxy/agent-server.js';
 import { createRelayFetch } from '../../src/proxy/relay-fetch.js';
 import { GARAGE_ADMIN_PORT } from '../../src/catalog/garage.js';
 import { agentConfig, AGENT_PORT } from '../../src/runtime/swarm-agent-spec.js';

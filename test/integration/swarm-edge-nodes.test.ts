@@ -2,10 +2,10 @@
 // worker labelled `svc.edge=true` through PUT /api/nodes/{id} gets an edge Caddy on its host network and a
 // relay on the overlay; a 3-replica port-mode app answers GET and POST on that worker's address (its network
 // namespace) as on the manager's listener, and a domain-mode app over HTTPS with the node's own certificate;
-// the node runs two relays and its Caddy dials the `relay.sock` link to one of them; a deploy under
-// keep-alive GET/POST clients through the edge node fails no request (the link swapped to the freshly loaded
-// standby at each switch); a switch while both of the node's relays are down reaches them when they come
-// back; the label removed, the node's edge services are gone and its listener closes; labelled again with the
+// the node runs one relay and its resolver, whose hosts files svc writes through the node's agent; a deploy
+// under keep-alive GET/POST clients through the edge node fails no request and loads no config there (each
+// switch is a new DNS answer: docs/decisions/0047-swarm-edge-resolves.md); a switch while the node's relay is
+// down reaches it when it comes back; the label removed, the node's edge services are gone and its listener closes; labelled again with the
 // docker CLI it serves again, and svc uninstall removes its services and their secrets. One cluster, one
 // daemon; everything goes with them even when a test fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { freePort } from '../support/caddy.js';
 import { waitFor } from '../support/wait.js';
 import { formatCounts, startLoad } from '../../bench/common.js';
 import { uninstallInstance } from '../../src/cli/uninstall.js';
-import { linkTargetOf } from '../../src/proxy/edge-node-link.js';
+import { filesOfTar } from '../../src/dns/hosts.js';
 
 let cluster: Cluster;
 let t: TestDaemon | undefined;
@@ -33,16 +33,19 @@ const d = (args: string[]) => cluster.docker(cluster.manager, args).trim();
 const lines = (s: string) => s.split('\n').filter(Boolean);
 /** The instance's edge services: `name replicas`. */
 const edgeServices = () =>
-  ['edge-proxy', 'edge-relay', 'edge-relay-b', 'edge-swap'].flatMap((role) => lines(d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', `label=svc.role=${role}`, '--format', '{{.Name}} {{.Replicas}}'])));
+  ['edge-proxy', 'edge-relay', 'edge-dns'].flatMap((role) => lines(d(['service', 'ls', '--filter', `label=svc.instance=${t!.instance}`, '--filter', `label=svc.role=${role}`, '--format', '{{.Name}} {{.Replicas}}'])));
 const get = async (host: string, path = '/') => {
   const res = await fetch(`http://${host}:${port}${path}`, { signal: AbortSignal.timeout(15_000) });
   return { status: res.status, text: await res.text() };
 };
 const labels = (extra: Record<string, string>) => ({ 'svc.engine-socket': edge.socket, ...extra });
-/** The `relay.sock` link's target on the edge node, read in its Caddy's container with the engine's archive (`docker cp ... -`: a tar). */
-const linkOnNode = () => {
-  const proxy = cluster.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${t!.instance}-edge-proxy-${edgeId.slice(0, 12)}`]).trim();
-  return linkTargetOf(Buffer.from(cluster.docker(edge, ['cp', `${proxy}:/svc-edge/relay.sock`, '-']), 'utf8'), 'relay.sock');
+const taskOf = (service: string) => cluster.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${service}`]).trim();
+/** The resolver's hosts files on the edge node, read in the agent's container with the engine's archive (`docker cp ... -`: a tar). */
+const filesOnNode = () => filesOfTar(Buffer.from(cluster.docker(edge, ['cp', `${taskOf(`${t!.instance}-agent-${edgeId.slice(0, 12)}`)}:/svc-edge-dns`, '-']), 'latin1'));
+/** Config loads the edge node's relay got (its admin log). */
+const relayLoads = () => {
+  const r = cluster.docker(edge, ['logs', taskOf(`${t!.instance}-edge-relay-${edgeId.slice(0, 12)}`)]);
+  return r.split('\n').filter((l) => l.includes('"uri":"/load"')).length;
 };
 
 beforeAll(async () => {
@@ -70,9 +73,9 @@ describe('edge nodes (svc.edge=true)', () => {
     const t0 = Date.now();
     const put = await t!.api('PUT', `/api/nodes/${edgeId}`, { labels: labels({ 'svc.edge': 'true' }) });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    await waitFor(() => edgeServices().length === 4 && edgeServices().every((s) => s.endsWith(' 1/1')), { timeoutMs: 60_000, what: `the edge services running (${edgeServices().join(', ')})` });
+    await waitFor(() => edgeServices().length === 3 && edgeServices().every((s) => s.endsWith(' 1/1')), { timeoutMs: 60_000, what: `the edge services running (${edgeServices().join(', ')})` });
     const node = edgeId.slice(0, 12);
-    expect(edgeServices().map((s) => s.split(' ')[0]).sort()).toEqual([`${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`, `${t!.instance}-edge-swap-${node}`].sort());
+    expect(edgeServices().map((s) => s.split(' ')[0]).sort()).toEqual([`${t!.instance}-edge-dns-${node}`, `${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`].sort());
     await waitFor(async () => (await get(edge.address).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, what: "the app on the edge node's address" });
     console.log(`edge node serving ${Date.now() - t0} ms after the label`);
     const onEdge = await Promise.all(Array.from({ length: 30 }, () => get(edge.address)));
@@ -86,10 +89,10 @@ describe('edge nodes (svc.edge=true)', () => {
     expect(await post.text()).toContain('posted to v1');
     // Not on the other worker: it has no label.
     await expect(get(cluster.nodes[1]!.address)).rejects.toThrow();
-    // Both relays run on the edge node, and its Caddy dials the link to one of them (a relative symlink in the volume).
+    // One relay and its resolver run on the edge node; the resolver's files hold the app's three replicas.
     const onNode = lines(cluster.docker(edge, ['ps', '--filter', `label=svc.instance=${t!.instance}`, '--format', '{{.Label "com.docker.swarm.service.name"}}'])).filter((n) => /-(edge|agent)-/.test(n)).sort();
-    expect(onNode).toEqual([`${t!.instance}-agent-${node}`, `${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`, `${t!.instance}-edge-relay-b-${node}`, `${t!.instance}-edge-swap-${node}`].sort());
-    expect(linkOnNode()).toMatch(/^relay-[ab]\.sock$/);
+    expect(onNode).toEqual([`${t!.instance}-agent-${node}`, `${t!.instance}-edge-dns-${node}`, `${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`].sort());
+    expect(lines(filesOnNode().get('en-web.svc.internal') ?? '')).toHaveLength(3);
   }, 120_000);
 
   it("domain mode on the edge node: HTTPS with the node's own certificate (internal issuer), as on the manager", async () => {
@@ -125,8 +128,9 @@ describe('edge nodes (svc.edge=true)', () => {
     expect(onEdge.cert).not.toBe(onManager.cert);
   }, 120_000);
 
-  it('a deploy under keep-alive GET and POST clients through the edge node: no failed request, the link swapped to the other relay', async () => {
-    const before = linkOnNode();
+  it("a deploy under keep-alive GET and POST clients through the edge node: no failed request, no config loaded there, the node's answers the manager's", async () => {
+    const before = relayLoads();
+    const files = filesOnNode().get('en-web.svc.internal');
     const load = startLoad(port, { clients: 6, maxMs: 120_000, host: edge.address });
     try {
       await deployReaching(t!, await requestImageDeploy(t!, appId, v2), (x) => x.status === 'success', 'to succeed', 90_000);
@@ -135,25 +139,27 @@ describe('edge nodes (svc.edge=true)', () => {
       await load.stop();
     }
     const s = load.stats;
-    console.log(`deploy under load through the edge node: ${s.total} requests, ${s.ok} ok, non-2xx ${formatCounts(s.non2xx)}, errors ${formatCounts(s.connErrors)}`);
+    console.log(`deploy under load through the edge node: ${s.total} requests, ${s.ok} ok, non-2xx ${formatCounts(s.non2xx)}, errors ${formatCounts(s.connErrors)}; relay loads ${before} -> ${relayLoads()}`);
+    if (s.failures.length) console.log(`failures at ${s.failures.map((f) => `${new Date(f.at).toISOString()} ${f.what}`).join(', ')}`);
     expect(s.total).toBeGreaterThan(50);
     expect(s.connErrors.size).toBe(0);
     expect(formatCounts(s.non2xx)).toBe('none');
     expect(s.ok).toBe(s.total);
-    // Every switch loads the standby and swaps the link to it: after a deploy (an even or odd number of
-    // switches) it names one of the two; the relay it names has the current addresses.
-    expect(linkOnNode()).toMatch(/^relay-[ab]\.sock$/);
-    console.log(`link before the deploy ${before}, after ${linkOnNode()}`);
+    // Every switch is a hosts file written through the agent: the relay's config is never loaded.
+    expect(relayLoads()).toBe(before);
+    const after = filesOnNode().get('en-web.svc.internal');
+    expect(after).not.toBe(files);
+    expect(lines(after ?? '')).toHaveLength(3);
   }, 150_000);
 
-  it("a switch while both of the node's relays are down: the relays that come back are given the current addresses", async () => {
-    // The relays stopped (as a crash that Swarm has not restarted yet); meanwhile a deploy switches and removes
-    // the replicas they last knew. When they come back they resume their last configs (old addresses): the
-    // proxy pass's look finds no relay with the current fingerprint, loads the standby and swaps the link.
-    const relays = ['relay', 'relay-b'].map((p) => `${t!.instance}-edge-${p}-${edgeId.slice(0, 12)}`);
+  it("a switch while the node's relay and resolver are down: they come back with the current answers", async () => {
+    // Stopped (as a crash that Swarm has not restarted yet); meanwhile a deploy switches and removes the
+    // replicas they last knew. The answers were written all the same (through the agent), so the relay that
+    // resumes its last config resolves the current replicas.
+    const relays = ['relay', 'dns'].map((p) => `${t!.instance}-edge-${p}-${edgeId.slice(0, 12)}`);
     const relayTasks = () => relays.map((r) => cluster.docker(edge, ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${r}`]).trim()).join('');
     d(['service', 'scale', '--detach', ...relays.map((r) => `${r}=0`)]);
-    await waitFor(() => relayTasks() === '', { timeoutMs: 30_000, what: 'the edge relays stopped' });
+    await waitFor(() => relayTasks() === '', { timeoutMs: 30_000, what: 'the edge relay and resolver stopped' });
     await deployReaching(t!, await requestImageDeploy(t!, appId, v1), (x) => x.status === 'success', 'to succeed', 90_000);
     d(['service', 'scale', '--detach', ...relays.map((r) => `${r}=1`)]);
     await waitFor(async () => (await get(edge.address).catch(() => undefined))?.text.includes('v1') === true, { timeoutMs: 30_000, what: 'v1 on the edge node' });
@@ -176,8 +182,8 @@ describe('edge nodes (svc.edge=true)', () => {
     await t!.daemon.stop();
     const out = await uninstallInstance({ dataDir: t!.dataDir, instance: t!.instance, network: t!.network, dockerHost: cluster.manager.dockerHost });
     expect(out, out.join('\n')).toContain(`removed Swarm service ${t!.instance}-edge-proxy-${edgeId.slice(0, 12)}`);
-    expect(out, out.join('\n')).toContain(`removed Swarm service ${t!.instance}-edge-relay-b-${edgeId.slice(0, 12)}`);
-    expect(out.filter((l) => l.startsWith(`removed Swarm secret ${t!.instance}-edge-`))).toHaveLength(3);
+    expect(out, out.join('\n')).toContain(`removed Swarm service ${t!.instance}-edge-dns-${edgeId.slice(0, 12)}`);
+    expect(out.filter((l) => l.startsWith(`removed Swarm secret ${t!.instance}-edge-`))).toHaveLength(2);
     expect(edgeServices()).toEqual([]);
     expect(d(['secret', 'ls', '-q', '--filter', `label=svc.instance=${t!.instance}`])).toBe('');
     await waitFor(async () => (await get(edge.address).then(() => false, () => true)), { timeoutMs: 30_000, what: "the edge node's listener closed" });

@@ -14,6 +14,7 @@ import type { BackupControl } from '../../src/backup/control.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Key } from '../../src/controller/types.js';
 import type { Db } from '../../src/store/db.js';
+import type { ComposeLoader } from '../../src/desired/stacks.js';
 import { users, type Role } from '../../src/store/schema/index.js';
 import { createSession } from '../../src/store/sessions.js';
 import { userJson, type PublicUser } from '../../src/store/users.js';
@@ -51,7 +52,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */
 /** `backups`: the backup reconcilers' progress signal, for requests that wait for them (the test plays the reconciler). */
 /** `onEnqueue`: sees every key the API enqueues (a test that plays a reconciler runs it from there). */
-export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl; onEnqueue?: (key: Key) => void } = {}) {
+export function createTestApi(opts: { env?: Record<string, string>; runtime?: Runtime; bus?: Bus; envFile?: string; backups?: BackupControl; onEnqueue?: (key: Key) => void; loadCompose?: ComposeLoader } = {}) {
   const db: Db = memoryDb();
   const recorded = recordingEnqueue();
   const enqueue = Object.assign((key: Key) => {
@@ -68,7 +69,7 @@ export function createTestApi(opts: { env?: Record<string, string>; runtime?: Ru
   let nowMs = Date.parse('2026-01-01T00:00:00Z');
   const clock = { now: () => new Date(nowMs), advance: (ms: number) => void (nowMs += ms) };
   const log = createLogger('debug', {}, (l) => logs.push(l));
-  const app = createServer({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus ?? new Bus(), backups: opts.backups });
+  const app = createServer({ db, sealer, config, log, enqueue, now: clock.now, runtime: opts.runtime, bus: opts.bus ?? new Bus(), backups: opts.backups, loadCompose: opts.loadCompose });
   let session: string | undefined;
 
   async function request(method: string, path: string, body?: unknown, o: RequestOpts = {}): Promise<TestResponse> {

@@ -25,9 +25,11 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { createApp } from './commands.js';
 
 export const APP_SETTINGS: AppReconcilerDeps['settings'] = {
-  network: 'svc-unit', instance: 'svc', dataDir: join(tmpdir(), `svc-unit-${process.pid}`), healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0,
+  network: 'svc-unit', instance: 'svc', dataDir: join(tmpdir(), `svc-unit-${process.pid}`), healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, stopGraceSeconds: 10, watchMs: 0,
 };
 export const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
+/** A deploy that replaced a version: its drain's end is one more `stop_old` event after the success (issue 37). */
+export const DRAINED_STEPS = [...SUCCESS_STEPS, 'stop_old'];
 const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'listImageTags', 'logs', 'events', 'pastActions']);
 
 export interface Pass {
@@ -133,11 +135,14 @@ export class AppHarness {
     throw new Error(`app ${name} did not settle`);
   }
 
-  /** A successful deploy of `imageRef` (the first one creates the app), driven until it succeeded. */
+  /**
+   * A successful deploy of `imageRef` (the first one creates the app), driven until it succeeded and the
+   * version it replaced has drained (issue 37: the deploy succeeds at the switch, the drain ends later).
+   */
   async deployed(imageRef = 'web:1') {
     if (!getAppByName(this.db, 'web')) this.makeApp();
     const d = this.deploy(imageRef);
-    await this.drive(undefined, { until: () => this.dep(d.id).status === 'success' });
+    await this.drive(undefined, { until: () => this.dep(d.id).status === 'success' && this.dep(d.id).drainUntil === null });
     return d;
   }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/config.js';
 import { silentLogger, createLogger } from '../../src/log.js';
 import { startDaemon, type Daemon } from '../../src/main.js';
+import type { ComposeLoader } from '../../src/desired/stacks.js';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS } from '../../src/runtime/runtime.js';
 import { stopHelpersOf } from '../../src/proxy/detached.js';
@@ -36,7 +37,8 @@ export interface TestDaemon {
 /** `setup: false` leaves the install empty (no user, no token: `api()` is then unauthenticated), for the setup wizard. */
 /** `now`: the jobs scheduler's clock (startDaemon's option), kept across `restart()`. */
 /** `dataDir`: an empty directory the caller made (removed by `close()` as its own would be). */
-export async function startTestDaemon(name: string, env: Record<string, string> = {}, opts: { setup?: boolean; now?: () => number; dataDir?: string } = {}): Promise<TestDaemon> {
+/** `loadCompose`: the Compose loader the daemon's stack endpoints use (a stand-in until the real one is merged). */
+export async function startTestDaemon(name: string, env: Record<string, string> = {}, opts: { setup?: boolean; now?: () => number; dataDir?: string; loadCompose?: ComposeLoader } = {}): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), `svc-test-${name}-`)));
   const instance = `test-${name}-${process.pid}`;
   const network = `svc-test-${name}-${process.pid}`;
@@ -44,7 +46,7 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
   const vars = { ...(await isolatedDaemonEnv({ dataDir, caddyAdminUrl: caddy.adminUrl, network, instance })), ...env };
   const config = parseConfig(vars, join(dataDir, '.env'));
   const log = process.env.SVC_TEST_LOG ? createLogger('debug') : silentLogger;
-  let daemon = await startDaemon(config, log, { now: opts.now });
+  let daemon = await startDaemon(config, log, { now: opts.now, loadCompose: opts.loadCompose });
   const url = daemon.url;
   const send = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
     fetch(url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -85,7 +87,7 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
     async restart(whileStopped) {
       await daemon.stop();
       await whileStopped?.();
-      daemon = await startDaemon(config, log, { now: opts.now });
+      daemon = await startDaemon(config, log, { now: opts.now, loadCompose: opts.loadCompose });
     },
     async close() {
       await daemon.stop().catch(() => {});

@@ -300,6 +300,16 @@ export class FakeRuntime implements Runtime {
     this.removedNetworks.delete(name);
   }
 
+  async listNetworks(prefix: string) {
+    this.record('listNetworks', [prefix]);
+    return [...this.networks].filter((n) => n.startsWith(prefix)).sort();
+  }
+
+  async deleteNetwork(name: string) {
+    this.record('deleteNetwork', [name]);
+    this.networks.delete(name);
+  }
+
   /** Networks removed behind svc's back (`docker network rm`) and not ensured since. */
   readonly removedNetworks = new Set<string>();
   /** Containers attached to a network that was removed since: their start fails as the engine's does. */

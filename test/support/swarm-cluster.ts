@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from './wait.js';
+import { DNS_IMAGE, ensureDnsImage } from './dns-image.js';
 
 const PREFIX = 'svsw';
 const STATE_ROOT = '/tmp';
@@ -286,6 +287,8 @@ const engineAnswers = (node: ClusterNode) => {
  */
 export async function createCluster(nodeCount = 3, opts: { ownDisk?: string } = {}): Promise<Cluster> {
   sweepClusters();
+  // The edge's resolver image (swarmDaemonEnv pushes it): built here, where waiting is allowed.
+  await ensureDnsImage();
   if (!existsSync('/usr/bin/docker-registry')) throw new Error('docker-registry is missing: run scripts/install-host-packages.sh');
   const id = randomBytes(2).toString('hex');
   const n = names(id);
@@ -410,11 +413,12 @@ function startRegistry(dir: string, manager: ClusterNode, registry: string, logi
  * Readies the cluster for a daemon with SVC_RUNTIME=swarm and returns that daemon's environment: each
  * worker's engine socket in the node label `svc.engine-socket` (this cluster's engines listen on sockets of
  * their own, as rootless Docker's do; the node agents mount it), the manager's engine, the cluster's
- * registry, and the probe and proxy images as references in that registry (no other one is reachable).
+ * registry, and the probe, proxy and resolver images as references in that registry (no other one is reachable).
  */
 export function swarmDaemonEnv(c: Cluster, images: { probe: string; proxy: string }): Record<string, string> {
   for (const w of c.nodes.slice(1)) c.docker(c.manager, ['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
-  return { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: images.probe, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: images.proxy };
+  const resolver = c.pushImage(DNS_IMAGE);
+  return { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: images.probe, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: images.proxy, SVC_RESOLVER_IMAGE: resolver };
 }
 
 /** Tears the cluster down (idempotent). */

@@ -47,8 +47,6 @@ export interface AppReconcilerDeps {
     healthTimeoutMs: number;
     /** How long the proxy may keep answering from its last DNS lookup. */
     dnsRefreshMs: number;
-    /** Longest drain of the old container before SIGTERM (long-lived streams are not moved). */
-    drainCapMs: number;
     /** SIGTERM to SIGKILL. */
     stopGraceSeconds: number;
     /** Watch window after a switch (SVC_DEPLOY_WATCH_SECONDS); 0: the old container is removed at once. */

@@ -6,7 +6,7 @@
 import { exitWhy } from './exit-why.js';
 import type { Result } from '../../controller/types.js';
 import { keyOf } from '../../controller/types.js';
-import { appContainerSpec, ensureAppVolumes } from './container-spec.js';
+import { appContainerSpec, ensureAppVolumes, stackSpecOf } from './container-spec.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import type { AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
@@ -108,8 +108,9 @@ async function isGone(deps: AppReconcilerDeps, name: string): Promise<boolean> {
 async function recreate(deps: AppReconcilerDeps, app: AppView, name: string, listed: boolean): Promise<ContainerInfo> {
   const deploy = getDeploy(deps.db, app.currentDeployId!);
   if (!deploy?.imageRef || !deploy.envSnapshotSealed) throw new Error(`deploy ${app.currentDeployId} has no image or env snapshot to recreate from`);
-  const spec = appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed));
-  ensureAppVolumes(deps.settings, app);
+  const stack = stackSpecOf(deps.sealer, deploy);
+  const spec = appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed), 0, stack);
+  ensureAppVolumes(deps.settings, app, stack);
   if (listed) await deps.runtime.remove(name);
   try {
     return await deps.runtime.run(spec);

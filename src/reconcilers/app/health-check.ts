@@ -4,6 +4,7 @@ import type { ContainerInfo } from '../../runtime/runtime.js';
 import type { AppRow } from '../../store/schema/index.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { judgeProbe, type ProbeVerdict } from './plan.js';
+import { parseServiceSpec, probesHttp } from '../../stacks/service-spec.js';
 
 export interface HealthCheck {
   info: ContainerInfo | undefined;
@@ -14,18 +15,23 @@ export interface HealthCheck {
 /** Checks `container` once; `startedMs` is when its health check began (the 30 s timeout runs from it). */
 export async function checkHealth(
   deps: AppReconcilerDeps,
-  app: Pick<AppRow, 'internalPort' | 'healthCheckPath'>,
+  app: Pick<AppRow, 'internalPort' | 'healthCheckPath'> & Partial<Pick<AppRow, 'stackService'>>,
   container: string,
   startedMs: number,
 ): Promise<HealthCheck> {
   const info = await deps.runtime.inspect(container, deps.settings.network);
-  const httpStatus =
-    info?.running && info.address ? await deps.probe(`http://${info.address}:${app.internalPort}${app.healthCheckPath}`, 1_000) : undefined;
+  // A stack service without a route, or with a Compose healthcheck, is judged by the engine's check alone.
+  const stack = app.stackService ? parseServiceSpec(deps.sealer.open(app.stackService)) : undefined;
+  const http = !stack || probesHttp(stack.service);
+  const httpStatus = !http
+    ? undefined
+    : info?.running && info.address ? await deps.probe(`http://${info.address}:${app.internalPort}${app.healthCheckPath}`, 1_000) : undefined;
   const verdict = judgeProbe({
     running: info?.running ?? false,
     exitCode: info?.exitCode,
     httpStatus,
     dockerHealth: info?.health ?? 'none',
+    http,
     elapsedMs: deps.now() - startedMs,
     timeoutMs: deps.settings.healthTimeoutMs,
   });

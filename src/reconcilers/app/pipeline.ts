@@ -12,21 +12,21 @@ import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
 import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
-import { appContainerSpec, ensureAppVolumes, SLOT_LABEL } from './container-spec.js';
-import { containerName, envDiff, judgeDrain, type DeployStep } from './plan.js';
+import { appContainerSpec, ensureAppVolumes, SLOT_LABEL, stackSpecOf } from './container-spec.js';
+import { containerName, envDiff, type DeployStep } from './plan.js';
+import { startDrain, type DrainMemory } from './drain.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
+import { probesHttp } from '../../stacks/service-spec.js';
 import { watchesOld } from './watch-plan.js';
 import { buildStep, buildsFromSource, cloneStep, type StepReport } from '../../build/steps.js';
 import type { WatchMemory } from './watch.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/**
- * Per-reconciler memory of the pipeline: consecutive drain polls that saw no request in flight, per
- * deploy. Lost on restart, which only means the drain polls again.
- */
+/** Per-reconciler memory of the pipeline; lost on restart, which only means the drain polls again. */
 export interface PipelineMemory {
-  zeroPolls: Map<number, number>;
+  /** Consecutive polls that saw nothing open on a draining old version (drain.ts). */
+  zeroPolls: DrainMemory;
   /** Consecutive failed probes of a watched deploy's container (watch.ts). */
   watchFailures: WatchMemory;
 }
@@ -64,7 +64,7 @@ export async function runDeployStep(deps: AppReconcilerDeps, memory: PipelineMem
       case 'route_update':
         return await routeUpdate(deps, app, deploy, specPort);
       case 'stop_old':
-        return await stopOld(deps, memory.zeroPolls, app, deploy);
+        return await stopOld(deps, app, deploy);
       case 'finalize':
         return finalize(deps, app, deploy);
     }
@@ -88,7 +88,9 @@ function validate(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Res
   const restored = deploy.trigger === 'rollback' && deploy.envSnapshotSealed !== null;
   const missing = restored ? [] : deps.env.missingRequired(app.id);
   if (missing.length > 0) return fail(deps, deploy, 'validate', 'failed', `missing required environment variables: ${missing.join(', ')}`);
-  const env = restored ? deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!) : deps.env.resolve(app.id).env;
+  // A stack service's environment is its Compose `environment` (interpolated), over its links' variables.
+  const stack = stackSpecOf(deps.sealer, deploy);
+  const env = restored ? deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed!) : { ...deps.env.resolve(app.id).env, ...stack?.service.environment };
   const previous = lastSuccessful(deps.db, app.id);
   const previousEnv = previous?.envSnapshotSealed ? deps.sealer.openJson<Record<string, string>>(previous.envSnapshotSealed) : undefined;
   updateDeploy(deps.db, deps.bus, deploy.id, {
@@ -143,15 +145,16 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
     updateDeploy(deps.db, deps.bus, deploy.id, { oldStoppedAt });
     event(deps, deploy, 'stop_old', `stop_first: old container ${previous} stopped before the new one starts`);
   }
-  ensureAppVolumes(deps.settings, app);
+  const stack = stackSpecOf(deps.sealer, deploy);
+  ensureAppVolumes(deps.settings, app, stack);
   // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
   // to 0 still proves its image, and the scale-down stops it again after the switch).
   const count = Math.max(1, app.replicas);
-  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0));
+  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0, stack));
   // The first replica proves the image (and does any one-time work: a Swarm's registry push); the others
   // start together, the engine's create + start (hundreds of ms each) overlapping. All settle before the
   // step ends, so a retry of the step never races a start still in flight.
-  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1));
+  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1, stack));
   await settleAll(
     others.map(async (spec) => {
       await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
@@ -166,7 +169,10 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
     deadline: iso(now + deps.settings.healthTimeoutMs),
   });
   event(deps, deploy, 'start', count === 1 ? `staging container ${name} started` : `staging containers ${name} and ${count - 1} more replica(s) started`);
-  event(deps, deploy, 'health_check', `waiting for GET ${app.healthCheckPath} on port ${app.internalPort} (${deps.settings.healthTimeoutMs / 1000} s timeout)`);
+  const waitsOn = stack && !probesHttp(stack.service)
+    ? (stack.service.healthcheck?.kind === 'command' ? 'its Compose healthcheck' : 'it to keep running')
+    : `GET ${app.healthCheckPath} on port ${app.internalPort}`;
+  event(deps, deploy, 'health_check', `waiting for ${waitsOn} (${deps.settings.healthTimeoutMs / 1000} s timeout)`);
   return { requeueAfterMs: 0 };
 }
 
@@ -191,7 +197,7 @@ async function healthCheck(deps: AppReconcilerDeps, app: AppView, deploy: Deploy
     httpStatus = check.httpStatus;
   }
   if (waitMs > 0) return { requeueAfterMs: waitMs };
-  event(deps, deploy, 'health_check', `${replicas.length > 1 ? `all ${replicas.length} replicas ` : ''}healthy after ${deps.now() - started} ms (HTTP ${httpStatus})`);
+  event(deps, deploy, 'health_check', `${replicas.length > 1 ? `all ${replicas.length} replicas ` : ''}healthy after ${deps.now() - started} ms${httpStatus === undefined ? '' : ` (HTTP ${httpStatus})`}`);
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'route_update' });
   return { requeueAfterMs: 0 };
 }
@@ -217,65 +223,25 @@ async function routeUpdate(deps: AppReconcilerDeps, app: AppView, deploy: Deploy
   await deps.dns.sync();
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
-  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'stop_old', deadline: iso(deps.now() + deps.settings.drainCapMs) });
   event(deps, deploy, 'route_update', `traffic for ${app.name} now goes to ${info.name}`);
   if (deploy.oldStoppedAt) {
     // From the old container's stop to the new one in the DNS answer: what no container served the app.
     const downtimeMs = deps.now() - Date.parse(deploy.oldStoppedAt);
     event(deps, deploy, 'route_update', `stop_first downtime: ${downtimeMs} ms (old container stopped until the new one took traffic)`);
   }
-  return { requeueAfterMs: deploy.previousContainer ? deps.settings.dnsRefreshMs : 0 };
+  // The old version drains from here on, apart from the deploy (drain.ts), which succeeds at once.
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'stop_old', deadline: null });
+  return stopOld(deps, app, { ...deploy, step: 'stop_old' });
 }
 
-async function stopOld(deps: AppReconcilerDeps, zeroPolls: Map<number, number>, app: AppView, deploy: DeployRow): Promise<Result> {
-  const old = deploy.previousContainer;
-  if (!old) {
-    event(deps, deploy, 'stop_old', 'no previous container');
-  } else {
-    const sinceCutMs = deps.now() - (Date.parse(deploy.deadline!) - deps.settings.drainCapMs);
-    // Every replica of the old version drains, not only the first: a POST in flight on one that gets
-    // SIGTERM fails (its app exits under it), and no proxy retries a request already sent.
-    const extras = await oldReplicas(deps, app, old);
-    const oldAddresses: string[] = [];
-    for (const name of [old, ...extras]) {
-      const info = await deps.runtime.inspect(name, deps.settings.network);
-      if (info?.address) oldAddresses.push(`${info.address}:${app.internalPort}`);
-    }
-    const inFlight = oldAddresses.length > 0 ? await countInFlight(deps, oldAddresses) : 0;
-    const polls = inFlight === 0 ? (zeroPolls.get(deploy.id) ?? 0) + 1 : 0;
-    zeroPolls.set(deploy.id, polls);
-    // stop_first: the old version stopped before the new one started; nothing is left to drain.
-    const verdict: ReturnType<typeof judgeDrain> = deploy.oldStoppedAt ? { kind: 'stop' } : judgeDrain({ sinceCutMs, dnsRefreshMs: deps.settings.dnsRefreshMs, capMs: deps.settings.drainCapMs, inFlight, zeroPolls: polls - 1 });
-    if (verdict.kind === 'wait') return { requeueAfterMs: verdict.afterMs };
-    zeroPolls.delete(deploy.id);
-    // An adopted container is not ours to remove: it is only stopped, and the app becomes managed.
-    // Inside a watch window the old container is kept, stopped, to flip back to (watch.ts).
-    const adopted = app.appType === 'adopted_container' && old === app.source;
-    // The old version's other replicas drained with it (above); they are never kept (a flip-back restarts the
-    // first one, and scaling adds the others again).
-    // All of them at once: each stop waits for its container's exit (SIGTERM, up to the grace period).
-    const kept = keepsOld(deps, app, deploy);
-    await settleAll([
-      ...extras.map(async (extra) => {
-        await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
-        await deps.runtime.remove(extra);
-      }),
-      (async () => {
-        await deps.runtime.stop(old, deps.settings.stopGraceSeconds, { adopted });
-        if (!adopted && !kept) await deps.runtime.remove(old);
-      })(),
-    ]);
-    event(
-      deps,
-      deploy,
-      'stop_old',
-      adopted
-        ? `adopted container ${old} stopped (kept, not removed)`
-        : kept
-          ? `old container ${old} stopped and kept for the ${deps.settings.watchMs / 1000} s watch window`
-          : `old container ${old} stopped and removed`,
-    );
-  }
+/**
+ * The old version drains from the switch on (drain.ts) and the deploy ends here: a deploy row left at this
+ * step by an older daemon (which drained inside the deploy) hands its old version to the drain the same way.
+ */
+async function stopOld(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Promise<Result> {
+  if (!deploy.previousContainer) event(deps, deploy, 'stop_old', 'no previous container');
+  else if (deploy.oldStoppedAt) event(deps, deploy, 'stop_old', `stop_first: old container ${deploy.previousContainer} was stopped before the switch`);
+  else if (deploy.drainFrom === null) await startDrain(deps, app, deploy);
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'finalize' });
   return { requeueAfterMs: 0 };
 }
@@ -340,15 +306,6 @@ async function oldReplicas(deps: AppReconcilerDeps, app: AppView, old: string): 
 async function restartOld(deps: AppReconcilerDeps, app: AppView, old: string) {
   await deps.runtime.start(old);
   for (const extra of await oldReplicas(deps, app, old)) await deps.runtime.start(extra);
-}
-
-async function countInFlight(deps: AppReconcilerDeps, addresses: string[]): Promise<number> {
-  try {
-    const counts = await deps.proxy.upstreamRequests();
-    return addresses.reduce((n, a) => n + (counts.get(a) ?? 0), 0);
-  } catch {
-    return 0; // no proxy answer: nothing we can wait on; the minimum wait still applies
-  }
 }
 
 /** Ends the deploy; the next pass (right away) brings the app status up to date and picks the next deploy. */

@@ -128,9 +128,9 @@ export function planApp(
  * old one of the deploy in progress. They are leftovers of crashes, failed deploys, a deleted app, or a
  * deleted app of the same name (another `svc.app-id`), whose containers a re-created app never adopts.
  */
-export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[], watch?: WatchFacts, replicas: string[] = []): string[] {
+export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containers: ObservedContainer[], watch?: WatchFacts, replicas: string[] = [], draining: string[] = []): string[] {
   if (!app.exists) return containers.map((c) => c.name);
-  const keep = new Set<string>(replicas);
+  const keep = new Set<string>([...replicas, ...draining]);
   if (app.liveContainerName) keep.add(app.liveContainerName);
   if (watch?.kept) keep.add(watch.kept);
   if (watch?.watched) keep.add(watch.watched);
@@ -142,10 +142,12 @@ export function orphans(app: AppFacts, deploy: DeployFacts | undefined, containe
   const oldReplica = (c: ObservedContainer) => deploy?.status === 'running' && !!deploy.previousContainer && c.name.startsWith(`${deploy.previousContainer}-r`);
   // A flip-back stops the failed version's other replicas with its first one (watch.ts stopFailed).
   const failedReplica = (c: ObservedContainer) => (watch?.step === 'flip_back' || watch?.step === 'flip_stop') && !!watch.watched && c.name.startsWith(`${watch.watched}-r`);
+  // An old version draining after its switch keeps every replica until its drain ends (drain.ts).
+  const drainingReplica = (c: ObservedContainer) => draining.some((d) => c.name.startsWith(`${d}-r`));
   const foreign = (c: ObservedContainer) => c.appId !== undefined && c.appId !== app.id;
   // A resumed `create` step may find its own container half-made; that step replaces it itself.
   const ownStaging = (c: ObservedContainer) => deploy?.status === 'running' && c.deployId === deploy.id;
-  return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c) && !oldReplica(c) && !failedReplica(c))).map((c) => c.name);
+  return containers.filter((c) => foreign(c) || (!keep.has(c.name) && !ownStaging(c) && !oldReplica(c) && !failedReplica(c) && !drainingReplica(c))).map((c) => c.name);
 }
 
 /** A container that stayed up this long is considered recovered: its failure count resets. */
@@ -165,9 +167,12 @@ export function judgeProbe(input: {
   dockerHealth: 'none' | 'starting' | 'healthy' | 'unhealthy';
   elapsedMs: number;
   timeoutMs: number;
+  /** false: no HTTP check (a stack service without a route, or with a Compose healthcheck): the engine's decides. */
+  http?: boolean;
 }): ProbeVerdict {
   if (!input.running) return { kind: 'failed', reason: `container exited with code ${input.exitCode ?? 'unknown'} before it became healthy` };
-  const httpOk = input.httpStatus !== undefined && input.httpStatus >= 200 && input.httpStatus < 400;
+  if (input.http === false && input.dockerHealth === 'unhealthy') return { kind: 'failed', reason: 'Docker health check is unhealthy' };
+  const httpOk = input.http === false || (input.httpStatus !== undefined && input.httpStatus >= 200 && input.httpStatus < 400);
   if (httpOk && (input.dockerHealth === 'none' || input.dockerHealth === 'healthy')) return { kind: 'healthy' };
   if (input.elapsedMs >= input.timeoutMs) {
     const why =
@@ -191,17 +196,23 @@ export type DrainVerdict = { kind: 'stop' } | { kind: 'wait'; afterMs: number };
  */
 export const drainMinWaitMs = (dnsRefreshMs: number) => dnsRefreshMs + 50;
 
+/** Drain polls are 50 ms apart for this long after the cut (short requests end), then a second apart. */
+export const DRAIN_FAST_POLLS_MS = 2_000;
+
 /**
- * When the old container may get SIGTERM (notes/zero-downtime-switch.md rule 2): not before the proxy can
- * no longer send it new requests (drainMinWaitMs), then once it has had no request in flight for 3 polls
- * in a row, or at the drain cap regardless (long-lived streams are not moved).
+ * When the old container may get SIGTERM (notes/zero-downtime-switch.md rule 2, issue 37): not before the
+ * proxy can no longer send it new requests (drainMinWaitMs), then once it has had no connection open (a
+ * request in flight, an upgraded WebSocket, a stream: the proxy counts each until it ends) for 3 polls in
+ * a row, or when the app's drain_seconds (`capMs`) passed regardless.
  */
 export function judgeDrain(input: { sinceCutMs: number; dnsRefreshMs: number; capMs: number; inFlight: number; zeroPolls: number }): DrainVerdict {
   const minWaitMs = drainMinWaitMs(input.dnsRefreshMs);
-  if (input.sinceCutMs >= input.capMs) return { kind: 'stop' };
+  // Never before the proxy re-resolved, even with drain_seconds 0: a request picked the old address until then.
   if (input.sinceCutMs < minWaitMs) return { kind: 'wait', afterMs: minWaitMs - input.sinceCutMs };
+  if (input.sinceCutMs >= input.capMs) return { kind: 'stop' };
   if (input.inFlight === 0 && input.zeroPolls >= 2) return { kind: 'stop' };
-  return { kind: 'wait', afterMs: 50 };
+  const pollMs = input.inFlight > 0 && input.sinceCutMs >= DRAIN_FAST_POLLS_MS ? 1_000 : 50;
+  return { kind: 'wait', afterMs: Math.min(pollMs, input.capMs - input.sinceCutMs) };
 }
 
 /** App status rules of API.md: active with a live container, error when the newest finished deploy failed. */

@@ -11,7 +11,8 @@ import { shownAppType, type AppView } from '../../store/app-view.js';
 import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
 import { scaleReplicas } from './scale.js';
 import { addAppEvent } from '../../store/deploys.js';
-import { activeDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
+import { activeDeploy, drainingDeploys, getDeploy, newestFinished, watchedDeploy } from '../../store/deploys.js';
+import { drainStep } from './drain.js';
 import { getApp, getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, deriveStatusReason, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
@@ -27,6 +28,8 @@ import type { AppReconcilerDeps } from './deps.js';
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const { db, runtime, settings } = deps;
   const memory = newPipelineMemory();
+  /** Steps a pass runs on into (runOn): short, no wait of their own before they finish or requeue. */
+  const RUN_ON_STEPS = new Set<DeployStep>(['validate', 'pull', 'create', 'health_check', 'route_update']);
   const attempts = newAttemptMemory();
 
   async function observe(name: string) {
@@ -66,7 +69,13 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     return { row, containers, deploy, watched };
   }
 
+  /** One pass: the app's one next action, then a poll of its old versions that still drain (drain.ts). */
   async function reconcile(name: string, ctx?: ReconcileCtx): Promise<Result> {
+    const acted = await act(name, ctx);
+    return soonest(acted, await drainStep(deps, memory.zeroPolls, name));
+  }
+
+  async function act(name: string, ctx?: ReconcileCtx): Promise<Result> {
     const { row, containers, deploy, watched } = await observe(name);
     const facts = toFacts(row);
     const deployFacts: DeployFacts | undefined = deploy && {
@@ -86,7 +95,8 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     };
 
     const replicaNames = row ? readInstances(db, row.id).map((r) => r.containerName) : [];
-    for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames)) {
+    const draining = row ? drainingDeploys(db, row.id).flatMap((d) => (d.previousContainer ? [d.previousContainer] : [])) : [];
+    for (const orphan of orphans(facts, deployFacts, containers, watchFacts, replicaNames, draining)) {
       deps.log.info('removing orphan container', { app: name, container: orphan });
       await runtime.remove(orphan);
     }
@@ -127,11 +137,12 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
         return endWatch(deps, memory.watchFailures, row, watched!, action.why);
       case 'begin_deploy':
         beginDeploy(deps, row, action.deployId);
-        return { requeueAfterMs: 0 };
+        return watched ? { requeueAfterMs: 0 } : runOn(row, action.deployId, { requeueAfterMs: 0 }, ctx);
       case 'deploy_step': {
         const giveUp = beginStep(db, attempts, deploy!, action.step);
         if (giveUp) return failDeploy(deps, deploy!, action.step, 'failed', giveUp);
-        return runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
+        const done = await runDeployStep(deps, memory, row, deploy!, action.step, ctx?.signal);
+        return watched ? done : runOn(row, deploy!.id, done, ctx);
       }
       case 'heal': {
         const { liveRunning, ...healed } = await heal(deps, row, action);
@@ -148,6 +159,25 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       case 'steady':
         return steady(row, containers);
     }
+  }
+
+  /**
+   * The steps of a deploy that follow one another with no wait run on in the same pass (0045): each was
+   * persisted with its event by the step before, counted by beginStep, and looks at the engine itself, so
+   * a restart resumes at the step it reached; what the next pass's observation would add is nothing the
+   * plan acts on while a deploy runs (it goes first, planApp). A wait, a build step, the drain or a watch
+   * of the previous deploy ends the run on (their next look is the next pass).
+   */
+  async function runOn(row: AppView, deployId: number, result: Result, ctx?: ReconcileCtx): Promise<Result> {
+    for (let n = 0; n < RUN_ON_STEPS.size && result.requeueAfterMs === 0 && !ctx?.signal?.aborted; n++) {
+      const d = getDeploy(db, deployId);
+      const step = d?.step as DeployStep | null | undefined;
+      if (!d || d.status !== 'running' || !step || !RUN_ON_STEPS.has(step)) break;
+      const giveUp = beginStep(db, attempts, d, step);
+      if (giveUp) return failDeploy(deps, d, step, 'failed', giveUp);
+      result = await runDeployStep(deps, memory, row, d, step, ctx?.signal);
+    }
+    return result;
   }
 
   /** Keeps the observed facts true when nothing is in progress: adopted address, status, heal reset. */

@@ -9,7 +9,7 @@ import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import { dropInstance, observeInstance, readInstances } from '../../observed/apps.js';
 import { NetworkGoneError, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 import { redact, restartBackoffMs } from '../restart.js';
-import { appContainerSpec, ensureAppVolumes } from './container-spec.js';
+import { appContainerSpec, ensureAppVolumes, stackSpecOf } from './container-spec.js';
 import { checkHealth } from './health-check.js';
 import type { ObservedContainer } from './plan.js';
 import { planReplicas, type InstanceFacts, type ReplicaAction } from './replicas-plan.js';
@@ -96,10 +96,11 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
         if (observeInstance(db, app.id, a.slot, { address: null })) await deps.dns.sync();
         await deps.runtime.remove(a.replace);
       }
-      const spec = appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed), a.slot);
+      const stack = stackSpecOf(deps.sealer, deploy);
+      const spec = appContainerSpec(deps.settings, app, deploy, deps.sealer.openJson<Record<string, string>>(deploy.envSnapshotSealed), a.slot, stack);
       await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
       await deps.runtime.ensureNetwork(deps.settings.network);
-      ensureAppVolumes(deps.settings, app);
+      ensureAppVolumes(deps.settings, app, stack);
       const info = await deps.runtime.run(spec);
       // Another version's counters say nothing about this one; the same version's keep counting (a crash loop).
       const fresh = row?.deployId !== deploy.id ? { healFailures: 0, healNotBefore: null } : {};

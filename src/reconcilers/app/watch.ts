@@ -150,15 +150,17 @@ export async function giveUpFlipBack(deps: AppReconcilerDeps, d: DeployRow, step
 /** Closes the window with nothing to flip to: the watched container stays live and self-healing applies. */
 async function abandon(deps: AppReconcilerDeps, d: DeployRow, message: string): Promise<Result> {
   event(deps, d, 'watch', message, 'error');
-  if (d.previousContainer) await deps.runtime.remove(d.previousContainer);
+  // Still draining: the drain stops and removes it when its connections end (drain.ts).
+  if (d.previousContainer && d.drainUntil === null) await deps.runtime.remove(d.previousContainer);
   updateDeploy(deps.db, deps.bus, d.id, { step: null, deadline: null, watchUntil: null, error: null });
   return { requeueAfterMs: 0 };
 }
 
-/** Closes a quiet window (time, a newer deploy, a rollback): the kept container is removed. */
+/** Closes a quiet window (time, a newer deploy, a rollback): the kept container is removed (once drained). */
 export async function endWatch(deps: AppReconcilerDeps, failures: WatchMemory, app: AppView, d: DeployRow, why: string): Promise<Result> {
   failures.delete(d.id);
-  if (d.previousContainer) await deps.runtime.remove(d.previousContainer);
+  // Still draining: the drain stops and removes it when its connections end (drain.ts).
+  if (d.previousContainer && d.drainUntil === null) await deps.runtime.remove(d.previousContainer);
   updateDeploy(deps.db, deps.bus, d.id, { step: null, watchUntil: null });
   deps.log.info('watch window closed', { app: app.name, deploy: d.id, removed: d.previousContainer, why });
   return { requeueAfterMs: 0 };

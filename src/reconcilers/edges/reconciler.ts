@@ -1,12 +1,12 @@
 // The edge nodes of a Swarm as one key, `edges:main` (docs/decisions/0043-edge-nodes.md): for every node labelled
-// `svc.edge=true`, a Caddy on its host network, two relays on the overlay and a swapper, Swarm services pinned
+// `svc.edge=true`, a Caddy on its host network, a relay and its resolver on the overlay, Swarm services pinned
 // there. Each pass observes the nodes, the edge services and their boot secrets, plans with the pure plan.ts and
 // acts through the SwarmObjects port (swarm-apply.ts), as `agents:main` does for the agents. Node events enqueue
 // it (a label change included); the work queue gives the start's pass, coalescing, backoff on an engine error, and
 // a look every 30 s for what no event announces (a service removed or scaled by hand).
 import type { Reconciler } from '../../controller/types.js';
 import type { Logger } from '../../log.js';
-import { EDGE_PARTS, EDGE_ROLES, EDGE_SERVICES, EDGE_SPEC_LABEL, edgeBootSecret, edgeServiceSpec, edgeSwapperSpec, type EdgePart, type EdgeService } from '../../runtime/swarm-edge-spec.js';
+import { EDGE_PARTS, EDGE_ROLES, EDGE_SERVICES, EDGE_SPEC_LABEL, edgeBootSecret, edgeResolverSpec, edgeServiceSpec, type EdgePart, type EdgeService } from '../../runtime/swarm-edge-spec.js';
 import type { SwarmObjects } from '../../runtime/swarm-objects.js';
 import { applySwarmSteps } from '../swarm-apply.js';
 import { planEdges } from './plan.js';
@@ -19,8 +19,8 @@ export interface EdgesOptions {
   network: string;
   /** SVC_PROXY_IMAGE (what the relay and the agents run). */
   image: string;
-  /** SVC_PROBE_IMAGE (busybox): the swapper's image. */
-  probeImage: string;
+  /** SVC_RESOLVER_IMAGE (dnsmasq): the resolver's image; without it no edge node gets services. */
+  resolverImage: string | undefined;
   log: Logger;
   /**
    * Told after every pass (the proxy then asks for the edge nodes again): node events enqueue this key, so a
@@ -35,16 +35,18 @@ export function createEdgesReconciler(o: EdgesOptions): Reconciler {
   const secretLabels = { 'svc.managed': 'true', 'svc.instance': o.instance, 'svc.role': 'edge' };
   const wanted = Object.fromEntries(EDGE_PARTS.map((p) => [p, edgeBootSecret(o.instance, p)])) as Record<EdgePart, { name: string; data: string }>;
   const specFor = (nodeId: string, part: EdgeService, ids: ReadonlyMap<string, string>) =>
-    part === 'swap'
-      ? edgeSwapperSpec({ instance: o.instance, network: o.network, probeImage: o.probeImage, nodeId })
+    part === 'dns'
+      ? edgeResolverSpec({ instance: o.instance, network: o.network, image: o.resolverImage ?? '', nodeId })
       : edgeServiceSpec({ instance: o.instance, network: o.network, image: o.image, nodeId, part, secret: { id: ids.get(wanted[part].name) ?? '', name: wanted[part].name } });
-  const imageOf = (part: EdgeService) => (part === 'swap' ? o.probeImage : o.image);
-  const isEdgeRole = (labels: Record<string, string>) => EDGE_SERVICES.some((p) => labels['svc.role'] === EDGE_ROLES[p]);
+  const imageOf = (part: EdgeService) => (part === 'dns' ? (o.resolverImage ?? '') : o.image);
+  // `edge-` also takes in the services of the pair of before (`edge-relay-b`, `edge-swap`): of no part, they go.
+  const isEdgeRole = (labels: Record<string, string>) => labels['svc.role']?.startsWith('edge-') ?? false;
 
   return {
     kind: 'edges',
     listNames: () => ['main'],
     async reconcile() {
+      if (!o.resolverImage) throw new Error('SVC_RESOLVER_IMAGE is unset: an edge node needs a resolver (an image with /usr/sbin/dnsmasq)');
       const [nodes, all, secrets, selfId] = await Promise.all([o.swarm.nodes(), o.swarm.services(ours), o.swarm.secrets([...ours, 'svc.role=edge']), o.swarm.selfNodeId()]);
       const services = all.filter((s) => isEdgeRole(s.labels));
       const plan = planEdges({

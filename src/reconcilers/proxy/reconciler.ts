@@ -55,6 +55,7 @@ const ROUTE_COLUMNS = {
   fallbackPort: apps.fallbackPort,
   internalPort: apps.internalPort,
   source: apps.source,
+  drainSeconds: apps.drainSeconds,
   port: appStatus.port,
   liveAddress: appStatus.liveAddress,
   // A deploy about to bring the first container: its route waits for it (dynamic upstream), not 503.

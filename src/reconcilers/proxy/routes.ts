@@ -13,7 +13,7 @@ import type { AppRow } from '../../store/schema/index.js';
  * `noContainer`: no live address and no deploy pending or running (see noContainer()).
  */
 export function desiredRoutes(
-  rows: (Pick<AppRow, 'name' | 'appType' | 'accessMode' | 'domain' | 'fallbackPort' | 'internalPort' | 'source'> & { port: number | null; noContainer?: boolean })[],
+  rows: (Pick<AppRow, 'name' | 'appType' | 'accessMode' | 'domain' | 'fallbackPort' | 'internalPort' | 'source'> & Partial<Pick<AppRow, 'drainSeconds'>> & { port: number | null; noContainer?: boolean })[],
 ): Route[] {
   const routes: Route[] = [];
   for (const a of rows) {
@@ -24,8 +24,10 @@ export function desiredRoutes(
           ? { kind: 'none' }
           : { kind: 'dns', name: appDnsName(a.name), port: a.port ?? a.internalPort };
     if (upstream.kind === 'url' && !upstream.url) continue;
-    if (a.accessMode === 'domain' && a.domain) routes.push({ app: a.name, mode: 'domain', domain: a.domain, upstream });
-    if (a.accessMode === 'port' && a.fallbackPort) routes.push({ app: a.name, mode: 'port', port: a.fallbackPort, upstream });
+    // Only a route that proxies has streams to keep across a config load.
+    const drain = a.drainSeconds && upstream.kind !== 'none' ? { drainSeconds: a.drainSeconds } : {};
+    if (a.accessMode === 'domain' && a.domain) routes.push({ app: a.name, mode: 'domain', domain: a.domain, upstream, ...drain });
+    if (a.accessMode === 'port' && a.fallbackPort) routes.push({ app: a.name, mode: 'port', port: a.fallbackPort, upstream, ...drain });
   }
   // Code-point order, not localeCompare: names are ASCII, and a collator loads ICU data (~3 MB resident).
   return routes.sort((x, y) => (x.app < y.app ? -1 : x.app > y.app ? 1 : 0));

@@ -1,5 +1,6 @@
 import { sqliteTable, integer, real, text } from 'drizzle-orm/sqlite-core';
 import { createdAt, updatedAt, type Owner } from './common.js';
+import { stacks } from './stacks.js';
 
 export const APP_TYPES = ['managed', 'adopted_container', 'external_service'] as const;
 export const BUILD_MODES = ['external_ci', 'svc_build'] as const;
@@ -64,6 +65,14 @@ export const apps = sqliteTable('apps', {
   repoTokenSealed: text('repo_token_sealed'),
   configVersion: integer('config_version').notNull().default(0),
   owner: text('owner').$type<Owner>().notNull().default('rest'),
+  /** The stack this app is a service of (issue 32: `<stack>-<service>`); null for an app of its own. */
+  stackId: integer('stack_id').references(() => stacks.id),
+  /**
+   * A stack service's definition (JSON of src/stacks/service-spec.ts StackServiceSpec): the container fields
+   * apps lack (command, entrypoint, user, health check, tmpfs, labels, networks, named volumes). Copied
+   * into each deploy (`deploys.stack_service`), which is what its containers are made from.
+   */
+  stackService: text('stack_service'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

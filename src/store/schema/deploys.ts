@@ -49,6 +49,8 @@ export const deploys = sqliteTable(
     stepAttempts: integer('step_attempts').notNull().default(0),
     /** `stop_first`: when the old containers were stopped (ISO with ms); the switch measures the downtime from it. */
     oldStoppedAt: text('old_stopped_at'),
+    /** A stack service's definition as this deploy runs it (the app's `stack_service` when it was created). */
+    stackService: text('stack_service'),
     /**
      * The drain of the old version this deploy replaced (issue 37): from the switch (`drain_from`) until its
      * connections end or `drain_until` passes, then it is stopped; null once stopped. `drain_open`: the

@@ -19,3 +19,4 @@ export * from './notify.js';
 export * from './offsite.js';
 export * from './cluster.js';
 export * from './registries.js';
+export * from './stacks.js';

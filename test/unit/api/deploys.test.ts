@@ -98,7 +98,7 @@ describe('POST /api/apps/{appID}/deploys', () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual({
       id: 1, app_id: id, image_ref: 'ghcr.io/acme/web:1', commit_sha: null, trigger: 'manual', origin: 'api', status: 'pending', step: null,
-      error: null, started_at: null, completed_at: null, created_at: expect.stringMatching(ISO), env_diff: null, watch_until: null,
+      error: null, started_at: null, completed_at: null, created_at: expect.stringMatching(ISO), env_diff: null, watch_until: null, drain_until: null,
     });
     expect(t.enqueue.keys).toEqual(['app:web']);
   });

@@ -3,6 +3,7 @@ import { createCaddyProxy, ProxyBindError, ProxyLoadError, ProxyUnreachableError
 import type { Route } from '../../../src/proxy/proxy.js';
 import { createServer, type AddressInfo } from 'node:net';
 import { silentLogger } from '../../../src/log.js';
+import { fixedCaddyWatch, OLDEST_FEATURES, type CaddyFeatures, type CaddyWatch } from '../../../src/proxy/caddy-version.js';
 
 /** A tiny in-memory Caddy admin API: keeps the loaded config, records requests. */
 function fakeAdmin(initial: unknown = null) {
@@ -48,10 +49,24 @@ const closedPort = () =>
     });
   });
 
-const base = { adminUrl: 'http://127.0.0.1:2019', httpPort: 80, httpsPort: 443, tlsIssuer: 'acme' as const, dnsPort: 5353, log: silentLogger };
+// A fixed Caddy: the default watch would ask whatever process listens on this machine's port 2019.
+const base = { adminUrl: 'http://127.0.0.1:2019', httpPort: 80, httpsPort: 443, tlsIssuer: 'acme' as const, dnsPort: 5353, log: silentLogger, watch: fixedCaddyWatch(OLDEST_FEATURES) };
 const routes: Route[] = [{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }];
 
 describe('caddy adapter', () => {
+  it('loads the config of the Caddy it finds, even after serves() built one before it knew', async () => {
+    const admin = fakeAdmin();
+    let now: CaddyFeatures = OLDEST_FEATURES;
+    const watch: CaddyWatch = { features: async () => (now = { resendsBodies: true }), known: () => now };
+    const p = createCaddyProxy({ ...base, fetch: admin.fetchFn, watch });
+    expect(await p.serves(routes)).toBe(false);
+    await p.apply(routes);
+    const handler = (c: unknown) => (c as { apps: { http: { servers: Record<string, { routes: { handle: { transport: unknown }[] }[] }> } } }).apps.http.servers['port-8080'].routes[0].handle[0];
+    const loaded = await (await admin.fetchFn('http://127.0.0.1:2019/config/')).json();
+    expect(handler(loaded).transport).toEqual({ protocol: 'http', dial_timeout: '500ms' });
+    expect(await p.serves(routes)).toBe(true);
+  });
+
   it('loads once, then applying the same routes loads nothing', async () => {
     const admin = fakeAdmin();
     const p = createCaddyProxy({ ...base, fetch: admin.fetchFn });

@@ -2,7 +2,7 @@
 // the old container is kept stopped for the window, the new one probed every second, and an exit or three
 // failed probes flip back; a newer deploy, a rollback, deleting the app or the window's end close it.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AppHarness, APP_SETTINGS, SUCCESS_STEPS } from '../../support/app-harness.js';
+import { AppHarness, APP_SETTINGS, DRAINED_STEPS } from '../../support/app-harness.js';
 import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { MAX_STEP_STARTS } from '../../../src/reconcilers/app/attempts.js';
 
@@ -11,7 +11,7 @@ import { deployJson } from '../../../src/presenters/deploy-json.js';
 import { deleteApp } from '../../support/commands.js';
 
 const WATCH_MS = 60_000;
-const FLIP_STEPS = [...SUCCESS_STEPS, 'watch', 'route_update', 'stop_old', 'finalize'];
+const FLIP_STEPS = [...DRAINED_STEPS, 'watch', 'route_update', 'stop_old', 'finalize'];
 let h: AppHarness;
 
 beforeEach(() => {
@@ -36,13 +36,14 @@ describe('watch after the switch', () => {
     await h.expectSteady();
   });
 
-  it('a healthy deploy: old container stopped but kept, new one probed every second, kept one removed when the window ends', async () => {
+  it('a healthy deploy: old container drained, then stopped but kept, new one probed every second, kept one removed when the window ends', async () => {
     const { second } = await watchedSecondDeploy();
-    const finishedAt = h.now;
+    // The window opens at the switch (the deploy's success), not when the old version's drain ended.
+    const finishedAt = h.dnsCalls.find((c) => c.records['web.svc.internal.'] === '10.0.0.3')!.at;
     expect(h.dep(second.id)).toMatchObject({ status: 'success', step: 'watch', watchUntil: new Date(finishedAt + WATCH_MS).toISOString() });
     expect(deployJson(h.dep(second.id)).watch_until).toBe(new Date(finishedAt + WATCH_MS).toISOString());
-    expect(h.steps(second.id)).toEqual(SUCCESS_STEPS);
-    expect(listDeployEvents(h.db, second.id)[6].message).toBe('old container svc-web-1 stopped and kept for the 60 s watch window');
+    expect(h.steps(second.id)).toEqual(DRAINED_STEPS);
+    expect(listDeployEvents(h.db, second.id)[8].message).toMatch(/^old container svc-web-1 stopped and kept for the 60 s watch window: its connections ended after /);
     expect(state('svc-web-1')).toBe('exited');
 
     const probesBefore = h.probed.length;
@@ -50,12 +51,12 @@ describe('watch after the switch', () => {
     expect(state('svc-web-1')).toBe('exited'); // still kept mid-window
     await h.drive();
     const watchProbes = h.probed.slice(probesBefore).filter((u) => u === 'http://10.0.0.3:3000/healthz').length;
-    expect(watchProbes).toBeGreaterThanOrEqual(59);
+    expect(watchProbes).toBeGreaterThanOrEqual(57); // from the drain's end (about a second after the switch) on
     expect(watchProbes).toBeLessThanOrEqual(61);
     expect(h.rt.containers.has('svc-web-1')).toBe(false);
     expect(h.timed.find((t) => t.method === 'remove' && t.name === 'svc-web-1' && t.at > finishedAt)!.at).toBe(finishedAt + WATCH_MS);
     expect(h.dep(second.id)).toMatchObject({ status: 'success', step: null, watchUntil: null });
-    expect(h.steps(second.id)).toEqual(SUCCESS_STEPS);
+    expect(h.steps(second.id)).toEqual(DRAINED_STEPS);
     expect(h.app()).toMatchObject({ status: 'active', liveContainerName: 'svc-web-2', imageRef: 'web:2' });
     await h.expectSteady();
   });
@@ -76,7 +77,7 @@ describe('watch after the switch', () => {
     expect(h.rt.containers.has('svc-web-2')).toBe(false);
     expect(h.dep(second.id)).toMatchObject({ status: 'auto_rollback', step: null, watchUntil: null, error: 'svc-web-2 exited with code 1' });
     expect(h.steps(second.id)).toEqual(FLIP_STEPS);
-    const events = listDeployEvents(h.db, second.id).slice(SUCCESS_STEPS.length);
+    const events = listDeployEvents(h.db, second.id).slice(DRAINED_STEPS.length);
     expect(events.map((e) => e.level)).toEqual(['warn', 'info', 'info', 'error']);
     expect(events[0].message).toBe('svc-web-2 exited with code 1 during the watch window; flipping back to svc-web-1');
     expect(events[2].message).toBe('failed container svc-web-2 stopped and removed');
@@ -170,6 +171,24 @@ describe('watch after the switch', () => {
     await h.expectSteady();
   });
 
+  it('a flip-back while the old version still drains: it serves again as it is (no start), its connections stay, its drain ends', async () => {
+    const first = await h.deployed('web:1');
+    h.upstream = () => new Map([['10.0.0.2:3000', 1]]); // a WebSocket on the old version that never ends
+    const second = h.deploy('web:2');
+    await h.drive(undefined, { until: () => h.dep(second.id).status === 'success' });
+    expect(h.dep(second.id).drainUntil).not.toBeNull();
+    h.now += 5_000;
+    h.rt.kill('svc-web-2', 1);
+    await h.drive();
+    expect(h.dep(second.id)).toMatchObject({ status: 'auto_rollback', drainUntil: null, drainFrom: null });
+    expect(h.rt.callsOf('start')).toEqual([]);
+    expect(h.timed.filter((t) => t.name === 'svc-web-1' && t.method === 'stop')).toEqual([]);
+    expect(state('svc-web-1')).toBe('running');
+    expect(h.app()).toMatchObject({ liveContainerName: 'svc-web-1', currentDeployId: first.id });
+    expect(listDeployEvents(h.db, second.id).some((e) => e.message === 'old container svc-web-1 serves again (flip-back): its drain ends and its connections stay')).toBe(true);
+    await h.expectSteady();
+  });
+
   it('a daemon restart in the middle of the flip-back finishes it once', async () => {
     const { second } = await watchedSecondDeploy();
     h.probeAnswer.set('web:1', null); // the kept container takes a while to answer
@@ -220,7 +239,7 @@ describe('watch after the switch', () => {
     h = new AppHarness({ ...APP_SETTINGS, watchMs: 0 });
     const { second } = await watchedSecondDeploy();
     expect(h.dep(second.id)).toMatchObject({ status: 'success', step: null, watchUntil: null });
-    expect(listDeployEvents(h.db, second.id)[6].message).toBe('old container svc-web-1 stopped and removed');
+    expect(listDeployEvents(h.db, second.id)[8].message).toMatch(/^old container svc-web-1 stopped and removed: /);
     expect([...h.rt.containers.keys()]).toEqual(['svc-web-2']);
     h.rt.kill('svc-web-2');
     await h.drive();
@@ -306,9 +325,9 @@ describe('what flips back and what is healed inside the window', () => {
   it('a rollback deploy is not watched: its live container dying is healed, the rolled-back-from version never returns', async () => {
     await watchedSecondDeploy();
     const rb = h.deploy('web:1', 'rollback');
-    await h.drive(undefined, { until: () => h.dep(rb.id).status === 'success' });
+    await h.drive(undefined, { until: () => h.dep(rb.id).status === 'success' && h.dep(rb.id).drainUntil === null });
     expect(h.dep(rb.id)).toMatchObject({ status: 'success', step: null, watchUntil: null });
-    expect([...h.rt.containers.keys()]).toEqual(['svc-web-3']); // the web:2 container is removed at once
+    expect([...h.rt.containers.keys()]).toEqual(['svc-web-3']); // the web:2 container is removed once drained, not kept
     h.rt.kill('svc-web-3', 1);
     await h.drive();
     expect(h.dep(rb.id)).toMatchObject({ status: 'success', error: null });

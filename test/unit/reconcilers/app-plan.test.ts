@@ -100,6 +100,17 @@ describe('judgeDrain', () => {
     expect(judgeDrain({ ...base, sinceCutMs: 1_300, inFlight: 3 })).toEqual({ kind: 'wait', afterMs: 50 });
     expect(judgeDrain({ ...base, sinceCutMs: 10_000, inFlight: 3 })).toEqual({ kind: 'stop' });
   });
+  it('open connections (streams, WebSockets) are polled fast for 2 s, then every second, never past the drain', () => {
+    expect(judgeDrain({ ...base, sinceCutMs: 1_900, inFlight: 2 })).toEqual({ kind: 'wait', afterMs: 50 });
+    expect(judgeDrain({ ...base, sinceCutMs: 2_000, inFlight: 2 })).toEqual({ kind: 'wait', afterMs: 1_000 });
+    expect(judgeDrain({ ...base, sinceCutMs: 9_700, inFlight: 2 })).toEqual({ kind: 'wait', afterMs: 300 });
+    // the connections ended: back to fast polls, so the stop follows within 3 of them
+    expect(judgeDrain({ ...base, sinceCutMs: 5_000, inFlight: 0, zeroPolls: 0 })).toEqual({ kind: 'wait', afterMs: 50 });
+  });
+  it('drain_seconds 0 still waits for the proxy to re-resolve, then stops whatever is open', () => {
+    expect(judgeDrain({ ...base, capMs: 0, sinceCutMs: 0, inFlight: 5 })).toEqual({ kind: 'wait', afterMs: 1_250 });
+    expect(judgeDrain({ ...base, capMs: 0, sinceCutMs: 1_250, inFlight: 5 })).toEqual({ kind: 'stop' });
+  });
 });
 
 describe('deriveAppStatus', () => {

@@ -23,8 +23,9 @@ import type { Db } from '../../../src/store/db.js';
 import { createApp, deleteApp, setEnv } from '../../support/commands.js';
 import { shownAppType, shownImageRef, shownInternalPort } from '../../../src/store/app-view.js';
 
-const settings = { network: 'svc-unit', instance: 'svc', dataDir: '/nonexistent-svc-unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, drainCapMs: 10_000, stopGraceSeconds: 10, watchMs: 0 };
+const settings = { network: 'svc-unit', instance: 'svc', dataDir: '/nonexistent-svc-unit', healthTimeoutMs: 30_000, dnsRefreshMs: 1_000, stopGraceSeconds: 10, watchMs: 0 };
 const SUCCESS_STEPS = ['start', 'pull', 'start', 'health_check', 'health_check', 'route_update', 'stop_old', 'finalize'];
+const DRAINED_STEPS = [...SUCCESS_STEPS, 'stop_old'];
 const READS = new Set<keyof Runtime>(['list', 'inspect', 'ping', 'hasImage', 'listImageTags', 'logs', 'events']);
 const sealer = testSealer();
 
@@ -203,25 +204,30 @@ describe('app reconciler: deploys', () => {
     await expectSteady();
   });
 
-  it('second deploy: switch, then the old container drains while the proxy reports requests in flight, then is stopped and removed', async () => {
+  it('second deploy: success at the switch, then the old container drains while the proxy reports connections open, then is stopped and removed', async () => {
     const first = await deployed();
     const cutAt = () => dnsCalls.find((c) => c.records['web.svc.internal.'] === '10.0.0.3')?.at;
-    // Two requests on the old container until 3 s after the switch.
+    // Two connections on the old container until 3 s after the switch (on the port it listens on, whatever the new one's).
     upstream = () => {
       const cut = cutAt();
-      return new Map([['10.0.0.2:3000', cut !== undefined && now < cut + 3_000 ? 2 : 0]]);
+      return new Map([['10.0.0.2:3000', cut === undefined || now < cut + 3_000 ? 2 : 0]]);
     };
     const d = deploy('web:2');
     await drive(undefined, { until: () => dep(d.id).status === 'success' });
-    expect(rt.containers.has('svc-web-1')).toBe(false); // by the deploy itself, not a later orphan sweep
+    expect(now - cutAt()!).toBeLessThan(100); // the deploy does not wait for the drain
+    expect(rt.containers.get('svc-web-1')!.state).toBe('running');
+    expect(dep(d.id)).toMatchObject({ drainOpen: 2, drainFrom: new Date(cutAt()!).toISOString(), drainUntil: new Date(cutAt()! + 30_000).toISOString() });
     await drive();
+    expect(rt.containers.has('svc-web-1')).toBe(false); // by the drain itself, not a later orphan sweep
 
-    expect(steps(d.id)).toEqual(SUCCESS_STEPS);
-    expect(listDeployEvents(db, d.id)[6].message).toBe('old container svc-web-1 stopped and removed');
+    expect(steps(d.id)).toEqual(DRAINED_STEPS);
+    expect(listDeployEvents(db, d.id)[6].message).toBe('old container svc-web-1 drains: 2 connections open at the switch; stopped when they end, at most 30 s (drain_seconds)');
+    expect(listDeployEvents(db, d.id)[8].message).toMatch(/^old container svc-web-1 stopped and removed: its connections ended after 3\.\d s; 2 connections open at the switch, 0 still open when it stopped$/);
+    expect(dep(d.id)).toMatchObject({ drainFrom: null, drainUntil: null });
     const cut = cutAt()!;
     const stop = timed.find((t) => t.method === 'stop' && t.name === 'svc-web-1')!;
     expect(stop.at - cut).toBeGreaterThanOrEqual(3_000);
-    expect(stop.at - cut).toBeLessThan(3_200);
+    expect(stop.at - cut).toBeLessThan(4_200);
     expect(rt.callsOf('stop')).toEqual([['svc-web-1', 10]]);
     // (the first remove is the create step clearing a half-made container of an interrupted pass)
     expect(timed.filter((t) => t.name === 'svc-web-1').map((t) => t.method)).toEqual(['remove', 'run', 'stop', 'remove']);
@@ -232,7 +238,7 @@ describe('app reconciler: deploys', () => {
     await expectSteady();
   });
 
-  it('drain: an idle old container still waits until the proxy re-resolved (drainMinWaitMs); a busy one is stopped at the 10 s cap regardless', async () => {
+  it('drain: an idle old container still waits until the proxy re-resolved (drainMinWaitMs); a busy one is stopped when drain_seconds passed regardless', async () => {
     await deployed();
     const cutAt = (addr: string) => dnsCalls.find((c) => c.records['web.svc.internal.'] === addr)!.at;
 
@@ -243,14 +249,56 @@ describe('app reconciler: deploys', () => {
     expect(idleStop.at - cutAt('10.0.0.3')).toBeLessThan(drainMinWaitMs(settings.dnsRefreshMs) + 200);
 
     upstream = () => new Map([['10.0.0.3:3000', 1]]); // a stream that never ends
+    db.update(apps).set({ drainSeconds: 45 }).run();
     const d3 = deploy('web:1');
     await drive();
     const busyStop = timed.find((t) => t.method === 'stop' && t.name === 'svc-web-2')!;
-    expect(busyStop.at - cutAt('10.0.0.4')).toBeGreaterThanOrEqual(10_000);
-    expect(busyStop.at - cutAt('10.0.0.4')).toBeLessThan(10_100);
+    expect(busyStop.at - cutAt('10.0.0.4')).toBe(45_000);
+    expect(listDeployEvents(db, d3.id).at(-1)).toMatchObject({ step: 'stop_old', level: 'warn', message: 'old container svc-web-2 stopped and removed: drain_seconds (45 s) passed; 1 connection open at the switch, 1 still open when it stopped' });
     expect(dep(d3.id).status).toBe('success');
     expect(rt.containers.has('svc-web-2')).toBe(false);
     expect(app().liveContainerName).toBe('svc-web-3');
+    await expectSteady();
+  });
+
+  it('a newer deploy does not wait for a drain: two old versions drain at once, each stopped when its own connections end', async () => {
+    await deployed();
+    const cutAt = (addr: string) => dnsCalls.find((c) => c.records['web.svc.internal.'] === addr)?.at;
+    // A WebSocket on the first version until 20 s after its switch, one on the second until 5 s after its own.
+    upstream = () => {
+      const cut3 = cutAt('10.0.0.3');
+      const cut4 = cutAt('10.0.0.4');
+      return new Map([
+        ['10.0.0.2:3000', cut3 === undefined || now < cut3 + 20_000 ? 1 : 0],
+        ['10.0.0.3:3000', cut4 === undefined || now < cut4 + 5_000 ? 1 : 0],
+      ]);
+    };
+    const d2 = deploy('web:2');
+    await drive(undefined, { until: () => dep(d2.id).status === 'success' });
+    const d3 = deploy('web:1');
+    await drive(undefined, { until: () => dep(d3.id).status === 'success' });
+    expect(now - cutAt('10.0.0.3')!).toBeLessThan(1_000); // d3 ran while d2's old version drained
+    expect([...rt.containers.entries()].filter(([, c]) => c.state === 'running').map(([n]) => n).sort()).toEqual(['svc-web-1', 'svc-web-2', 'svc-web-3']);
+    await drive();
+    const stopAt = (name: string) => timed.find((t) => t.method === 'stop' && t.name === name)!.at;
+    expect(stopAt('svc-web-2') - cutAt('10.0.0.4')!).toBeGreaterThanOrEqual(5_000);
+    expect(stopAt('svc-web-2') - cutAt('10.0.0.4')!).toBeLessThan(6_200);
+    expect(stopAt('svc-web-1') - cutAt('10.0.0.3')!).toBeGreaterThanOrEqual(20_000);
+    expect(stopAt('svc-web-1') - cutAt('10.0.0.3')!).toBeLessThan(21_200);
+    expect([...rt.containers.keys()]).toEqual(['svc-web-3']);
+    expect(listDeployEvents(db, d2.id).at(-1)!.message).toMatch(/^old container svc-web-1 stopped and removed: its connections ended after 20\.\d s; 1 connection open at the switch, 0 still open/);
+    await expectSteady();
+  });
+
+  it('drain_seconds 0: the old version is stopped once the proxy re-resolved, whatever it has open', async () => {
+    await deployed();
+    db.update(apps).set({ drainSeconds: 0 }).run();
+    upstream = () => new Map([['10.0.0.2:3000', 4]]);
+    const d = deploy('web:2');
+    await drive();
+    const cut = dnsCalls.find((c) => c.records['web.svc.internal.'] === '10.0.0.3')!.at;
+    expect(timed.find((t) => t.method === 'stop' && t.name === 'svc-web-1')!.at - cut).toBe(drainMinWaitMs(settings.dnsRefreshMs));
+    expect(listDeployEvents(db, d.id).at(-1)!.message).toBe('old container svc-web-1 stopped and removed: drain_seconds (0 s) passed; 4 connections open at the switch, 4 still open when it stopped');
     await expectSteady();
   });
 
@@ -391,8 +439,8 @@ describe('app reconciler: deploys', () => {
     const d = deploy('web:1');
     await drive();
     expect(dep(d.id).status).toBe('success');
-    expect(steps(d.id)).toEqual(SUCCESS_STEPS);
-    expect(listDeployEvents(db, d.id)[6].message).toBe('adopted container legacy-web stopped (kept, not removed)');
+    expect(steps(d.id)).toEqual(DRAINED_STEPS);
+    expect(listDeployEvents(db, d.id)[8].message).toMatch(/^old container legacy-web stopped \(kept, not removed\): /);
     expect(rt.containers.get('legacy-web')!.state).toBe('exited');
     expect(app()).toMatchObject({ appType: 'managed', status: 'active', liveContainerName: 'svc-web-1', currentDeployId: d.id });
     await expectSteady();
@@ -405,21 +453,43 @@ describe('app reconciler: deploys', () => {
     const d = deploy('web:1'); // e.g. a manifest that creates the app and deploys it at once
     await drive();
     expect(dep(d.id).status).toBe('success');
-    expect(listDeployEvents(db, d.id)[6].message).toBe('adopted container legacy-web stopped (kept, not removed)');
+    expect(listDeployEvents(db, d.id)[8].message).toMatch(/^old container legacy-web stopped \(kept, not removed\): /);
     expect(rt.containers.get('legacy-web')!.state).toBe('exited');
     expect(app()).toMatchObject({ appType: 'managed', liveContainerName: 'svc-web-1' });
     await expectSteady();
   });
 
+  it('a deploy of a present image runs on from its begin to the switch in one pass (0044), each step persisted with its event', async () => {
+    await deployed();
+    const d2 = deploy('web:2');
+    expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: settings.dnsRefreshMs }); // the drain's first look
+    expect(dep(d2.id)).toMatchObject({ status: 'running', step: 'stop_old', attemptStep: 'route_update', stepAttempts: 1 });
+    expect(steps(d2.id)).toEqual(['start', 'pull', 'start', 'health_check', 'health_check', 'route_update']);
+    expect(app()).toMatchObject({ liveContainerName: 'svc-web-2' });
+    await drive();
+    expect(dep(d2.id).status).toBe('success');
+    await expectSteady();
+  });
+
+  it('a staging container that does not answer yet ends the run on: the health check waits in its own passes', async () => {
+    await deployed();
+    probeAnswer.set('web:2', null); // listening not yet
+    const d2 = deploy('web:2');
+    expect(await rec.reconcile('web')).toEqual({ requeueAfterMs: 25 });
+    expect(dep(d2.id)).toMatchObject({ step: 'health_check', stagingContainer: 'svc-web-2' });
+    expect(app()).toMatchObject({ liveContainerName: 'svc-web-1' });
+  });
+
   it('one deploy at a time, in creation order: a deploy queued during another runs after it', async () => {
     await deployed();
     const d2 = deploy('web:2');
-    await drive(undefined, { until: () => dep(d2.id).step === 'health_check' });
+    await drive(undefined, { until: () => dep(d2.id).step === 'stop_old' }); // still running: draining the old
     const d3 = deploy('web:1');
     await drive();
     expect(dep(d2.id).status).toBe('success');
     expect(dep(d3.id).status).toBe('success');
-    expect(listDeployEvents(db, d3.id)[0].id).toBeGreaterThan(listDeployEvents(db, d2.id).at(-1)!.id);
+    // (d2's old version may still drain after d3 began: only the deploy itself ends first)
+    expect(listDeployEvents(db, d3.id)[0].id).toBeGreaterThan(listDeployEvents(db, d2.id).find((e) => e.step === 'finalize')!.id);
     expect(app()).toMatchObject({ liveContainerName: 'svc-web-3', currentDeployId: d3.id });
     expect([...rt.containers.keys()]).toEqual(['svc-web-3']);
     await expectSteady();
@@ -598,7 +668,7 @@ describe('app reconciler: self-healing and cleanup', () => {
     await drive();
 
     expect(dep(d.id).status).toBe('success');
-    expect(steps(d.id)).toEqual(SUCCESS_STEPS);
+    expect(steps(d.id)).toEqual(DRAINED_STEPS);
     expect(rt.callsOf('run').map((a) => (a[0] as { name: string }).name)).toEqual(['svc-web-1', 'svc-web-2']);
     expect([...rt.containers.keys()]).toEqual(['svc-web-2']);
     expect(app()).toMatchObject({ status: 'active', liveContainerName: 'svc-web-2', currentDeployId: d.id, imageRef: 'web:2' });
@@ -613,7 +683,7 @@ describe('app reconciler: self-healing and cleanup', () => {
       return new Map([['10.0.0.2:3000', cut !== undefined && now < cut + 3_000 ? 1 : 0]]);
     };
     const d = deploy('web:2');
-    await drive(undefined, { until: () => dep(d.id).step === 'stop_old' && now > cutAt()! + 2_000 });
+    await drive(undefined, { until: () => dep(d.id).status === 'success' && now > cutAt()! + 2_000 });
     expect(rt.containers.get('svc-web-1')!.state).toBe('running');
 
     rec = makeReconciler();
@@ -621,9 +691,9 @@ describe('app reconciler: self-healing and cleanup', () => {
     const stop = timed.filter((t) => t.method === 'stop');
     expect(stop.map((t) => t.name)).toEqual(['svc-web-1']);
     expect(stop[0].at - cutAt()!).toBeGreaterThanOrEqual(3_000);
-    expect(stop[0].at - cutAt()!).toBeLessThan(3_200);
+    expect(stop[0].at - cutAt()!).toBeLessThan(4_200);
     expect(dep(d.id).status).toBe('success');
-    expect(steps(d.id)).toEqual(SUCCESS_STEPS);
+    expect(steps(d.id)).toEqual(DRAINED_STEPS);
     expect([...rt.containers.keys()]).toEqual(['svc-web-2']);
     await expectSteady();
   });

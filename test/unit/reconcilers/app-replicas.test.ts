@@ -83,7 +83,8 @@ describe('replicas', () => {
     const h = await threeReplicas();
     const d = h.deploy('web:2');
     let atSwitch: string[] = [];
-    await h.drive(undefined, { until: () => (h.dep(d.id).step === 'route_update' && (atSwitch = running(h)).length > 0 && false) || h.dep(d.id).status === 'success' });
+    // The pass that switches runs on from the health check (0044): just after it, before the drain stops the old.
+    await h.drive(undefined, { until: () => (h.dep(d.id).step === 'stop_old' && (atSwitch = running(h)).length > 0 && false) || h.dep(d.id).status === 'success' });
     expect(atSwitch).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2', 'svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
     await h.drive();
     expect(running(h)).toEqual(['svc-web-2', 'svc-web-2-r1', 'svc-web-2-r2']);
@@ -108,7 +109,7 @@ describe('replicas', () => {
       }
     };
     const d = h.deploy('web:2');
-    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' && h.dep(d.id).drainUntil === null });
     expect(stopped.sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);
     expect(most).toBe(3);
     await h.drive();
@@ -126,7 +127,7 @@ describe('replicas', () => {
       return new Map([[r2, cut !== undefined && h.now < cut + 2_000 ? 1 : 0]]);
     };
     const d = h.deploy('web:2');
-    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' });
+    await h.drive(undefined, { until: () => h.dep(d.id).status === 'success' && h.dep(d.id).drainUntil === null });
     const cut = cutAt()!;
     const stops = h.timed.filter((t) => t.method === 'stop' && t.name.startsWith('svc-web-1'));
     expect(stops.map((t) => t.name).sort()).toEqual(['svc-web-1', 'svc-web-1-r1', 'svc-web-1-r2']);

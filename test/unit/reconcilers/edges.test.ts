@@ -1,6 +1,7 @@
 // The edge nodes reconciler (`edges:main`) on a fake of the SwarmObjects port: a node labelled svc.edge=true
-// gets its services (the boot secrets first, the swapper with the probe image), a second pass changes nothing,
-// the label removed takes them away; the proxy is told after every pass (node events enqueue the key).
+// gets its services (the boot secrets first, the resolver with the resolver image), a second pass changes nothing,
+// the label removed takes them away; the proxy is told after every pass (node events enqueue the key). Without a
+// resolver image a pass fails, saying so.
 import { describe, expect, it } from 'vitest';
 import { createEdgesReconciler, EDGES_RESYNC_MS } from '../../../src/reconcilers/edges/reconciler.js';
 import { EDGE_PARTS, EDGE_SERVICES, edgeBootSecret, edgeServiceName } from '../../../src/runtime/swarm-edge-spec.js';
@@ -11,12 +12,12 @@ describe('the edge nodes reconciler', () => {
   it('makes the edge services of a labelled node, then nothing; the label removed takes them away; tells the proxy after every pass', async () => {
     const swarm = createFakeSwarm({ self: 'manager0000001', nodes: [{ id: 'manager0000001', labels: { 'svc.edge': 'true' } }, { id: 'worker0000001', hostname: 'w1', labels: { 'svc.edge': 'true' } }, { id: 'worker0000002' }] });
     let told = 0;
-    const r = createEdgesReconciler({ swarm, instance: 'svc-t', network: 'svc-t-net', image: 'caddy:2', probeImage: 'busybox', log: silentLogger, passed: () => told++ });
+    const r = createEdgesReconciler({ swarm, instance: 'svc-t', network: 'svc-t-net', image: 'caddy:2', resolverImage: 'svc/dnsmasq', log: silentLogger, passed: () => told++ });
     expect(r.kind).toBe('edges');
     expect(await r.listNames()).toEqual(['main']);
     expect(await r.reconcile('main')).toEqual({ requeueAfterMs: EDGES_RESYNC_MS });
     expect(swarm.writes).toEqual(['network', ...EDGE_PARTS.map((p) => `secret ${edgeBootSecret('svc-t', p).name}`), ...EDGE_SERVICES.map((p) => `create ${edgeServiceName('svc-t', p, 'worker0000001')}`)]);
-    expect([...swarm.serviceMap.values()].map((s) => s.image)).toEqual(['caddy:2', 'caddy:2', 'caddy:2', 'busybox']);
+    expect([...swarm.serviceMap.values()].map((s) => s.image)).toEqual(['caddy:2', 'caddy:2', 'svc/dnsmasq']);
     expect(told).toBe(1);
     swarm.writes.length = 0;
     expect(await r.reconcile('main')).toEqual({ requeueAfterMs: EDGES_RESYNC_MS });
@@ -28,5 +29,7 @@ describe('the edge nodes reconciler', () => {
     swarm.down = true;
     await expect(r.reconcile('main')).rejects.toThrow('the engine is not answering');
     expect(told).toBe(3);
+    const none = createEdgesReconciler({ swarm, instance: 'svc-t', network: 'svc-t-net', image: 'caddy:2', resolverImage: undefined, log: silentLogger });
+    await expect(none.reconcile('main')).rejects.toThrow(/SVC_RESOLVER_IMAGE/);
   });
 });

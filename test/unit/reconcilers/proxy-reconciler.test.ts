@@ -125,8 +125,8 @@ describe('proxy reconciler', () => {
     expect(proxy.current()).toEqual([
       // No live container and no deploy under way: the 503 page, at once.
       { app: 'api', mode: 'domain', domain: 'api.example.com', upstream: { kind: 'none' } },
-      { app: 'ext', mode: 'port', port: 8090, upstream: { kind: 'url', url: 'http://10.1.2.3:9000' } },
-      { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } },
+      { app: 'ext', mode: 'port', port: 8090, upstream: { kind: 'url', url: 'http://10.1.2.3:9000' }, drainSeconds: 30 },
+      { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 }, drainSeconds: 30 },
     ]);
     expect(writes).toEqual([{ 'web.svc.internal.': '10.0.0.2' }]);
 
@@ -141,7 +141,7 @@ describe('proxy reconciler', () => {
 
   it('an app with no container answers 503 until its first deploy begins; a failed first deploy brings the 503 back; a live one keeps its DNS route', async () => {
     const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
-    const dnsRoute = { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } };
+    const dnsRoute = { app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 }, drainSeconds: 30 };
     await rec.reconcile('main');
     expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
     // The deploy is queued: the route waits for its container (dynamic upstream) before the switch comes.
@@ -174,7 +174,7 @@ describe('proxy reconciler', () => {
     setLive('web', null);
     db.insert(appInstances).values({ appId: web.id, slot: 1, deployId: first.id, containerName: 'web-1', address: '10.0.0.7' }).run();
     await rec.reconcile('main');
-    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 }, drainSeconds: 30 }]);
     expect(writes.at(-1)).toEqual({ 'web.svc.internal.': '10.0.0.7' });
     // No replica with an address at all: the 503 page.
     db.update(appInstances).set({ address: null }).run();
@@ -194,7 +194,7 @@ describe('proxy reconciler', () => {
     await rec.reconcile('main');
     expect(writes.at(-1)).toEqual({ 'web.svc.internal.': '10.0.0.3' });
     // No 503 route, and no config load (a load closes every idle client keep-alive).
-    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 }, drainSeconds: 30 }]);
     expect(proxy.loads()).toBe(loads);
   });
 
@@ -211,7 +211,7 @@ describe('proxy reconciler', () => {
     updateApp(db, enqueue, web.id, { fallbackPort: 8081 });
     await rec.reconcile('main');
     expect(proxy.loads()).toBe(2);
-    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8081, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 } }]);
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8081, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 }, drainSeconds: 30 }]);
 
     await rec.reconcile('main');
     expect(proxy.loads()).toBe(2);

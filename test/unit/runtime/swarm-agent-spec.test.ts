@@ -98,14 +98,13 @@ describe("the agent's routes to an edge node's admin APIs (docs/decisions/0043-e
   const routes = (agentConfig(KEY) as any).apps.http.servers.agent.routes;
   const edge = routes.slice(1, -1);
 
-  it('three prefixes (the Caddy, relays A and B), only with the key, GET and POST, before the 403; the prefix and the key are taken off, the Host set', () => {
-    expect(routes).toHaveLength(5);
+  it('two prefixes (the Caddy, the relay), only with the key, GET and POST, before the 403; the prefix and the key are taken off, the Host set', () => {
+    expect(routes).toHaveLength(4);
     expect(edge.map((r: any) => r.match)).toEqual([
       [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/proxy/*'] }],
       [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/relay/*'] }],
-      [{ header: { 'Svc-Agent-Key': [KEY] }, method: ['GET', 'POST'], path: ['/svc-edge/relay-b/*'] }],
     ]);
-    const [proxy, relay, relayB] = edge;
+    const [proxy, relay] = edge;
     expect(proxy.handle[0]).toEqual({ handler: 'rewrite', strip_path_prefix: '/svc-edge/proxy' });
     expect(proxy.handle[1]).toMatchObject({
       handler: 'reverse_proxy',
@@ -114,8 +113,6 @@ describe("the agent's routes to an edge node's admin APIs (docs/decisions/0043-e
     });
     expect(relay.handle[1].upstreams).toEqual([{ dial: 'unix//svc-edge/relay-admin-a.sock' }]);
     expect(relay.handle[1].transport.dial_timeout).toBe('2s');
-    expect(relayB.handle[0]).toEqual({ handler: 'rewrite', strip_path_prefix: '/svc-edge/relay-b' });
-    expect(relayB.handle[1].upstreams).toEqual([{ dial: 'unix//svc-edge/relay-admin-b.sock' }]);
   });
 });
 
@@ -169,11 +166,12 @@ describe('agentServiceSpec', () => {
     expect(spec.Labels).toMatchObject({ 'svc.managed': 'true', 'svc.instance': 'prod', 'svc.role': 'agent', 'svc.node': 'node0123456789abcdef' });
   });
 
-  it('an edge node\'s agent mounts the edge volume; any other keeps the spec (and hash) it had', () => {
+  it('an edge node\'s agent mounts the edge volume and the resolver\'s; any other keeps the spec (and hash) it had', () => {
     const edge = agentServiceSpec({ ...input, edge: true });
     expect(edge.TaskTemplate.ContainerSpec.Mounts).toEqual([
       { Type: 'bind', Source: '/run/user/1000/docker.sock', Target: '/var/run/docker.sock' },
       { Type: 'volume', Source: 'prod-edge', Target: '/svc-edge' },
+      { Type: 'volume', Source: 'prod-edge-dns', Target: '/svc-edge-dns' },
     ]);
     expect(edge.Labels['svc.agent-spec']).not.toBe(spec.Labels['svc.agent-spec']);
     expect(agentServiceSpec({ ...input, edge: false }).Labels['svc.agent-spec']).toBe(spec.Labels['svc.agent-spec']);

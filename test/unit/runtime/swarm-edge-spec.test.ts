@@ -1,8 +1,10 @@
-// Edge nodes, pure parts (docs/decisions/0043-edge-nodes.md): the label's meaning and validation, the three
-// services of an edge node (pinned, the Caddy on the host network and two relays on the overlay, the volume
-// and the bootstrap secret mounted), and the plan that makes the services match the labels.
+// Edge nodes, pure parts (docs/decisions/0043-edge-nodes.md, 0047-swarm-edge-resolves.md): the label's meaning
+// and validation, the three services of an edge node (pinned, the Caddy on the host network, the relay and its
+// resolver on the overlay, the volumes and the bootstrap secret mounted), and the plan that makes the services
+// match the labels.
 import { describe, expect, it } from 'vitest';
-import { edgeAdminSocket, edgeBootConfig, edgeBootSecret, edgeNodeRelaySockets, edgeServiceName, edgeServiceSpec, edgeSwapperSpec, isEdgeNode, type EdgeService, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
+import { EDGE_NODE_SOCKETS, edgeAdminSocket, edgeBootConfig, edgeBootSecret, edgeResolverSpec, edgeServiceName, edgeServiceSpec, isEdgeNode, type EdgeService, type EdgePlanService } from '../../../src/runtime/swarm-edge-spec.js';
+import { resolverArgs } from '../../../src/runtime/resolver-spec.js';
 import { planEdges } from '../../../src/reconcilers/edges/plan.js';
 
 describe('isEdgeNode', () => {
@@ -25,15 +27,12 @@ describe('edgeServiceSpec', () => {
   const input = { instance: 'prod', network: 'svc-net', image: 'caddy:2', nodeId: 'node0123456789abcdef', secret: { id: 'sec1', name: 'prod-edge-proxy-001122334455' } };
   const proxy = edgeServiceSpec({ ...input, part: 'proxy' });
   const relay = edgeServiceSpec({ ...input, part: 'relay', secret: { id: 'sec2', name: 'prod-edge-relay-001122334455' } });
-  const relayB = edgeServiceSpec({ ...input, part: 'relay-b', secret: { id: 'sec3', name: 'prod-edge-relay-b-001122334455' } });
 
   it('one task each, pinned to the node, restarted by Swarm, Caddy resuming its last config', () => {
     expect(proxy.Name).toBe('prod-edge-proxy-node01234567');
     expect(relay.Name).toBe(edgeServiceName('prod', 'relay', 'node0123456789abcdef'));
-    // Relay A keeps the name of the single relay of before (an upgrade updates it); B is new.
     expect(relay.Name).toBe('prod-edge-relay-node01234567');
-    expect(relayB.Name).toBe('prod-edge-relay-b-node01234567');
-    for (const s of [proxy, relay, relayB]) {
+    for (const s of [proxy, relay]) {
       expect(s.Mode).toEqual({ Replicated: { Replicas: 1 } });
       expect(s.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==node0123456789abcdef'] });
       expect(s.TaskTemplate.RestartPolicy.Condition).toBe('any');
@@ -43,27 +42,25 @@ describe('edgeServiceSpec', () => {
       expect(c.Secrets[0]).toMatchObject({ File: { Name: 'edge-boot.json', UID: '0', GID: '0', Mode: 0o400 } });
     }
     expect(proxy.TaskTemplate.ContainerSpec.Env).toEqual(['HOME=/svc-edge/proxy', 'XDG_DATA_HOME=/svc-edge/proxy/data', 'XDG_CONFIG_HOME=/svc-edge/proxy/config']);
-    // Each relay its own dirs: never the other's autosave, nor the one of the single relay of before (`/svc-edge/relay`).
+    // The relay keeps relay A's dirs of the pair before: an upgrade keeps its task and its autosave.
     expect(relay.TaskTemplate.ContainerSpec.Env).toEqual(['HOME=/svc-edge/relay-a', 'XDG_DATA_HOME=/svc-edge/relay-a/data', 'XDG_CONFIG_HOME=/svc-edge/relay-a/config']);
-    expect(relayB.TaskTemplate.ContainerSpec.Env).toContain('XDG_CONFIG_HOME=/svc-edge/relay-b/config');
   });
 
-  it('the swapper: busybox of the probe image sleeping, pinned, the volume mounted, root (the link is root\'s), no secret', () => {
-    const sw = edgeSwapperSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', probeImage: 'probe:1' });
-    expect(sw.Name).toBe('prod-edge-swap-node01234567');
-    expect(sw.Labels['svc.role']).toBe('edge-swap');
-    const c = sw.TaskTemplate.ContainerSpec;
-    expect(c).toMatchObject({ Image: 'probe:1', Command: ['/bin/busybox', 'sleep', '2147483647'], User: '0:0', Init: true });
-    expect(c.Mounts).toEqual([{ Type: 'volume', Source: 'prod-edge', Target: '/svc-edge' }]);
-    expect(sw.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==node0123456789abcdef'] });
-    expect(edgeSwapperSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', probeImage: 'probe:2' }).Labels['svc.edge-spec']).not.toBe(sw.Labels['svc.edge-spec']);
+  it("the resolver: dnsmasq of the resolver image on the overlay, pinned, the hosts files' volume read-only, root dropping to nobody, no secret", () => {
+    const dns = edgeResolverSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', image: 'svc/dnsmasq:1' });
+    expect(dns.Name).toBe('prod-edge-dns-node01234567');
+    expect(dns.Labels['svc.role']).toBe('edge-dns');
+    const c = dns.TaskTemplate.ContainerSpec;
+    expect(c).toMatchObject({ Image: 'svc/dnsmasq:1', Args: resolverArgs('/svc-edge-dns'), User: '0:0' });
+    expect(c.Mounts).toEqual([{ Type: 'volume', Source: 'prod-edge-dns', Target: '/svc-edge-dns', ReadOnly: true }]);
+    expect(dns.TaskTemplate.Networks).toEqual([{ Target: 'svc-net' }]);
+    expect(dns.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==node0123456789abcdef'] });
+    expect(edgeResolverSpec({ instance: 'prod', network: 'svc-net', nodeId: 'node0123456789abcdef', image: 'svc/dnsmasq:2' }).Labels['svc.edge-spec']).not.toBe(dns.Labels['svc.edge-spec']);
   });
 
   it("the Caddy on the node's host network (its listeners are the node's ports), the relay on the overlay", () => {
     expect(proxy.TaskTemplate.Networks).toEqual([{ Target: 'host' }]);
     expect(relay.TaskTemplate.Networks).toEqual([{ Target: 'svc-net' }]);
-    expect(relayB.TaskTemplate.Networks).toEqual([{ Target: 'svc-net' }]);
-    expect(relayB.Labels['svc.role']).toBe('edge-relay-b');
     expect(proxy.Labels).toMatchObject({ 'svc.managed': 'true', 'svc.instance': 'prod', 'svc.role': 'edge-proxy', 'svc.node': 'node0123456789abcdef' });
     expect(relay.Labels['svc.role']).toBe('edge-relay');
   });
@@ -80,17 +77,13 @@ describe('edgeServiceSpec', () => {
   it('each part boots with its admin API on its own socket in the volume, Host svc-edge; the secret is named by its bytes', () => {
     expect(edgeBootConfig('proxy')).toEqual({ admin: { listen: 'unix//svc-edge/proxy-admin.sock', origins: ['svc-edge'] } });
     expect(edgeBootConfig('relay')).toEqual({ admin: { listen: 'unix//svc-edge/relay-admin-a.sock', origins: ['svc-edge'] } });
-    expect(edgeBootConfig('relay-b')).toEqual({ admin: { listen: 'unix//svc-edge/relay-admin-b.sock', origins: ['svc-edge'] } });
-    expect(edgeAdminSocket('relay-b')).toBe(edgeNodeRelaySockets('b').adminSocket);
-    // The listeners the `relay.sock` link names (relative targets in the volume).
-    expect(edgeNodeRelaySockets('a').socket).toBe('/svc-edge/relay-a.sock');
-    expect(edgeNodeRelaySockets('b').socket).toBe('/svc-edge/relay-b.sock');
+    expect(edgeAdminSocket('relay')).toBe(EDGE_NODE_SOCKETS.relayAdmin);
+    // What the node's Caddy dials: the relay's listener (relay A's of the pair before).
+    expect(EDGE_NODE_SOCKETS.relay).toBe('/svc-edge/relay-a.sock');
     const s = edgeBootSecret('prod', 'proxy');
     expect(s.name).toMatch(/^prod-edge-proxy-[0-9a-f]{12}$/);
     expect(JSON.parse(s.data)).toEqual(edgeBootConfig('proxy'));
     expect(edgeBootSecret('prod', 'relay').name).not.toBe(s.name);
-    expect(edgeBootSecret('prod', 'relay-b').name).toMatch(/^prod-edge-relay-b-[0-9a-f]{12}$/);
-    expect(edgeBootSecret('prod', 'relay-b').name).not.toBe(edgeBootSecret('prod', 'relay').name);
   });
 });
 
@@ -122,19 +115,19 @@ describe('planEdges', () => {
       what: 'a worker labelled: the three parts there; the manager svc runs on never gets any, labelled or not',
       nodes: [{ id: 'm', labels: edge }, { id: 'w1', labels: edge }, { id: 'w2' }],
       services: [],
-      want: { create: ['w1/proxy', 'w1/relay', 'w1/relay-b', 'w1/swap'], update: [], remove: [], removeSecrets: [], skipped: [] },
+      want: { create: ['w1/proxy', 'w1/relay', 'w1/dns'], update: [], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'all in place: nothing to do',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
-      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap')],
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'dns')],
       want: { create: [], update: [], remove: [], removeSecrets: [], skipped: [] },
     },
     {
       what: 'the label removed, or set to false: every part goes',
       nodes: [{ id: 'm' }, { id: 'w1', labels: { 'svc.edge': 'false' } }, { id: 'w2' }],
-      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap'), svc('w2', 'proxy')],
-      want: { create: [], update: [], remove: ['prod-edge-proxy-w1', 'prod-edge-relay-w1', 'prod-edge-relay-b-w1', 'prod-edge-swap-w1', 'prod-edge-proxy-w2'], removeSecrets: [], skipped: [] },
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), svc('w1', 'dns'), svc('w2', 'proxy')],
+      want: { create: [], update: [], remove: ['prod-edge-proxy-w1', 'prod-edge-relay-w1', 'prod-edge-dns-w1', 'prod-edge-proxy-w2'], removeSecrets: [], skipped: [] },
     },
     {
       what: 'the node left the Swarm: its services go',
@@ -145,14 +138,14 @@ describe('planEdges', () => {
     {
       what: 'another spec hash (a new image) or scaled by hand: updated; one part missing: made',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }, { id: 'w2', labels: edge }],
-      services: [svc('w1', 'proxy', 'old'), svc('w1', 'relay', 'h', 0), svc('w1', 'relay-b'), svc('w1', 'swap'), svc('w2', 'relay'), svc('w2', 'relay-b'), svc('w2', 'swap')],
+      services: [svc('w1', 'proxy', 'old'), svc('w1', 'relay', 'h', 0), svc('w1', 'dns'), svc('w2', 'relay'), svc('w2', 'dns')],
       want: { create: ['w2/proxy'], update: ['prod-edge-proxy-w1', 'prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
     },
     {
-      what: 'upgrade: a node with the single relay of before gets relay B beside it, relay A updated (its new spec)',
+      what: 'upgrade: a node with the pair of before keeps its Caddy and relay A, gets its resolver; relay B and the swapper go',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
-      services: [svc('w1', 'proxy'), svc('w1', 'relay', 'single')],
-      want: { create: ['w1/relay-b', 'w1/swap'], update: ['prod-edge-relay-w1'], remove: [], removeSecrets: [], skipped: [] },
+      services: [svc('w1', 'proxy'), svc('w1', 'relay'), { ...svc('w1', 'relay'), id: 'b', name: 'prod-edge-relay-b-w1', labels: { ...svc('w1', 'relay').labels, 'svc.role': 'edge-relay-b' } }, { ...svc('w1', 'relay'), id: 's', name: 'prod-edge-swap-w1', labels: { ...svc('w1', 'relay').labels, 'svc.role': 'edge-swap' } }],
+      want: { create: ['w1/dns'], update: [], remove: ['prod-edge-relay-b-w1', 'prod-edge-swap-w1'], removeSecrets: [], skipped: [] },
     },
     {
       what: 'a label not understood: the node is skipped and what runs there stays',
@@ -163,7 +156,7 @@ describe('planEdges', () => {
     {
       what: 'a second service for the same node and part, or one without a node: removed',
       nodes: [{ id: 'm' }, { id: 'w1', labels: edge }],
-      services: [svc('w1', 'proxy'), { ...svc('w1', 'proxy'), id: 'dup', name: 'dup' }, svc('w1', 'relay'), svc('w1', 'relay-b'), svc('w1', 'swap'), { id: 'x', name: 'x', labels: { 'svc.role': 'edge-proxy' } }],
+      services: [svc('w1', 'proxy'), { ...svc('w1', 'proxy'), id: 'dup', name: 'dup' }, svc('w1', 'relay'), svc('w1', 'dns'), { id: 'x', name: 'x', labels: { 'svc.role': 'edge-proxy' } }],
       want: { create: [], update: [], remove: ['dup', 'x'], removeSecrets: [], skipped: [] },
     },
   ])('$what', ({ nodes, services, want }) => {
