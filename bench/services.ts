@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
-import { kindOf } from '../src/catalog/catalog.js';
+import { imageFor, kindOf } from '../src/catalog/catalog.js';
+import { newestVersion } from '../src/catalog/types.js';
 import { createSealer } from '../src/crypto.js';
 import { silentLogger } from '../src/log.js';
 import { createDockerRuntime } from '../src/runtime/docker.js';
@@ -97,7 +98,7 @@ async function byHand(type: (typeof TYPES)[number], run: number): Promise<number
     writeFileSync(join(data, 'garage.toml'), garageToml(creds), { mode: 0o600 });
     argv.push('-v', `${join(data, 'garage.toml')}:/etc/garage.toml:ro`);
   }
-  await docker([...argv, kind.image(SERVICE_TEST_IMAGES), ...(cfg.cmd ?? [])]);
+  await docker([...argv, imageFor(kind, SERVICE_TEST_IMAGES, newestVersion(type)).image, ...(cfg.cmd ?? [])]);
   const r = kind.readiness(creds);
   for (;;) {
     if (r.kind === 'exec') {

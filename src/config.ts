@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import type { ServiceImages } from './catalog/catalog.js';
+import { SERVICE_TYPES, SERVICE_VERSIONS, versionSuffix } from './catalog/types.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -50,10 +52,11 @@ const schema = z.object({
   SVC_DNS_PORT: port.default(15353),
   SVC_NETWORK: optional.pipe(z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/).optional()),
   SVC_INSTANCE: optional.pipe(z.string().regex(/^[a-z][a-z0-9-]{0,30}$/).optional()),
-  SVC_IMAGE_POSTGRES: z.string().default('postgres:16'),
-  SVC_IMAGE_MYSQL: z.string().default('mysql:8'),
-  SVC_IMAGE_REDIS: z.string().default('redis:7-alpine'),
-  SVC_IMAGE_GARAGE: z.string().default('dxflrs/garage:v1.0.1'),
+  // Unset: the official image of the service's version (catalog); SVC_IMAGE_<TYPE>_<MAJOR> wins (versionImages).
+  SVC_IMAGE_POSTGRES: optional,
+  SVC_IMAGE_MYSQL: optional,
+  SVC_IMAGE_REDIS: optional,
+  SVC_IMAGE_GARAGE: optional,
   SVC_BACKUP_INTERVAL_MINUTES: nonNegInt.default(0),
   SVC_BACKUP_RETAIN_COUNT: z.coerce.number().int().min(1).default(10),
   SVC_BACKUP_DIR: optional,
@@ -150,7 +153,8 @@ export interface Config {
   /** SVC_INSTANCE and SVC_NETWORK as set (undefined: the data directory's identity decides). */
   instanceOverride: string | undefined;
   networkOverride: string | undefined;
-  images: { postgres: string; mysql: string; redis: string; garage: string };
+  /** SVC_IMAGE_<TYPE> and SVC_IMAGE_<TYPE>_<MAJOR> (catalog's imageFor says which wins). */
+  images: ServiceImages;
   backup: { intervalMinutes: number; retainCount: number };
   /** Off-host copies (src/offsite): the age key uploads are encrypted for, remote retention, retry base. */
   offsite: { passphrase: string | undefined; ageRecipient: string | undefined; retainCount: number; retrySeconds: number; scryptWorkFactor: number };
@@ -190,6 +194,24 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * `SVC_IMAGE_<TYPE>_<MAJOR>` (`SVC_IMAGE_POSTGRES_17`, `SVC_IMAGE_MYSQL_8_4`) keyed `postgres:17`: one
+ * version's image. A variable naming a version svc does not offer stops the start (it would never be used).
+ */
+export function versionImages(vars: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(vars)) {
+    const m = /^SVC_IMAGE_([A-Z]+)_(\d+(?:_\d+)?)$/.exec(k);
+    if (!m || !v) continue;
+    const type = SERVICE_TYPES.find((t) => t.toUpperCase() === m[1]);
+    if (!type) continue;
+    const version = SERVICE_VERSIONS[type].find((x) => versionSuffix(x) === m[2]);
+    if (!version) throw new ConfigError(`invalid configuration: ${k}: ${type} is offered at versions ${SERVICE_VERSIONS[type].join(', ')}`);
+    out[`${type}:${version}`] = v;
+  }
+  return out;
+}
 
 /** The configuration with this data directory's identity: its label and, unless SVC_NETWORK says otherwise, its network. */
 export const withInstance = (config: Config, instance: string): Config => ({ ...config, instance, network: config.networkOverride ?? instance });
@@ -249,6 +271,7 @@ export function parseConfig(vars: Record<string, string | undefined>, envFile = 
       mysql: e.SVC_IMAGE_MYSQL,
       redis: e.SVC_IMAGE_REDIS,
       garage: e.SVC_IMAGE_GARAGE,
+      byVersion: versionImages(vars),
     },
     backup: { intervalMinutes: e.SVC_BACKUP_INTERVAL_MINUTES, retainCount: e.SVC_BACKUP_RETAIN_COUNT },
     offsite: {

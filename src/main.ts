@@ -293,6 +293,6 @@ function registerReconcilers(d: { config: Config; db: Db; sealer: ReturnType<typ
     }),
   );
   manager.register(
-    createServiceReconciler({ db, bus, runtime, sealer, log, now: Date.now, images: config.images, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, fetch: d.probes.serviceFetch, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
+    createServiceReconciler({ db, bus, runtime, sealer, log, now: Date.now, images: config.images, enqueue: manager.enqueue, httpGet: d.probes.probe, tcpOpen: d.probes.tcpOpen, fetch: d.probes.serviceFetch, settings: { network: config.network, instance: config.instance, dataDir: config.dataDir } }),
   );
 }

@@ -7,7 +7,7 @@
 // never leaves a file under a published name.
 import { mkdir, mkdtemp, rm, rename, stat, chmod, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { kindOf } from '../catalog/catalog.js';
+import { dataPathOf, kindOf } from '../catalog/catalog.js';
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -110,7 +110,7 @@ export function archiveEnv(d: Pick<ArchiveDeps, 'effectiveEnv' | 'envFile'>): Re
 async function servicesHeldElsewhere(d: ArchiveDeps): Promise<Map<string, { containerName: string; dataPath: string }>> {
   const out = new Map<string, { containerName: string; dataPath: string }>();
   for (const svc of listServices(d.db)) {
-    if (await d.runtime.dataNodeOf(svc.containerName)) out.set(svc.name, { containerName: svc.containerName, dataPath: kindOf(svc.type).dataPath });
+    if (await d.runtime.dataNodeOf(svc.containerName)) out.set(svc.name, { containerName: svc.containerName, dataPath: dataPathOf(kindOf(svc.type), svc.version) });
   }
   return out;
 }

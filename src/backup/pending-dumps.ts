@@ -6,7 +6,7 @@
 // resumes; a failed load keeps the file and is retried with backoff.
 import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { kindOf } from '../catalog/catalog.js';
+import { dataPathOf, kindOf } from '../catalog/catalog.js';
 import type { Result } from '../controller/types.js';
 import type { Sealer } from '../crypto.js';
 import type { Logger } from '../log.js';
@@ -54,7 +54,7 @@ export async function loadPendingDumps(d: PendingDumpDeps): Promise<Result> {
     const inDataDir = join(row.dataDir, IN_CONTAINER);
     copyFileSync(file, inDataDir);
     try {
-      const cmd = kind.loadDump(openCredentials(d.sealer, row), `${kind.dataPath}/${IN_CONTAINER}`);
+      const cmd = kind.loadDump(openCredentials(d.sealer, row), `${dataPathOf(kind, row.version)}/${IN_CONTAINER}`);
       const res = await d.runtime.exec(row.containerName, cmd.cmd, { env: cmd.env });
       if (res.exitCode !== 0) throw new Error(`loading the dump of ${name} failed (exit ${res.exitCode}): ${res.stderr.trim().split('\n').slice(-3).join(' ')}`);
     } finally {

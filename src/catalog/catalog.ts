@@ -1,8 +1,7 @@
 // The service catalog: everything svc knows about one service type in one place (image, port, data path,
 // credentials, container command, readiness, injected variables, backup dump). Reconciler, store, API and
 // backups read it so adding a type is one new file, not a hunt through switch statements.
-import type { Config } from '../config.js';
-import { SERVICE_TYPES, type ServiceType } from './types.js';
+import { SERVICE_TYPES, SERVICE_VERSIONS, versionSuffix, type ServiceType } from './types.js';
 import { postgres } from './postgres.js';
 import { mysql } from './mysql.js';
 import { redis } from './redis.js';
@@ -51,15 +50,38 @@ export interface ContainerConfig {
   extraMounts?: { source: string; target: string; readOnly: boolean }[];
 }
 
+/**
+ * The images the operator configured (config.ts). `<type>`: `SVC_IMAGE_<TYPE>`, the image of that type's
+ * services for which no version-specific variable is set; `byVersion['postgres:17']`:
+ * `SVC_IMAGE_POSTGRES_17`, one version's image, which wins. Neither: the official image of the version.
+ */
+export interface ServiceImages {
+  postgres?: string;
+  mysql?: string;
+  redis?: string;
+  garage?: string;
+  byVersion?: Record<string, string>;
+}
+
+/**
+ * Where a service's image came from. Only a `version` or `official` image is known to be of that version, so
+ * only those are followed by a running service when they change (a minor update: a restart, data kept);
+ * a type-wide `SVC_IMAGE_<TYPE>` is settled at activation, as before versions (decision 0033).
+ */
+export type ImageSource = 'version' | 'type' | 'official';
+
 export interface ServiceKind {
   type: ServiceType;
-  image(images: Config['images']): string;
+  /** The official image of a version (`postgres:17`), used when no variable names one. */
+  officialImage(version: string): string;
   internalPort: number;
   /** The engine's data directory inside the container; the service's host data dir is mounted there. */
   dataPath: string;
+  /** A version whose image keeps its data elsewhere (postgres 18: /var/lib/postgresql). */
+  dataPathAt?(version: string): string | undefined;
   /** Strong random credentials, generated once at creation. */
   generateCredentials(name: string): Credentials;
-  container(creds: Credentials, place: ServicePlace): ContainerConfig;
+  container(creds: Credentials, place: ServicePlace, version?: string): ContainerConfig;
   /** Files the container needs before it starts (written into the data dir by the reconciler). */
   files?(creds: Credentials): { path: string; content: string; mode: number }[];
   readiness(creds: Credentials): Readiness;
@@ -76,8 +98,29 @@ export interface ServiceKind {
   envFields: [suffix: string, field: string][];
   /** Dump of all databases on stdout, for backups; undefined when a volume copy is the backup. */
   dump?(creds: Credentials): ExecCommand;
+  /** Set for types that can be carried across versions (guarded major upgrades). */
+  upgrade?: UpgradeOps;
   /** Loads a dump made by `dump` from a file inside the container (a restore whose archive lacks the data dir). */
   loadDump?(creds: Credentials, file: string): ExecCommand;
+}
+
+/**
+ * How a type's data is carried across a major upgrade (issue 33) by a logical dump and load, each an
+ * exec in one of the two containers. Types without it (garage: one version) are not upgraded.
+ */
+export interface UpgradeOps {
+  /** Run in the old container: refuse writes from now on (the maintenance window) and end open sessions. */
+  freeze(creds: Credentials): ExecCommand;
+  /** Run in either container: take writes again (the old one after a failed upgrade or a revert; the new one after its load). */
+  unfreeze(creds: Credentials): ExecCommand;
+  /** Run in the new container: dump the old one (reached by its host name) with the new version's client, load it here. */
+  move(creds: Credentials, fromHost: string): ExecCommand;
+  /** Load errors that are expected (objects the new container made at its first start: the user, the database). */
+  expectedLoadErrors(creds: Credentials): RegExp[];
+  /** Lists the databases (stdout, one per line). */
+  databases(creds: Credentials): ExecCommand;
+  /** Per table of one database: `<table> <rows> <checksum>` lines on stdout, sorted. */
+  tableSums(creds: Credentials, database: string): ExecCommand;
 }
 
 const KINDS: Record<ServiceType, ServiceKind> = { postgres, mysql, redis, garage };
@@ -93,6 +136,24 @@ export function kindOf(type: ServiceType): ServiceKind {
   if (!k) throw new Error(`unknown service type ${type}`);
   return k;
 }
+
+/** The image a service of this type and version is created from, and which setting chose it. */
+export function imageFor(kind: ServiceKind, images: ServiceImages | undefined, version: string): { image: string; source: ImageSource } {
+  const own = images?.byVersion?.[`${kind.type}:${version}`];
+  if (own) return { image: own, source: 'version' };
+  const typeWide = images?.[kind.type];
+  if (typeWide) return { image: typeWide, source: 'type' };
+  return { image: kind.officialImage(version), source: 'official' };
+}
+
+/** The variable that names one version's image: `SVC_IMAGE_POSTGRES_17`, `SVC_IMAGE_MYSQL_8_4`. */
+export const versionImageVariable = (type: ServiceType, version: string) => `SVC_IMAGE_${type.toUpperCase()}_${versionSuffix(version)}`;
+
+/** The data path inside the container for a version. */
+export const dataPathOf = (kind: ServiceKind, version: string | null | undefined): string => (version && kind.dataPathAt?.(version)) || kind.dataPath;
+
+/** The versions a type is offered at, oldest first. */
+export const versionsOf = (type: ServiceType): readonly string[] => SERVICE_VERSIONS[type];
 
 /** `<instance>-svc-<name>` (`svc-svc-<name>` for the legacy instance): the container and host name of a service. */
 export const serviceContainerName = (instance: string, name: string) => `${instance}-svc-${name}`;

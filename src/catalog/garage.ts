@@ -42,7 +42,7 @@ export const garageKey = () => ({ access_key: `GK${randomHex(12)}`, secret_key: 
 
 export const garage: ServiceKind = {
   type: 'garage',
-  image: (images) => images.garage,
+  officialImage: () => 'dxflrs/garage:v1.0.1',
   internalPort: GARAGE_S3_PORT,
   dataPath: '/data',
   generateCredentials: (name) => ({

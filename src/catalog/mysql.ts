@@ -7,7 +7,7 @@ const PORT = 3306;
 
 export const mysql: ServiceKind = {
   type: 'mysql',
-  image: (images) => images.mysql,
+  officialImage: (v) => `mysql:${v}`,
   internalPort: PORT,
   dataPath: '/var/lib/mysql',
   generateCredentials: () => ({ user: 'svc', password: randomPassword(), database: 'app', root_password: randomPassword() }),

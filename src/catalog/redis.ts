@@ -6,7 +6,7 @@ const PORT = 6379;
 
 export const redis: ServiceKind = {
   type: 'redis',
-  image: (images) => images.redis,
+  officialImage: (v) => `redis:${v}-alpine`,
   internalPort: PORT,
   dataPath: '/data',
   generateCredentials: () => ({ password: randomPassword() }),

@@ -8,14 +8,14 @@ import { printJson } from './output.js';
 type Write = (s: string) => void;
 const stdout: Write = (s) => void process.stdout.write(s);
 
-interface ServiceJson { name: string; type: string; image_ref: string; status: string; linked_apps: string[] }
+interface ServiceJson { name: string; type: string; version: string; image_ref: string; status: string; linked_apps: string[] }
 interface DeployJson { id: number; status: string; image_ref: string; origin?: string | null; created_at: string; error?: string | null }
 interface TokenJson { id: number; name: string; scopes: string[]; expires_at: string | null; created_at: string; last_used_at: string | null }
 
 export async function servicesCommand(client: Client, o: { json?: boolean }, write: Write = stdout): Promise<number> {
   const list = await client.json<ServiceJson[]>('GET', '/api/services');
   if (o.json) return printJson(list, write), 0;
-  write(list.length === 0 ? 'no services\n' : formatTable([['NAME', 'TYPE', 'STATUS', 'IMAGE', 'APPS'], ...list.map((s) => [s.name, s.type, s.status, s.image_ref, s.linked_apps.join(',') || '-'])]));
+  write(list.length === 0 ? 'no services\n' : formatTable([['NAME', 'TYPE', 'VERSION', 'STATUS', 'IMAGE', 'APPS'], ...list.map((s) => [s.name, s.type, s.version, s.status, s.image_ref, s.linked_apps.join(',') || '-'])]));
   return 0;
 }
 

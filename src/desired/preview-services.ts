@@ -5,7 +5,7 @@
 // every path that deletes the preview app marks them deleted with their data (src/store/previews.ts).
 import { existsSync, readdirSync } from 'node:fs';
 import { and, eq } from 'drizzle-orm';
-import { kindOf, serviceContainerName } from '../catalog/catalog.js';
+import { imageFor, kindOf, serviceContainerName } from '../catalog/catalog.js';
 import { listLinks } from '../store/links.js';
 import { previewServicesOf, releaseService } from '../store/previews.js';
 import { serviceLinks, services } from '../store/schema/index.js';
@@ -37,7 +37,9 @@ export function syncPreviewServices(ctx: CommandCtx, parentId: number, preview: 
         .values({
           name,
           type: source.type,
-          imageRef: kind.image(config.images),
+          // The parent's live version, so the preview runs what the app runs.
+          version: source.version,
+          imageRef: imageFor(kind, config.images, source.version).image,
           containerName: serviceContainerName(config.instance, name),
           internalPort: kind.internalPort,
           dataDir: serviceDataDir(config.dataDir, name),

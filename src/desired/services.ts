@@ -5,18 +5,19 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { isServiceType, kindOf, serviceContainerName, serviceTypes } from '../catalog/catalog.js';
+import { imageFor, isServiceType, kindOf, serviceContainerName, serviceTypes, versionsOf } from '../catalog/catalog.js';
+import { newestVersion } from '../catalog/types.js';
 import { keyOf } from '../controller/types.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { tx, type Db } from '../store/db.js';
-import { nowIso, serviceLinks, services, type Owner } from '../store/schema/index.js';
+import { nowIso, serviceLinks, services, serviceUpgrades, type Owner } from '../store/schema/index.js';
 import { toServiceView, type ServiceView } from '../store/service-view.js';
 import { bumpConfigVersion, getService, linkedAppNames, SERVICE_NAME, serviceDataDir } from '../store/services.js';
 import type { CommandCtx, Origin } from './context.js';
 import { parseInput } from './parse.js';
 
-/** The create input; name and type get their own sentences below (the valid types are listed). */
-export const createServiceSchema = z.object({ name: z.string(), type: z.string() }).strict();
+/** The create input; name, type and version get their own sentences below (the valid values are listed). */
+export const createServiceSchema = z.object({ name: z.string(), type: z.string(), version: z.union([z.string(), z.number()]).optional() }).strict();
 
 /**
  * Creates a service in `pending`: validates name and type, refuses a name in use (or one whose data dir
@@ -32,6 +33,11 @@ export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, own
   if (!isServiceType(input.type)) {
     throw invalid(`type: unknown service type "${input.type}"; valid types: ${serviceTypes.join(', ')}`, { valid_types: [...serviceTypes] });
   }
+  // A number is accepted for the manifest's `version: 17`; 8.4 as a number is the same string.
+  const version = input.version === undefined ? newestVersion(input.type) : String(input.version);
+  if (!versionsOf(input.type).includes(version)) {
+    throw invalid(`version: ${input.type} is offered at versions ${versionsOf(input.type).join(', ')}`, { valid_versions: [...versionsOf(input.type)] });
+  }
   const existing = db.select().from(services).where(eq(services.name, input.name)).get();
   if (existing) {
     throw conflict(existing.deletedAt ? `service ${input.name} is being deleted; try again shortly` : `a service named ${input.name} already exists`);
@@ -41,6 +47,10 @@ export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, own
     throw conflict(`the data directory of ${input.name} still holds a former service's data; remove ${dataDir} or choose another name`);
   }
   const kind = kindOf(input.type);
+  const containerName = serviceContainerName(config.instance, input.name);
+  if (db.select({ id: serviceUpgrades.id }).from(serviceUpgrades).where(eq(serviceUpgrades.toContainer, containerName)).get()) {
+    throw conflict(`the container name of ${input.name} is held by another service's upgrade; choose another name`);
+  }
   const credentials = kind.generateCredentials(input.name);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const row = db
@@ -48,9 +58,10 @@ export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, own
     .values({
       name: input.name,
       type: input.type,
-      imageRef: kind.image(config.images),
+      version,
+      imageRef: imageFor(kind, config.images, version).image,
       desiredRunning: true,
-      containerName: serviceContainerName(config.instance, input.name),
+      containerName,
       internalPort: kind.internalPort,
       dataDir,
       credentialsSealed: ctx.sealer.sealJson(credentials),
@@ -59,7 +70,7 @@ export function createService(ctx: CommandCtx, raw: unknown, origin: Origin, own
     .returning()
     .get();
   ctx.enqueue(keyOf('service', row.name));
-  ctx.log.info('service created', { service: row.name, type: row.type, origin });
+  ctx.log.info('service created', { service: row.name, type: row.type, version, origin });
   return toServiceView(row, null);
 }
 

@@ -119,7 +119,7 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
     const id = appIdByName(db, name);
     if (id !== undefined) deleteApp(deps, id, 'manifest');
   }
-  for (const s of plan.createServices) createService(deps, { name: s.name, type: s.type }, 'manifest', source);
+  for (const s of plan.createServices) createService(deps, { name: s.name, type: s.type, ...(s.version !== undefined ? { version: s.version } : {}) }, 'manifest', source);
   const rev = revision.slice(0, 12);
   for (const a of plan.apps) {
     const { diff } = a;

@@ -56,7 +56,7 @@ export interface Plan {
   resources: PlannedResource[];
   errors: ManifestError[];
   /** Services to create (name, type), apps to write, apps and services to delete. */
-  createServices: { name: string; type: string }[];
+  createServices: { name: string; type: string; version?: string }[];
   apps: AppStep[];
   deleteApps: string[];
   deleteServices: string[];
@@ -83,6 +83,9 @@ function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
       if (cur?.owner === 'rest') err(d, 'metadata.name', `service ${cur.name} was created through the API or UI; manifests do not change it`);
       else if (cur?.deleting) err(d, 'metadata.name', `service ${cur.name} is being deleted; apply again shortly`);
       else if (cur && cur.type !== d.doc.spec.type) err(d, 'spec.type', `the type of service ${cur.name} is ${cur.type} and cannot change`);
+      else if (cur && !cur.deleting && d.doc.spec.version !== undefined && d.doc.spec.version !== cur.version) {
+        err(d, 'spec.version', `service ${cur.name} runs version ${cur.version}; a version change is a guarded upgrade: svc services upgrade ${cur.name} ${d.doc.spec.version}`);
+      }
     }
   }
   const pruned = new Set(pruneApps(docs, input));
@@ -165,7 +168,7 @@ function buildPlan(docs: SourcedDoc[], input: PlanInput): Omit<Plan, 'errors'> {
   for (const d of docs) {
     if (d.doc.kind !== 'Service') continue;
     const exists = liveServices.has(d.doc.metadata.name);
-    if (!exists) createServices.push({ name: d.doc.metadata.name, type: d.doc.spec.type });
+    if (!exists) createServices.push({ name: d.doc.metadata.name, type: d.doc.spec.type, ...(d.doc.spec.version !== undefined ? { version: d.doc.spec.version } : {}) });
     resources.push({ kind: 'Service', name: d.doc.metadata.name, action: exists ? 'unchanged' : 'create', changes: [], file: d.file });
   }
   const apps = new Map(state.apps.map((a) => [a.name, a]));

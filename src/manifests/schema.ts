@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { appFieldShape } from '../desired/apps.js';
 import { aliasSchema, envKeySchema, envValueSchema, nameSchema } from '../desired/fields.js';
 import { SERVICE_TYPES } from '../store/schema/index.js';
+import { SERVICE_VERSIONS } from '../catalog/types.js';
 
 export const API_VERSION = 'svc/v1';
 
@@ -46,7 +47,19 @@ export const serviceDocSchema = z
     apiVersion: z.literal(API_VERSION),
     kind: z.literal('Service'),
     metadata,
-    spec: z.object({ type: z.enum(SERVICE_TYPES) }).strict(),
+    spec: z
+      .object({
+        type: z.enum(SERVICE_TYPES),
+        /** The version (postgres 15-18, mysql 8.0/8.4, redis 7/8, garage 1); absent: the newest at creation. */
+        version: z.union([z.string(), z.number()]).transform(String).optional(),
+      })
+      .strict()
+      .superRefine((spec, ctx) => {
+        const offered = SERVICE_VERSIONS[spec.type];
+        if (spec.version !== undefined && !offered.includes(spec.version)) {
+          ctx.addIssue({ code: 'custom', path: ['version'], message: `${spec.type} is offered at versions ${offered.join(', ')}` });
+        }
+      }),
   })
   .strict();
 

@@ -7,6 +7,7 @@ import type { Db } from '../store/db.js';
 import { plainValue } from '../store/env.js';
 import { APP_DEFAULTS, type AppFields } from '../desired/apps.js';
 import { listAppViews } from '../store/apps.js';
+import { selectServiceViews, viewOf } from '../store/service-view.js';
 import { apps, deploys, envVars, serviceLinks, services, type Owner, type ServiceType } from '../store/schema/index.js';
 
 export interface CurrentEnv {
@@ -38,6 +39,8 @@ export interface CurrentService {
   name: string;
   type: ServiceType;
   owner: Owner;
+  /** The version that serves (after an upgrade's switch, the new one). */
+  version: string;
   /** Marked deleted, the reconciler is removing it. */
   deleting: boolean;
 }
@@ -67,7 +70,7 @@ function openToken(sealer: Sealer, sealed: string | null): string | null {
 /** Reads the whole current state in a handful of queries (500 apps plan in milliseconds). */
 export function readState(db: Db, sealer: Sealer): CurrentState {
   const appRows = listAppViews(db);
-  const serviceRows = db.select().from(services).all();
+  const serviceRows = selectServiceViews(db).all().map(viewOf);
   const serviceName = new Map(serviceRows.map((s) => [s.id, s.name]));
   const envByApp = new Map<number, CurrentEnv[]>();
   for (const row of db.select().from(envVars).all()) {
@@ -111,7 +114,7 @@ export function readState(db: Db, sealer: Sealer): CurrentState {
         failedImages: [...newestByImage].filter(([, s]) => s === 'failed' || s === 'auto_rollback').map(([image]) => image),
       };
     }),
-    services: serviceRows.map((s) => ({ id: s.id, name: s.name, type: s.type, owner: s.owner, deleting: s.deletedAt !== null })),
+    services: serviceRows.map((s) => ({ id: s.id, name: s.name, type: s.type, owner: s.owner, version: s.version, deleting: s.deletedAt !== null })),
   };
 }
 

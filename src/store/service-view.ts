@@ -4,6 +4,7 @@
 // before the two were apart, so presenters (API JSON, UI, backups, manifests) read it unchanged.
 import { eq } from 'drizzle-orm';
 import type { Db } from './db.js';
+import { LEGACY_VERSIONS } from '../catalog/types.js';
 import { services, serviceStatus, type ServiceRow, type ServiceStatusRow } from './schema/index.js';
 
 /** The observed facts of a service under the names readers use. */
@@ -20,19 +21,32 @@ export const NO_SERVICE_STATUS: ServiceObserved = {
   startSeenAt: null,
   activatedAt: null,
   provisionedAt: null,
+  liveVersion: null,
+  liveContainer: null,
+  liveDataDir: null,
 };
 
 /**
  * Spec and observed facts in one record. `imageRef` is the image that runs (the observed one, else the
  * spec's); `specImageRef` the one chosen at creation; `updatedAt` the later of the two rows' times.
+ * `version`, `containerName` and `dataDir` are the live ones: after a guarded upgrade's switch those of the
+ * new container (service_status.live_*), else the spec's; `spec*` keep the creation-time values.
  */
-export type ServiceView = ServiceRow & Omit<ServiceObserved, 'imageRef'> & { specImageRef: string };
+export type ServiceView = Omit<ServiceRow, 'version'> &
+  Omit<ServiceObserved, 'imageRef'> & { version: string; specImageRef: string; specVersion: string; specContainerName: string; specDataDir: string };
 
 export function toServiceView(row: ServiceRow, s: ServiceStatusRow | null | undefined): ServiceView {
   const { serviceId: _id, updatedAt: observedAt, imageRef, ...facts } = s ?? { ...NO_SERVICE_STATUS, serviceId: row.id, updatedAt: row.updatedAt };
+  const specVersion = row.version ?? LEGACY_VERSIONS[row.type];
   return {
     ...row,
     ...facts,
+    version: facts.liveVersion ?? specVersion,
+    containerName: facts.liveContainer ?? row.containerName,
+    dataDir: facts.liveDataDir ?? row.dataDir,
+    specVersion,
+    specContainerName: row.containerName,
+    specDataDir: row.dataDir,
     specImageRef: row.imageRef,
     imageRef: imageRef ?? row.imageRef,
     updatedAt: observedAt > row.updatedAt ? observedAt : row.updatedAt,

@@ -79,6 +79,7 @@ export const ServicesTable = ({ services, id = 'services-table' }: { services: S
         <tr>
           <th scope="col">Name</th>
           <th scope="col">Type</th>
+          <th scope="col">Version</th>
           <th scope="col">Status</th>
           <th scope="col">Container</th>
         </tr>
@@ -86,7 +87,7 @@ export const ServicesTable = ({ services, id = 'services-table' }: { services: S
       <tbody>
         {services.length === 0 && (
           <tr>
-            <td colspan={4} class="muted">
+            <td colspan={5} class="muted">
               No services yet.
             </td>
           </tr>
@@ -97,6 +98,7 @@ export const ServicesTable = ({ services, id = 'services-table' }: { services: S
               <a href={`/services/${s.id}`}>{s.name}</a>
             </td>
             <td>{s.type}</td>
+            <td>{s.version}</td>
             <td>
               <Badge status={s.status} />
             </td>

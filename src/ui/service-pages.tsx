@@ -7,7 +7,7 @@ import { metricsJson } from '../metrics/query.js';
 import { isRange, type Range } from '../metrics/tiers.js';
 import { Hono, type Context } from 'hono';
 import { DomainError, notFound } from '../errors.js';
-import { serviceTypes } from '../catalog/catalog.js';
+import { serviceTypes, versionsOf } from '../catalog/catalog.js';
 import { createService, deleteService, setServiceRunning } from '../desired/services.js';
 import { statusOf as httpStatus } from '../http/errors.js';
 import { idParam } from '../http/request.js';
@@ -39,7 +39,7 @@ export function servicePages(deps: UiDeps) {
     return row;
   };
 
-  const listPage = (c: Context<UiEnv>, o: { error?: string; name?: string; type?: string; status?: Status } = {}) =>
+  const listPage = (c: Context<UiEnv>, o: { error?: string; name?: string; type?: string; version?: string; status?: Status } = {}) =>
     render(
       c,
       <Layout title="Services" csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} refresh={5}>
@@ -51,6 +51,7 @@ export function servicePages(deps: UiDeps) {
               <Csrf token={c.var.csrf} />
               <Field label="Name" name="name" value={o.name} required autocomplete="off" hint="lowercase letters, digits and -" />
               <Select label="Type" name="type" value={o.type ?? 'postgres'} options={serviceTypes.map((t) => [t, t] as const)} />
+              <Field label="Version" name="version" value={o.version} autocomplete="off" hint={`empty: the newest (${serviceTypes.map((t) => `${t} ${versionsOf(t).join('/')}`).join('; ')})`} />
               <button type="submit">Create service</button>
             </form>
           </>
@@ -63,11 +64,12 @@ export function servicePages(deps: UiDeps) {
   r.post('/services', async (c) => {
     const form = await readForm(c, deps);
     try {
-      const row = createService(deps, { name: form.name?.trim() ?? '', type: form.type ?? '' }, 'ui');
+      const version = form.version?.trim();
+      const row = createService(deps, { name: form.name?.trim() ?? '', type: form.type ?? '', ...(version ? { version } : {}) }, 'ui');
       return done(c, `/services/${row.id}`, 'service_created');
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      return listPage(c, { error: formError(err), name: form.name, type: form.type, status: statusOf(err) });
+      return listPage(c, { error: formError(err), name: form.name, type: form.type, version: form.version, status: statusOf(err) });
     }
   });
 
@@ -86,6 +88,8 @@ export function servicePages(deps: UiDeps) {
             </dd>
             <dt>Type</dt>
             <dd>{s.type}</dd>
+            <dt>Version</dt>
+            <dd>{s.version}</dd>
             <dt>Image</dt>
             <dd class="mono">{s.imageRef}</dd>
             <dt>Container</dt>

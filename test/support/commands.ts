@@ -56,8 +56,8 @@ export const deleteLink = (db: Db, enqueue: Enqueue, appId: number, serviceId: n
 
 export const createService = (
   db: Db, sealer: Sealer, enqueue: Enqueue, config: Pick<Config, 'dataDir' | 'images' | 'instance'>,
-  s: { name: string; type: string; owner?: Owner },
-) => services.createService(commandCtx(db, { enqueue, sealer, config }), { name: s.name, type: s.type }, 'api', s.owner);
+  s: { name: string; type: string; version?: string; owner?: Owner },
+) => services.createService(commandCtx(db, { enqueue, sealer, config }), { name: s.name, type: s.type, ...(s.version ? { version: s.version } : {}) }, 'api', s.owner);
 export const setDesiredRunning = (db: Db, enqueue: Enqueue, row: ServiceRow, running: boolean) =>
   services.setServiceRunning(commandCtx(db, { enqueue }), row.id, running, 'api');
 export const markServiceDeleted = (db: Db, enqueue: Enqueue, row: ServiceRow, opts: { purge: boolean; force: boolean }) =>

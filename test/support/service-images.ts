@@ -30,6 +30,19 @@ export const POSTGRES_TEST_IMAGE = 'svc-test/postgres:16';
 export const MYSQL_TEST_IMAGE = 'svc-test/mysql:8';
 export const REDIS_TEST_IMAGE = 'svc-test/redis:7';
 export const GARAGE_TEST_IMAGE = 'svc-test/garage:1';
+/** Debian trixie's engines (PostgreSQL 17, MariaDB 11.8, redis 8.0): the newer major of each upgrade test. */
+export const ENGINES_TRIXIE_IMAGE = 'svc-test/engines-base:trixie';
+
+/**
+ * Stand-ins of two majors per engine for upgrade tests, each the suite's own packages behind the same
+ * entrypoint contract as the official image of that version: postgres 15 (bookworm) and 17 (trixie),
+ * redis 7.0 (bookworm) and 8.0 (trixie), MariaDB 10.11 (bookworm) and 11.8 (trixie) for mysql 8.0 and 8.4.
+ */
+export const VERSIONED_TEST_IMAGES = {
+  postgres: { '15': 'svc-test/postgres:15', '17': 'svc-test/postgres:17' },
+  redis: { '7': 'svc-test/redis:7', '8': 'svc-test/redis:8' },
+  mysql: { '8.0': 'svc-test/mysql:8', '8.4': 'svc-test/mysql:8.4' },
+} as const;
 
 /** Tag per service type, ready for SVC_IMAGE_POSTGRES / _MYSQL / _REDIS / _GARAGE. */
 export const SERVICE_TEST_IMAGES = {
@@ -49,8 +62,15 @@ export const serviceImageEnv = (): Record<string, string> => ({
 
 const IMAGES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'images');
 const MIRROR = process.env.SVC_TEST_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
-const SUITE = 'bookworm';
-const PACKAGES = [
+/** One debootstrap'd suite imported as an image every stand-in of that suite is built FROM. */
+interface Base {
+  tag: string;
+  suite: string;
+  packages: string[];
+  /** Cache of the rootfs tarball between runs (imported from when present). */
+  tarballEnv: string;
+}
+const BOOKWORM_PACKAGES = [
   'postgresql',
   'mariadb-server',
   'mariadb-client',
@@ -60,13 +80,39 @@ const PACKAGES = [
   'ca-certificates',
   'procps',
 ];
+const BOOKWORM: Base = { tag: ENGINES_BASE_IMAGE, suite: 'bookworm', packages: BOOKWORM_PACKAGES, tarballEnv: 'SVC_TEST_ENGINES_TARBALL' };
+const TRIXIE: Base = {
+  tag: ENGINES_TRIXIE_IMAGE,
+  suite: 'trixie',
+  packages: ['postgresql', 'mariadb-server', 'mariadb-client', 'redis-server', 'redis-tools', 'ca-certificates', 'procps'],
+  tarballEnv: 'SVC_TEST_ENGINES_TRIXIE_TARBALL',
+};
 
-/** Image tag -> build context directory under test/support/images. */
-const SERVICE_BUILDS: ReadonlyArray<readonly [tag: string, dir: string]> = [
-  [POSTGRES_TEST_IMAGE, 'postgres'],
-  [MYSQL_TEST_IMAGE, 'mysql'],
-  [REDIS_TEST_IMAGE, 'redis'],
-  [GARAGE_TEST_IMAGE, 'garage-standin'],
+interface Build {
+  tag: string;
+  /** Build context directory under test/support/images. */
+  dir: string;
+  base: Base;
+  args?: Record<string, string>;
+}
+
+const onBookworm = (tag: string, dir: string, args?: Record<string, string>): Build => ({ tag, dir, base: BOOKWORM, args });
+const SERVICE_BUILDS: readonly Build[] = [
+  onBookworm(POSTGRES_TEST_IMAGE, 'postgres', { PG_MAJOR: '15' }),
+  onBookworm(MYSQL_TEST_IMAGE, 'mysql'),
+  onBookworm(REDIS_TEST_IMAGE, 'redis'),
+  onBookworm(GARAGE_TEST_IMAGE, 'garage-standin'),
+];
+const onTrixie = (tag: string, dir: string, args: Record<string, string>): Build => ({ tag, dir, base: TRIXIE, args: { BASE: TRIXIE.tag, ...args } });
+// Trixie first: its debootstrap is the long one, and the bookworm base may meanwhile be made by
+// ensureServiceImages under its own lock.
+const VERSIONED_BUILDS: readonly Build[] = [
+  onTrixie(VERSIONED_TEST_IMAGES.postgres['17'], 'postgres', { PG_MAJOR: '17' }),
+  onTrixie(VERSIONED_TEST_IMAGES.redis['8'], 'redis', {}),
+  onTrixie(VERSIONED_TEST_IMAGES.mysql['8.4'], 'mysql', {}),
+  onBookworm(VERSIONED_TEST_IMAGES.postgres['15'], 'postgres', { PG_MAJOR: '15' }),
+  onBookworm(VERSIONED_TEST_IMAGES.redis['7'], 'redis'),
+  onBookworm(VERSIONED_TEST_IMAGES.mysql['8.0'], 'mysql'),
 ];
 
 type Log = (line: string) => void;
@@ -105,13 +151,14 @@ function run(cmd: string, args: string[], logFile: string, opts: { cwd?: string;
 
 const seconds = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 
-async function buildBase(log: Log, logFile: string): Promise<void> {
-  const cached = process.env.SVC_TEST_ENGINES_TARBALL;
+async function buildBase(base: Base, log: Log, logFile: string): Promise<void> {
+  const { suite: SUITE, packages: PACKAGES } = base;
+  const cached = process.env[base.tarballEnv];
   if (cached && existsSync(cached)) {
     const t0 = Date.now();
-    log(`importing ${ENGINES_BASE_IMAGE} from cached ${cached}`);
-    await importTarball(cached, logFile);
-    log(`imported ${ENGINES_BASE_IMAGE} in ${seconds(t0)}`);
+    log(`importing ${base.tag} from cached ${cached}`);
+    await importTarball(base, cached, logFile);
+    log(`imported ${base.tag} in ${seconds(t0)}`);
     return;
   }
   const work = await mkdtemp(join(tmpdir(), 'svc-engines-'));
@@ -147,8 +194,8 @@ async function buildBase(log: Log, logFile: string): Promise<void> {
     log(`rootfs tarball in ${seconds(t0)}`);
 
     t0 = Date.now();
-    await importTarball(tarball, logFile);
-    log(`docker import ${ENGINES_BASE_IMAGE} in ${seconds(t0)}`);
+    await importTarball(base, tarball, logFile);
+    log(`docker import ${base.tag} in ${seconds(t0)}`);
     if (cached) {
       mkdirSync(dirname(cached), { recursive: true });
       copyFileSync(tarball, cached);
@@ -159,7 +206,7 @@ async function buildBase(log: Log, logFile: string): Promise<void> {
   }
 }
 
-async function importTarball(tarball: string, logFile: string) {
+async function importTarball(base: Base, tarball: string, logFile: string) {
   await run(
     'docker',
     [
@@ -167,28 +214,29 @@ async function importTarball(tarball: string, logFile: string) {
       '--change', 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
       '--change', 'ENV LANG=C.UTF-8',
       '--change', 'CMD ["/bin/bash"]',
-      '--message', `svc-test engines base: debootstrap ${SUITE} minbase + ${PACKAGES.join(',')}`,
+      '--message', `svc-test engines base: debootstrap ${base.suite} minbase + ${base.packages.join(',')}`,
       tarball,
-      ENGINES_BASE_IMAGE,
+      base.tag,
     ],
     logFile,
   );
 }
 
-async function buildService(tag: string, dir: string, logFile: string) {
+async function buildService(b: Build, logFile: string) {
   const ctx = await mkdtemp(join(tmpdir(), 'svc-image-ctx-'));
   try {
-    const src = join(IMAGES_DIR, dir);
+    const src = join(IMAGES_DIR, b.dir);
     for (const f of readdirSync(src)) copyFileSync(join(src, f), join(ctx, f));
-    await run('docker', ['build', '--label', 'svc.test-image=true', '-t', tag, ctx], logFile);
+    const args = Object.entries(b.args ?? {}).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]);
+    await run('docker', ['build', '--label', 'svc.test-image=true', ...args, '-t', b.tag, ctx], logFile);
   } finally {
     rmSync(ctx, { recursive: true, force: true });
   }
 }
 
 /** A cross-process lock (mkdir is atomic), so concurrent callers build once. */
-async function withLock<T>(fn: () => Promise<T>, log: Log): Promise<T> {
-  const lock = join(tmpdir(), 'svc-test-service-images.lock');
+async function withLock<T>(lockName: string, fn: () => Promise<T>, log: Log): Promise<T> {
+  const lock = join(tmpdir(), lockName);
   const deadline = Date.now() + 20 * 60_000;
   let announced = false;
   for (;;) {
@@ -242,33 +290,48 @@ export interface EnsureResult {
  * Makes sure the four service images exist, building what is missing. Idempotent; safe to call from
  * several processes (a lock file serializes builds). Needs root for debootstrap on a cold machine.
  */
-export async function ensureServiceImages(opts: { log?: Log; force?: boolean } = {}): Promise<EnsureResult> {
+export function ensureServiceImages(opts: { log?: Log; force?: boolean } = {}): Promise<EnsureResult> {
+  return ensureBuilds(SERVICE_BUILDS, 'svc-test-service-images.lock', opts);
+}
+
+/**
+ * The stand-ins of two majors per engine (VERSIONED_TEST_IMAGES) for upgrade tests. The first call on a
+ * machine debootstraps trixie (minutes); later ones find every tag and return at once.
+ */
+export function ensureVersionedServiceImages(opts: { log?: Log; force?: boolean } = {}): Promise<EnsureResult> {
+  return ensureBuilds(VERSIONED_BUILDS, 'svc-test-versioned-images.lock', opts);
+}
+
+async function ensureBuilds(builds: readonly Build[], lockName: string, opts: { log?: Log; force?: boolean }): Promise<EnsureResult> {
   const log = opts.log ?? defaultLog;
   const t0 = Date.now();
   const missing = async () => {
-    const out: Array<readonly [string, string]> = [];
-    for (const b of SERVICE_BUILDS) if (opts.force || !(await imageExists(b[0]))) out.push(b);
+    const out: Build[] = [];
+    for (const b of builds) if (opts.force || !(await imageExists(b.tag))) out.push(b);
     return out;
   };
   if ((await missing()).length === 0) {
-    return { built: [], skipped: SERVICE_BUILDS.map((b) => b[0]), baseBuilt: false, seconds: 0 };
+    return { built: [], skipped: builds.map((b) => b.tag), baseBuilt: false, seconds: 0 };
   }
-  return withLock(async () => {
+  return withLock(lockName, async () => {
     const todo = await missing(); // another process may have built them meanwhile
-    const skipped = SERVICE_BUILDS.map((b) => b[0]).filter((t) => !todo.some((b) => b[0] === t));
+    const skipped = builds.map((b) => b.tag).filter((t) => !todo.some((b) => b.tag === t));
     if (todo.length === 0) return { built: [], skipped, baseBuilt: false, seconds: 0 };
     const logFile = join(tmpdir(), `svc-test-images-${Date.now()}.log`);
     let baseBuilt = false;
-    if (opts.force || !(await imageExists(ENGINES_BASE_IMAGE))) {
-      await buildBase(log, logFile);
-      baseBuilt = true;
-    }
-    for (const [tag, dir] of todo) {
+    const basesDone = new Set<Base>();
+    for (const b of todo) {
+      // Each base just before its first image, so a base another lock holder is making is found made.
+      if (!basesDone.has(b.base) && (opts.force || !(await imageExists(b.base.tag)))) {
+        await buildBase(b.base, log, logFile);
+        baseBuilt = true;
+      }
+      basesDone.add(b.base);
       const t1 = Date.now();
-      await buildService(tag, dir, logFile);
-      log(`built ${tag} in ${seconds(t1)}`);
+      await buildService(b, logFile);
+      log(`built ${b.tag} in ${seconds(t1)}`);
     }
-    log(`service images ready in ${seconds(t0)} (built: ${todo.map((b) => b[0]).join(', ')})`);
-    return { built: todo.map((b) => b[0]), skipped, baseBuilt, seconds: (Date.now() - t0) / 1000 };
+    log(`service images ready in ${seconds(t0)} (built: ${todo.map((b) => b.tag).join(', ')})`);
+    return { built: todo.map((b) => b.tag), skipped, baseBuilt, seconds: (Date.now() - t0) / 1000 };
   }, log);
 }

@@ -7,6 +7,12 @@ import { parseConfig, loadConfig, ConfigError } from '../../src/config.js';
 const key = Buffer.alloc(32, 3).toString('base64');
 
 describe('parseConfig', () => {
+  it('reads SVC_IMAGE_<TYPE>_<MAJOR> as one version\'s image and refuses a version svc does not offer', () => {
+    const c = parseConfig({ SVC_ENCRYPTION_KEY: key, SVC_IMAGE_POSTGRES: 'pg:any', SVC_IMAGE_POSTGRES_17: 'pg:17', SVC_IMAGE_MYSQL_8_4: 'my:84' });
+    expect(c.images).toMatchObject({ postgres: 'pg:any', byVersion: { 'postgres:17': 'pg:17', 'mysql:8.4': 'my:84' } });
+    expect(() => parseConfig({ SVC_ENCRYPTION_KEY: key, SVC_IMAGE_POSTGRES_14: 'pg:14' })).toThrow(/SVC_IMAGE_POSTGRES_14: postgres is offered at versions 15, 16, 17, 18/);
+  });
+
   it('applies the defaults of API.md', () => {
     const c = parseConfig({ SVC_ENCRYPTION_KEY: key });
     expect(c.port).toBe(3000);
@@ -14,7 +20,7 @@ describe('parseConfig', () => {
     expect(c.backupDir.endsWith('data/backups')).toBe(true);
     expect(c.proxy.mode).toBe('auto');
     expect(c.backup).toEqual({ intervalMinutes: 0, retainCount: 10 });
-    expect(c.images.postgres).toBe('postgres:16');
+    expect(c.images).toEqual({ postgres: undefined, mysql: undefined, redis: undefined, garage: undefined, byVersion: {} }); // the official image of each version
     expect(c.encryptionKey.length).toBe(32);
   });
 

@@ -138,6 +138,8 @@ const WRITES: Record<string, Rule> = {
     },
   },
   service_status: { kind: 'observed' },
+  service_upgrades: { kind: 'record', also: { 'store/service-upgrades.ts': 'the upgrade state machine: asked for by the services command, advanced by the service reconciler' } },
+  service_events: { kind: 'record', also: { 'store/service-upgrades.ts': 'events of a service (each step of an upgrade)' } },
   node_specs: { kind: 'spec', also: { 'store/node-specs.ts': `recordNodeChange, ${BY_COMMANDS}` } },
   node_spec_status: { kind: 'observed' },
   service_links: { kind: 'spec', also: { 'store/previews.ts': `releaseService, ${BY_COMMANDS}` } },

@@ -2,10 +2,10 @@
 // call: starting or recreating the container, recording failures with backoff, Garage provisioning,
 // purging the data dir, and writing status only when it changed (DESIGN.md rule 7). Every write goes to the
 // service's observed state (src/observed/services.ts); the spec row is the services command's alone.
-import { existsSync, rmSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { Result } from '../../controller/types.js';
-import type { Credentials, ServiceKind } from '../../catalog/catalog.js';
+import { imageFor, versionImageVariable, type Credentials, type ServiceKind } from '../../catalog/catalog.js';
 import { GARAGE_ADMIN_PORT } from '../../catalog/garage.js';
 import { nowIso, type ServiceStatus } from '../../store/schema/index.js';
 import type { ServiceView } from '../../store/service-view.js';
@@ -117,11 +117,27 @@ export function createActions(deps: ServiceReconcilerDeps) {
    */
   function takeConfiguredImage(row: ServiceView, kind: ServiceKind): void {
     if (!deps.images || row.activatedAt !== null || row.status === 'active' || row.status === 'stopped') return;
-    const configured = kind.image(deps.images);
+    const configured = imageFor(kind, deps.images, row.version).image;
     if (configured === row.imageRef) return;
     deps.log.info('service takes the configured image', { service: row.name, from: row.imageRef, to: configured, variable: imageVariable(row.type) });
     observeService(db, row.id, { imageRef: configured });
     row.imageRef = configured;
+  }
+
+  /**
+   * A minor update (issue 33): `SVC_IMAGE_<TYPE>_<MAJOR>` names another image of the version that runs. The
+   * container is removed (its data directory stays) and the next pass creates it from the new image: a
+   * restart with the data kept. Only a version-specific variable is followed: it says the image is of that
+   * version, which a type-wide SVC_IMAGE_<TYPE> does not.
+   */
+  async function updateImage(row: ServiceView, image: string): Promise<Result> {
+    deps.log.info('service takes a newer image of its version', { service: row.name, version: row.version, from: row.imageRef, to: image, variable: versionImageVariable(row.type, row.version) });
+    await runtime.stop(row.containerName, 10);
+    await runtime.remove(row.containerName);
+    observeService(db, row.id, { imageRef: image });
+    row.imageRef = image;
+    writeStatus(row, 'provisioning');
+    return { requeueAfterMs: 0 };
   }
 
   /** A pull failure names the variable that chooses the image, the one thing the user can change. */
@@ -172,6 +188,13 @@ export function createActions(deps: ServiceReconcilerDeps) {
     const there = await purgeOnNode(runtime, settings.dataDir, row);
     if (there !== 'none' && 'gone' in there) deps.log.warn('service data left on a node that left the Swarm', { service: row.name, node: there.gone.hostname });
     rmSync(dir, { recursive: true, force: true });
+    // The directories its upgrades made beside its own (`<name>.v17`; a name holds no `.`, so no other service's).
+    const spec = resolve(row.specDataDir);
+    if (spec.startsWith(root)) {
+      rmSync(spec, { recursive: true, force: true });
+      const parent = dirname(spec);
+      for (const e of existsSync(parent) ? readdirSync(parent) : []) if (e.startsWith(`${basename(spec)}.v`)) rmSync(join(parent, e), { recursive: true, force: true });
+    }
     deps.log.info('service data purged', { service: row.name, ...(there !== 'none' && 'purged' in there ? { node: there.purged.hostname } : {}) });
   }
 
@@ -190,5 +213,5 @@ export function createActions(deps: ServiceReconcilerDeps) {
     if (startSeenAt !== undefined) row.startSeenAt = startSeenAt;
   }
 
-  return { writeStatus, resetHeal, recordFailure, startContainer, provisionGarage: provision, purge, noteActivated };
+  return { writeStatus, resetHeal, recordFailure, startContainer, provisionGarage: provision, purge, noteActivated, updateImage };
 }

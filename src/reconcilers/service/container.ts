@@ -3,7 +3,7 @@
 // its name as alias. Also writes the files the catalog asks for (garage.toml) before the container starts.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Credentials, ServiceKind, ServicePlace } from '../../catalog/catalog.js';
+import { dataPathOf, type Credentials, type ServiceKind, type ServicePlace } from '../../catalog/catalog.js';
 import { LABELS, type ContainerSpec } from '../../runtime/runtime.js';
 import type { ServiceRow } from '../../store/schema/services.js';
 
@@ -23,7 +23,7 @@ export const serviceLabels = (instance: string, name: string): Record<string, st
 
 /** The container spec of a service (pure). */
 export function serviceSpec(row: ServiceRow, kind: ServiceKind, creds: Credentials, settings: { network: string; instance: string }): ContainerSpec {
-  const cfg = kind.container(creds, placeOf(row));
+  const cfg = kind.container(creds, placeOf(row), row.version ?? undefined);
   return {
     name: row.containerName,
     image: row.imageRef,
@@ -32,7 +32,7 @@ export function serviceSpec(row: ServiceRow, kind: ServiceKind, creds: Credentia
     labels: serviceLabels(settings.instance, row.name),
     network: settings.network,
     networkAliases: [row.containerName],
-    mounts: [{ source: row.dataDir, target: kind.dataPath }, ...(cfg.extraMounts ?? [])],
+    mounts: [{ source: row.dataDir, target: dataPathOf(kind, row.version) }, ...(cfg.extraMounts ?? [])],
     restart: 'no',
   };
 }

@@ -5,6 +5,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import type { Bus } from '../../controller/bus.js';
 import type { Db } from '../../store/db.js';
 import type { FetchFn } from './garage-admin.js';
+import type { Enqueue } from '../../controller/types.js';
 
 /** What the service reconciler is built from (constructor injection; tests pass fakes of the ports). */
 export interface ServiceReconcilerDeps {
@@ -30,6 +31,8 @@ export interface ServiceReconcilerDeps {
   httpGet?: (url: string, timeoutMs: number) => Promise<number | undefined>;
   /** TCP connect check that gates exec readiness commands (default: node:net). */
   tcpOpen?: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
+  /** Enqueues the app keys of the redeploys an upgrade's switch makes (main.ts passes the manager's). */
+  enqueue?: Enqueue;
   /** HTTP client for Garage's admin API (default: global fetch). */
   fetch?: FetchFn;
 }

@@ -14,6 +14,8 @@ export interface ServiceFacts {
   needsProvisioning: boolean;
   healFailures: number;
   healNotBeforeMs: number | null;
+  /** Another image of the same version to run (SVC_IMAGE_<TYPE>_<MAJOR> changed): a minor update. */
+  newerImage?: string;
 }
 
 export interface ObservedService {
@@ -38,6 +40,8 @@ export type ServiceAction =
   | { kind: 'wait-ready'; afterMs: number }
   | { kind: 'provision-garage' }
   | { kind: 'mark-active' }
+  /** A minor update: the container goes, the next pass creates it from `image` on the same data. */
+  | { kind: 'update-image'; image: string }
   | { kind: 'none'; afterMs?: number; resetHeal?: boolean };
 
 export interface ServicePlan {
@@ -84,6 +88,7 @@ export function planService(f: ServiceFacts, c: ObservedService, ready: boolean 
     return { action: c.exists ? { kind: 'start', counts } : { kind: 'create', counts }, status: 'provisioning' };
   }
   if (f.status === 'active') {
+    if (f.newerImage) return { action: { kind: 'update-image', image: f.newerImage }, status: 'provisioning' };
     if (f.healFailures === 0) return { action: { kind: 'none' }, status: 'active' };
     const upMs = nowMs - (c.startedAtMs ?? nowMs);
     if (upMs >= HEAL_RESET_AFTER_MS) return { action: { kind: 'none', resetHeal: true }, status: 'active' };

@@ -5,7 +5,9 @@
 // cleaned up is the services command's (forgetDeletedService), as a finalizer's end.
 import { existsSync } from 'node:fs';
 import type { Reconciler, Result } from '../../controller/types.js';
-import { kindOf } from '../../catalog/catalog.js';
+import { imageFor, kindOf, type Credentials, type ServiceKind } from '../../catalog/catalog.js';
+import { openUpgradeOf } from '../../store/service-upgrades.js';
+import { createUpgradeRunner } from './upgrade.js';
 import { LABELS, type ContainerInfo } from '../../runtime/runtime.js';
 import { services } from '../../store/schema/index.js';
 import { getServiceByName, openCredentials } from '../../store/services.js';
@@ -22,14 +24,18 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
   const { db, runtime, settings } = deps;
   const httpGet = deps.httpGet ?? httpProbe;
   const act = createActions(deps);
+  const upgrader = createUpgradeRunner(deps);
   const ours = { [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.role]: 'service' };
 
   async function reconcile(name: string): Promise<Result> {
     const row = getServiceByName(db, name);
     const labelled = await runtime.list({ ...ours, [LABELS.service]: name }, settings.network);
-    // Ours but owned by no row (or not the row's container name): remove.
+    // The two containers of an open upgrade (the old kept one, the new one) belong to the row too.
+    const upgrade = row ? openUpgradeOf(db, row.id) : undefined;
+    const owned = new Set([row?.containerName, upgrade?.fromContainer, upgrade?.toContainer]);
+    // Ours but owned by no row (or not one of the row's container names): remove.
     for (const c of labelled) {
-      if (!row || c.name !== row.containerName) {
+      if (!row || !owned.has(c.name)) {
         deps.log.info('removing orphan service container', { service: name, container: c.name });
         await runtime.remove(c.id);
       }
@@ -42,7 +48,22 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
     const kind = kindOf(row.type);
     const creds = openCredentials(deps.sealer, row);
     if (isNewStartRequest(row.startRequestedAt, row.startSeenAt)) act.resetHeal(row, row.startRequestedAt);
+    let keptFor: number | undefined;
+    if (upgrade && !row.deletedAt) {
+      const r = await upgrader.advance(row, upgrade, kind, creds);
+      if (!('keptFor' in r)) return r;
+      keptFor = r.keptFor; // switched, the old one kept: the new container is the service's, planned below
+    }
+    const result = await planAndAct(row, kind, creds, info);
+    if (keptFor === undefined) return result;
+    return { requeueAfterMs: Math.min(result.requeueAfterMs ?? keptFor, keptFor) };
+  }
+
+  async function planAndAct(row: ServiceView, kind: ServiceKind, creds: Credentials, info: ContainerInfo | undefined): Promise<Result> {
+    const name = row.name;
     const facts = toFacts(row, (kind.provisionsOnce ?? false) && row.provisionedAt === null);
+    const configured = deps.images ? imageFor(kind, deps.images, row.version) : undefined;
+    if (configured?.source === 'version' && configured.image !== row.imageRef) facts.newerImage = configured.image;
     const observed = toObserved(info);
     let ready: boolean | undefined;
     if (!facts.deleting && facts.desiredRunning && observed.running && row.status !== 'active') {
@@ -76,6 +97,8 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
       case 'wait-ready':
         act.writeStatus(row, plan.status);
         return { requeueAfterMs: a.afterMs };
+      case 'update-image':
+        return act.updateImage(row, a.image);
       case 'provision-garage':
         return act.provisionGarage(row, creds);
       case 'mark-active':

@@ -38,6 +38,13 @@ export const serviceStatus = sqliteTable('service_status', {
   activatedAt: text('activated_at'),
   /** Garage: when its layout, bucket and the command's key were set up through the admin API. */
   provisionedAt: text('provisioned_at'),
+  /**
+   * Set by the switch of a guarded upgrade (issue 33): the version, container and data directory that serve
+   * now, in place of the spec's creation-time ones (null: the spec's). A revert sets them back.
+   */
+  liveVersion: text('live_version'),
+  liveContainer: text('live_container'),
+  liveDataDir: text('live_data_dir'),
   updatedAt: updatedAt(),
 });
 

@@ -16,6 +16,11 @@ export const services = sqliteTable('services', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
   type: text('type', { enum: ['postgres', 'mysql', 'redis', 'garage'] }).notNull(),
+  /**
+   * The version chosen at creation (issue 33; null on rows older than versions: catalog LEGACY_VERSIONS).
+   * After a guarded upgrade the live one is service_status.live_version.
+   */
+  version: text('version'),
   /** The image chosen at creation (`SVC_IMAGE_<TYPE>` then); service_status.image_ref is the one that runs. */
   imageRef: text('image_ref').notNull(),
   desiredRunning: integer('desired_running', { mode: 'boolean' }).notNull().default(true),

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { envKeys, injectedEnv, isServiceType, kindOf, serviceContainerName, type ServicePlace } from '../../../src/catalog/catalog.js';
+import { dataPathOf, envKeys, imageFor, injectedEnv, isServiceType, kindOf, serviceContainerName, type ServicePlace } from '../../../src/catalog/catalog.js';
 import { bucketFor, garageToml } from '../../../src/catalog/garage.js';
 import { randomPassword } from '../../../src/catalog/random.js';
 
@@ -14,9 +14,29 @@ describe('catalog entries', () => {
     ['garage', 'gg-img', 3900, '/data'],
   ] as const)('%s: image from config, port %i, data path %s', (type, image, port, path) => {
     const k = kindOf(type);
-    expect(k.image(images)).toBe(image);
+    expect(imageFor(k, images, '1').image).toBe(image);
     expect(k.internalPort).toBe(port);
     expect(k.dataPath).toBe(path);
+  });
+
+  it.each([
+    ['postgres', '17', {}, 'postgres:17', 'official'],
+    ['postgres', '18', { postgres: 'pg-any' }, 'pg-any', 'type'],
+    ['postgres', '17', { postgres: 'pg-any', byVersion: { 'postgres:17': 'pg-17' } }, 'pg-17', 'version'],
+    ['postgres', '16', { postgres: 'pg-any', byVersion: { 'postgres:17': 'pg-17' } }, 'pg-any', 'type'],
+    ['mysql', '8.4', { byVersion: { 'mysql:8.4': 'my-84' } }, 'my-84', 'version'],
+    ['mysql', '8.0', {}, 'mysql:8.0', 'official'],
+    ['redis', '8', {}, 'redis:8-alpine', 'official'],
+    ['garage', '1', {}, 'dxflrs/garage:v1.0.1', 'official'],
+  ] as const)('%s %s: the version variable wins over the type variable over the official image', (type, version, imgs, image, source) => {
+    expect(imageFor(kindOf(type), imgs, version)).toEqual({ image, source });
+  });
+
+  it('postgres 18 keeps its data at /var/lib/postgresql/18/docker (its image refuses a mount at .../data); earlier ones at .../data', () => {
+    expect(dataPathOf(kindOf('postgres'), '18')).toBe('/var/lib/postgresql/18/docker');
+    expect(kindOf('postgres').container({ user: 'u', password: 'p', database: 'd' }, place('x'), '18').env.PGDATA).toBe('/var/lib/postgresql/18/docker');
+    expect(dataPathOf(kindOf('postgres'), '17')).toBe('/var/lib/postgresql/data');
+    expect(dataPathOf(kindOf('redis'), '8')).toBe('/data');
   });
 
   it('knows exactly the four types', () => {
@@ -60,7 +80,7 @@ describe('containers and readiness', () => {
   it('postgres: env contract, pg_isready as the user over TCP', () => {
     const k = kindOf('postgres');
     const c = k.generateCredentials('p');
-    expect(k.container(c, place('p'))).toEqual({ env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: c.password, POSTGRES_DB: 'app' } });
+    expect(k.container(c, place('p'), '17')).toEqual({ env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: c.password, POSTGRES_DB: 'app', PGDATA: '/var/lib/postgresql/data' } });
     const r = k.readiness(c);
     expect(r).toEqual({ kind: 'exec', tcpPort: 5432, exec: { cmd: ['pg_isready', '-U', 'svc', '-d', 'app', '-h', '127.0.0.1', '-p', '5432'] } });
   });

@@ -17,7 +17,7 @@ describe('docs/api.md', () => {
   });
 
   it('names service containers as svc does (<instance>-svc-<name>)', () => {
-    const record = /Record: `id, name, type, image_ref, status, container_name \(([^)]*)\)/.exec(api)?.[1] ?? '';
+    const record = /Record: `id, name, type, version, image_ref, status, container_name \(([^)]*)\)/.exec(api)?.[1] ?? '';
     expect(record).toMatch(/^<instance>-svc-<name>/);
     expect(serviceContainerName('svc-k3x9q2', 'db')).toBe('svc-k3x9q2-svc-db');
     expect(record).toContain('svc-k3x9q2-svc-db');

@@ -15,7 +15,7 @@ const current = (name: string, o: Partial<CurrentApp> = {}, fields: Partial<Curr
   id: 1, name, owner: 'dir', fields: { ...APP_DEFAULTS, ...fields } as CurrentApp['fields'], env: [], links: [],
   liveImage: null, openImages: [], failedImages: [], ...o,
 });
-const service = (name: string, o: Partial<CurrentService> = {}): CurrentService => ({ id: 1, name, type: 'postgres', owner: 'dir', deleting: false, ...o });
+const service = (name: string, o: Partial<CurrentService> = {}): CurrentService => ({ id: 1, name, type: 'postgres', owner: 'dir', version: '17', deleting: false, ...o });
 const plan = (docs: SourcedDoc[], state: Partial<CurrentState> = {}, o: Partial<PlanInput> = {}) =>
   planManifests({
     source: 'dir', docs, state: { apps: [], services: [], ...state }, prune: true, pruneServices: false,
@@ -137,6 +137,8 @@ describe('planManifests', () => {
       [[appDoc('w', { fallback_port: 8080, services: [{ name: 'pg1' }, { name: 'pg2' }] })], 'spec.services.1.alias'],
       [[appDoc('w', { fallback_port: 8080, env: [{ key: 'BIG', value: 'x'.repeat(64 * 1024 + 1) }] })], 'spec.env.0.value'],
       [[svcDoc('pg1', 'redis')], 'spec.type'],
+      // pg1 runs 17: another version is a guarded upgrade, never a manifest apply
+      [[{ ...svcDoc('pg1', 'postgres'), doc: { apiVersion: 'svc/v1', kind: 'Service', metadata: { name: 'pg1' }, spec: { type: 'postgres', version: '18' } } } as SourcedDoc], 'spec.version'],
     ];
     for (const [docs, path] of cases) {
       const p = plan(docs, state);

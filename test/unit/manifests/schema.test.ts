@@ -72,7 +72,8 @@ describe('manifest documents', () => {
     [app('  services: [{name: db, alias: db}]\n'), 'spec.services.0.alias'],
     [app('  services: [{name: db}, {name: db}]\n'), 'spec.services.1'],
     ['apiVersion: svc/v1\nkind: Service\nmetadata: {name: db}\nspec: {type: mongo}\n', 'spec.type'],
-    ['apiVersion: svc/v1\nkind: Service\nmetadata: {name: db}\nspec: {type: redis, version: 7}\n', 'spec'],
+    ['apiVersion: svc/v1\nkind: Service\nmetadata: {name: db}\nspec: {type: redis, size: 7}\n', 'spec'],
+    ['apiVersion: svc/v1\nkind: Service\nmetadata: {name: db}\nspec: {type: redis, version: 6}\n', 'spec.version'],
     ['apiVersion: svc/v1\nkind: Service\nmetadata: {name: db}\n', 'spec'],
   ])('refuses %j at %s', (text, path) => {
     const r = parseManifestFile('bad.yaml', text);

@@ -87,3 +87,61 @@ describe('service image', () => {
     expect(rt.containers.get('svc-svc-db')!.spec.image).toBe('pg:16');
   });
 });
+
+describe('service versions (issue 33)', () => {
+  const withVersions = (byVersion: Record<string, string>, postgres?: string) =>
+    createServiceReconciler({
+      db, bus: new Bus(), runtime: rt, sealer, log: silentLogger, now: () => now,
+      images: { postgres, byVersion },
+      settings: { network: 'svc-unit', instance: 'svc', dataDir: dir },
+      tcpOpen: async () => true,
+    });
+  const makeAt = (version: string | undefined, images: { postgres?: string; byVersion?: Record<string, string> }) =>
+    createService(db, sealer, enqueue, { dataDir: dir, images, instance: 'svc' }, { name: 'db', type: 'postgres', ...(version ? { version } : {}) });
+
+  it('a service is created at the newest version by default, its image the official one of it', () => {
+    makeAt(undefined, {});
+    expect(row('db')).toMatchObject({ version: '18', imageRef: 'postgres:18' });
+  });
+
+  it('SVC_IMAGE_POSTGRES_17 wins over SVC_IMAGE_POSTGRES for a 17; the type-wide variable serves the other versions', () => {
+    makeAt('17', { postgres: 'pg:any', byVersion: { 'postgres:17': 'pg:17' } });
+    expect(row('db')).toMatchObject({ version: '17', imageRef: 'pg:17' });
+    db.delete(services).run();
+    makeAt('16', { postgres: 'pg:any', byVersion: { 'postgres:17': 'pg:17' } });
+    expect(row('db')).toMatchObject({ version: '16', imageRef: 'pg:any' });
+  });
+
+  it('a version svc does not offer is a 400 naming the versions, and nothing is written', () => {
+    expect(() => makeAt('14', {})).toThrow(/15, 16, 17, 18/);
+    expect(db.select().from(services).all()).toEqual([]);
+  });
+
+  it('a newer image of the same version (SVC_IMAGE_POSTGRES_17 changed) is a restart on the same data directory', async () => {
+    rt = new FakeRuntime({ images: ['pg:17.1', 'pg:17.2'] });
+    rt.execHandler = () => ({ exitCode: 0, stdout: '', stderr: '' });
+    makeAt('17', { byVersion: { 'postgres:17': 'pg:17.1' } });
+    await untilActive(withVersions({ 'postgres:17': 'pg:17.1' }));
+    const before = rt.containers.get('svc-svc-db')!.spec;
+    const minor = withVersions({ 'postgres:17': 'pg:17.2' });
+    await minor.reconcile('db');
+    await untilActive(minor);
+    expect(row('db').imageRef).toBe('pg:17.2');
+    const after = rt.containers.get('svc-svc-db')!.spec;
+    expect(after.image).toBe('pg:17.2');
+    expect(after.mounts).toEqual(before.mounts);
+    expect(rt.callsOf('run')).toHaveLength(2);
+    const runs = rt.callsOf('run').length;
+    await minor.reconcile('db');
+    expect(rt.callsOf('run')).toHaveLength(runs); // converged
+  });
+
+  it('a changed type-wide SVC_IMAGE_POSTGRES does not move an active service (it may be another major)', async () => {
+    makeAt('17', { postgres: 'pg:16' });
+    await untilActive(withVersions({}, 'pg:16'));
+    await untilActive(withVersions({}, 'pg:17'));
+    await withVersions({}, 'pg:17').reconcile('db');
+    expect(row('db').imageRef).toBe('pg:16');
+    expect(rt.callsOf('run')).toHaveLength(1);
+  });
+});

@@ -112,8 +112,9 @@ describe('service reconciler', () => {
     expect(spec).toMatchObject({
       image: 'pg:16', network: 'svc-unit', networkAliases: ['svc-svc-main'],
       labels: { 'svc.managed': 'true', 'svc.instance': 'svc', 'svc.role': 'service', 'svc.service': 'main' },
-      mounts: [{ source: join(dir, 'services', 'main'), target: '/var/lib/postgresql/data' }],
-      env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: creds.password, POSTGRES_DB: 'app' },
+      // created at the newest version, 18: mounted at its PGDATA, which the container is told
+      mounts: [{ source: join(dir, 'services', 'main'), target: '/var/lib/postgresql/18/docker' }],
+      env: { POSTGRES_USER: 'svc', POSTGRES_PASSWORD: creds.password, POSTGRES_DB: 'app', PGDATA: '/var/lib/postgresql/18/docker' },
     });
     portOpen = false; // still initialising: the TCP gate spares the exec
     const execs = rt.callsOf('exec').length;
