@@ -267,6 +267,8 @@ describe('adopted and external apps', () => {
       const id = await deploy(app.id, WEB_V2);
       expect((await finished(id)).status).toBe('success');
       await serves(app.port, 'v2');
+      // The adopted container is the old version: stopped once its drain ended (issue 37), kept.
+      await deployReaching(t, id, (x) => x.drain_until === null, "to end the adoptee's drain", 20_000);
       const adoptee = await runtime.inspect(source);
       expect(adoptee).toBeDefined();
       expect(adoptee!.running).toBe(false);
