@@ -149,7 +149,7 @@ describe('watch after the switch', () => {
     const res = await t.api('POST', `/api/apps/${app.id}/deploys/rollback`);
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const id = res.body.id as number;
-    const d = await until(id, (x) => x.status === 'success', 'to succeed');
+    const d = await until(id, (x) => x.status === 'success' && x.drain_until === null, 'to succeed and drain its old version');
     expect(d.image_ref).toBe(WEB_V2);
     expect(d.watch_until).toBeNull();
     await serves('v2');
