@@ -379,3 +379,19 @@ export function smapsBreakdown(pid: number, top = 8): string {
     .map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`)
     .join(', ');
 }
+
+/** A plain JSON call to a daemon's API: status, parsed body and headers. */
+export async function rawApi(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+/** Creates the first admin of a fresh daemon and an API token for the bench: the token. */
+export async function benchToken(url: string): Promise<string> {
+  const setup = await rawApi(url, 'POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
+  const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const tok = await rawApi(url, 'POST', '/api/tokens', { name: 'bench' }, { cookie });
+  if (tok.status !== 201) throw new Error(`token: ${tok.status} ${JSON.stringify(tok.body)}`);
+  return tok.body.token as string;
+}

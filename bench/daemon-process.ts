@@ -19,7 +19,7 @@ import { stopHelpersOf } from '../src/proxy/detached.js';
 import { TRACE_CHANNEL, type TraceMark } from '../src/trace.js';
 import { startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
-import { sleep, startEnv, startFlags } from './common.js';
+import { benchToken, rawApi, sleep, startEnv, startFlags } from './common.js';
 
 export interface DaemonProcess {
   url: string;
@@ -86,16 +86,8 @@ export async function startDaemonProcess(name: string, opts: { trace?: boolean; 
       if (Date.now() > end) throw new Error(`daemon did not answer within 30 s: ${out}`);
       await sleep(50);
     }
-    const raw = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-    };
-    const setup = await raw('POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
-    const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
-    const tok = await raw('POST', '/api/tokens', { name: 'bench' }, { cookie });
-    if (tok.status !== 201) throw new Error(`token: ${tok.status} ${JSON.stringify(tok.body)}`);
-    const token = tok.body.token as string;
+    const raw = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => rawApi(url, method, path, body, headers);
+    const token = await benchToken(url);
     return {
       url,
       token,

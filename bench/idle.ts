@@ -28,7 +28,7 @@ import { promisify } from 'node:util';
 import { freePort, startCaddy, type TestCaddy } from '../test/support/caddy.js';
 import { isolatedDaemonEnv, removeInstance } from '../test/support/daemon.js';
 import { ensureTestImages, WEB_PORT, WEB_V1 } from '../test/support/images.js';
-import { loadAvg, log, numFlag, sleep, runMain, smapsBreakdown, startEnv, startFlags } from './common.js';
+import { benchToken, loadAvg, log, numFlag, rawApi, sleep, runMain, smapsBreakdown, startEnv, startFlags } from './common.js';
 import { stopHelpersOf } from '../src/proxy/detached.js';
 import { footprint, type Footprint } from './footprint.js';
 
@@ -208,16 +208,8 @@ async function main() {
       if (Date.now() > end) throw new Error(`daemon did not listen within 20 s: ${out}`);
       await sleep(100);
     }
-    const raw = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-    };
-    const setup = await raw('POST', '/api/auth/setup', { username: 'admin', password: 'correct horse battery' });
-    const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
-    const tok = await raw('POST', '/api/tokens', { name: 'bench' }, { cookie });
-    if (tok.status !== 201) throw new Error(`token: ${tok.status} ${JSON.stringify(tok.body)}`);
-    const auth = { authorization: `Bearer ${tok.body.token as string}` };
+    const raw = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => rawApi(url, method, path, body, headers);
+    const auth = { authorization: `Bearer ${await benchToken(url)}` };
     const api = (method: string, path: string, body?: unknown) => raw(method, path, body, auth);
 
     // The proxy (and with it Caddy in host mode) is up before the first app: wait for it, then one sample.

@@ -1,6 +1,6 @@
 // The rules a whole app record must satisfy, whichever way it is written (REST create, partial update,
 // manifest apply): they span fields, so per-field validation at the edge cannot enforce them alone.
-import { invalidIssues, type Issue } from '../errors.js';
+import { conflict, invalidIssues, type Issue } from '../errors.js';
 import { isContainerRef } from '../runtime/references.js';
 import type { AppRow } from '../store/schema/index.js';
 
@@ -49,4 +49,15 @@ export function uniqueFieldOf(err: unknown): string | undefined {
   if (!(err instanceof Error) || (err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
   const m = /UNIQUE constraint failed: apps\.(\w+)/.exec(err.message);
   return m ? m[1] : undefined;
+}
+
+/** Runs a write; a UNIQUE violation on `apps` that slipped past the checks (a concurrent writer) is still a 409. */
+export function guarded<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    const field = uniqueFieldOf(err);
+    if (field) throw conflict(`${field} is already used by another app`, { field });
+    throw err;
+  }
 }

@@ -16,7 +16,7 @@ import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
 import { getApp } from '../store/apps.js';
 import { tx, type Db } from '../store/db.js';
 import { ACCESS_MODES, APP_TYPES, BUILD_MODES, CODE_HOSTS, DEPLOY_STRATEGIES, PROJECT_TYPES, apps, nowIso, stacks, type AppRow, type Owner } from '../store/schema/index.js';
-import { checkAppRules, uniqueFieldOf, type AppFields } from './app-rules.js';
+import { checkAppRules, guarded, type AppFields } from './app-rules.js';
 import type { CommandCtx, Origin } from './context.js';
 import { domainSchema, imageRefSchema, nameSchema, portSchema, replicasSchema, resourcesSchema } from './fields.js';
 import { parseInput } from './parse.js';
@@ -289,16 +289,6 @@ function assertPortFree(ctx: CommandCtx, next: AppFields, current: AppFields | n
   });
 }
 
-/** Runs a write; a UNIQUE violation that slipped past the checks (a concurrent writer) is still a 409. */
-function guarded<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    const field = uniqueFieldOf(err);
-    if (field) throw conflict(`${field} is already used by another app`, { field });
-    throw err;
-  }
-}
 
 /** The fields desiredRoutes reads (reconcilers/proxy/routes.ts): only a change of these concerns the proxy. */
 // drainSeconds: Caddy keeps an app's streams across a config load for its drain (src/proxy/config.ts).

@@ -11,7 +11,7 @@ import { conflict, DomainError, invalid, notFound, unprocessable } from '../erro
 import { getApp } from '../store/apps.js';
 import { getDeploy } from '../store/deploys.js';
 import { tx, type Db } from '../store/db.js';
-import { uniqueFieldOf } from './app-rules.js';
+import { guarded } from './app-rules.js';
 import {
   apps, nowIso, stacks, stackVarHistory, stackVars, type AppRow, type Owner, type StackDeployRow, type StackDeployStep, type StackDeployTrigger, type StackRow,
 } from '../store/schema/index.js';
@@ -376,15 +376,6 @@ function refuseUnlessOk(plan: StackPlan) {
   throw invalid(where, { problems, services: plan.services }, 'invalid_compose');
 }
 
-function guarded<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    const field = uniqueFieldOf(err);
-    if (field) throw conflict(`${field} is already used by another app`, { field });
-    throw err;
-  }
-}
 
 function announce(ctx: StackCtx, stack: string, apps: string[]) {
   for (const a of apps) {
