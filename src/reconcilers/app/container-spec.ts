@@ -7,7 +7,7 @@ import { parseVolumes } from '../../desired/workload-fields.js';
 import { ensureVolumeDirs } from '../../volumes/dirs.js';
 import { volumeDir } from '../../volumes/paths.js';
 import type { Sealer } from '../../crypto.js';
-import { parseServiceSpec, STACK_LABEL, stackBindSource, stackNetworkName, type StackServiceSpec } from '../../stacks/service-spec.js';
+import { parseServiceSpec, STACK_LABEL, stackBindSource, stackNetworkName, stopGraceSecondsOf, type StackServiceSpec } from '../../stacks/service-spec.js';
 
 /** The stack service definition a deploy runs (issue 32), or undefined for an app of its own. */
 export const stackSpecOf = (sealer: Sealer, deploy: Pick<DeployRow, 'stackService'>): StackServiceSpec | undefined =>
@@ -91,3 +91,7 @@ export function ensureAppVolumes(settings: { dataDir: string }, app: Pick<AppRow
   // A stack's named volumes are the stack's (volumes/<stack>/<volume>), shared by the services that mount them.
   if (stack) ensureVolumeDirs(settings.dataDir, stack.stack, stack.service.volumes.flatMap((v) => (v.kind === 'named' ? [v.volume] : [])));
 }
+
+/** The grace from SIGTERM to SIGKILL when svc stops one of the app's containers: a stack service's `stop_grace_period`, else svc's. */
+export const graceOf = (deps: { sealer: Sealer; settings: { stopGraceSeconds: number } }, app: Partial<Pick<AppRow, 'stackService'>>): number =>
+  stopGraceSecondsOf(app.stackService ? parseServiceSpec(deps.sealer.open(app.stackService))?.service : undefined, deps.settings.stopGraceSeconds);
