@@ -64,16 +64,27 @@ function withStackService(settings: { network: string; dataDir: string }, base: 
     labels: { ...s.labels, ...base.labels, [STACK_LABEL]: spec.stack },
     tmpfs: s.tmpfs,
     healthcheck: hc === undefined ? undefined : hc.kind === 'disabled' ? 'disabled' : { test: hc.test, intervalMs: hc.intervalMs, timeoutMs: hc.timeoutMs, retries: hc.retries, startPeriodMs: hc.startPeriodMs },
+    ...stackAttachments(settings, spec, base.mounts ?? []),
+    resources: { memoryMb: s.limits.memoryBytes === undefined ? null : Math.max(6, Math.round(s.limits.memoryBytes / (1024 * 1024))), cpus: s.limits.cpus ?? null },
+  };
+}
+
+/**
+ * What joins a container to its stack: the stack's networks (its Compose name as alias) and its named volumes
+ * and bind mounts, after `mounts`. A stack service's job runs with the same, so it reaches `db` as the service does.
+ */
+export function stackAttachments(settings: { network: string; dataDir: string }, spec: StackServiceSpec, mounts: NonNullable<ContainerSpec['mounts']>): Pick<ContainerSpec, 'extraNetworks' | 'mounts'> {
+  const s = spec.service;
+  return {
     extraNetworks: s.networks.map((n) => ({ name: stackNetworkName(settings.network, spec.stack, n), aliases: [s.name] })),
     mounts: [
-      ...(base.mounts ?? []),
+      ...mounts,
       ...s.volumes.map((v) =>
         v.kind === 'named'
           ? { source: volumeDir(settings.dataDir, spec.stack, v.volume), target: v.target, readOnly: v.readOnly }
           : { source: stackBindSource(settings.dataDir, spec.stack, v.source), target: v.target, readOnly: v.readOnly },
       ),
     ],
-    resources: { memoryMb: s.limits.memoryBytes === undefined ? null : Math.max(6, Math.round(s.limits.memoryBytes / (1024 * 1024))), cpus: s.limits.cpus ?? null },
   };
 }
 
