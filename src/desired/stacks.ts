@@ -350,7 +350,9 @@ function applyPlan(ctx: StackCtx, stack: StackRow, plan: StackPlan, trigger: Sta
     writeLinks(ctx, appId, service);
     if (entry.action === 'create' || entry.action === 'change') {
       const view = getApp(db, appId);
-      steps.push({ service: entry.service, appId, action: entry.action, changes: entry.changes, stopFirst: entry.stop_first, deployId: null, previousDeployId: view?.currentDeployId ?? null, status: 'pending' });
+      // Dependencies come before their dependants in the plan, so the ones in this deploy are already in `steps`.
+      const after = service.dependsOn.map((d) => d.service).filter((d) => steps.some((st) => st.service === d));
+      steps.push({ service: entry.service, appId, action: entry.action, changes: entry.changes, stopFirst: entry.stop_first, deployId: null, previousDeployId: view?.currentDeployId ?? null, status: 'pending', after });
     }
   }
   return createStackDeploy(db, { stackId: stack.id, trigger, origin, steps, composeSealed: ctx.sealer.seal(stack.compose!), configVersion: stack.configVersion });
