@@ -100,6 +100,8 @@ export interface ServiceKind {
   dump?(creds: Credentials): ExecCommand;
   /** Set for types that can be carried across versions (guarded major upgrades). */
   upgrade?: UpgradeOps;
+  /** The apps' data on stdout without credentials, for loading into another service of the type (a preview's copy). */
+  copyDump?(creds: Credentials): ExecCommand;
   /** Loads a dump made by `dump` from a file inside the container (a restore whose archive lacks the data dir). */
   loadDump?(creds: Credentials, file: string): ExecCommand;
 }

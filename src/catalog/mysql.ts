@@ -1,6 +1,7 @@
 // Relational database B (SPEC.md 2.5): the official mysql image's environment contract. The root password
 // is generated and kept for readiness and dumps, but it is not one of the five fields apps get.
 import type { ServiceKind } from './catalog.js';
+import { mysqlCopyDump } from './copy-dumps.js';
 import { mysqlUpgrade } from './mysql-upgrade.js';
 import { randomPassword } from './random.js';
 
@@ -32,5 +33,6 @@ export const mysql: ServiceKind = {
   ],
   dump: (c) => ({ cmd: ['mysqldump', '--all-databases', '--single-transaction', '-uroot'], env: { MYSQL_PWD: c.root_password } }),
   upgrade: mysqlUpgrade,
+  copyDump: (c) => mysqlCopyDump(c),
   loadDump: (c, file) => ({ cmd: ['mysql', '-uroot', '-h127.0.0.1', `-P${PORT}`, '-e', `source ${file}`], env: { MYSQL_PWD: c.root_password } }),
 };

@@ -81,12 +81,13 @@ ${JSON_OPTION}`,
   },
   volumes: { usage: 'svc volumes APP [--json]', about: "list the app's persistent volumes, its deploy strategy and its drain", options: `${JSON_OPTION} (the app's volumes, deploy_strategy and drain_seconds fields)` },
   previews: {
-    usage: 'svc previews APP [--json] [--on | --off] [--max N] [--ttl-days N] [--services none|fresh] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
+    usage: 'svc previews APP [--json] [--on | --off] [--max N] [--ttl-days N] [--services none|fresh|copy] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
     about: "list the app's pull-request previews (state, commit, branch, age, URL); with flags, change its previews settings first",
     options: `      --on, --off     turn previews of pull requests on or off (off removes every preview)
       --max N         at most N previews; the one with the oldest commit goes for a new one (default 5)
       --ttl-days N    remove a preview after N days without a commit (default 7)
-      --services S    none, or fresh: an empty instance of each service the app links, removed with the preview
+      --services S    none; fresh: an empty instance of each service the app links, removed with the preview;
+                      copy: the same, loaded with a copy of the linked service's data (postgres, mysql)
       --forks         previews of pull requests from forks too (never with the app's secrets); --no-forks
       --memory MB, --cpus N   limits of each preview (default 256 MB, 0.5 CPU)
       --env KEY=VALUE a variable set on every preview over the app's own (repeatable); --unset-env KEY

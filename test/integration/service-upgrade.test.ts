@@ -3,7 +3,9 @@
 // pass by pass as the work queue would. Also: a planted difference stops the upgrade and leaves the old
 // one serving (and taking writes again); a revert goes back to the old container and data; a daemon that
 // died in the middle of the move (its step begun, a half-loaded new side) is resumed by a fresh reconciler
-// and ends verified. Everything carries svc.instance=<INSTANCE> and is removed in afterAll.
+// and ends verified. Redis 7 -> 8 and mysql 8.0 -> 8.4 (MariaDB 10.11 -> 11.8 stand-ins) the same way, and a
+// preview's copy of a parent's data (issue 33 section 4) made by the same reconciler. Everything carries
+// svc.instance=<INSTANCE> and is removed in afterAll.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,8 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { Bus } from '../../src/controller/bus.js';
 import { ensureVersionedServiceImages, VERSIONED_TEST_IMAGES } from '../support/service-images.js';
 import { commandCtx, createService } from '../support/commands.js';
+import { askForCopy, copiesOf } from '../../src/store/service-copies.js';
+import { COPY_FILE } from '../../src/reconcilers/service/copy.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = `test-upg-${process.pid}`;
@@ -278,5 +282,29 @@ describe('mysql 8.0 -> 8.4 (MariaDB 10.11 -> 11.8 stand-ins)', () => {
     expect(await runtime.inspect(u.toContainer)).toBeUndefined();
     expect(row(name)).toMatchObject({ version: '8.0', status: 'active' });
     await mysql(name, 'INSERT INTO orders (customer, total) VALUES (1, 1)', undefined, 'app');
+  });
+});
+
+describe("a preview's copy of its parent's data (previews.services: copy)", () => {
+  it('is loaded before the copy is active, with its own credentials and no file of the parent; over the limit it stays empty and says so', async () => {
+    await makeAt15('pg-parent');
+    const before = await counts('pg-parent');
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'pg-copy', type: 'postgres', version: '15' });
+    askForCopy(db, row('pg-copy').id, row('pg-parent').id);
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'pg-big', type: 'postgres', version: '15' });
+    askForCopy(db, row('pg-big').id, row('pg-parent').id, 1000);
+    await reconcileUntil('pg-copy', () => row('pg-copy').status === 'active');
+    expect(copiesOf(db, row('pg-copy').id)[0]).toMatchObject({ status: 'done', error: null });
+    expect(await counts('pg-copy')).toBe(before); // the copy's own password still opens it
+    expect(openCredentials(sealer, row('pg-copy')).password).not.toBe(openCredentials(sealer, row('pg-parent')).password);
+    await sql('pg-copy', "INSERT INTO audit.log (what) VALUES ('only in the copy')");
+    expect(await counts('pg-parent')).toBe(before);
+    expect(existsSync(join(row('pg-copy').dataDir, COPY_FILE))).toBe(false);
+    expect(existsSync(join(row('pg-parent').dataDir, COPY_FILE))).toBe(false);
+    expect(serviceEventsOf(db, row('pg-copy').id).map((e) => e.kind)).toContain('copy_done');
+
+    await reconcileUntil('pg-big', () => row('pg-big').status === 'active');
+    expect(copiesOf(db, row('pg-big').id)[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/over the copy limit of 0\.0 MB/) });
+    expect(await sql('pg-big', "SELECT count(*) FROM pg_tables WHERE tablename = 'customers'")).toBe('0');
   });
 });
