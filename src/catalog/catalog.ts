@@ -102,6 +102,11 @@ export interface ServiceKind {
   upgrade?: UpgradeOps;
   /** The apps' data on stdout without credentials, for loading into another service of the type (a preview's copy). */
   copyDump?(creds: Credentials): ExecCommand;
+  /**
+   * Instead of copyDump: run in the copy's container, copies the data from the parent at `sourceHost` itself
+   * (redis: one replication); stdout is the size copied in bytes; exit 3 when the parent is over `maxBytes`.
+   */
+  copyFrom?(creds: Credentials, source: Credentials, sourceHost: string, maxBytes: number): ExecCommand;
   /** Loads a dump made by `dump` from a file inside the container (a restore whose archive lacks the data dir). */
   loadDump?(creds: Credentials, file: string): ExecCommand;
 }

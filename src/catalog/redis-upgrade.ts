@@ -66,6 +66,30 @@ until redis-cli INFO persistence | grep -q '^aof_rewrite_in_progress:0' && redis
   i=$((i+1)); if [ $i -gt ${REDIS_SYNC_POLLS} ]; then echo "svc: the AOF rewrite failed: not done in 10 minutes" >&2; exit 1; fi; sleep 0.2
 done`;
 
+/**
+ * A preview's copy (issue 33 section 4), run in the copy's container: it replicates once from the parent
+ * (whose password, SVC_SOURCE_AUTH, is given to the copy's server through redis-cli's stdin and taken back
+ * after), then leaves replication. A parent whose dataset is over $2 bytes is not copied.
+ */
+const COPY_FROM = `set -e
+${CHECKS}used=$(REDISCLI_AUTH="$SVC_SOURCE_AUTH" redis-cli -h "$1" -p ${PORT} INFO memory | sed -n 's/^used_memory_dataset:\\([0-9]*\\).*/\\1/p')
+[ -n "$used" ] || { echo "svc: reading the parent's memory failed" >&2; exit 1; }
+[ "$used" -le "$2" ] || { echo "svc: the parent's dataset is $used bytes, over the copy limit of $2" >&2; exit 3; }
+printf 'CONFIG SET masterauth %s\\n' "$SVC_SOURCE_AUTH" | redis-cli | grep -qx OK || { echo "svc: setting masterauth failed" >&2; exit 1; }
+ok REPLICAOF "$1" ${PORT}
+i=0
+until redis-cli INFO replication | grep -q '^master_link_status:up'; do
+  i=$((i+1)); if [ $i -gt ${REDIS_SYNC_POLLS} ]; then echo "svc: the replication from $1 failed: no sync in 10 minutes" >&2; exit 1; fi; sleep 0.2
+done
+ok REPLICAOF NO ONE
+ok CONFIG SET masterauth ''
+echo "$used"`;
+
+export const redisCopyFrom = (c: Credentials, source: Credentials, sourceHost: string, maxBytes: number): ExecCommand => ({
+  cmd: ['sh', '-c', COPY_FROM, 'svc-redis', sourceHost, String(maxBytes)],
+  env: { REDISCLI_AUTH: c.password, SVC_SOURCE_AUTH: source.password },
+});
+
 export const redisUpgrade: UpgradeOps = {
   freeze: (c) => sh(c, FREEZE),
   unfreeze: (c) => sh(c, UNFREEZE),

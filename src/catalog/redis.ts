@@ -1,7 +1,7 @@
 // Key-value cache (SPEC.md 2.5): redis with a password and an append-only file under /data.
 import type { ServiceKind } from './catalog.js';
 import { randomPassword } from './random.js';
-import { redisUpgrade } from './redis-upgrade.js';
+import { redisCopyFrom, redisUpgrade } from './redis-upgrade.js';
 
 const PORT = 6379;
 
@@ -27,4 +27,5 @@ export const redis: ServiceKind = {
     ['PASSWORD', 'password'],
   ],
   upgrade: redisUpgrade,
+  copyFrom: redisCopyFrom,
 };

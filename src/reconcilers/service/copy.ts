@@ -34,19 +34,20 @@ export function createCopyRunner(deps: ServiceReconcilerDeps) {
     if (copy.status === 'copying') return fail('a copy was begun and the daemon stopped before it ended; the service may hold part of the data');
     const source = copy.sourceId === null ? undefined : getService(db, copy.sourceId);
     if (!source || source.deletedAt || source.status !== 'active') return fail(`the parent's service ${source?.name ?? '(deleted)'} is not active`);
-    if (!kind.copyDump || !kind.loadDump) return fail(`${row.type} services are not copied yet`);
+    if (!kind.copyFrom && (!kind.copyDump || !kind.loadDump)) return fail(`${row.type} services are not copied yet`);
     updateCopy(db, copy.id, { status: 'copying' });
+    if (kind.copyFrom) return copyDirect(row, kind, creds, copy, source, fail);
     const file = join(row.dataDir, COPY_FILE);
     const sourceCreds = openCredentials(deps.sealer, source);
     const secrets = [...Object.values(sourceCreds), ...Object.values(creds)];
     const t0 = deps.now();
     try {
-      const dump = kind.copyDump(sourceCreds);
+      const dump = kind.copyDump!(sourceCreds);
       const res = await runtime.execToFile(source.containerName, dump.cmd, file, { env: dump.env });
       if (res.exitCode !== 0) return fail(`the dump of ${source.name} failed (exit ${res.exitCode}): ${redact(res.stderr.trim().split('\n').slice(-2).join(' '), secrets)}`);
       const bytes = statSync(file).size;
       if (bytes > copy.maxBytes) return fail(`the dump of ${source.name} is ${mb(bytes)} MB, over the copy limit of ${mb(copy.maxBytes)} MB`);
-      const load = kind.loadDump(creds, `${dataPathOf(kind, row.version)}/${COPY_FILE}`);
+      const load = kind.loadDump!(creds, `${dataPathOf(kind, row.version)}/${COPY_FILE}`);
       const loaded = await runtime.exec(row.containerName, load.cmd, { env: load.env });
       if (loaded.exitCode !== 0) return fail(`loading the dump failed (exit ${loaded.exitCode}): ${redact(loaded.stderr.trim().split('\n').slice(-2).join(' '), secrets)}`);
       updateCopy(db, copy.id, { status: 'done', bytes });
@@ -55,6 +56,21 @@ export function createCopyRunner(deps: ServiceReconcilerDeps) {
     } finally {
       rmSync(file, { force: true });
     }
+  }
+
+  /** The type copies itself from the parent (redis: a replication), in the copy's container. */
+  async function copyDirect(row: ServiceView, kind: ServiceKind, creds: Credentials, copy: ServiceCopyRow, source: ServiceView, fail: (why: string) => void) {
+    const sourceCreds = openCredentials(deps.sealer, source);
+    const secrets = [...Object.values(sourceCreds), ...Object.values(creds)];
+    const t0 = deps.now();
+    const c = kind.copyFrom!(creds, sourceCreds, source.containerName, copy.maxBytes);
+    const res = await runtime.exec(row.containerName, c.cmd, { env: c.env });
+    const why = redact(res.stderr.trim().split('\n').slice(-2).join(' '), secrets).replace(/^svc: /, '');
+    if (res.exitCode !== 0) return fail(res.exitCode === 3 ? why : `the copy from ${source.name} failed (exit ${res.exitCode}): ${why}`);
+    const bytes = Number(res.stdout.trim().split('\n').pop()) || 0;
+    updateCopy(db, copy.id, { status: 'done', bytes });
+    addServiceEvent(db, row.id, 'copy_done', `copy of ${source.name}'s data made (${mb(bytes)} MB, ${((deps.now() - t0) / 1000).toFixed(1)} s); no file is shared with ${source.name}'s data directory`);
+    redeployLinked(row);
   }
 
   /** A preview app that already runs saw the empty service: it is redeployed onto the copied data. */
