@@ -317,4 +317,20 @@ describe("a preview's copy of its parent's data (previews.services: copy)", () =
     expect(copiesOf(db, row('pg-big').id)[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/over the copy limit of 0\.0 MB/) });
     expect(await sql('pg-big', "SELECT count(*) FROM pg_tables WHERE tablename = 'customers'")).toBe('0');
   });
+
+  it('redis: the copy replicates once from the parent and keeps its own password', async () => {
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'rd-parent', type: 'redis', version: '7' });
+    await reconcileUntil('rd-parent', () => row('rd-parent').status === 'active');
+    await redis('rd-parent', ['SET', 'k', 'from the parent']);
+    await redis('rd-parent', ['-n', '2', 'HSET', 'h', 'a', '1']);
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'rd-copy', type: 'redis', version: '7' });
+    askForCopy(db, row('rd-copy').id, row('rd-parent').id);
+    await reconcileUntil('rd-copy', () => row('rd-copy').status === 'active');
+    expect(copiesOf(db, row('rd-copy').id)[0]).toMatchObject({ status: 'done', error: null });
+    expect(await redis('rd-copy', ['GET', 'k'])).toBe('from the parent');
+    expect(await redis('rd-copy', ['-n', '2', 'HGET', 'h', 'a'])).toBe('1');
+    expect(await redis('rd-copy', ['SET', 'k', 'only in the copy'])).toBe('OK'); // a primary, not a replica
+    expect(await redis('rd-parent', ['GET', 'k'])).toBe('from the parent');
+    expect(await redis('rd-copy', ['CONFIG', 'GET', 'masterauth'])).not.toContain(openCredentials(sealer, row('rd-parent')).password);
+  });
 });
