@@ -29,6 +29,7 @@ dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 form{margin:0}
 .stack{display:grid;gap:.75rem;max-width:36rem}
+.stack.wide{max-width:60rem}
 .row{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:end}
 label{display:block;font-weight:600;font-size:.9rem}
 label.check{display:flex;gap:.4rem;align-items:center;font-weight:400}
