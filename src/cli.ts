@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `svc serve | login | apply | diff | apps | deploy | logs | run | jobs | volumes | repo | previews | backup | restore | nodes | notify | target | uninstall | completion ...`
+// `svc serve | login | apply | diff | apps | stacks | deploy | logs | run | jobs | volumes | repo | previews | backup | restore | nodes | notify | target | uninstall | completion ...`
 // (docs/api.md "CLI"; usage.ts lists them all). Only `serve` runs the daemon; `restore FILE` and `uninstall` work offline on the data directory (`restore ID`
 // asks the daemon), `completion` prints a script; `login`, `logout` and `whoami` keep or use the login file; every other command is a thin client of the REST
 // API. Errors print one sentence (the API's `error`) and exit non-zero, never a stack trace.
@@ -74,7 +74,7 @@ async function run(argv: string[]): Promise<number> {
       expect(0);
       if (typeof v.file !== 'string') usageError(command, '-f PATH is required');
       return command === 'apply'
-        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'], noWait: !!v['no-wait'], allowUpgrade: !!v['allow-upgrade'] })
+        ? applyCommand(client, { path: v.file, name: v.name as string | undefined, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'], noWait: !!v['no-wait'], allowUpgrade: !!v['allow-upgrade'] })
         : diffCommand(client, { path: v.file, prune: !!v.prune });
     }
     case 'apps':
@@ -101,6 +101,12 @@ async function run(argv: string[]): Promise<number> {
     case 'tokens':
       expect(0);
       return (await import('./cli/lists.js')).tokensCommand(client, { json });
+    case 'stacks': {
+      const { parseStacksArgs, stacksCommand } = await import('./cli/stacks.js');
+      const o = parseStacksArgs(pos, v);
+      if (typeof o === 'string') usageError(command, o);
+      return stacksCommand(client, o);
+    }
     case 'templates':
       if (pos.length > 1) usageError(command, `unexpected argument "${pos[1]}"`);
       return (await import('./cli/templates.js')).templatesCommand(client, { name: pos[0], json });

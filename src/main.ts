@@ -134,7 +134,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Node changes asked through the API (availability, labels): Swarm state too, not behind the gate.
   manager.register(createNodeReconciler({ db, runtime, bus, log }));
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
-  const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
+  const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus, loadCompose: opts.loadCompose ?? loadCompose });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").
   const collector = createCollector({
     db,

@@ -4,6 +4,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { notFound } from '../errors.js';
+import { createStackFromTemplate, templateDeploySchema } from '../desired/stack-templates.js';
 import { createStack, deleteStack, deployStack, revealStackVar, rollbackStack, updateStack, type StackResult } from '../desired/stacks.js';
 import { envKeySchema } from '../desired/fields.js';
 import { getApp } from '../store/apps.js';
@@ -45,6 +46,12 @@ export function stackRoutes(deps: ApiDeps) {
   r.post('/stacks', op({ summary: 'Create a stack from a Compose file', query: dryRunQ, status: 201, response: anyObject, more: { 200: { description: 'dry_run: the plan, nothing written' } }, errors: { ...refused, 409: 'conflict: the name is taken' } }), async (c) => {
     const dryRun = yes(c.req.query('dry_run'));
     const result = createStack(deps, await jsonBody(c), restOrigin(c), { dryRun, changedBy: c.var.user?.username ?? null });
+    return answer(c, result, dryRun, 201);
+  });
+
+  r.post('/templates/:name/stacks', op({ summary: 'Create a stack from a template: its inputs checked, its generated values made', body: templateDeploySchema, query: dryRunQ, status: 201, response: anyObject, more: { 200: { description: 'dry_run: the plan, nothing written' } }, errors: { ...refused, 409: 'conflict: the name is taken' } }), async (c) => {
+    const dryRun = yes(c.req.query('dry_run'));
+    const result = createStackFromTemplate(deps, c.req.param('name'), await jsonBody(c), restOrigin(c), { dryRun, changedBy: c.var.user?.username ?? null });
     return answer(c, result, dryRun, 201);
   });
 

@@ -151,6 +151,7 @@ export const RULES: Record<string, Rule> = {
   // Stack templates (issue 32 section 3): the catalog shipped with svc, no secret in it; any signed-in user.
   'GET /api/templates': r('read'),
   'GET /api/templates/:name': r('read'),
+  'POST /api/templates/:name/stacks': r('manage'),
 
   // Off-host backup targets (issue 21 section 1): targets are settings with credentials (never shown: a
   // read sees the access key's tail only); listing the copies in a bucket, uploads and imports are admin work.
@@ -259,6 +260,22 @@ export const RULES: Record<string, Rule> = {
   'GET /apps/:id/delete': r('manage'),
   'POST /apps/:id/delete': r('manage'),
   'GET /deploys/:id': r('deploy_status', { app: deploy('id') }),
+  // Stacks (issue 32): the forms are their REST twins' actions (create, change, delete: manage; deploy and
+  // roll back: deploy, for every service app at once, so an app-limited developer is refused).
+  'GET /stacks': r('read'),
+  'GET /stacks/new': r('manage'),
+  'POST /stacks/new': r('manage'),
+  'GET /stacks/:id': r('read'),
+  'POST /stacks/:id/update': r('manage'),
+  'POST /stacks/:id/deploy': r('deploy'),
+  'POST /stacks/:id/rollback': r('deploy'),
+  'POST /stacks/:id/variables': r('manage'),
+  'POST /stacks/:id/variables/:key/delete': r('manage'),
+  'GET /stacks/:id/delete': r('manage'),
+  'POST /stacks/:id/delete': r('manage'),
+  'GET /templates': r('read'),
+  'GET /templates/:name': r('read'),
+  'POST /templates/:name': r('manage'),
   'GET /services': r('read'),
   'POST /services': r('manage'),
   'GET /services/:id': r('read'),

@@ -2,24 +2,40 @@
 // named files (each stays atomic, errors name it), print the plan. diff is a dry run whose exit status says
 // whether anything would change (0 none, 1 changes, 2 errors), like diff(1).
 import { readFileSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { readManifestDir } from '../manifests/dir.js';
+import { composeAsStackDoc, isComposeText, stackNameOf } from '../manifests/compose-doc.js';
 import type { ApplyResult } from '../manifests/apply.js';
 import { CliError, type Client } from './client.js';
 import { waitForDeploys } from './apply-wait.js';
 
-/** The files under PATH, named as the errors will name them. */
-export function readPath(path: string): { name: string; content: string }[] {
+/**
+ * The files under PATH, named as the errors will name them. A Compose file among them is sent as the Stack
+ * document named after its folder (`name`: the name given for a Compose file PATH).
+ */
+export function readPath(path: string, name?: string): { name: string; content: string }[] {
   let st;
   try {
     st = statSync(path);
   } catch {
     throw new CliError(`${path}: no such file or directory`);
   }
-  if (st.isFile()) return [{ name: basename(path), content: readFileSync(path, 'utf8') }];
+  const asStack = (file: string, content: string, folder: string, given?: string) => {
+    if (!isComposeText(content)) return content;
+    const stack = given ?? stackNameOf(folder);
+    if (!stack) throw new CliError(`${file}: a Compose file whose folder makes no stack name; give --name STACK`);
+    return composeAsStackDoc(stack, content);
+  };
+  if (st.isFile()) {
+    const content = readFileSync(path, 'utf8');
+    const sent = asStack(basename(path), content, basename(dirname(resolve(path))), name);
+    if (name !== undefined && sent === content) throw new CliError(`${path}: --name applies to a Compose file only`);
+    return [{ name: basename(path), content: sent }];
+  }
+  if (name !== undefined) throw new CliError('--name applies to a Compose file PATH, not a directory');
   const dir = readManifestDir(path);
   if (dir.errors.length > 0) throw new CliError(`${dir.errors[0].file}: ${dir.errors[0].message}`);
-  return dir.files.map((f) => ({ name: f.file, content: f.text }));
+  return dir.files.map((f) => ({ name: f.file, content: asStack(f.file, f.text, basename(dirname(resolve(path, f.file)))) }));
 }
 
 const SIGN = { create: '+', update: '~', delete: '-', unchanged: '=' } as const;
@@ -33,6 +49,7 @@ export function formatPlan(r: ApplyResult): string {
     const changes = said.length > 0 ? `: ${said.join(', ')}` : '';
     lines.push(`${SIGN[res.action]} ${res.kind}/${res.name} ${res.action === 'unchanged' ? 'unchanged' : res.action}${changes}`);
     if (res.note) lines.push(`    note: ${res.note}`);
+    for (const s of res.services ?? []) lines.push(`    ${s.service}: ${s.action}${s.changes.length > 0 ? ` (${s.changes.join(', ')})` : ''}`);
   }
   const unchanged = r.resources.filter((x) => x.action === 'unchanged' && !x.note).length;
   if (unchanged > 0) lines.push(`= ${unchanged} unchanged`);
@@ -49,8 +66,8 @@ export function formatPlan(r: ApplyResult): string {
  * Applies PATH and, unless `noWait`, waits for the deploys the apply queued: exit 1 when the answer has
  * errors or any of those deploys failed, so `svc apply` in a script or CI tells an app that did not come up.
  */
-export async function applyCommand(client: Client, o: { path: string; dryRun: boolean; prune: boolean; pruneServices: boolean; noWait?: boolean; allowUpgrade?: boolean }): Promise<number> {
-  const files = readPath(o.path);
+export async function applyCommand(client: Client, o: { path: string; name?: string; dryRun: boolean; prune: boolean; pruneServices: boolean; noWait?: boolean; allowUpgrade?: boolean }): Promise<number> {
+  const files = readPath(o.path, o.name);
   const result = await client.json<ApplyResult>('POST', '/api/manifests/apply', { files, dry_run: o.dryRun, prune: o.prune, prune_services: o.pruneServices, allow_upgrade: o.allowUpgrade ?? false });
   process.stdout.write(formatPlan(result));
   const failed = o.dryRun || o.noWait ? 0 : await waitForDeploys(client, result.resources, (line) => process.stdout.write(`${line}\n`));

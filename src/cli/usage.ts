@@ -13,9 +13,11 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
   logout: { usage: 'svc logout', about: "revoke the login's token on the daemon and delete ~/.config/svc/config" },
   whoami: { usage: 'svc whoami [--json]', about: 'the user, role and daemon URL the CLI acts as, and where URL and token come from', options: JSON_OPTION },
   apply: {
-    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services] [--allow-upgrade] [--no-wait]',
+    usage: 'svc apply -f PATH [--name STACK] [--dry-run] [--prune] [--prune-services] [--allow-upgrade] [--no-wait]',
     about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API, then wait for the deploys it started; exit 1 if one fails',
-    options: `  -f, --file PATH     a manifest file or a directory of them
+    options: `  -f, --file PATH     a manifest file or a directory of them; a Compose file (services:, no kind:) is the Stack named
+                      after its folder, or --name STACK
+      --name STACK    the stack a Compose file PATH becomes
       --dry-run       show the plan, change nothing
       --prune         delete apps an earlier \`svc apply\` created that PATH no longer declares
       --prune-services  with --prune, delete such services too
@@ -140,6 +142,17 @@ ${JSON_OPTION} (list)`,
     usage: 'svc templates [NAME] [--json]',
     about: 'the one-click stacks svc ships (Plausible, n8n, Nextcloud...); with NAME, what it asks, what it generates and its services',
     options: JSON_OPTION,
+  },
+  stacks: {
+    usage: 'svc stacks [list] [--json] | show NAME [--json] | create NAME (-f COMPOSE_FILE [--var K=V]... [--secret K=V]... | --template T [--input K=V]...) [--dry-run] | update NAME -f COMPOSE_FILE [--dry-run] | deploy NAME [--service S]... | rollback NAME | delete NAME [--purge]',
+    about: 'stacks (Compose applications): list, show the services and last deploy, create from a Compose file or a template, update, deploy, roll back, delete',
+    options: `  -f, --file FILE     the docker-compose.yml (create, update)
+      --var K=V       a variable of the file's \${K} (create); --secret K=V a secret one, stored sealed
+      --template T    create from the template T (svc templates); --input K=V for what it asks (DOMAIN=...)
+      --dry-run       print the plan per service, change nothing
+      --service S     deploy S again even if unchanged (deploy)
+      --purge         delete the stack's volumes too (delete)
+${JSON_OPTION} (list, show, and the answers of the others)`,
   },
   tokens: { usage: 'svc tokens [--json]', about: 'list your API tokens (names, scopes, expiry, last use; never the tokens themselves)', options: JSON_OPTION },
   completion: {

@@ -47,7 +47,7 @@ const fields = {
   variables: z.array(variableSchema).max(500),
 };
 /** Stack names are app names, short enough for `<stack>-<service>` to stay one. */
-const stackNameSchema = nameSchema.refine((n) => n.length <= 40, 'must be at most 40 characters');
+export const stackNameSchema = nameSchema.refine((n) => n.length <= 40, 'must be at most 40 characters');
 export const createStackSchema = z.object(fields).partial().extend({ name: stackNameSchema }).strict();
 export const updateStackSchema = z.object(fields).partial().extend({ name: z.unknown().optional() }).strict();
 export const stackDeploySchema = z.object({ services: z.array(z.string().min(1).max(63)).max(200).optional() }).strict();

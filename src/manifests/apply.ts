@@ -1,10 +1,13 @@
 // The one apply path of every manifest source (directory, git, POST /api/manifests/apply): parse, read
 // the current state, plan (pure), then perform the plan in ONE transaction through the same commands the
-// REST handlers and the UI call (src/desired/: apps, env, links, services, deploys), so validation,
+// REST handlers and the UI call (src/desired/: apps, env, links, services, deploys, stacks), so validation,
 // uniqueness, config_changed and the queue keys are exactly the API's. A failure anywhere rolls the whole
 // source back; a dry run stops after the plan.
 import { createAppRecord, deleteApp, reservedPorts, updateAppRecord } from '../desired/apps.js';
-import type { CommandCtx } from '../desired/context.js';
+import { createStack, deleteStack, updateStack, type StackCtx } from '../desired/stacks.js';
+import { getStackByName } from '../store/stacks.js';
+import { diffStack } from './plan-stack.js';
+import type { CurrentState } from './state.js';
 import { requestDeploy } from '../desired/deploys.js';
 import { deleteEnv, setEnv } from '../desired/env.js';
 import { createLink, deleteLink } from '../desired/links.js';
@@ -21,8 +24,8 @@ import { contentRevision, getSourceRecord, writeSourceRecord, type RecordedResou
 import { appIdByName, readState, serviceIdByName } from './state.js';
 import { recordAudit } from '../store/audit.js';
 
-/** What an apply needs: the commands' context. */
-export type ApplyDeps = CommandCtx;
+/** What an apply needs: the commands' context (with the Compose loader, for Stack documents). */
+export type ApplyDeps = StackCtx;
 
 export interface ApplyRequest {
   source: ManifestSource;
@@ -62,10 +65,15 @@ export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult 
   }
   const revision = req.revision ?? contentRevision(req.files);
   const previous = getSourceRecord(db, req.source);
+  const state = readState(db, deps.sealer);
+  // A Stack's file is checked by the stacks command's own dry run: a file that cannot run is an error of its
+  // document (its file then applies nothing, as for any error), and the plan says what happens per service.
+  const stackPlans = checkStacks(deps, docs, state, errors);
+  const bad = new Set(errors.map((e) => e.file));
   const plan = planManifests({
     source: req.source,
-    docs,
-    state: readState(db, deps.sealer),
+    docs: docs.filter((d) => !bad.has(d.file)),
+    state,
     prune: req.prune,
     pruneServices: req.pruneServices,
     keepFiles: new Set(errors.map((e) => e.file)),
@@ -76,15 +84,18 @@ export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult 
     allowUpgrade: req.allowUpgrade ?? false,
   });
   errors.push(...plan.errors);
-  const result: ApplyResult = { source: req.source, revision, dry_run: req.dryRun ?? false, resources: plan.resources, errors };
+  const resources = plan.resources.map((r) => (r.kind === 'Stack' && stackPlans.has(r.name) && r.action !== 'unchanged' ? { ...r, services: stackPlans.get(r.name) } : r));
+  const result: ApplyResult = { source: req.source, revision, dry_run: req.dryRun ?? false, resources, errors };
   if (req.dryRun) return result;
 
   const changed = plan.resources.some((r) => r.action !== 'unchanged');
   const drift = previous?.revision === revision;
   try {
-    const deployIds = tx(db, () => perform(deps, req.source, plan, drift ? 'drift' : 'manifest', revision));
+    const { deployIds, stackDeploys } = tx(db, () => perform(deps, req.source, plan, drift ? 'drift' : 'manifest', revision));
     // The deploys it queued, so a client (`svc apply`) can wait for their outcome.
-    result.resources = plan.resources.map((r) => (r.kind === 'App' && deployIds.has(r.name) ? { ...r, deploy_id: deployIds.get(r.name) } : r));
+    result.resources = resources.map((r) =>
+      r.kind === 'App' && deployIds.has(r.name) ? { ...r, deploy_id: deployIds.get(r.name) } : r.kind === 'Stack' && stackDeploys.has(r.name) ? { ...r, ...stackDeploys.get(r.name) } : r,
+    );
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     errors.push({ file: '', document: -1, path: '', message: `nothing applied: ${err.message}` });
@@ -114,10 +125,42 @@ function recorded(plan: Plan, previous: RecordedResource[], errors: ManifestErro
   return out;
 }
 
+type ServicePlans = Map<string, NonNullable<PlannedResource['services']>>;
+
+/**
+ * The stacks command's dry run of each Stack document that creates or changes a stack: its refusals pushed
+ * to `errors` (naming the document), its plan per service returned by stack name.
+ */
+function checkStacks(deps: ApplyDeps, docs: SourcedDoc[], state: CurrentState, errors: ManifestError[]): ServicePlans {
+  const out: ServicePlans = new Map();
+  const current = new Map((state.stacks ?? []).map((s) => [s.name, s]));
+  for (const d of docs) {
+    if (d.doc.kind !== 'Stack') continue;
+    const name = d.doc.metadata.name;
+    const cur = current.get(name);
+    const diff = diffStack(d.doc.spec, cur);
+    if (cur && (diff.changes.length === 0 || cur.owner === 'rest' || cur.compose === null)) continue;
+    const err = (path: string, message: string) => errors.push({ file: d.file, document: d.document, path, message });
+    try {
+      const r = cur ? updateStack(deps, cur.id, diff.body, 'manifest', { dryRun: true }) : createStack(deps, { name, ...diff.body }, 'manifest', { dryRun: true });
+      const problems = [...r.plan.problems, ...r.plan.services.flatMap((s) => s.problems)];
+      for (const p of problems) err('spec.compose', `${p.service ? `service ${p.service}: ` : ''}${p.key}: ${p.message}`);
+      out.set(name, r.plan.services.map((s) => ({ service: s.service, action: s.action, changes: s.changes })));
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      const issues = (e.details?.issues as { path: string; message: string }[] | undefined) ?? [];
+      if (issues.length === 0) err('spec', e.message);
+      for (const i of issues) err(`spec.${i.path}`, i.message);
+    }
+  }
+  return out;
+}
+
 /** Performs a plan; must run inside a transaction. Throws a DomainError when a command refuses a write. */
-function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'manifest' | 'drift', revision: string): Map<string, number> {
+function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'manifest' | 'drift', revision: string) {
   const { db } = deps;
   const deployIds = new Map<string, number>();
+  const stackDeploys = new Map<string, { stack_id: number; stack_deploy_id?: number }>();
   const by = `manifest:${source}`;
   for (const name of plan.deleteApps) {
     const id = appIdByName(db, name);
@@ -159,9 +202,20 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
     if (diff.note && (a.create || diff.changes.length > 0)) addAppEvent(db, id, 'manifest', diff.note, 'warn');
   }
   for (const u of plan.upgradeServices) upgradeService(deps, serviceIdByName(db, u.name)!, { version: u.version }, 'manifest');
+  for (const name of plan.deleteStacks) {
+    const row = getStackByName(db, name);
+    if (row) deleteStack(deps, row.id, 'manifest');
+  }
+  for (const s of plan.stacks) {
+    const current = getStackByName(db, s.name);
+    const r = s.create || !current
+      ? createStack(deps, { name: s.name, ...s.diff.body }, 'manifest', { owner: source, changedBy: by })
+      : updateStack(deps, current.id, s.diff.body, 'manifest', { changedBy: by });
+    stackDeploys.set(s.name, { stack_id: r.stack.id, ...(r.deploy ? { stack_deploy_id: r.deploy.id } : {}) });
+  }
   for (const name of plan.deleteServices) {
     const row = getServiceByName(db, name);
     if (row && !row.deletedAt) deleteService(deps, row.id, { purge: false, force: false }, 'manifest');
   }
-  return deployIds;
+  return { deployIds, stackDeploys };
 }

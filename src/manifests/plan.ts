@@ -10,6 +10,7 @@ import { checkAppRules } from '../desired/app-rules.js';
 import { ENV_VALUE_MAX_BYTES } from '../desired/fields.js';
 import type { Owner } from '../store/schema/index.js';
 import { diffApp, type AppDiff } from './plan-app.js';
+import { diffStack, type StackDiff } from './plan-stack.js';
 import type { ManifestError, SourcedDoc } from './parse.js';
 import type { CurrentState } from './state.js';
 
@@ -17,7 +18,7 @@ export type ManifestSource = Exclude<Owner, 'rest'>;
 export type Action = 'create' | 'update' | 'delete' | 'unchanged';
 
 export interface PlannedResource {
-  kind: 'App' | 'Service';
+  kind: 'App' | 'Service' | 'Stack';
   name: string;
   action: Action;
   changes: string[];
@@ -28,6 +29,11 @@ export interface PlannedResource {
   deploy?: string;
   /** Set in an apply's answer (not a dry run): the id of the deploy it queued for this App. */
   deploy_id?: number;
+  /** A Stack: what its change does to each service (the stacks command's plan). */
+  services?: { service: string; action: string; changes: string[] }[];
+  /** Set in an apply's answer: the stack deploy it queued for this Stack (and the stack's id). */
+  stack_deploy_id?: number;
+  stack_id?: number;
 }
 
 export interface PlanInput {
@@ -55,8 +61,17 @@ export interface AppStep {
   diff: AppDiff;
 }
 
+export interface StackStep {
+  name: string;
+  create: boolean;
+  diff: StackDiff;
+}
+
 export interface Plan {
   resources: PlannedResource[];
+  /** Stacks to create or change (unchanged ones are left out), and this source's stacks to delete. */
+  stacks: StackStep[];
+  deleteStacks: string[];
   errors: ManifestError[];
   /** Services to create (name, type), apps to write, apps and services to delete. */
   createServices: { name: string; type: string; version?: string }[];
@@ -101,6 +116,16 @@ function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
       }
     }
   }
+  const stacksNow = new Map((state.stacks ?? []).map((s) => [s.name, s]));
+  const stackOfApp = new Map((state.stacks ?? []).map((s) => [s.id, s.name]));
+  for (const d of docs) {
+    if (d.doc.kind !== 'Stack') continue;
+    const cur = stacksNow.get(d.doc.metadata.name);
+    if (cur?.owner === 'rest') err(d, 'metadata.name', `stack ${cur.name} was created through the API or UI; manifests do not change it`);
+    else if (cur && cur.compose === null) err(d, 'metadata.name', `stack ${cur.name} is deployed from a repository; manifests give a Compose file`);
+    const app = apps.get(d.doc.metadata.name);
+    if (!cur && app) err(d, 'metadata.name', `an app named ${app.name} exists: a stack's volumes would share its directory`);
+  }
   const pruned = new Set(pruneApps(docs, input));
   const declaredApps = new Set(docs.filter((d) => d.doc.kind === 'App').map((d) => d.doc.metadata.name));
   const taken = new Map<string, string>();
@@ -115,6 +140,10 @@ function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
     const cur = apps.get(name);
     if (cur?.owner === 'rest') {
       err(d, 'metadata.name', `app ${name} was created through the API or UI; manifests do not change it`);
+      continue;
+    }
+    if (cur?.stackId) {
+      err(d, 'metadata.name', `app ${name} is a service of stack ${stackOfApp.get(cur.stackId) ?? cur.stackId}; change the stack's Compose file instead`);
       continue;
     }
     const diff = diffApp(d.doc.spec, cur);
@@ -154,7 +183,16 @@ function pruneApps(docs: SourcedDoc[], input: PlanInput): string[] {
   if (!input.prune || input.noPrune) return [];
   const named = new Set(docs.filter((d) => d.doc.kind === 'App').map((d) => d.doc.metadata.name));
   const kept = new Set(input.previous.filter((r) => r.kind === 'App' && r.file && input.keepFiles.has(r.file)).map((r) => r.name));
-  return input.state.apps.filter((a) => a.owner === input.source && !named.has(a.name) && !kept.has(a.name)).map((a) => a.name);
+  // A stack's service apps belong to their stack: they go with it, never as Apps no document names.
+  return input.state.apps.filter((a) => a.owner === input.source && !a.stackId && !named.has(a.name) && !kept.has(a.name)).map((a) => a.name);
+}
+
+/** This source's stacks that no document names and that may go (the same rules as apps). */
+function pruneStacks(docs: SourcedDoc[], input: PlanInput): string[] {
+  if (!input.prune || input.noPrune) return [];
+  const named = new Set(docs.filter((d) => d.doc.kind === 'Stack').map((d) => d.doc.metadata.name));
+  const kept = new Set(input.previous.filter((r) => r.kind === 'Stack' && r.file && input.keepFiles.has(r.file)).map((r) => r.name));
+  return (input.state.stacks ?? []).filter((s) => s.owner === input.source && !named.has(s.name) && !kept.has(s.name)).map((s) => s.name);
 }
 
 export function planManifests(input: PlanInput): Plan {
@@ -233,5 +271,16 @@ function buildPlan(docs: SourcedDoc[], input: PlanInput): Omit<Plan, 'errors'> {
       resources.push({ kind: 'Service', name: s.name, action: 'delete', changes: [] });
     }
   }
-  return { resources, createServices, upgradeServices, apps: appSteps, deleteApps, deleteServices, applied: docs };
+  const stacksNow = new Map((state.stacks ?? []).map((s) => [s.name, s]));
+  const stackSteps: StackStep[] = [];
+  for (const d of docs) {
+    if (d.doc.kind !== 'Stack') continue;
+    const cur = stacksNow.get(d.doc.metadata.name);
+    const diff = diffStack(d.doc.spec, cur);
+    if (!cur || diff.changes.length > 0) stackSteps.push({ name: d.doc.metadata.name, create: !cur, diff });
+    resources.push({ kind: 'Stack', name: d.doc.metadata.name, action: !cur ? 'create' : diff.changes.length > 0 ? 'update' : 'unchanged', changes: diff.changes, file: d.file });
+  }
+  const deleteStacks = pruneStacks(docs, input);
+  for (const name of deleteStacks) resources.push({ kind: 'Stack', name, action: 'delete', changes: [] });
+  return { resources, createServices, upgradeServices, apps: appSteps, deleteApps, deleteServices, stacks: stackSteps, deleteStacks, applied: docs };
 }

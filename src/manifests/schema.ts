@@ -1,4 +1,4 @@
-// The manifest documents (API.md "Manifests"): Kubernetes-shaped `App` and `Service` documents whose
+// The manifest documents (API.md "Manifests"): Kubernetes-shaped `App`, `Service` and `Stack` documents whose
 // `spec` holds the API's own field names and is validated by the commands' own zod rules (appFieldShape,
 // nameSchema, envKeySchema, aliasSchema, src/desired/), so a manifest can never accept what POST /api/apps refuses.
 // Unknown fields are errors: a typo in git must not silently become a default.
@@ -7,6 +7,7 @@ import { appFieldShape } from '../desired/apps.js';
 import { aliasSchema, envKeySchema, envValueSchema, nameSchema } from '../desired/fields.js';
 import { SERVICE_TYPES } from '../store/schema/index.js';
 import { SERVICE_VERSIONS } from '../catalog/types.js';
+import { createStackSchema, stackNameSchema } from '../desired/stacks.js';
 
 export const API_VERSION = 'svc/v1';
 
@@ -63,15 +64,36 @@ export const serviceDocSchema = z
   })
   .strict();
 
-export const manifestDocSchema = z.discriminatedUnion('kind', [appDocSchema, serviceDocSchema]);
+/**
+ * A stack (issue 32): its Compose file as text and its variables, the shape of POST /api/stacks. `variables`
+ * absent: not managed by the manifest; present: the complete list, an entry without `value` keeps the
+ * stored one (secrets stay out of git), as for an App's `env`.
+ */
+export const stackDocSchema = z
+  .object({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('Stack'),
+    metadata: z.object({ name: stackNameSchema }).strict(),
+    spec: z
+      .object({
+        compose: createStackSchema.shape.compose.unwrap().unwrap(),
+        variables: z.array(envEntrySchema).max(500).superRefine(unique((e) => e.key, 'variable')).optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
+export const manifestDocSchema = z.discriminatedUnion('kind', [appDocSchema, serviceDocSchema, stackDocSchema]);
 
 export type AppSpec = z.infer<typeof appSpecSchema>;
 export type AppDoc = z.infer<typeof appDocSchema>;
 export type ServiceDoc = z.infer<typeof serviceDocSchema>;
+export type StackDoc = z.infer<typeof stackDocSchema>;
+export type StackSpec = StackDoc['spec'];
 export type ManifestDoc = z.infer<typeof manifestDocSchema>;
 
 /** The JSON Schema editors validate manifests with (published as docs/manifest.schema.json). */
 export function manifestJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(manifestDocSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...schema, $id: 'https://svc.local/manifest.schema.json', title: 'svc manifest document (App or Service)' };
+  return { ...schema, $id: 'https://svc.local/manifest.schema.json', title: 'svc manifest document (App, Service or Stack)' };
 }

@@ -8,7 +8,8 @@ import { plainValue } from '../store/env.js';
 import { APP_DEFAULTS, type AppFields } from '../desired/apps.js';
 import { listAppViews } from '../store/apps.js';
 import { selectServiceViews, viewOf } from '../store/service-view.js';
-import { apps, deploys, envVars, serviceLinks, services, serviceUpgrades, type Owner, type ServiceType } from '../store/schema/index.js';
+import { apps, deploys, envVars, serviceLinks, services, serviceUpgrades, stacks, stackVars, type Owner, type ServiceType } from '../store/schema/index.js';
+import { stackVarValue } from '../store/stacks.js';
 
 export interface CurrentEnv {
   key: string;
@@ -21,6 +22,8 @@ export interface CurrentApp {
   id: number;
   name: string;
   owner: Owner;
+  /** The stack whose service this app is (its stack document manages it, never an App document); null: none. */
+  stackId?: number | null;
   fields: AppFields;
   /** The app's `repo_token` in clear (compared with a manifest's, never shown); null: none or unreadable. */
   repoToken?: string | null;
@@ -47,9 +50,20 @@ export interface CurrentService {
   deleting: boolean;
 }
 
+export interface CurrentStack {
+  id: number;
+  name: string;
+  owner: Owner;
+  /** The Compose file's text; null for a stack from a repository. */
+  compose: string | null;
+  variables: CurrentEnv[];
+}
+
 export interface CurrentState {
   apps: CurrentApp[];
   services: CurrentService[];
+  /** Absent in plans of App and Service documents only (tests): no stack. */
+  stacks?: CurrentStack[];
 }
 
 const FIELD_KEYS = Object.keys(APP_DEFAULTS) as (keyof AppFields)[];
@@ -110,6 +124,7 @@ export function readState(db: Db, sealer: Sealer): CurrentState {
         id: row.id,
         name: row.name,
         owner: row.owner,
+        stackId: row.stackId ?? null,
         fields: fieldsOf(row as unknown as Record<string, unknown>),
         repoToken: openToken(sealer, row.repoTokenSealed),
         env: envByApp.get(row.id) ?? [],
@@ -120,7 +135,18 @@ export function readState(db: Db, sealer: Sealer): CurrentState {
       };
     }),
     services: serviceRows.map((s) => ({ id: s.id, name: s.name, type: s.type, owner: s.owner, version: s.version, upgradingTo: upgrading.get(s.id) ?? null, deleting: s.deletedAt !== null })),
+    stacks: readStacks(db, sealer),
   };
+}
+
+function readStacks(db: Db, sealer: Sealer): CurrentStack[] {
+  const vars = new Map<number, CurrentEnv[]>();
+  for (const row of db.select().from(stackVars).all()) {
+    const list = vars.get(row.stackId) ?? [];
+    list.push({ key: row.key, value: stackVarValue(sealer, row), isSecret: row.isSecret, required: row.required });
+    vars.set(row.stackId, list);
+  }
+  return db.select().from(stacks).all().map((s) => ({ id: s.id, name: s.name, owner: s.owner, compose: s.compose, variables: vars.get(s.id) ?? [] }));
 }
 
 /** Ids of one app, for the apply step (a name may have been created earlier in the same transaction). */

@@ -16,6 +16,7 @@ import type { AppView } from '../store/app-view.js';
 import { flash, render, type UiDeps, type UiEnv, may } from './context.js';
 import { Badge, Layout, Time } from './layout.js';
 import { StatusLine, statusFactsOf } from './status-line.js';
+import { StacksTable, stacksJson } from './stack-view.js';
 
 export interface DashboardApp {
   app: AppView;
@@ -110,9 +111,12 @@ export const ServicesTable = ({ services, id = 'services-table' }: { services: S
   </div>
 );
 
-/** The dashboard's data: apps newest first with their derived columns. */
+/**
+ * The dashboard's data: apps newest first with their derived columns. A stack's service apps are not listed
+ * here: they are shown under their stack (the Stacks table, and each stack's page).
+ */
 export function dashboardApps(deps: UiDeps, hostname: string): DashboardApp[] {
-  const rows = listAppsWithDeployVersion(deps.db);
+  const rows = listAppsWithDeployVersion(deps.db).filter((r) => r.app.stackId === null);
   const newest = newestDeployByApp(deps.db);
   const images = deployImages(deps.db, rows.flatMap((r) => (r.app.currentDeployId ? [r.app.currentDeployId] : [])));
   return rows.map(({ app }) => ({
@@ -127,6 +131,7 @@ export function dashboardPage(deps: UiDeps) {
   const r = new Hono<UiEnv>();
   r.get('/', (c) => {
     const apps = dashboardApps(deps, publicHostname(c, deps.config));
+    const stacks = stacksJson(deps);
     const q = c.req.query('range');
     const range = isRange(q) ? q : '1h';
     return render(
@@ -145,6 +150,12 @@ export function dashboardPage(deps: UiDeps) {
           )}
         </p>
         <AppsTable apps={apps} />
+        {stacks.length > 0 && (
+          <>
+            <h2>Stacks</h2>
+            <StacksTable stacks={stacks} id="dashboard-stacks" />
+          </>
+        )}
         <h2>Services</h2>
         <ServicesTable services={listServices(deps.db)} />
         <MetricCharts points={metricsJson(deps.db, 'host', range, deps.now().getTime(), undefined).points} range={range} base="/" host />

@@ -24,6 +24,7 @@ export interface PageProps {
 
 const NAV = [
   ['/', 'Apps'],
+  ['/stacks', 'Stacks'],
   ['/services', 'Services'],
   ['/backups', 'Backups'],
   ['/nodes', 'Nodes'],

@@ -30,6 +30,7 @@ import { backupTargetPages } from './backup-target-pages.js';
 import { Layout } from './layout.js';
 import { terminalPage } from './terminal-page.js';
 import { jobPages } from './job-pages.js';
+import { stackPages } from './stack-pages.js';
 import { contentSecurityPolicy } from './csp.js';
 
 /** Paths the UI never answers: the API (its own JSON 404s and auth) and the health check. */
@@ -82,6 +83,7 @@ export function createUi(deps: EdgeDeps, flows: AuthFlows) {
   r.route('/', appPages(ui));
   r.route('/', jobPages(ui));
   r.route('/', deployPage(ui));
+  r.route('/', stackPages(ui));
   r.route('/', servicePages(ui));
   r.route('/', settingsPage(ui));
   r.route('/', backupTargetPages(ui));

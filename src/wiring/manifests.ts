@@ -12,13 +12,14 @@ import { createManifestsReconciler } from '../reconcilers/manifests/reconciler.j
 import { checkGitSettings, syncGitCheckout, type GitSourceSettings } from '../manifests/git.js';
 import { watchManifestDir, type DirWatcher } from '../manifests/watch.js';
 import { existsSync } from 'node:fs';
+import type { ComposeLoader } from '../desired/stacks.js';
 
 export interface ManifestsWiring {
   /** Closes the directory watcher; call before stopping the manager. */
   stop(): Promise<void>;
 }
 
-export function wireManifests(d: { config: Config; db: Db; sealer: Sealer; log: Logger; manager: Manager; bus: Bus }): ManifestsWiring {
+export function wireManifests(d: { config: Config; db: Db; sealer: Sealer; log: Logger; manager: Manager; bus: Bus; loadCompose?: ComposeLoader }): ManifestsWiring {
   const { config, manager, log } = d;
   const m = config.manifests;
   let watcher: DirWatcher | undefined;
@@ -47,6 +48,7 @@ export function wireManifests(d: { config: Config; db: Db; sealer: Sealer; log: 
       config,
       log,
       now: () => new Date(),
+      loadCompose: d.loadCompose,
       dir: m.dir,
       pruneServices: m.pruneServices,
       ensureWatch,

@@ -14,6 +14,7 @@ import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { ensureStackImage, STACK_IMAGE } from '../support/stack-images.js';
 import { composeText, jsonComposeLoader, type ServiceDraft } from '../support/stack-loader.js';
 import { waitFor } from '../support/wait.js';
+import { composeAsStackDoc } from '../../src/manifests/compose-doc.js';
 
 const runtime = createDockerRuntime({ log: silentLogger });
 let t: TestDaemon;
@@ -181,6 +182,25 @@ describe('a 4-service stack', () => {
     await waitFor(async () => (await runtime.docker.listNetworks()).every((n) => !n.Name.startsWith(`${t.network}-stack-stk_`)), { timeoutMs: 30_000, what: 'stack networks removed' });
     await waitFor(async () => !(await (await fetch(`${t.caddy.adminUrl}/config/`)).text()).includes('stk-web'), { timeoutMs: 30_000, what: 'route removed' });
     expect(existsSync(join(t.dataDir, 'volumes', 'stk', 'db-data', 'log'))).toBe(true);
+  }, 120_000);
+});
+
+describe('svc apply of a Compose file (kind: Stack)', () => {
+  it('creates the stack through the manifest apply, waits nothing twice, and prunes it', async () => {
+    // What `svc apply -f shop/docker-compose.yml` sends: the Stack document of the file (src/manifests/compose-doc.ts).
+    const text = composeAsStackDoc('mfs', composeText([{ name: 'cache', image: STACK_IMAGE, command: ['/bin/sh', '/cache'], expose: [6379] }]));
+    const apply = async (body: string, query = '') => (await t.api('POST', `/api/manifests/apply${query}`, { files: [{ name: 'docker-compose.yml', content: body }] })).body;
+    const made = await apply(text);
+    expect(made.errors).toEqual([]);
+    expect(made.resources).toEqual([expect.objectContaining({ kind: 'Stack', name: 'mfs', action: 'create', services: [{ service: 'cache', action: 'create', changes: [] }] })]);
+    const d = await finished(made.resources[0].stack_id, made.resources[0].stack_deploy_id);
+    expect(d.status).toBe('success');
+    const running = await runtime.list({ 'svc.instance': t.instance, 'svc.stack': 'mfs' });
+    expect(running.filter((c) => c.running).length).toBe(1);
+    expect((await apply(text)).resources.map((r: any) => `${r.action}:${r.stack_deploy_id ?? '-'}`)).toEqual(['unchanged:-']);
+    const pruned = await apply('', '?prune=true');
+    expect(pruned.resources.map((r: any) => `${r.kind}/${r.name}:${r.action}`)).toEqual(['Stack/mfs:delete']);
+    await waitFor(async () => (await runtime.list({ 'svc.instance': t.instance, 'svc.stack': 'mfs' })).length === 0, { timeoutMs: 60_000, what: 'applied stack removed' });
   }, 120_000);
 });
 

@@ -30,6 +30,7 @@ dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 ol.steps{padding-left:1.4rem}ol.steps li.done{color:var(--muted)}ol.steps li.current{font-weight:600}ol.steps li.todo{color:var(--muted);opacity:.7}
 form{margin:0}
 .stack{display:grid;gap:.75rem;max-width:36rem}
+.stack.wide{max-width:60rem}
 .row{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:end}
 label{display:block;font-weight:600;font-size:.9rem}
 label.check{display:flex;gap:.4rem;align-items:center;font-weight:400}
