@@ -103,6 +103,7 @@ function validate(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Res
 }
 
 async function pull(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => string[]): Promise<Result> {
+  if (deploy.imagePin) return pullPinned(deps, deploy, secrets);
   const ref = deploy.imageRef!;
   const present = await deps.runtime.hasImage(ref);
   if (!mustPull(ref, present)) {
@@ -122,6 +123,31 @@ async function pull(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => s
       const message = redact(err instanceof Error ? err.message : String(err), secrets());
       if (!present) throw new Error(`pull of ${ref} failed: ${message}`);
       event(deps, deploy, 'pull', `pull of ${ref} failed (${message}); using the local image`, 'warn');
+    }
+  }
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'create' });
+  return { requeueAfterMs: 0 };
+}
+
+/**
+ * A rollback runs the very image its target ran (`image_pin`), whatever its reference names now: present, it
+ * is not pulled; gone, the reference is pulled in case it still names that image, and otherwise the deploy
+ * fails rather than run another image under the old name.
+ */
+async function pullPinned(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => string[]): Promise<Result> {
+  const ref = deploy.imageRef!;
+  const pin = deploy.imagePin!;
+  if (await deps.runtime.hasImage(pin)) {
+    event(deps, deploy, 'pull', `image ${ref} as it ran then (${pin}) is present; not pulled`);
+  } else {
+    event(deps, deploy, 'pull', `image ${ref} as it ran then (${pin}) is gone; pulling ${ref} in case it still names it`);
+    try {
+      await deps.runtime.pull(ref);
+    } catch (err) {
+      event(deps, deploy, 'pull', `pull of ${ref} failed: ${redact(err instanceof Error ? err.message : String(err), secrets())}`, 'warn');
+    }
+    if (!(await deps.runtime.hasImage(pin))) {
+      return fail(deps, deploy, 'pull', 'failed', `image ${pin}, which ${ref} named when that deploy ran, is no longer on the engine and ${ref} names another image now; deploy ${ref} to run what it names today`);
     }
   }
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'create' });
@@ -150,11 +176,14 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
   // to 0 still proves its image, and the scale-down stops it again after the switch).
   const count = Math.max(1, app.replicas);
-  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0, stack));
+  const first = await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0, stack));
+  // From here on every container of this deploy (its replicas, a heal's recreation, a rollback to it) runs
+  // the image the first one was made from, even once its reference names another.
+  const pinned = { ...deploy, imagePin: first.imagePin ?? deploy.imagePin };
   // The first replica proves the image (and does any one-time work: a Swarm's registry push); the others
   // start together, the engine's create + start (hundreds of ms each) overlapping. All settle before the
   // step ends, so a retry of the step never races a start still in flight.
-  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1, stack));
+  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, pinned, env, i + 1, stack));
   await settleAll(
     others.map(async (spec) => {
       await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
@@ -164,6 +193,7 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   const now = deps.now();
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',
+    imagePin: pinned.imagePin,
     stagingContainer: name,
     previousContainer: previous,
     deadline: iso(now + deps.settings.healthTimeoutMs),
