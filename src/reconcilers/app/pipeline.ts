@@ -15,6 +15,7 @@ import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/
 import { appContainerSpec, ensureAppVolumes, SLOT_LABEL, stackSpecOf } from './container-spec.js';
 import { containerName, envDiff, type DeployStep } from './plan.js';
 import { startDrain, type DrainMemory } from './drain.js';
+import { startAgain } from './start-again.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
 import { probesHttp } from '../../stacks/service-spec.js';
@@ -332,10 +333,13 @@ async function oldReplicas(deps: AppReconcilerDeps, app: AppView, old: string): 
   return list.filter((c) => c.name.startsWith(`${old}-r`)).map((c) => c.name);
 }
 
-/** stop_first whose new version failed: the old version (stopped, kept) serves again. */
+/**
+ * stop_first whose new version failed: the old version (stopped, kept) serves again, made again from its
+ * deploy should its network have been removed meanwhile (start-again.ts).
+ */
 async function restartOld(deps: AppReconcilerDeps, app: AppView, old: string) {
-  await deps.runtime.start(old);
-  for (const extra of await oldReplicas(deps, app, old)) await deps.runtime.start(extra);
+  const extras = await oldReplicas(deps, app, old);
+  for (const name of [old, ...extras]) await startAgain(deps, app, name);
 }
 
 /** Ends the deploy; the next pass (right away) brings the app status up to date and picks the next deploy. */
