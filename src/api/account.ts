@@ -13,7 +13,7 @@ import type { ApiDeps, ApiEnv } from './deps.js';
 import type { Context } from 'hono';
 import { anyList, anyObject, operations } from './openapi/operation.js';
 import { z } from 'zod';
-import { sessionJsonSchema } from '../presenters/account-json.js';
+import { sessionJson, sessionJsonSchema } from '../presenters/account-json.js';
 import { passwordChangeSchema } from '../desired/users.js';
 
 const op = operations('Account');
@@ -31,7 +31,7 @@ export function accountRoutes(deps: ApiDeps, flows: AuthFlows) {
     return c.body(null, 204);
   });
 
-  r.get('/account/sessions', op({ summary: 'Your sessions, most recently used first', response: z.array(sessionJsonSchema) }), (c) => c.json(listSessions(deps.db, c.var.user.id, c.var.sessionId)));
+  r.get('/account/sessions', op({ summary: 'Your sessions, most recently used first', response: z.array(sessionJsonSchema) }), (c) => c.json(listSessions(deps.db, c.var.user.id).map((s) => sessionJson(s, c.var.sessionId))));
 
   r.delete('/account/sessions/:id', op({ summary: 'End one of your sessions', status: 204 }), (c) => {
     deleteSession(deps.db, c.var.user.id, idParam(c, 'id', 'session'));

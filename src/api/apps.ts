@@ -10,6 +10,7 @@ import { appDetailJson, appsListJson } from '../presenters/app-json-sql.js';
 import { listAppEvents } from '../store/deploys.js';
 import { accessUrl, appJson } from '../presenters/app-json.js';
 import { previewsWithApps } from '../store/previews.js';
+import { previewJson, previewJsonSchema } from '../presenters/previews.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
@@ -21,12 +22,6 @@ import { appEventJsonSchema } from '../presenters/deploy-json.js';
 import { createAppSchema, updateAppSchema } from '../desired/apps.js';
 
 const op = operations('Apps');
-
-/** A pull-request preview as GET /api/apps/{id}/previews lists it. */
-const previewJsonSchema = z.object({
-  pr_number: z.number().int(), app_id: z.number().int(), app: z.string(), head_sha: z.string().nullable(), head_ref: z.string().nullable(), fork: z.boolean(),
-  last_commit_at: z.string().nullable(), created_at: z.string(), access_url: z.string().nullable(), status: z.string(),
-});
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -86,11 +81,7 @@ export function appRoutes(deps: ApiDeps) {
     return c.json(
       previewsWithApps(db, id)
         .sort((a, b) => b.preview.prNumber - a.preview.prNumber)
-        .map((p) => ({
-          pr_number: p.preview.prNumber, app_id: p.preview.appId, app: p.name, head_sha: p.preview.headSha, head_ref: p.preview.headRef,
-          fork: p.preview.fork, last_commit_at: p.preview.lastCommitAt, created_at: p.preview.createdAt,
-          access_url: accessUrl(p, host), status: getApp(db, p.preview.appId)?.status ?? 'inactive',
-        })),
+        .map((p) => previewJson(p, accessUrl(p, host), getApp(db, p.preview.appId)?.status ?? 'inactive')),
     );
   });
 

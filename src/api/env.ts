@@ -9,17 +9,13 @@ import { envKeyHistory, listEnv, revealEnv } from '../store/env.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { noteAuditNames } from '../http/audit-names.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { envJson } from '../presenters/env.js';
+import { envHistoryJson, envHistorySchema, envJson } from '../presenters/env.js';
 import { anyList, anyObject, operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { envJsonSchema } from '../presenters/env.js';
 import { setEnvSchema } from '../desired/env.js';
 
 const op = operations('Environment');
-
-const envHistorySchema = z.object({
-  key: z.string(), action: z.enum(['created', 'updated', 'deleted']), is_secret: z.boolean(), required: z.boolean(), value: z.string().nullable(), changed_at: z.string(), changed_by: z.string().nullable(),
-});
 
 /** A key from the path; one that cannot exist is a 404 like any unknown key. */
 function keyParam(c: Context): string {
@@ -47,18 +43,7 @@ export function envRoutes(deps: ApiDeps) {
   });
 
   r.get('/apps/:appID/env/:key/history', op({ summary: "A variable's changes, newest first", response: z.array(envHistorySchema) }), (c) => {
-    const rows = envKeyHistory(db, idParam(c, 'appID', 'app'), keyParam(c));
-    return c.json(
-      rows.map((h) => ({
-        key: h.key,
-        action: h.action,
-        is_secret: h.isSecret,
-        required: h.required,
-        value: h.isSecret ? null : h.value,
-        changed_at: h.changedAt,
-        changed_by: h.changedBy,
-      })),
-    );
+    return c.json(envKeyHistory(db, idParam(c, 'appID', 'app'), keyParam(c)).map(envHistoryJson));
   });
 
   r.get('/apps/:appID/env/:key/reveal', op({ summary: "A variable's value, a secret's too (audited)", response: z.object({ key: z.string(), value: z.string() }).loose() }), (c) => {

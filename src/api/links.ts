@@ -2,7 +2,8 @@
 // (src/desired/links.ts). A link changes what the app's next deploy injects.
 import { Hono } from 'hono';
 import { createLink, deleteLink } from '../desired/links.js';
-import { listLinks, requireApp, type LinkView } from '../store/links.js';
+import { listLinks, requireApp } from '../store/links.js';
+import { linkJson, linkJsonSchema } from '../presenters/links.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { anyList, anyObject, operations } from './openapi/operation.js';
@@ -10,24 +11,6 @@ import { z } from 'zod';
 import { linkSchema } from '../desired/links.js';
 
 const op = operations('Services');
-
-const linkJsonSchema = z.object({
-  app_id: z.number().int(), service_id: z.number().int(), alias: z.string().nullable(), env_keys: z.array(z.string()),
-  service: z.object({ id: z.number().int(), name: z.string(), type: z.string(), status: z.string(), container_name: z.string() }),
-  created_at: z.string(),
-});
-
-/** The API shape of a link, with a short summary of its service (never credentials). */
-function linkJson(v: LinkView) {
-  return {
-    app_id: v.link.appId,
-    service_id: v.link.serviceId,
-    alias: v.link.alias,
-    env_keys: v.envKeys,
-    service: { id: v.service.id, name: v.service.name, type: v.service.type, status: v.service.status, container_name: v.service.containerName },
-    created_at: v.link.createdAt,
-  };
-}
 
 export function linkRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();

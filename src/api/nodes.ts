@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { unavailable } from '../errors.js';
 import { listNodes } from '../cluster/nodes.js';
 import { joinCommand, nodeEvents, updateNode } from '../desired/nodes.js';
+import { nodeEventJson } from '../presenters/nodes.js';
 import { jsonBody } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { z } from 'zod';
@@ -21,7 +22,7 @@ export function nodeRoutes(deps: ApiDeps) {
   };
   r.get('/nodes', op({ summary: 'The machines of the Swarm', response: anyList, errors: { 503: 'engine_unavailable' } }), async (c) => c.json(await listNodes(runtime(), deps.db)));
   // The stored history: readable without the engine.
-  r.get('/nodes/events', op({ summary: 'Node events, newest first', query: { limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: a bad limit' } }), (c) => c.json(nodeEvents(deps.db, c.req.query('limit'))));
+  r.get('/nodes/events', op({ summary: 'Node events, newest first', query: { limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: a bad limit' } }), (c) => c.json(nodeEvents(deps.db, c.req.query('limit')).map(nodeEventJson)));
   r.post('/nodes/join', op({ summary: 'The command that joins a machine (carries the join token)', body: z.object({ role: z.enum(['worker', 'manager']).optional() }), response: anyObject, errors: { 409: 'conflict: this engine is not a Swarm manager', 503: 'engine_unavailable' } }), async (c) => {
     return c.json(await joinCommand(runtime(), await jsonBody(c)));
   });

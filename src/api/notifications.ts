@@ -5,7 +5,8 @@ import { createChannel, deleteChannel, updateChannel } from '../desired/notify.j
 import { invalid } from '../errors.js';
 import { SELECTABLE_EVENTS } from '../notify/events.js';
 import { sendTest } from '../notify/test-send.js';
-import { channelJson, getChannel, listChannels, listDeliveries, listOutbox } from '../store/notify.js';
+import { getChannel, listChannels, listDeliveries, listOutbox } from '../store/notify.js';
+import { channelJson, channelJsonSchema, deliveryJson, outboxJson } from '../presenters/notify.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
@@ -22,10 +23,6 @@ function limitOf(raw: string | undefined): number {
   return n;
 }
 
-const channelJsonSchema = z.object({
-  id: z.number().int(), name: z.string(), type: z.string(), events: z.array(z.string()), enabled: z.boolean(), target: z.string(), created_at: z.string(), updated_at: z.string(),
-});
-
 export function notificationRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
 
@@ -33,10 +30,11 @@ export function notificationRoutes(deps: ApiDeps) {
   r.get('/notifications/channels', op({ summary: 'Notification channels (targets redacted)', response: z.array(channelJsonSchema) }), (c) => c.json(listChannels(deps.db).map(channelJson)));
   r.post('/notifications/channels', op({ summary: 'Add a channel (a webhook answer carries its signing secret, once)', body: createChannelSchema, status: 201, response: channelJsonSchema.extend({ secret: z.string().optional() }), errors: { 409: 'conflict: the name is taken' } }), async (c) => {
     c.header('cache-control', 'no-store');
-    return c.json(createChannel(deps, await jsonBody(c), restOrigin(c)), 201);
+    const { secret, ...row } = createChannel(deps, await jsonBody(c), restOrigin(c));
+    return c.json(secret ? { ...channelJson(row), secret } : channelJson(row), 201);
   });
   r.get('/notifications/channels/:id', op({ summary: 'One channel', response: channelJsonSchema }), (c) => c.json(channelJson(getChannel(deps.db, idParam(c, 'id', 'channel')))));
-  r.put('/notifications/channels/:id', op({ summary: 'Change a channel', body: updateChannelSchema, response: channelJsonSchema }), async (c) => c.json(updateChannel(deps, idParam(c, 'id', 'channel'), await jsonBody(c), restOrigin(c))));
+  r.put('/notifications/channels/:id', op({ summary: 'Change a channel', body: updateChannelSchema, response: channelJsonSchema }), async (c) => c.json(channelJson(updateChannel(deps, idParam(c, 'id', 'channel'), await jsonBody(c), restOrigin(c)))));
   r.delete('/notifications/channels/:id', op({ summary: 'Remove a channel', status: 204 }), (c) => {
     deleteChannel(deps, idParam(c, 'id', 'channel'), restOrigin(c));
     return c.body(null, 204);
@@ -49,8 +47,8 @@ export function notificationRoutes(deps: ApiDeps) {
     const raw = c.req.query('channel_id');
     const channelId = raw === undefined ? undefined : Number(raw);
     if (channelId !== undefined && !Number.isInteger(channelId)) throw invalid('channel_id must be an integer');
-    return c.json(listDeliveries(deps.db, { channelId, limit: limitOf(c.req.query('limit')) }));
+    return c.json(listDeliveries(deps.db, { channelId, limit: limitOf(c.req.query('limit')) }).map(deliveryJson));
   });
-  r.get('/notifications/outbox', op({ summary: 'Notifications waiting to be sent', query: { limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad limit' } }), (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit')))));
+  r.get('/notifications/outbox', op({ summary: 'Notifications waiting to be sent', query: { limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad limit' } }), (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit'))).map(outboxJson)));
   return r;
 }

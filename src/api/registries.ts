@@ -2,7 +2,8 @@
 // list, add, change, remove, and "test" (a login through the engine: 200 with the registry's answer, or
 // 502 `registry_login_failed` with its reason). No answer ever holds the password.
 import { Hono, type Context } from 'hono';
-import { createRegistry, deleteRegistry, registryJson, requireRegistry, testRegistry, updateRegistry } from '../desired/registries.js';
+import { createRegistry, deleteRegistry, requireRegistry, testRegistry, updateRegistry } from '../desired/registries.js';
+import { registryJson, registryJsonSchema } from '../presenters/registries.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { listRegistryCredentials } from '../store/registries.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
@@ -12,7 +13,6 @@ import { registryCreateSchema, registryUpdateSchema } from '../desired/registrie
 
 const op = operations('Registries');
 
-const registryJsonSchema = z.object({ id: z.number().int(), server: z.string(), username: z.string(), created_at: z.string(), updated_at: z.string() });
 
 export function registryRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();

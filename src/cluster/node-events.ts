@@ -57,7 +57,3 @@ export function recordNodeStates(to: NoticeTarget, nodes: Pick<NodeView, 'id' | 
   });
 }
 
-/** A node event as GET /api/nodes/events answers it. */
-export function nodeEventJson(r: NodeEventRow) {
-  return { id: r.id, node_id: r.nodeId, hostname: r.hostname, kind: r.kind, state: r.state, at: r.timestamp };
-}

@@ -12,14 +12,13 @@ import { nodeOutcome, recordNodeChange } from '../store/node-specs.js';
 import { parseInput } from './parse.js';
 import type { Db } from '../store/db.js';
 import { listNodeEvents } from '../store/node-events.js';
-import { nodeEventJson } from '../cluster/node-events.js';
 import { listNodes, type NodeJson } from '../cluster/nodes.js';
 import { NoSuchNodeError, NotASwarmError, type Runtime } from '../runtime/runtime.js';
 
 /** GET /api/nodes/events: the newest `limit` (1..500, default 50) node events, newest first. */
 export function nodeEvents(db: Db, rawLimit: string | undefined) {
   const limit = parseInput(z.coerce.number().int().min(1).max(500).default(50), rawLimit === undefined || rawLimit === '' ? undefined : rawLimit);
-  return listNodeEvents(db, limit).map(nodeEventJson);
+  return listNodeEvents(db, limit);
 }
 
 /** Swarm's label grammar is loose; svc keeps keys and values to what a constraint can name safely. */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { conflict, invalid } from '../errors.js';
 import { CONFIG_SCHEMAS, targetOf, type ChannelConfig } from '../notify/channel-config.js';
 import { SELECTABLE_EVENTS } from '../notify/events.js';
-import { channelByName, channelJson, getChannel } from '../store/notify.js';
+import { channelByName, getChannel, type ChannelRow } from '../store/notify.js';
 import { CHANNEL_TYPES, notifyChannels, nowIso } from '../store/schema/index.js';
 import type { CommandCtx, Origin } from './context.js';
 import { nameSchema } from './fields.js';
@@ -55,10 +55,8 @@ function parseConfig(type: ChannelConfig['type'], raw: unknown, keepSecret?: str
   return { type, config } as ChannelConfig;
 }
 
-export type ChannelJson = ReturnType<typeof channelJson>;
-
-/** Creates a channel; a webhook's answer carries its signing `secret` (shown once). */
-export function createChannel(ctx: CommandCtx, raw: unknown, origin: Origin): ChannelJson & { secret?: string } {
+/** Creates a channel; a webhook's carries its signing `secret` (for the answer only: shown once). */
+export function createChannel(ctx: CommandCtx, raw: unknown, origin: Origin): ChannelRow & { secret?: string } {
   const input = parseInput(createChannelSchema, raw);
   const config = parseConfig(input.type, input.config);
   if (channelByName(ctx.db, input.name)) throw conflict(`a channel named ${input.name} already exists`);
@@ -76,10 +74,10 @@ export function createChannel(ctx: CommandCtx, raw: unknown, origin: Origin): Ch
     .get();
   ctx.log.info('notification channel created', { channel: row.name, type: row.type, origin });
   const secret = config.type === 'webhook' ? config.config.secret : undefined;
-  return secret ? { ...channelJson(row), secret } : channelJson(row);
+  return secret ? { ...row, secret } : row;
 }
 
-export function updateChannel(ctx: CommandCtx, id: number, raw: unknown, origin: Origin): ChannelJson {
+export function updateChannel(ctx: CommandCtx, id: number, raw: unknown, origin: Origin): ChannelRow {
   const input = parseInput(updateChannelSchema, raw);
   const row = getChannel(ctx.db, id);
   const patch: Partial<typeof notifyChannels.$inferInsert> = {};
@@ -95,7 +93,7 @@ export function updateChannel(ctx: CommandCtx, id: number, raw: unknown, origin:
     patch.target = targetOf(config);
     patch.configSealed = ctx.sealer.sealJson(config.config);
   }
-  if (Object.keys(patch).length === 0) return channelJson(row);
+  if (Object.keys(patch).length === 0) return row;
   const updated = ctx.db
     .update(notifyChannels)
     .set({ ...patch, updatedAt: nowIso() })
@@ -103,7 +101,7 @@ export function updateChannel(ctx: CommandCtx, id: number, raw: unknown, origin:
     .returning()
     .get();
   ctx.log.info('notification channel updated', { channel: updated.name, fields: Object.keys(patch).filter((k) => k !== 'configSealed'), origin });
-  return channelJson(updated);
+  return updated;
 }
 
 /** Deletes a channel with its waiting messages and its delivery log. */

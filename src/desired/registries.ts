@@ -97,5 +97,3 @@ export async function testRegistry(ctx: RegistryCtx, runtime: Pick<Runtime, 'reg
   }
 }
 
-/** The API's view: never the password. */
-export const registryJson = (row: RegistryCredentialRow) => ({ id: row.id, server: row.server, username: row.username, created_at: row.createdAt, updated_at: row.updatedAt });

@@ -1,7 +1,14 @@
-// The shapes of users, API tokens and sessions as the API answers them (store/users.ts userJson,
-// store/tokens.ts, store/sessions.ts build them), as schemas for the OpenAPI document.
+// The shapes of users, API tokens and sessions as the API answers them, as schemas for the OpenAPI
+// document; sessionJson here. userJson (store/users.ts) is also the request's principal, and a token's
+// shape is what the tokens command answers, so those two are built below the edges.
 import { z } from 'zod';
 import { ROLES } from '../store/schema/index.js';
+import type { SessionRow } from '../store/sessions.js';
+
+/** A session as the account page and /api/account/sessions show it; `current` marks the one asking. */
+export const sessionJson = (s: SessionRow, currentId: number | undefined) => ({
+  id: s.id, created_at: s.createdAt, last_seen_at: s.lastSeenAt, address: s.address, user_agent: s.userAgent, current: s.id === currentId,
+});
 
 export const userJsonSchema = z
   .object({

@@ -67,6 +67,8 @@ export function limits(r: ResourceLimits | undefined): Pick<Docker.HostConfig, '
 export interface InspectDoc {
   Id: string;
   Name: string;
+  /** The id of the image the container was made from (`sha256:...`), whatever its reference names now. */
+  Image?: string;
   Config?: { Image?: string; Labels?: Record<string, string> | null };
   State: {
     Status: string;
@@ -97,6 +99,9 @@ function address(doc: InspectDoc, network?: string): string | undefined {
   return ip || undefined;
 }
 
+/** An engine's image id: what names one image for good, whatever tags point at it later. */
+const IMAGE_ID_RE = /^sha256:[0-9a-f]{64}$/;
+
 export function toContainerInfo(doc: InspectDoc, network?: string): ContainerInfo {
   const state = doc.State.Status as ContainerState;
   const stopped = state === 'exited' || state === 'dead';
@@ -104,6 +109,7 @@ export function toContainerInfo(doc: InspectDoc, network?: string): ContainerInf
     id: doc.Id,
     name: doc.Name.replace(/^\//, ''),
     image: doc.Config?.Image ?? '',
+    imagePin: doc.Image && IMAGE_ID_RE.test(doc.Image) ? doc.Image : undefined,
     labels: doc.Config?.Labels ?? {},
     state,
     running: doc.State.Running,

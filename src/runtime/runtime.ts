@@ -145,6 +145,12 @@ export interface ContainerInfo {
   id: string;
   name: string;
   image: string;
+  /**
+   * What names exactly the image this container runs, so a later container runs the same one: one engine's
+   * image id (`sha256:...`, which `run` takes as its image). Undefined when the runtime cannot say (a Swarm
+   * task: its node's engine resolved the reference).
+   */
+  imagePin?: string;
   labels: Record<string, string>;
   state: ContainerState;
   running: boolean;

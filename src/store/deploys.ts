@@ -18,10 +18,11 @@ export interface NewDeploy {
   /** The entry point that asked (default `api`). */
   origin?: Origin;
   /**
-   * A rollback: the deploy it runs again. Its provider port, environment snapshot and config version are
-   * copied onto the new record, so the rollback runs what that deploy ran (its image is `imageRef`).
+   * A rollback: the deploy it runs again. Its image pin, provider port, environment snapshot and config
+   * version are copied onto the new record, so the rollback runs what that deploy ran (its image is
+   * `imageRef`, pinned to the very image that deploy's containers ran when the runtime recorded it).
    */
-  rollbackOf?: Pick<DeployRow, 'buildPort' | 'envSnapshotSealed' | 'configVersion' | 'stackService'>;
+  rollbackOf?: Pick<DeployRow, 'imagePin' | 'buildPort' | 'envSnapshotSealed' | 'configVersion' | 'stackService'>;
 }
 
 /**
@@ -49,7 +50,7 @@ export function createDeploy(db: Db, enqueue: Enqueue, bus: Bus | undefined, inp
         origin: input.origin ?? 'api',
         status: 'pending',
         stackService,
-        ...(input.rollbackOf ? { buildPort: input.rollbackOf.buildPort, envSnapshotSealed: input.rollbackOf.envSnapshotSealed, configVersion: input.rollbackOf.configVersion } : {}),
+        ...(input.rollbackOf ? { imagePin: input.rollbackOf.imagePin ?? null, buildPort: input.rollbackOf.buildPort, envSnapshotSealed: input.rollbackOf.envSnapshotSealed, configVersion: input.rollbackOf.configVersion } : {}),
       })
       .returning()
       .get();
@@ -104,25 +105,38 @@ export const watchedDeploy = (db: Db, appId: number): DeployRow | undefined => w
 const drainingOf = perDb((db) => db.select().from(deploys).where(and(eq(deploys.appId, sql.placeholder('appId')), isNotNull(deploys.drainUntil))).orderBy(deploys.id).prepare());
 export const drainingDeploys = (db: Db, appId: number): DeployRow[] => drainingOf(db).all({ appId });
 
-/** The newest successful deploy, optionally skipping a given image (rollback). */
-export function lastSuccessful(db: Db, appId: number, notImage?: string | null): DeployRow | undefined {
+/** The newest successful deploy. */
+export function lastSuccessful(db: Db, appId: number): DeployRow | undefined {
+  return db
+    .select()
+    .from(deploys)
+    .where(and(eq(deploys.appId, appId), eq(deploys.status, 'success')))
+    .orderBy(desc(deploys.id))
+    .get();
+}
+
+/**
+ * What a rollback would deploy: the newest successful deploy whose image differs from the live one's. The
+ * rollback command and the app page (which offers Rollback only when there is one) both ask this. Two
+ * deploys of one reference ran different images when both were pinned and the pins differ (a tag moved
+ * between them: `web:latest` pulled again), so the older one is a target too.
+ */
+export function rollbackTarget(db: Db, appId: number, currentDeployId: number | null): DeployRow | undefined {
+  const live = currentDeployId ? getDeploy(db, currentDeployId) : undefined;
   const rows = db
     .select()
     .from(deploys)
     .where(and(eq(deploys.appId, appId), eq(deploys.status, 'success')))
     .orderBy(desc(deploys.id))
     .all();
-  return rows.find((d) => notImage === undefined || d.imageRef !== notImage);
+  return rows.find((d) => d.imageRef && !sameImage(d, live));
 }
 
-/**
- * What a rollback would deploy: the newest successful deploy whose image differs from the live one's. The
- * rollback command and the app page (which offers Rollback only when there is one) both ask this.
- */
-export function rollbackTarget(db: Db, appId: number, currentDeployId: number | null): DeployRow | undefined {
-  const live = currentDeployId ? getDeploy(db, currentDeployId)?.imageRef : undefined;
-  const target = lastSuccessful(db, appId, live ?? null);
-  return target?.imageRef ? target : undefined;
+/** Pure: whether two deploys ran the same image (by pin when both have one, else by reference). */
+export function sameImage(a: Pick<DeployRow, 'imageRef' | 'imagePin'>, b: Pick<DeployRow, 'imageRef' | 'imagePin'> | undefined): boolean {
+  if (!b) return false;
+  if (a.imageRef !== b.imageRef) return false;
+  return !a.imagePin || !b.imagePin || a.imagePin === b.imagePin;
 }
 
 /** Status of the newest deploy that finished (cancelled ones do not count), for the app status rules. */

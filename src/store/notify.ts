@@ -19,11 +19,6 @@ export function getChannel(db: Db, id: number): ChannelRow {
 
 export const channelByName = (db: Db, name: string) => db.select().from(notifyChannels).where(eq(notifyChannels.name, name)).get();
 
-/** The channel as the API shows it: no sealed config, only its summary. */
-export function channelJson(row: ChannelRow) {
-  return { id: row.id, name: row.name, type: row.type, events: row.events, enabled: row.enabled, target: row.target, created_at: row.createdAt, updated_at: row.updatedAt };
-}
-
 /** Pending rows whose time has come, oldest first. */
 export const dueOutbox = (db: Db, nowIso: string, limit: number): OutboxRow[] =>
   db
@@ -58,18 +53,7 @@ export function listDeliveries(db: Db, opts: { channelId?: number; limit?: numbe
     .orderBy(desc(notifyDeliveries.id))
     .limit(opts.limit ?? 100)
     .all();
-  return rows.map(({ d, channel }) => ({
-    id: d.id,
-    at: d.at,
-    channel_id: d.channelId,
-    channel,
-    event: d.event,
-    outbox_id: d.outboxId,
-    attempt: d.attempt,
-    ok: d.ok,
-    status: d.status,
-    answer: d.answer,
-  }));
+  return rows;
 }
 
 /** The outbox, newest first (pending, delivered, failed messages). */
@@ -79,21 +63,7 @@ export function listOutbox(db: Db, limit = 100) {
     .from(notifyOutbox)
     .orderBy(desc(notifyOutbox.id))
     .limit(limit)
-    .all()
-    .map((r) => ({
-      id: r.id,
-      channel_id: r.channelId,
-      message_id: r.messageId,
-      event: r.event,
-      subject: r.subject,
-      status: r.status,
-      attempts: r.attempts,
-      next_at: r.nextAt,
-      expires_at: r.expiresAt,
-      last_answer: r.lastAnswer,
-      created_at: r.createdAt,
-      delivered_at: r.deliveredAt,
-    }));
+    .all();
 }
 
 export const getAlert = (db: Db, key: string) => db.select().from(notifyAlerts).where(eq(notifyAlerts.key, key)).get();

@@ -51,24 +51,11 @@ export function sessionOf(db: Db, token: string, now: Date): { id: number; user:
   return { id: row.id, user: userJson(row.user) };
 }
 
-export interface SessionJson {
-  id: number;
-  created_at: string;
-  last_seen_at: string;
-  address: string | null;
-  user_agent: string | null;
-  current: boolean;
-}
+export type SessionRow = typeof sessions.$inferSelect;
 
-/** A user's sessions, most recently used first; `current` marks the one asking. */
-export const listSessions = (db: Db, userId: number, currentId?: number): SessionJson[] =>
-  db
-    .select()
-    .from(sessions)
-    .where(eq(sessions.userId, userId))
-    .orderBy(desc(sessions.lastSeenAt), desc(sessions.id))
-    .all()
-    .map((s) => ({ id: s.id, created_at: s.createdAt, last_seen_at: s.lastSeenAt, address: s.address, user_agent: s.userAgent, current: s.id === currentId }));
+/** A user's sessions, most recently used first. */
+export const listSessions = (db: Db, userId: number): SessionRow[] =>
+  db.select().from(sessions).where(eq(sessions.userId, userId)).orderBy(desc(sessions.lastSeenAt), desc(sessions.id)).all();
 
 /** Ends one of the user's sessions; 404 for another user's or an unknown id. */
 export function deleteSession(db: Db, userId: number, id: number): void {

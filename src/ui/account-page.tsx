@@ -8,6 +8,7 @@ import { DomainError, unauthenticated } from '../errors.js';
 import { changePassword } from '../desired/users.js';
 import { mustEnrolTotp } from '../desired/settings.js';
 import { deleteSession, listSessions } from '../store/sessions.js';
+import { sessionJson } from '../presenters/account-json.js';
 import { findUser } from '../store/users.js';
 import { idParam } from '../http/request.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv } from './context.js';
@@ -30,7 +31,7 @@ export function accountPage(deps: UiDeps) {
 
   const page = (c: Context<UiEnv>, o: Extra = {}) => {
     const user = me(c);
-    const sessions = listSessions(deps.db, user.id, c.var.sessionId);
+    const sessions = listSessions(deps.db, user.id).map((s) => sessionJson(s, c.var.sessionId));
     const enabled = user.totpEnabledAt !== null;
     if (o.setup || o.codes) c.header('cache-control', 'no-store');
     const warn = mustEnrolTotp(deps.db, c.var.user) ? 'An owner requires a second factor for your role: set it up below before anything else.' : undefined;

@@ -8,6 +8,7 @@ import { joinCommand, nodeEvents, updateNode } from '../desired/nodes.js';
 import { DomainError } from '../errors.js';
 import { done, flash, readForm, render, type UiDeps, type UiEnv, may } from './context.js';
 import { Layout, PostButton } from './layout.js';
+import { nodeEventJson } from '../presenters/nodes.js';
 
 export function nodesPage(deps: UiDeps) {
   const r = new Hono<UiEnv>();
@@ -91,7 +92,7 @@ export function nodesPage(deps: UiDeps) {
           <section aria-labelledby="h-node-events">
             <h2 id="h-node-events">Recent node events</h2>
             <ul>
-              {history.map((e) => (
+              {history.map(nodeEventJson).map((e) => (
                 <li>
                   {e.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}: {e.hostname} {e.kind === 'down' ? `went ${e.state}` : 'is ready again'}
                 </li>

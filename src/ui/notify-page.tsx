@@ -12,6 +12,7 @@ import { sendTest } from '../notify/test-send.js';
 import { getChannel, listChannels, listDeliveries } from '../store/notify.js';
 import { checked, defined, int, readForm, render, text, type Form, type UiDeps, type UiEnv, may } from './context.js';
 import { Check, Csrf, Field, Layout, ListTable, PostButton, Select, Time } from './layout.js';
+import { deliveryJson } from '../presenters/notify.js';
 
 interface Extra {
   error?: string;
@@ -55,7 +56,7 @@ export function notifyPage(deps: UiDeps) {
 
   const page = (c: Context<UiEnv>, o: Extra = {}) => {
     const channels = listChannels(deps.db);
-    const log = listDeliveries(deps.db, { limit: 50 });
+    const log = listDeliveries(deps.db, { limit: 50 }).map(deliveryJson);
     const manages = may(c, 'POST /settings/notifications');
     if (o.secret) c.header('cache-control', 'no-store');
     return render(

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from '../../src/runtime/docker.js';
 import { LABELS, type ContainerSpec, type RuntimeEvent } from '../../src/runtime/runtime.js';
 import { silentLogger } from '../../src/log.js';
-import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_OOM, WEB_PORT, WEB_UNHEALTHY, WEB_V1 } from '../support/images.js';
+import { ensureTestImages, WEB_CRASH, WEB_ENV, WEB_OOM, WEB_PORT, WEB_UNHEALTHY, WEB_V1, WEB_V2 } from '../support/images.js';
 import { waitFor } from '../support/wait.js';
 import { readFile } from 'node:fs/promises';
 import { BRIDGE_RETRANS_MS, bridgeInterface } from '../../src/runtime/bridge-neighbours.js';
@@ -216,6 +216,24 @@ describe('docker runtime', () => {
     expect(await runtime.hasImage(WEB_V1)).toBe(true);
     expect(await runtime.hasImage('svc-test/no-such-image:v0')).toBe(false);
     await expect(runtime.pull('127.0.0.1:1/svc-test/nothing:v0')).rejects.toThrow(/docker pull 127\.0\.0\.1:1\/svc-test\/nothing:v0: .+/);
+  });
+
+  it('reports the image id a container was made from, and runs that id after its tag moved (a rollback pin)', async () => {
+    const moving = `svc-test/pin-${process.pid}`;
+    const idOf = async (ref: string) => ((await runtime.docker.getImage(ref).inspect()) as { Id: string }).Id;
+    try {
+      await runtime.docker.getImage(WEB_V1).tag({ repo: moving, tag: 'latest' });
+      const first = await runtime.run(spec(`${moving}:latest`));
+      expect(first.imagePin).toBe(await idOf(WEB_V1));
+      await runtime.docker.getImage(WEB_V2).tag({ repo: moving, tag: 'latest' }); // the tag moves
+      expect(await runtime.hasImage(first.imagePin!)).toBe(true);
+      const again = await runtime.run(spec(first.imagePin!));
+      expect(again).toMatchObject({ running: true, imagePin: first.imagePin });
+      const res = await waitFor(() => get(`http://${again.address}:${WEB_PORT}/`), { what: 'the pinned image serving' });
+      expect(res.body).toContain('v1');
+    } finally {
+      await runtime.removeImage(`${moving}:latest`);
+    }
   });
 
   it('builds from a directory, streams its log, and rejects on a failing step', async () => {

@@ -38,6 +38,8 @@ export interface FakeContainer {
   oomLikely?: boolean;
   /** Set by shutDownBySwarm() (a drain); cleared by the next start. */
   shutDownBySwarm?: boolean;
+  /** The image id it was made from, when the test gave its image one (setImageId). */
+  imagePin?: string;
   health: ContainerInfo['health'];
   address?: string;
   startedAt?: string;
@@ -80,6 +82,10 @@ export class FakeRuntime implements Runtime {
   /** Answers exec(); default exit 0 with empty output. */
   execHandler: (name: string, cmd: string[]) => ExecResult = () => ({ exitCode: 0, stdout: '', stderr: '' });
   reachable = true;
+  /** Image ref -> the id its tag names now (setImageId); refs without one give their containers no pin. */
+  readonly imageIds = new Map<string, string>();
+  /** Every image id given, -> its ref: an id stays present after its tag moves (a dangling image). */
+  private readonly refOfId = new Map<string, string>();
   private nextAddress = 2;
   private nextId = 1;
   private subscribers = new Set<{ push(ev: RuntimeEvent | null): void }>();
@@ -94,6 +100,22 @@ export class FakeRuntime implements Runtime {
     for (const i of opts.images ?? []) this.images.add(i);
     this.strictImages = opts.strictImages ?? true;
     this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * Makes `ref` present and names `id` as the image its tag points at now; called again for the same ref,
+   * the tag moves (`docker pull web:latest` of newer content) and the old id stays present, untagged.
+   */
+  setImageId(ref: string, id: string): void {
+    this.images.add(ref);
+    this.imageIds.set(ref, id);
+    this.refOfId.set(id, ref);
+  }
+
+  /** The image `id` is removed from the engine (`docker rmi` of a dangling image). */
+  dropImageId(id: string): void {
+    this.refOfId.delete(id);
+    for (const [ref, now] of this.imageIds) if (now === id) this.imageIds.delete(ref);
   }
 
   /** The machines: one engine by default; a test of Swarm behaviour sets several and `swarm = true`. */
@@ -339,8 +361,11 @@ export class FakeRuntime implements Runtime {
     this.record('run', [spec]);
     if (this.find(spec.name)) throw new NameInUseError(`Conflict. The container name "/${spec.name}" is already in use`);
     if (spec.network && !spec.hostNetwork && this.removedNetworks.has(spec.network)) throw new Error(`docker create ${spec.name}: network ${spec.network} not found`);
-    if (this.strictImages && !this.images.has(spec.image)) throw new Error(`No such image: ${spec.image}`);
+    const byId = this.refOfId.has(spec.image);
+    if (this.strictImages && !this.images.has(spec.image) && !byId) throw new Error(`No such image: ${spec.image}`);
     const c: FakeContainer = { id: `fake${this.nextId++}`, spec, state: 'created', health: 'none', logs: [] };
+    const pin = byId ? spec.image : this.imageIds.get(spec.image);
+    if (pin) c.imagePin = pin;
     if (spec.network && !spec.hostNetwork) c.address = `10.0.0.${this.nextAddress++}`;
     this.containers.set(spec.name, c);
     this.emit(c, 'create');
@@ -456,7 +481,7 @@ export class FakeRuntime implements Runtime {
 
   async hasImage(ref: string) {
     this.record('hasImage', [ref]);
-    return this.images.has(ref);
+    return this.images.has(ref) || this.refOfId.has(ref);
   }
 
   /** Image ref -> its `Config.User` (absent: root). */
@@ -522,7 +547,7 @@ export class FakeRuntime implements Runtime {
   }
 
   private begin(c: FakeContainer) {
-    const b = this.behaviour.get(c.spec.image) ?? 'runs';
+    const b = this.behaviour.get(c.spec.image) ?? this.behaviour.get(this.refOfId.get(c.spec.image) ?? '') ?? 'runs';
     c.state = 'running';
     c.exitCode = undefined;
     c.oomKilled = undefined;
@@ -553,6 +578,7 @@ export class FakeRuntime implements Runtime {
       id: c.id,
       name: c.spec.name,
       image: c.spec.image,
+      ...(c.imagePin ? { imagePin: c.imagePin } : {}),
       labels: { ...c.spec.labels },
       state: c.state,
       running,

@@ -19,14 +19,15 @@ export const SLOT_LABEL = 'svc.slot';
 export function appContainerSpec(
   settings: { network: string; instance: string; dataDir: string },
   app: Pick<AppRow, 'id' | 'name' | 'memoryMb' | 'cpus' | 'volumes'>,
-  deploy: Pick<DeployRow, 'id' | 'imageRef'>,
+  deploy: Pick<DeployRow, 'id' | 'imageRef' | 'imagePin'>,
   env: Record<string, string>,
   slot = 0,
   stack?: StackServiceSpec,
 ): ContainerSpec {
   const base: ContainerSpec = {
     name: replicaName(settings.instance, app.name, deploy.id, slot),
-    image: deploy.imageRef!,
+    // The very image the deploy's first container ran (an image id on one engine), else its reference.
+    image: deploy.imagePin ?? deploy.imageRef!,
     env,
     network: settings.network,
     init: true,

@@ -15,6 +15,7 @@ import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/
 import { appContainerSpec, ensureAppVolumes, graceOf, SLOT_LABEL, stackSpecOf } from './container-spec.js';
 import { containerName, envDiff, type DeployStep } from './plan.js';
 import { startDrain, type DrainMemory } from './drain.js';
+import { startAgain } from './start-again.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
 import { collectOutput } from '../../jobs/output.js';
@@ -104,6 +105,7 @@ function validate(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Res
 }
 
 async function pull(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => string[]): Promise<Result> {
+  if (deploy.imagePin) return pullPinned(deps, deploy, secrets);
   const ref = deploy.imageRef!;
   const present = await deps.runtime.hasImage(ref);
   if (!mustPull(ref, present)) {
@@ -123,6 +125,31 @@ async function pull(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => s
       const message = redact(err instanceof Error ? err.message : String(err), secrets());
       if (!present) throw new Error(`pull of ${ref} failed: ${message}`);
       event(deps, deploy, 'pull', `pull of ${ref} failed (${message}); using the local image`, 'warn');
+    }
+  }
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'create' });
+  return { requeueAfterMs: 0 };
+}
+
+/**
+ * A rollback runs the very image its target ran (`image_pin`), whatever its reference names now: present, it
+ * is not pulled; gone, the reference is pulled in case it still names that image, and otherwise the deploy
+ * fails rather than run another image under the old name.
+ */
+async function pullPinned(deps: AppReconcilerDeps, deploy: DeployRow, secrets: () => string[]): Promise<Result> {
+  const ref = deploy.imageRef!;
+  const pin = deploy.imagePin!;
+  if (await deps.runtime.hasImage(pin)) {
+    event(deps, deploy, 'pull', `image ${ref} as it ran then (${pin}) is present; not pulled`);
+  } else {
+    event(deps, deploy, 'pull', `image ${ref} as it ran then (${pin}) is gone; pulling ${ref} in case it still names it`);
+    try {
+      await deps.runtime.pull(ref);
+    } catch (err) {
+      event(deps, deploy, 'pull', `pull of ${ref} failed: ${redact(err instanceof Error ? err.message : String(err), secrets())}`, 'warn');
+    }
+    if (!(await deps.runtime.hasImage(pin))) {
+      return fail(deps, deploy, 'pull', 'failed', `image ${pin}, which ${ref} named when that deploy ran, is no longer on the engine and ${ref} names another image now; deploy ${ref} to run what it names today`);
     }
   }
   updateDeploy(deps.db, deps.bus, deploy.id, { step: 'create' });
@@ -151,11 +178,14 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   // Every replica of the new version starts beside the old ones (at least one: a deploy of an app scaled
   // to 0 still proves its image, and the scale-down stops it again after the switch).
   const count = Math.max(1, app.replicas);
-  await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0, stack));
+  const first = await deps.runtime.run(appContainerSpec(deps.settings, app, deploy, env, 0, stack));
+  // From here on every container of this deploy (its replicas, a heal's recreation, a rollback to it) runs
+  // the image the first one was made from, even once its reference names another.
+  const pinned = { ...deploy, imagePin: first.imagePin ?? deploy.imagePin };
   // The first replica proves the image (and does any one-time work: a Swarm's registry push); the others
   // start together, the engine's create + start (hundreds of ms each) overlapping. All settle before the
   // step ends, so a retry of the step never races a start still in flight.
-  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, deploy, env, i + 1, stack));
+  const others = Array.from({ length: count - 1 }, (_, i) => appContainerSpec(deps.settings, app, pinned, env, i + 1, stack));
   await settleAll(
     others.map(async (spec) => {
       await deps.runtime.remove(spec.name); // a half-made one of an interrupted pass
@@ -166,6 +196,7 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   const budgetMs = checkBudgetMs(deps, deploy);
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',
+    imagePin: pinned.imagePin,
     stagingContainer: name,
     previousContainer: previous,
     deadline: iso(now + budgetMs),
@@ -347,10 +378,13 @@ async function oldReplicas(deps: AppReconcilerDeps, app: AppView, old: string): 
   return list.filter((c) => c.name.startsWith(`${old}-r`)).map((c) => c.name);
 }
 
-/** stop_first whose new version failed: the old version (stopped, kept) serves again. */
+/**
+ * stop_first whose new version failed: the old version (stopped, kept) serves again, made again from its
+ * deploy should its network have been removed meanwhile (start-again.ts).
+ */
 async function restartOld(deps: AppReconcilerDeps, app: AppView, old: string) {
-  await deps.runtime.start(old);
-  for (const extra of await oldReplicas(deps, app, old)) await deps.runtime.start(extra);
+  const extras = await oldReplicas(deps, app, old);
+  for (const name of [old, ...extras]) await startAgain(deps, app, name);
 }
 
 /** Ends the deploy; the next pass (right away) brings the app status up to date and picks the next deploy. */

@@ -17,6 +17,7 @@ import { drainMinWaitMs } from './plan.js';
 import { graceOf } from './container-spec.js';
 import { checkHealth } from './health-check.js';
 import { judgeWatchProbe } from './watch-plan.js';
+import { startAgain } from './start-again.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -54,7 +55,8 @@ export async function beginFlipBack(
   if (!keptState) return abandon(deps, d, `${reason}, but the kept container ${kept} is gone; self-healing takes over`);
   if (!keptState.running) {
     try {
-      await deps.runtime.start(kept);
+      // Its network removed behind svc's back: made again from its deploy, and the flip-back goes on.
+      if ((await startAgain(deps, app, kept)) === 'recreated') event(deps, d, 'watch', `network ${deps.settings.network} of the kept container ${kept} was gone; network and container made again`, 'warn');
     } catch (err) {
       if (!(await deps.runtime.ping())) throw err; // engine down: retried with backoff
       return abandon(deps, d, `${reason}, but the kept container ${kept} did not start (${err instanceof Error ? err.message : String(err)}); self-healing takes over`);

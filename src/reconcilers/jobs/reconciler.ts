@@ -115,7 +115,8 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
     const [program, ...args] = run.command;
     const spec: ContainerSpec = {
       name,
-      image: deploy.imageRef,
+      // What the live containers run: the image their deploy was pinned to, even if the tag moved since.
+      image: deploy.imagePin ?? deploy.imageRef,
       env,
       network: settings.network,
       init: true,

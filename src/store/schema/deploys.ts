@@ -21,6 +21,12 @@ export const deploys = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     appId: integer('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
     imageRef: text('image_ref'),
+    /**
+     * What names exactly the image this deploy's containers run (one engine: the image id `sha256:...`),
+     * recorded when its first container is made; null before that, or when the runtime cannot tell. A
+     * rollback carries its target's, so a tag moved since (`web:latest` pulled again) does not change it.
+     */
+    imagePin: text('image_pin'),
     commitSha: text('commit_sha'),
     trigger: text('trigger', { enum: DEPLOY_TRIGGERS }).notNull(),
     /** The entry point that asked for it (API.md "Deploys"); rows older than the column say `api`. */

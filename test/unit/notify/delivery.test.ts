@@ -13,6 +13,7 @@ import { Bus } from '../../../src/controller/bus.js';
 import { runDispatcher, type RunningDispatcher as Dispatcher } from '../../support/dispatcher.js';
 import { sendTest } from '../../../src/notify/test-send.js';
 import { listDeliveries, listOutbox } from '../../../src/store/notify.js';
+import { deliveryJson, outboxJson } from '../../../src/presenters/notify.js';
 import { notifyChannels } from '../../../src/store/schema/index.js';
 import { DomainError } from '../../../src/errors.js';
 
@@ -57,8 +58,8 @@ describe('notifications: raise and deliver', () => {
     expect(r.path).toBe('/in?token=abcd1234');
     const payload = new Webhook(ch.secret!).verify(r.body, r.headers) as { type: string; data: { url: string; subject: string } };
     expect(payload).toMatchObject({ type: 'deploy_failed', data: { subject: 'web: deploy 1 failed at pull', url: 'https://svc.example.com/deploys/1' } });
-    await waitFor(() => listOutbox(db)[0].status === 'delivered', { what: 'delivered' });
-    expect(listDeliveries(db)).toMatchObject([{ channel: 'hook', event: 'deploy_failed', ok: true, status: 200, answer: 'HTTP 200 OK: ok', attempt: 1 }]);
+    await waitFor(() => listOutbox(db).map(outboxJson)[0].status === 'delivered', { what: 'delivered' });
+    expect(listDeliveries(db).map(deliveryJson)).toMatchObject([{ channel: 'hook', event: 'deploy_failed', ok: true, status: 200, answer: 'HTTP 200 OK: ok', attempt: 1 }]);
   });
 
   it('only channels that chose the event and are enabled get it', () => {
@@ -77,14 +78,14 @@ describe('notifications: raise and deliver', () => {
     const raisedAt = Date.now();
     raise(to, notice(), raisedAt);
     dispatcher();
-    await waitFor(() => listDeliveries(db).length === 1, { what: 'the first attempt' });
-    const [row] = listOutbox(db);
+    await waitFor(() => listDeliveries(db).map(deliveryJson).length === 1, { what: 'the first attempt' });
+    const [row] = listOutbox(db).map(outboxJson);
     expect(row).toMatchObject({ status: 'pending', attempts: 1, last_answer: 'HTTP 500 Internal Server Error: receiver says no' });
     expect(Date.parse(row.next_at) - raisedAt).toBeGreaterThanOrEqual(4_000); // 5 s later, to the second
     expect(rx.requests).toHaveLength(1);
     ahead += 5_000;
-    await waitFor(() => listOutbox(db)[0].status === 'delivered', { what: 'the retry' });
-    expect(listDeliveries(db).map((d) => [d.attempt, d.status])).toEqual([[2, 200], [1, 500]]);
+    await waitFor(() => listOutbox(db).map(outboxJson)[0].status === 'delivered', { what: 'the retry' });
+    expect(listDeliveries(db).map(deliveryJson).map((d) => [d.attempt, d.status])).toEqual([[2, 200], [1, 500]]);
     expect(JSON.parse(rx.requests[1].body).text).toContain('web: deploy 1 failed at pull');
     answers = [];
   });
@@ -119,8 +120,8 @@ describe('notifications: raise and deliver', () => {
     raise(to, notice());
     ahead += 24 * 3_600_000 - 2_000; // the message is nearly 24 h old at its first attempt
     dispatcher();
-    await waitFor(() => listOutbox(db)[0].status === 'failed', { what: 'failed' });
-    expect(listOutbox(db)[0].attempts).toBe(1);
+    await waitFor(() => listOutbox(db).map(outboxJson)[0].status === 'failed', { what: 'failed' });
+    expect(listOutbox(db).map(outboxJson)[0].attempts).toBe(1);
   });
 
   it('a stop in the middle of a send leaves the message pending; the next daemon sends it with the same id', async () => {
@@ -135,13 +136,13 @@ describe('notifications: raise and deliver', () => {
     await first.stop();
     hang.closeAllConnections();
     hang.close();
-    expect(listOutbox(db)[0]).toMatchObject({ status: 'pending', attempts: 0 });
-    expect(listDeliveries(db)).toEqual([]);
+    expect(listOutbox(db).map(outboxJson)[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(listDeliveries(db).map(deliveryJson)).toEqual([]);
     updateChannel(ctx, ch.id, { config: { url: rx.url } }, 'api'); // a webhook keeps its secret
     dispatcher();
-    await waitFor(() => listOutbox(db)[0].status === 'delivered', { what: 'sent after the restart' });
+    await waitFor(() => listOutbox(db).map(outboxJson)[0].status === 'delivered', { what: 'sent after the restart' });
     expect(rx.requests).toHaveLength(1);
-    expect(rx.requests[0].headers['webhook-id']).toBe(listOutbox(db)[0].message_id);
+    expect(rx.requests[0].headers['webhook-id']).toBe(listOutbox(db).map(outboxJson)[0].message_id);
     expect(new Webhook(ch.secret!).verify(rx.requests[0].body, rx.requests[0].headers)).toBeTruthy();
   });
 
@@ -160,7 +161,7 @@ describe('notifications: raise and deliver', () => {
     held[0]();
     await waitFor(() => logged.length === 1, { what: 'the dropped answer logged' });
     expect(logged).toEqual(['notification delivery failed']);
-    expect(listOutbox(db)).toEqual([]);
+    expect(listOutbox(db).map(outboxJson)).toEqual([]);
     slow.closeAllConnections();
     slow.close();
   });
@@ -188,7 +189,7 @@ describe('notifications: raise and deliver', () => {
     const ch = createChannel(ctx, { name: 'hook', type: 'slack', config: { url: rx.url + '/services/T/B/SECRETPATH' } }, 'api');
     const answer = await sendTest({ db, sealer, baseUrl: 'https://svc.example.com' }, ch.id);
     expect(answer).toMatchObject({ ok: false, status: 404, answer: 'HTTP 404 Not Found: receiver says no' });
-    expect(listDeliveries(db)[0]).toMatchObject({ event: 'test', ok: false, status: 404 });
+    expect(listDeliveries(db).map(deliveryJson)[0]).toMatchObject({ event: 'test', ok: false, status: 404 });
   });
 
   it('bad channel input is a 400 that names the field and stores nothing', () => {

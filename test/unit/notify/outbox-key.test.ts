@@ -14,6 +14,7 @@ import { raise } from '../../../src/notify/raise.js';
 import { Bus } from '../../../src/controller/bus.js';
 import { createDispatcher, QUIET_MS } from '../../../src/notify/dispatcher.js';
 import { listDeliveries, listOutbox } from '../../../src/store/notify.js';
+import { deliveryJson, outboxJson } from '../../../src/presenters/notify.js';
 
 let rx: HttpReceiver;
 beforeEach(async () => void (rx = await startHttpReceiver()));
@@ -37,14 +38,14 @@ describe('notify:outbox', () => {
       raise({ db, bus }, { event: 'deploy_failed', subject: 'web: deploy 1 failed', message: 'image not found' }, clock.now());
       await q.start();
       await clock.advance(0);
-      await waitFor(() => listDeliveries(db).length === 1, { what: 'the first attempt' });
+      await waitFor(() => listDeliveries(db).map(deliveryJson).length === 1, { what: 'the first attempt' });
       await calm('the pass after the send');
-      expect(listOutbox(db)[0]).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(listOutbox(db).map(outboxJson)[0]).toMatchObject({ status: 'pending', attempts: 1 });
       expect(clock.nextIn()).toBe(5_000); // the retry's due time (backoff.ts), not a poll
       await clock.advance(4_999);
       expect(rx.requests).toHaveLength(1);
       await clock.advance(1);
-      await waitFor(() => listOutbox(db)[0].status === 'delivered', { what: 'the retry' });
+      await waitFor(() => listOutbox(db).map(outboxJson)[0].status === 'delivered', { what: 'the retry' });
       await calm('the pass after the retry');
       expect(clock.nextIn()).toBe(QUIET_MS); // nothing pending: the quiet look only
 
@@ -54,7 +55,7 @@ describe('notify:outbox', () => {
       await calm('the quiet pass');
       expect(q.passes.length).toBe(passes + 1);
       expect(rx.requests).toHaveLength(2);
-      expect(listDeliveries(db).map((d) => [d.attempt, d.status])).toEqual([[2, 200], [1, 500]]);
+      expect(listDeliveries(db).map(deliveryJson).map((d) => [d.attempt, d.status])).toEqual([[2, 200], [1, 500]]);
       expect(clock.nextIn()).toBe(QUIET_MS);
     } finally {
       await q.stop();

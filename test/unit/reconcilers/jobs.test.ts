@@ -73,4 +73,21 @@ describe('jobs reconciler', () => {
     expect(runs()[0]).toMatchObject({ status: 'timed_out', error: 'timed out' });
     expect(runContainers()).toEqual([]);
   });
+
+  it('a run after the network was removed starts on the network made again, in the image the live deploy pinned', async () => {
+    const { h, rec, runs, runContainers } = await setup({ command: ['report'] });
+    const pinned = `sha256:${'c'.repeat(64)}`;
+    h.rt.setImageId('web:1', pinned);
+    const live = await h.deployed('web:1'); // pinned to c...
+    h.rt.setImageId('web:1', `sha256:${'d'.repeat(64)}`); // the tag moved since
+    h.rt.removeNetwork('svc-unit');
+    await rec.reconcile('web');
+    h.now = Date.parse('2026-01-01T00:05:01Z');
+    await rec.reconcile('web');
+    expect(h.dep(live.id).imagePin).toBe(pinned);
+    expect(runs()[0]).toMatchObject({ status: 'running', image: 'web:1' });
+    expect(runContainers()[0]).toMatchObject({ state: 'running', spec: { image: pinned, network: 'svc-unit' } });
+    expect(h.rt.networks.has('svc-unit')).toBe(true);
+  });
 });
+

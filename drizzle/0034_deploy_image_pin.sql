@@ -1,0 +1,1 @@
+ALTER TABLE `deploys` ADD `image_pin` text;
