@@ -63,6 +63,8 @@ const ROUTE_COLUMNS = {
   // Another replica with an address: the DNS answer still holds it while slot 0 is healing (on a Swarm, its
   // node lost), so the route must stay the DNS one, not the 503 page.
   replicaLive: sql<number>`exists (select 1 from app_instances where app_instances.app_id = ${apps.id} and app_instances.address is not null)`,
+  // The live container of a deploy out of the answer while it is healed (heal.ts): the route stays.
+  healing: sql<number>`(${appStatus.liveContainerName} is not null and ${appStatus.liveDeployId} is not null and ${apps.replicas} > 0)`,
 };
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {

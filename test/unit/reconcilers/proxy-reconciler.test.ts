@@ -198,6 +198,23 @@ describe('proxy reconciler', () => {
     expect(proxy.loads()).toBe(loads);
   });
 
+  it('a lone live container out of the answer while it is healed keeps the DNS route (no 503 page, no config load); scaled to 0 it is the 503 page', async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    const d = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    updateDeploy(db, undefined, d.id, { status: 'success' });
+    observeApp(db, web.id, { liveContainerName: 'web-1', liveDeployId: d.id, liveAddress: '10.0.0.2' });
+    await rec.reconcile('main');
+    const loads = proxy.loads();
+    setLive('web', null);
+    await rec.reconcile('main');
+    expect(writes.at(-1)).toEqual({});
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 }, drainSeconds: 30 }]);
+    expect(proxy.loads()).toBe(loads);
+    db.update(apps).set({ replicas: 0 }).run();
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
+  });
+
   it('a deploy (new live address) changes the DNS answer, never the proxy config; a routing change does', async () => {
     createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
     setLive('web', '10.0.0.2');
