@@ -223,7 +223,8 @@ async function reads(url: string, headers: Record<string, string>, ids: number[]
  */
 async function withEngine() {
   console.log(`bench:api --engine, ${APPS} apps; node ${startFlags().join(' ')}; ${await loadAvg()}`);
-  const t = await startDaemonOnEngine('api');
+  // SVC_BENCH_NODE_OPTIONS (e.g. `--import PRELOAD` of a profiler that SIGUSR2 toggles): diagnosis of the pair.
+  const t = await startDaemonOnEngine('api', process.env.SVC_BENCH_NODE_OPTIONS ? { env: { NODE_OPTIONS: process.env.SVC_BENCH_NODE_OPTIONS } } : {});
   try {
     const headers = { authorization: `Bearer ${t.token}` };
     const ids: number[] = new Array(APPS);
@@ -234,7 +235,9 @@ async function withEngine() {
     });
     line('POST /api/apps', created, `${CONCURRENCY} concurrent`);
     await sleep(5_000); // the creates' passes settle
+    if (process.env.SVC_BENCH_NODE_OPTIONS) process.kill(t.pid, 'SIGUSR2'); // a preload's profiler on (diagnosis)
     await pairs(t.url, headers, ids, t.dataDir);
+    if (process.env.SVC_BENCH_NODE_OPTIONS) process.kill(t.pid, 'SIGUSR2'), await sleep(2_000);
   } finally {
     await t.close();
   }

@@ -151,14 +151,18 @@ export function newestFinishedStatus(db: Db, appId: number): string | undefined 
 }
 
 /** The newest deploy that finished (cancelled ones do not count): its status and error, for the app status. */
-export function newestFinished(db: Db, appId: number): { status: string; error: string | null } | undefined {
-  return db
+// Prepared: every steady pass of the app reconciler (each env write's among them) reads it.
+const newestFinishedOf = perDb((db) =>
+  db
     .select({ status: deploys.status, error: deploys.error })
     .from(deploys)
-    .where(and(eq(deploys.appId, appId), inArray(deploys.status, ['success', 'failed', 'auto_rollback'])))
+    .where(and(eq(deploys.appId, sql.placeholder('appId')), inArray(deploys.status, ['success', 'failed', 'auto_rollback'])))
     .orderBy(desc(deploys.id))
     .limit(1)
-    .get();
+    .prepare(),
+);
+export function newestFinished(db: Db, appId: number): { status: string; error: string | null } | undefined {
+  return newestFinishedOf(db).get({ appId });
 }
 
 /** Writes the fields that changed and tells live viewers. */

@@ -9,7 +9,7 @@ import { keyOf } from '../../controller/types.js';
 import { appContainerSpec, ensureAppVolumes, stackSpecOf } from './container-spec.js';
 import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import type { AppView } from '../../store/app-view.js';
-import { observeApp, observeLive, readInstances } from '../../observed/apps.js';
+import { observeApp, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import type { AppAction } from './plan.js';
 import { redact, restartBackoffMs } from '../restart.js';
@@ -32,12 +32,15 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Ext
   let failures = app.healFailures;
   let created: ContainerInfo | undefined;
   let networkGone = false;
-  // Beside other replicas in the answer, the dead one leaves it before the restart and joins again only
-  // after its own health check (the steady pass probes it): otherwise the proxy keeps sending it requests
-  // while the engine starts it and before it listens. Alone, it keeps its address: there is nothing else
-  // to send them to, and the proxy retries dial errors for a while.
-  const beside = app.liveAddress !== null && readInstances(deps.db, app.id).some((r) => r.address !== null);
-  if (beside && observeLive(deps.db, app.id, { address: null })) await deps.dns.sync();
+  // The dead one leaves the answer before the restart and joins again only after its own health check
+  // (the steady pass probes it), alone or beside other replicas. Beside them, the proxy would keep sending
+  // it requests while the engine starts it and before it listens. Alone too: Caddy's passive health marks
+  // an address down for 2 s after one failed dial (src/proxy/config.ts DEAD_REPLICA), and the restarted
+  // container gets the same address, so every dial of it while it was down kept it marked 2 s past its
+  // start (bench:heal, issue 36: start -> first 200 2.3-2.4 s). Out of the answer, the proxy dials
+  // nothing: a request waits in its retry interval until the address is back. The app's route stays the
+  // DNS one meanwhile (routes.ts noContainer: a live container being healed).
+  if (app.liveAddress !== null && observeLive(deps.db, app.id, { address: null })) await span('heal', 'unpublish', () => deps.dns.sync(), name);
   try {
     // Also re-tunes the bridge (bridge-neighbours.ts) in case the engine recreated it since the deploy.
     await deps.runtime.ensureNetwork(deps.settings.network);
@@ -65,11 +68,9 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Ext
     addAppEvent(deps.db, app.id, 'heal', `could not restart ${name}: ${message}`, 'error');
     return { requeueAfterMs: restartBackoffMs(failures) || 1_000, liveRunning: false };
   }
-  // A recreated container was inspected by the run itself: no second look before the DNS sync.
-  const info = created ?? (await deps.runtime.inspect(name, deps.settings.network));
-  const unpublished = beside || (app.liveAddress === null && readInstances(deps.db, app.id).some((r) => r.address !== null));
-  observeLive(deps.db, app.id, unpublished ? { containerId: info?.id ?? null } : { address: info?.address ?? null, containerId: info?.id ?? null });
-  await span('heal', 'dns sync', () => deps.dns.sync(), name);
+  // No look at it here: a restarted container keeps its id, a recreated one was inspected by the run, and
+  // the steady pass (at once) inspects and probes it, then lets it join the answer.
+  if (created) observeLive(deps.db, app.id, { containerId: created.id });
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
   const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';
@@ -81,11 +82,8 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Ext
         : `live container ${name} was gone; recreated`;
   addAppEvent(deps.db, app.id, 'heal', message, 'warn');
   deps.log.warn('healed app container', { app: app.name, container: name, how, attempt: failures });
-  return { requeueAfterMs: unpublished ? PROBE_FIRST_MS : 0, liveRunning: info?.running ?? false };
+  return { requeueAfterMs: 0, liveRunning: created?.running ?? true };
 }
-
-/** When the steady pass first probes a healed container that is out of the answer. */
-const PROBE_FIRST_MS = 25;
 
 /** Records `failures` and the backoff it implies before the next restart; returns it. */
 function count(deps: AppReconcilerDeps, app: AppView, failures: number): number {

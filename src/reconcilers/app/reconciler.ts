@@ -26,6 +26,7 @@ import { checkHealth } from './health-check.js';
 import { emptyTrash } from '../../volumes/dirs.js';
 import { builtImageRepository } from '../../codehost/repository.js';
 import type { AppReconcilerDeps } from './deps.js';
+import { span } from '../../trace.js';
 
 export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   const { db, runtime, settings } = deps;
@@ -78,6 +79,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   }
 
   async function act(name: string, ctx?: ReconcileCtx): Promise<Result> {
+    await unpublishKilled(name);
     const { row, containers, deploy, watched } = await observe(name);
     const facts = { ...toFacts(row), runsOnce: row?.stackService ? parseServiceSpec(deps.sealer.open(row.stackService))?.service.runsOnce === true : false };
     const deployFacts: DeployFacts | undefined = deploy && {
@@ -164,6 +166,20 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
   }
 
   /**
+   * The live container was just sent a stopping signal (kills.ts): out of the answer before the engine is
+   * asked anything, alone or beside other replicas, so the proxy stops dialling it (a failed dial marks its
+   * address down for 2 s, and a restarted container comes back on the same one). Should it survive the
+   * signal, the steady pass probes it and it joins again.
+   */
+  async function unpublishKilled(name: string): Promise<void> {
+    const killed = deps.kills?.takeFresh(name) ?? [];
+    if (killed.length === 0) return;
+    const row = getAppByName(db, name);
+    if (!row?.liveAddress || !row.liveContainerName || !killed.includes(row.liveContainerName)) return;
+    if (observeLive(db, row.id, { address: null })) await span('heal', 'unpublish killed', () => deps.dns.sync(), row.liveContainerName);
+  }
+
+  /**
    * The steps of a deploy that follow one another with no wait run on in the same pass (0045): each was
    * persisted with its event by the step before, counted by beginStep, and looks at the engine itself, so
    * a restart resumes at the step it reached; what the next pass's observation would add is nothing the
@@ -204,14 +220,11 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     const alertWait = answerCrashAlert(row, live);
     if (alertWait !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, alertWait);
     if (live?.dying) {
-      // Being stopped from outside (kills.ts): beside other replicas it leaves the answer now, not at `die`.
-      if (row.liveAddress !== null && readInstances(db, row.id).some((r) => r.address !== null)) {
-        observeLive(db, row.id, { address: null });
-        await deps.dns.sync();
-        deps.enqueue(keyOf('proxy', 'main'));
-      }
-    } else if (live?.running && row.liveAddress === null && row.replicas > 1) {
-      // Healed beside other replicas (heal.ts): it joins the answer after its own health check.
+      // Being stopped from outside (kills.ts): it leaves the answer now, not at `die` (unpublishKilled did,
+      // unless the note was lost), alone or beside other replicas.
+      if (row.liveAddress !== null && observeLive(db, row.id, { address: null })) await deps.dns.sync();
+    } else if (live?.running && row.liveAddress === null && row.replicas > 0) {
+      // Healed (heal.ts), or it survived its stopping signal: it joins the answer after its own health check.
       const joined = await joinAfterProbe(row, live);
       if (joined !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, joined);
     } else if (live?.running) {
@@ -256,7 +269,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       await runtime.stop(live.name, graceOf(deps, row));
       return 0;
     }
-    if (observeLive(db, row.id, { address: info!.address!, containerId: info!.id })) await deps.dns.sync();
+    if (observeLive(db, row.id, { address: info!.address!, containerId: info!.id })) await span('heal', 'dns sync', () => deps.dns.sync(), live.name);
     return undefined;
   }
 

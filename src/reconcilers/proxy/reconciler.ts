@@ -63,6 +63,8 @@ const ROUTE_COLUMNS = {
   // Another replica with an address: the DNS answer still holds it while slot 0 is healing (on a Swarm, its
   // node lost), so the route must stay the DNS one, not the 503 page.
   replicaLive: sql<number>`exists (select 1 from app_instances where app_instances.app_id = ${apps.id} and app_instances.address is not null)`,
+  // The live container of a deploy out of the answer while it is healed (heal.ts): the route stays.
+  healing: sql<number>`(${appStatus.liveContainerName} is not null and ${appStatus.liveDeployId} is not null and ${apps.replicas} > 0)`,
 };
 
 export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
@@ -77,9 +79,17 @@ export function createProxyReconciler(deps: ProxyReconcilerDeps): Reconciler {
   // The routes the database implies, read again only after something was written (a pass runs every
   // second; re-reading every app each time was most of the daemon's idle CPU). The same array comes back
   // while nothing changed, so the proxy's own caches keyed on it hold.
+  // A write that changed no route (an env var, an event, a status) hands back the same array too: with a
+  // new one every second under writes, the proxy compared its whole config again each pass (a shared
+  // Caddy's parsed and canonicalised, 1,000 servers: the largest stall of GET /api/apps/{id} under 20
+  // env writes/s, bench:api --engine, issue 36). One JSON of the routes costs far less.
+  let last: { routes: Route[]; json: string } | undefined;
   const wantedRoutes = whenChanged(deps.db, () => {
     const rows = deps.db.select(ROUTE_COLUMNS).from(apps).leftJoin(appStatus, eq(appStatus.appId, apps.id)).all();
-    return desiredRoutes(rows.map((r) => ({ ...r, noContainer: noContainer(r) })));
+    const routes = desiredRoutes(rows.map((r) => ({ ...r, noContainer: noContainer(r) })));
+    const json = JSON.stringify(routes);
+    if (last?.json !== json) last = { routes, json };
+    return last.routes;
   });
   // A blocked listener comes back no later than its retry time, even with a long probe interval.
   const within = (r: Result): Result => {

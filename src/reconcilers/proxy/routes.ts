@@ -1,9 +1,8 @@
 // Pure: the routes the proxy should serve, from the app rows. Every app with routing fields gets its
 // route. One with a live address, or with a deploy under way, points at its DNS name, so a deploy or a
 // blue/green switch never changes the proxy config (only DNS answers). One with neither (`noContainer`:
-// never deployed, its first deploy failed, its container gone, and no other replica in the answer) answers
-// a 503 page at once; its first
-// deploy turns it into the DNS route when it begins, long before the switch.
+// never deployed, its first deploy failed, scaled to 0, and no other replica in the answer) answers a 503
+// page at once; its first deploy turns it into the DNS route when it begins, long before the switch.
 import { appDnsName, type Route } from '../../proxy/proxy.js';
 import type { AppRow } from '../../store/schema/index.js';
 
@@ -54,7 +53,14 @@ export function desiredDnsRecords(
 
 /**
  * Pure: true when nothing can answer for the app now and nothing is on its way (the 503 route). `replicaLive`:
- * a replica other than slot 0 has an address (it is in the DNS answer).
+ * a replica other than slot 0 has an address (it is in the DNS answer). `healing`: a deploy's live container
+ * is out of the answer while it is restarted or recreated and probed (heal.ts), the app not scaled to 0:
+ * its requests wait for it in the proxy's retries rather than get the 503 page, and no config load comes
+ * with the heal.
  */
-export const noContainer = (r: { liveAddress: string | null; deploying: number | boolean | null; replicaLive?: number | boolean | null }): boolean =>
-  !r.liveAddress && !r.deploying && !r.replicaLive;
+export const noContainer = (r: {
+  liveAddress: string | null;
+  deploying: number | boolean | null;
+  replicaLive?: number | boolean | null;
+  healing?: number | boolean | null;
+}): boolean => !r.liveAddress && !r.deploying && !r.replicaLive && !r.healing;

@@ -254,7 +254,8 @@ describe('watch after the switch', () => {
 describe('what flips back and what is healed inside the window', () => {
   /** The window runs on; the deploy stays a success and svc-web-2 serves again, healed by `how`. */
   async function expectHealedNotFlipped(secondId: number, how: RegExp) {
-    await h.drive(undefined, { until: () => listAppEvents(h.db, h.app().id).length > 0 && state('svc-web-2') === 'running' });
+    // Healed, then (its probe passed) back in the answer.
+    await h.drive(undefined, { until: () => listAppEvents(h.db, h.app().id).length > 0 && state('svc-web-2') === 'running' && h.app().liveAddress !== null });
     expect(h.dep(secondId)).toMatchObject({ status: 'success', step: 'watch', error: null });
     expect(listAppEvents(h.db, h.app().id).map((e) => [e.step, e.message])).toEqual([['heal', expect.stringMatching(how)]]);
     expect(h.app()).toMatchObject({ liveContainerName: 'svc-web-2', imageRef: 'web:2', status: 'active' });

@@ -28,4 +28,16 @@ describe('kill notes', () => {
     expect(k.dying('web-2', 0)).toBe(false);
     expect(k.dying('web-3', 0)).toBe(true);
   });
+
+  it('hands each stopped container of an app to its next pass once (takeFresh)', () => {
+    const k = createKillNotes(() => 1_000_000);
+    k.note(kill('web-1', '9'));
+    k.note(kill('web-1-r1', '15'));
+    k.note(kill('api-1', '9', { 'svc.app': 'api' }));
+    k.note(kill('web-2', '1')); // not a stop
+    expect(k.takeFresh('web').sort()).toEqual(['web-1', 'web-1-r1']);
+    expect(k.takeFresh('web')).toEqual([]);
+    expect(k.takeFresh('api')).toEqual(['api-1']);
+    expect(k.dying('web-1', 0)).toBe(true); // the run it ends still counts as dying
+  });
 });

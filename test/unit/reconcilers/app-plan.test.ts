@@ -5,7 +5,7 @@ import {
   type AppFacts, type DeployFacts,
 } from '../../../src/reconcilers/app/plan.js';
 import { isLatest, mustPull } from '../../../src/reconcilers/app/images.js';
-import { desiredRoutes, desiredDnsRecords } from '../../../src/reconcilers/proxy/routes.js';
+import { desiredRoutes, desiredDnsRecords, noContainer } from '../../../src/reconcilers/proxy/routes.js';
 
 const app = (over: Partial<AppFacts> = {}): AppFacts => ({
   id: 7, exists: true, appType: 'managed', liveContainerName: 'svc-web-1', currentDeployId: 1, healFailures: 0, healNotBeforeMs: null, replicas: 1, liveAddress: '172.30.0.2', ...over,
@@ -161,6 +161,12 @@ describe('desiredRoutes', () => {
   });
   it('routes to the port the live container listens on (a build provider\'s), not the spec\'s', () => {
     expect(desiredRoutes([{ ...row, port: 80 }])[0].upstream).toEqual({ kind: 'dns', name: 'web.svc.internal.', port: 80 });
+  });
+  it('a live container being healed (out of the answer, not scaled to 0) keeps the DNS route; nothing at all is the 503 page', () => {
+    expect(noContainer({ liveAddress: null, deploying: 0, replicaLive: 0, healing: 1 })).toBe(false);
+    expect(noContainer({ liveAddress: null, deploying: 0, replicaLive: 0, healing: 0 })).toBe(true);
+    expect(noContainer({ liveAddress: '10.0.0.2', deploying: 0, replicaLive: 0, healing: 0 })).toBe(false);
+    expect(desiredRoutes([{ ...row, noContainer: true }])[0].upstream).toEqual({ kind: 'none' });
   });
   it('answers DNS only for apps with a live address', () => {
     expect(desiredDnsRecords([{ name: 'a', liveAddress: '172.18.0.2' }, { name: 'b', liveAddress: null }])).toEqual({ 'a.svc.internal.': '172.18.0.2' });

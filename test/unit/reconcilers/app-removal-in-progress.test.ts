@@ -49,8 +49,10 @@ describe('a removal in progress', () => {
     const after = h.rt.calls.slice(from);
     expect(after.map((c) => c.method).filter((m) => m !== 'list' && m !== 'ensureNetwork')).toEqual(['run']);
     expect(h.rt.containers.get('svc-web-1')!.state).toBe('running');
-    expect(h.dnsNow()).toMatchObject({ 'web.svc.internal.': h.rt.containers.get('svc-web-1')!.address });
+    expect(h.dnsNow()).toEqual({}); // out of the answer until its probe passes (heal.ts)
     expect(listAppEvents(h.db, h.app().id).map((e) => e.message)).toEqual(['live container svc-web-1 was gone; recreated']);
+    await h.rec.reconcile('web'); // the probe
+    expect(h.dnsNow()).toMatchObject({ 'web.svc.internal.': h.rt.containers.get('svc-web-1')!.address });
     await h.expectSteady();
   });
 
@@ -71,6 +73,7 @@ describe('a removal in progress', () => {
     expect(refused).toBe(1);
     expect(h.rt.containers.get('svc-web-1')!.state).toBe('running');
     expect(h.app().healFailures).toBe(0);
+    await h.drive(); // its probe: back in the answer
     await h.expectSteady();
   });
 });

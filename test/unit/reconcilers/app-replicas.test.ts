@@ -326,18 +326,42 @@ describe('replicas', () => {
     await h.expectSteady();
   });
 
-  it('the first replica alone keeps its address while it is restarted (nothing else could take its requests)', async () => {
+  it('the first replica alone leaves the answer while it is restarted and joins after its probe (a failed dial marks its address down in Caddy for 2 s)', async () => {
     const h = new AppHarness();
     await h.deployed('web:1');
     await h.drive();
     const addr = h.rt.containers.get('svc-web-1')!.address!;
     const seen = answersAtStart(h);
     h.rt.kill('svc-web-1');
+    expect(await h.rec.reconcile('web')).toEqual({ requeueAfterMs: 0 }); // the probe comes at once
+    expect(seen).toEqual([[]]);
+    expect(answer(h)).toEqual([]);
     await h.rec.reconcile('web');
-    expect(seen).toEqual([[addr]]);
     expect(answer(h)).toEqual([addr]);
     h.now += 11_000;
     await h.drive();
+    await h.expectSteady();
+  });
+
+  it('the first replica alone leaves the answer at its kill event before the engine is asked anything; survived, it joins after its probe', async () => {
+    const h = new AppHarness();
+    await h.deployed('web:1');
+    await h.drive();
+    const addr = h.rt.containers.get('svc-web-1')!.address!;
+    h.kills.note({ action: 'kill', id: 'svc-web-1', name: 'svc-web-1', labels: { 'svc.app': 'web' }, signal: '15', atMs: h.now });
+    let answerAtList: string[] | undefined;
+    const list = h.rt.list.bind(h.rt);
+    h.rt.list = async (...args: Parameters<typeof list>) => {
+      answerAtList ??= answer(h);
+      return list(...args);
+    };
+    await h.rec.reconcile('web');
+    expect(answerAtList).toEqual([]); // out before the first engine call (an inspect of a dying container waits for its exit)
+    expect(h.app().liveAddress).toBeNull();
+    // It handled the TERM and runs on: its probe passes and it is back.
+    h.now += 16_000;
+    await h.drive();
+    expect(answer(h)).toEqual([addr]);
     await h.expectSteady();
   });
 

@@ -3,7 +3,7 @@ import type { DnsRecords } from '../../../src/dns/hosts.js';
 // over a real `:memory:` SQLite. Routes come from the app rows; deploys only move DNS answers.
 import { describe, it, expect, beforeEach } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { memoryDb, recordingEnqueue } from '../../support/db.js';
+import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { settle } from '../../support/fake-clock.js';
 import { silentLogger } from '../../../src/log.js';
 import { createProxyReconciler, PROXY_PROBE_MS, STARTING_RETRY_MS } from '../../../src/reconcilers/proxy/reconciler.js';
@@ -13,7 +13,7 @@ import { appInstances, apps } from '../../../src/store/schema/index.js';
 import type { Reconciler } from '../../../src/controller/types.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { Db } from '../../../src/store/db.js';
-import { createApp, deleteApp, updateApp } from '../../support/commands.js';
+import { createApp, deleteApp, setEnv, updateApp } from '../../support/commands.js';
 import { observeApp, observeInstance } from '../../../src/observed/apps.js';
 import { createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 
@@ -60,6 +60,7 @@ function deferred() {
   return { promise, resolve, reject };
 }
 
+const sealer = testSealer();
 const setLive = (name: string, liveAddress: string | null) => observeApp(db, getAppByName(db, name)!.id, { liveAddress });
 
 beforeEach(() => {
@@ -198,6 +199,23 @@ describe('proxy reconciler', () => {
     expect(proxy.loads()).toBe(loads);
   });
 
+  it('a lone live container out of the answer while it is healed keeps the DNS route (no 503 page, no config load); scaled to 0 it is the 503 page', async () => {
+    const web = createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
+    const d = createDeploy(db, enqueue, undefined, { appId: web.id, appName: 'web', imageRef: 'img:1', trigger: 'manual' });
+    updateDeploy(db, undefined, d.id, { status: 'success' });
+    observeApp(db, web.id, { liveContainerName: 'web-1', liveDeployId: d.id, liveAddress: '10.0.0.2' });
+    await rec.reconcile('main');
+    const loads = proxy.loads();
+    setLive('web', null);
+    await rec.reconcile('main');
+    expect(writes.at(-1)).toEqual({});
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'dns', name: 'web.svc.internal.', port: 3000 }, drainSeconds: 30 }]);
+    expect(proxy.loads()).toBe(loads);
+    db.update(apps).set({ replicas: 0 }).run();
+    await rec.reconcile('main');
+    expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8080, upstream: { kind: 'none' } }]);
+  });
+
   it('a deploy (new live address) changes the DNS answer, never the proxy config; a routing change does', async () => {
     createApp(db, enqueue, { name: 'web', fallbackPort: 8080 }, 'rest');
     setLive('web', '10.0.0.2');
@@ -282,6 +300,10 @@ describe('proxy reconciler: an idle pass reads nothing again (docs/decisions/002
     await rec.reconcile('main');
     expect(seen).toHaveLength(2);
     expect(seen[1]).toBe(seen[0]); // not re-read, not rebuilt
+    // A write that changes no route (an env var): the same array still, so the proxy compares nothing again.
+    setEnv(db, sealer, enqueue, getAppByName(db, 'web')!.id, { key: 'FOO', value: 'bar' }, null);
+    await rec.reconcile('main');
+    expect(seen.at(-1)).toBe(seen[0]);
     updateApp(db, enqueue, getAppByName(db, 'web')!.id, { fallbackPort: 8081 });
     expect(await rec.reconcile('main')).toEqual(again);
     expect(proxy.current()).toEqual([{ app: 'web', mode: 'port', port: 8081, upstream: { kind: 'none' } }]);
