@@ -61,7 +61,7 @@ export function envRoutes(deps: ApiDeps) {
     );
   });
 
-  r.get('/apps/:appID/env/:key/reveal', op({ summary: "A variable's value, a secret's too (audited)", response: z.object({ key: z.string(), value: z.string() }).loose() }), (c) => {
+  r.get('/apps/:appID/env/:key/reveal', op({ summary: "A variable's value, a secret's too (audited)", response: z.object({ key: z.string(), value: z.string() }) }), (c) => {
     const revealed = revealEnv(db, deps.sealer, idParam(c, 'appID', 'app'), keyParam(c));
     deps.log.info('environment variable revealed', { app_id: c.req.param('appID'), variable: revealed.key, by: c.var.user.username });
     c.header('cache-control', 'no-store');
