@@ -26,6 +26,29 @@ const channelJsonSchema = z.object({
   id: z.number().int(), name: z.string(), type: z.string(), events: z.array(z.string()), enabled: z.boolean(), target: z.string(), created_at: z.string(), updated_at: z.string(),
 });
 
+/** A provider's answer to one attempt (notify/senders.ts Answer). */
+const sendAnswer = { ok: z.boolean(), status: z.number().int().nullable().describe('HTTP status or SMTP reply code; null when nothing answered'), answer: z.string() };
+const testJsonSchema = z.object({ ...sendAnswer, message_id: z.string() }).meta({ id: 'NotificationTest' });
+const deliveryJsonSchema = z
+  .object({ id: z.number().int(), at: z.string(), channel_id: z.number().int(), channel: z.string(), event: z.string(), outbox_id: z.number().int().nullable(), attempt: z.number().int(), ...sendAnswer })
+  .meta({ id: 'NotificationDelivery' });
+const outboxJsonSchema = z
+  .object({
+    id: z.number().int(),
+    channel_id: z.number().int(),
+    message_id: z.string(),
+    event: z.string(),
+    subject: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    attempts: z.number().int(),
+    next_at: z.string(),
+    expires_at: z.string(),
+    last_answer: z.string().nullable(),
+    created_at: z.string(),
+    delivered_at: z.string().nullable(),
+  })
+  .meta({ id: 'NotificationOutboxEntry' });
+
 export function notificationRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
 
@@ -41,16 +64,16 @@ export function notificationRoutes(deps: ApiDeps) {
     deleteChannel(deps, idParam(c, 'id', 'channel'), restOrigin(c));
     return c.body(null, 204);
   });
-  r.post('/notifications/channels/:id/test', op({ summary: 'Send a test notification now', response: anyObject }), async (c) => {
+  r.post('/notifications/channels/:id/test', op({ summary: 'Send a test notification now', response: testJsonSchema }), async (c) => {
     const id = idParam(c, 'id', 'channel');
     return c.json(await sendTest({ db: deps.db, sealer: deps.sealer, baseUrl: publicBaseUrl(c, deps.config) }, id));
   });
-  r.get('/notifications/deliveries', op({ summary: 'Recent deliveries, newest first', query: { channel: 'a channel id', limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad channel or limit' } }), (c) => {
+  r.get('/notifications/deliveries', op({ summary: 'Recent deliveries, newest first', query: { channel_id: 'a channel id', limit: 'at most this many' }, response: z.array(deliveryJsonSchema), errors: { 400: 'invalid_request: bad channel or limit' } }), (c) => {
     const raw = c.req.query('channel_id');
     const channelId = raw === undefined ? undefined : Number(raw);
     if (channelId !== undefined && !Number.isInteger(channelId)) throw invalid('channel_id must be an integer');
     return c.json(listDeliveries(deps.db, { channelId, limit: limitOf(c.req.query('limit')) }));
   });
-  r.get('/notifications/outbox', op({ summary: 'Notifications waiting to be sent', query: { limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad limit' } }), (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit')))));
+  r.get('/notifications/outbox', op({ summary: 'Notifications waiting to be sent', query: { limit: 'at most this many' }, response: z.array(outboxJsonSchema), errors: { 400: 'invalid_request: bad limit' } }), (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit')))));
   return r;
 }
