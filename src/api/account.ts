@@ -11,7 +11,7 @@ import { findUser } from '../store/users.js';
 import { idParam, jsonBody } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import type { Context } from 'hono';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { recoveryCodesJsonSchema, sessionJsonSchema, totpSetupJsonSchema } from '../presenters/account-json.js';
 import { passwordChangeSchema } from '../desired/users.js';

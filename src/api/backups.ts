@@ -15,7 +15,7 @@ import {
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, restOrigin } from '../http/request.js';
 import { backupJson as recordJson, importJson, remoteFields, restoreJson } from '../presenters/backups.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { backupJsonSchema, importJsonSchema, restoreJsonSchema } from '../presenters/backups.js';
 

@@ -10,7 +10,7 @@ import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { noteAuditNames } from '../http/audit-names.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { envJson } from '../presenters/env.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { envJsonSchema } from '../presenters/env.js';
 import { setEnvSchema } from '../desired/env.js';

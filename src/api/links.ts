@@ -5,7 +5,7 @@ import { createLink, deleteLink } from '../desired/links.js';
 import { listLinks, requireApp, type LinkView } from '../store/links.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { linkSchema } from '../desired/links.js';
 

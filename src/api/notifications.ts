@@ -9,7 +9,7 @@ import { channelJson, getChannel, listChannels, listDeliveries, listOutbox } fro
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { createChannelSchema, updateChannelSchema } from '../desired/notify.js';
 

@@ -10,7 +10,7 @@ import type { ApiDeps, ApiEnv } from './deps.js';
 import { serviceCredentialsJsonSchema, serviceEventJson, serviceEventJsonSchema, serviceJson, serviceJsonSchema, upgradeJson, upgradeJsonSchema } from '../presenters/services.js';
 import { requestUpgradeEnd, upgradeSchema, upgradeService } from '../desired/service-upgrades.js';
 import { serviceEventsOf, upgradesOf } from '../store/service-upgrades.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { createServiceSchema } from '../desired/services.js';
 

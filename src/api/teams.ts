@@ -11,7 +11,7 @@ import { passesCsrf, sessionCookie } from '../http/session.js';
 import { forbidden } from '../errors.js';
 import { clientAddress } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { createdInvitationJsonSchema, invitationJsonSchema, userAnswerSchema, userJsonSchema } from '../presenters/account-json.js';
 import { acceptSchema, inviteSchema, updateUserSchema } from '../desired/users.js';
