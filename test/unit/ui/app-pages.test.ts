@@ -29,6 +29,12 @@ describe('app pages', () => {
       expect(form.html, label).toMatch(new RegExp(`<label( for="[^"]+")?>${label}(</label>|<select)`));
     }
     expect(form.html).toContain('>Create app</button>');
+    // What a first app needs comes first; the rest waits under "More options" (a native <details>).
+    const more = form.html.indexOf('<details class="more"><summary>More options</summary>');
+    expect(more).toBeGreaterThan(0);
+    for (const label of ['>Name<', '>Image<', '>Internal port<', '>Access mode<', '>Port<', '>Repository<']) expect(form.html.indexOf(label), label).toBeLessThan(more);
+    expect(form.html.indexOf('>Replicas<')).toBeGreaterThan(more);
+    expect((await b.get('/apps/1/settings')).html).not.toContain('More options');
     const { id, page } = await newApp();
     expect(roleText(page.html, 'status')).toMatch(/App created/);
     const row = getApp(t.db, id)!;
