@@ -74,16 +74,27 @@ async function run(argv: string[]): Promise<number> {
       expect(0);
       if (typeof v.file !== 'string') usageError(command, '-f PATH is required');
       return command === 'apply'
-        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'], noWait: !!v['no-wait'] })
+        ? applyCommand(client, { path: v.file, dryRun: !!v['dry-run'], prune: !!v.prune, pruneServices: !!v['prune-services'], noWait: !!v['no-wait'], allowUpgrade: !!v['allow-upgrade'] })
         : diffCommand(client, { path: v.file, prune: !!v.prune });
     }
     case 'apps':
       expect(0);
       if (v.json && v.names) usageError(command, '--json and --names exclude each other');
       return appsCommand(client, { json, names: !!v.names });
-    case 'services':
-      expect(0);
-      return (await import('./cli/lists.js')).servicesCommand(client, { json });
+    case 'services': {
+      if (pos[0] !== 'upgrade') {
+        expect(0);
+        if (v.revert || v.confirm || v['keep-days'] !== undefined || v['no-wait']) usageError(command, '--revert, --confirm, --keep-days and --no-wait go with upgrade');
+        return (await import('./cli/lists.js')).servicesCommand(client, { json });
+      }
+      const ending = !!v.revert || !!v.confirm;
+      if (v.revert && v.confirm) usageError(command, '--revert and --confirm exclude each other');
+      if (pos.length !== (ending ? 2 : 3)) usageError(command, ending ? 'expected upgrade NAME --revert or --confirm' : 'expected upgrade NAME VERSION');
+      const keepDays = v['keep-days'] === undefined ? undefined : Number(v['keep-days']);
+      if (keepDays !== undefined && (!Number.isInteger(keepDays) || keepDays < 0)) usageError(command, '--keep-days must be a whole number');
+      const { serviceUpgradeCommand } = await import('./cli/service-upgrade.js');
+      return serviceUpgradeCommand(client, { name: pos[1], version: pos[2], revert: !!v.revert, confirm: !!v.confirm, keepDays, noWait: !!v['no-wait'], json });
+    }
     case 'deploys':
       expect(1);
       return (await import('./cli/lists.js')).deploysCommand(client, { app: pos[0], json });

@@ -116,7 +116,8 @@ export interface Config {
    * node (issue 19). `registry` (SVC_REGISTRY): where svc_build images are pushed so every node can pull
    * them. `probeImage` (SVC_PROBE_IMAGE, default the proxy image): the helper health probes run in.
    * `resolverImage` (SVC_RESOLVER_IMAGE): on a Swarm, an image with Debian's /usr/sbin/dnsmasq, the edge
-   * relays' resolver (docs/decisions/0047-swarm-edge-resolves.md).
+   * relays' resolver (docs/decisions/0047-swarm-edge-resolves.md); unset, svc builds one from the host's
+   * dnsmasq (docs/decisions/0058-own-resolver-image.md).
    */
   runtime: { kind: 'docker' | 'swarm'; registry: string | undefined; probeImage: string; resolverImage: string | undefined };
   proxy: {

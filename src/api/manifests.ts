@@ -27,6 +27,7 @@ const jsonSchema = z
     dry_run: z.boolean().optional(),
     prune: z.boolean().optional(),
     prune_services: z.boolean().optional(),
+    allow_upgrade: z.boolean().optional(),
   })
   .strict()
   .refine((b) => (b.content === undefined) !== (b.files === undefined), { message: 'send exactly one of content or files' });
@@ -36,10 +37,10 @@ const flag = (v: string | undefined) => (v === undefined ? undefined : v === 'tr
 export function manifestRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
 
-  r.post('/manifests/apply', op({ summary: 'Apply manifests (YAML or JSON): the result of each resource', body: jsonSchema, query: { dry_run: 'true: say what would change', prune: 'true: delete apps no manifest names', prune_services: 'true: and services' }, response: manifestApplyJsonSchema, errors: { 409: 'conflict: a resource owned by another source' } }), async (c) => {
+  r.post('/manifests/apply', op({ summary: 'Apply manifests (YAML or JSON): the result of each resource', body: jsonSchema, query: { dry_run: 'true: say what would change', prune: 'true: delete apps no manifest names', prune_services: 'true: and services', allow_upgrade: 'true: a later declared service version starts its guarded upgrade' }, response: manifestApplyJsonSchema, errors: { 409: 'conflict: a resource owned by another source' } }), async (c) => {
     const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
     let files: { file: string; text: string }[];
-    let opts: { dry_run?: boolean; prune?: boolean; prune_services?: boolean } = {};
+    let opts: { dry_run?: boolean; prune?: boolean; prune_services?: boolean; allow_upgrade?: boolean } = {};
     if (YAML_TYPES.has(type)) files = [{ file: 'request', text: await c.req.text() }];
     else if (type === 'application/json' || type === '') {
       const input = await body(c, jsonSchema);
@@ -55,6 +56,7 @@ export function manifestRoutes(deps: ApiDeps) {
       dryRun: q('dry_run') ?? opts.dry_run ?? false,
       prune,
       pruneServices: q('prune_services') ?? opts.prune_services ?? false,
+      allowUpgrade: q('allow_upgrade') ?? opts.allow_upgrade ?? false,
     });
     return c.json(result);
   });

@@ -50,7 +50,7 @@ export function serviceRoutes(deps: ApiDeps) {
     });
   }
 
-  r.post('/services/:id/upgrade', op({ summary: 'Upgrade a service to another major version, guarded (backup, move, verify, switch)', body: upgradeSchema, status: 202, response: upgradeJsonSchema, errors: { 409: 'an upgrade is running, or this type cannot be upgraded yet' } }), async (c) => {
+  r.post('/services/:id/upgrade', op({ summary: 'Upgrade a service to another major version, guarded (backup, move, verify, switch)', body: upgradeSchema, status: 202, response: upgradeJsonSchema, errors: { 409: 'an upgrade is running or keeps an old version, the service is not active, or its type has one version' } }), async (c) => {
     const up = upgradeService(deps, idParam(c, 'id', 'service'), await jsonBody(c), restOrigin(c));
     return c.json(upgradeJson(up), 202);
   });

@@ -23,7 +23,7 @@ import { activeRestores, getRestore, updateRestore, type RestoreRow } from '../s
 import { storeInstance } from '../store/instance.js';
 import { rebaseServices, sealMissingGarageKeys } from '../store/services.js';
 import { apps } from '../store/schema/index.js';
-import { ne } from 'drizzle-orm';
+import { isNotNull, ne, or } from 'drizzle-orm';
 import { ArchiveError, extractArchive, type ArchiveContents } from './extract-archive.js';
 import type { Gate } from './quiesce.js';
 import { KeyMismatchError, prepareSnapshot, replaceState } from './snapshot.js';
@@ -128,7 +128,8 @@ async function swap(d: RestoreDeps, id: number, staging: string, contents: Archi
     await removeServiceContainers(d);
     // Containers that mount a volume would keep the old directory (a bind mount follows the inode, not the
     // path): they go too, and the app reconciler recreates them from the restored state over the restored files.
-    const withVolumes = new Set(d.db.select({ name: apps.name }).from(apps).where(ne(apps.volumes, '[]')).all().map((a) => a.name));
+    // A stack service's named volumes and bind mounts are in its sealed definition, not `apps.volumes`: every stack service app goes too.
+    const withVolumes = new Set(d.db.select({ name: apps.name }).from(apps).where(or(ne(apps.volumes, '[]'), isNotNull(apps.stackId))).all().map((a) => a.name));
     for (const c of await d.runtime.list({ [LABELS.managed]: 'true', [LABELS.instance]: d.instance })) {
       const mounts = c.labels[LABELS.role] === 'job' || (c.labels[LABELS.role] === 'app' && withVolumes.has(c.labels[LABELS.app] ?? ''));
       if (!mounts) continue;

@@ -100,6 +100,13 @@ export interface ServiceKind {
   dump?(creds: Credentials): ExecCommand;
   /** Set for types that can be carried across versions (guarded major upgrades). */
   upgrade?: UpgradeOps;
+  /** The apps' data on stdout without credentials, for loading into another service of the type (a preview's copy). */
+  copyDump?(creds: Credentials): ExecCommand;
+  /**
+   * Instead of copyDump: run in the copy's container, copies the data from the parent at `sourceHost` itself
+   * (redis: one replication); stdout is the size copied in bytes; exit 3 when the parent is over `maxBytes`.
+   */
+  copyFrom?(creds: Credentials, source: Credentials, sourceHost: string, maxBytes: number): ExecCommand;
   /** Loads a dump made by `dump` from a file inside the container (a restore whose archive lacks the data dir). */
   loadDump?(creds: Credentials, file: string): ExecCommand;
 }
@@ -121,6 +128,8 @@ export interface UpgradeOps {
   databases(creds: Credentials): ExecCommand;
   /** Per table of one database: `<table> <rows> <checksum>` lines on stdout, sorted. */
   tableSums(creds: Credentials, database: string): ExecCommand;
+  /** The backup taken before the upgrade, when it is not the type's `dump` (redis: its RDB), and its file suffix. */
+  backup?(creds: Credentials): { command: ExecCommand; suffix: string };
 }
 
 const KINDS: Record<ServiceType, ServiceKind> = { postgres, mysql, redis, garage };

@@ -1,6 +1,8 @@
 // Relational database B (SPEC.md 2.5): the official mysql image's environment contract. The root password
 // is generated and kept for readiness and dumps, but it is not one of the five fields apps get.
 import type { ServiceKind } from './catalog.js';
+import { mysqlCopyDump } from './copy-dumps.js';
+import { mysqlUpgrade } from './mysql-upgrade.js';
 import { randomPassword } from './random.js';
 
 const PORT = 3306;
@@ -30,5 +32,7 @@ export const mysql: ServiceKind = {
     ['PASSWORD', 'password'],
   ],
   dump: (c) => ({ cmd: ['mysqldump', '--all-databases', '--single-transaction', '-uroot'], env: { MYSQL_PWD: c.root_password } }),
+  upgrade: mysqlUpgrade,
+  copyDump: (c) => mysqlCopyDump(c),
   loadDump: (c, file) => ({ cmd: ['mysql', '-uroot', '-h127.0.0.1', `-P${PORT}`, '-e', `source ${file}`], env: { MYSQL_PWD: c.root_password } }),
 };

@@ -1,5 +1,6 @@
 // Relational database A (SPEC.md 2.5): the official postgres image's environment contract.
 import type { Credentials, ExecCommand, ServiceKind, UpgradeOps } from './catalog.js';
+import { postgresCopyDump } from './copy-dumps.js';
 import { randomPassword } from './random.js';
 
 const PORT = 5432;
@@ -79,3 +80,4 @@ const postgresUpgrade: UpgradeOps = {
   tableSums: (c, database) => psqlAt(c, database, TABLE_SUMS_SQL),
 };
 postgres.upgrade = postgresUpgrade;
+postgres.copyDump = postgresCopyDump;

@@ -1,6 +1,7 @@
 // Key-value cache (SPEC.md 2.5): redis with a password and an append-only file under /data.
 import type { ServiceKind } from './catalog.js';
 import { randomPassword } from './random.js';
+import { redisCopyFrom, redisUpgrade } from './redis-upgrade.js';
 
 const PORT = 6379;
 
@@ -25,4 +26,6 @@ export const redis: ServiceKind = {
     ['PORT', 'port'],
     ['PASSWORD', 'password'],
   ],
+  upgrade: redisUpgrade,
+  copyFrom: redisCopyFrom,
 };

@@ -49,9 +49,9 @@ export function formatPlan(r: ApplyResult): string {
  * Applies PATH and, unless `noWait`, waits for the deploys the apply queued: exit 1 when the answer has
  * errors or any of those deploys failed, so `svc apply` in a script or CI tells an app that did not come up.
  */
-export async function applyCommand(client: Client, o: { path: string; dryRun: boolean; prune: boolean; pruneServices: boolean; noWait?: boolean }): Promise<number> {
+export async function applyCommand(client: Client, o: { path: string; dryRun: boolean; prune: boolean; pruneServices: boolean; noWait?: boolean; allowUpgrade?: boolean }): Promise<number> {
   const files = readPath(o.path);
-  const result = await client.json<ApplyResult>('POST', '/api/manifests/apply', { files, dry_run: o.dryRun, prune: o.prune, prune_services: o.pruneServices });
+  const result = await client.json<ApplyResult>('POST', '/api/manifests/apply', { files, dry_run: o.dryRun, prune: o.prune, prune_services: o.pruneServices, allow_upgrade: o.allowUpgrade ?? false });
   process.stdout.write(formatPlan(result));
   const failed = o.dryRun || o.noWait ? 0 : await waitForDeploys(client, result.resources, (line) => process.stdout.write(`${line}\n`));
   return result.errors.length > 0 || failed > 0 ? 1 : 0;

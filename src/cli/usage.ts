@@ -13,12 +13,14 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
   logout: { usage: 'svc logout', about: "revoke the login's token on the daemon and delete ~/.config/svc/config" },
   whoami: { usage: 'svc whoami [--json]', about: 'the user, role and daemon URL the CLI acts as, and where URL and token come from', options: JSON_OPTION },
   apply: {
-    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services] [--no-wait]',
+    usage: 'svc apply -f PATH [--dry-run] [--prune] [--prune-services] [--allow-upgrade] [--no-wait]',
     about: 'apply manifests from a file or a directory (*.yaml, *.yml) through the API, then wait for the deploys it started; exit 1 if one fails',
     options: `  -f, --file PATH     a manifest file or a directory of them
       --dry-run       show the plan, change nothing
       --prune         delete apps an earlier \`svc apply\` created that PATH no longer declares
       --prune-services  with --prune, delete such services too
+      --allow-upgrade start the guarded upgrade of a service whose declared version is later (without it
+                  such a change is an error that shows the upgrade's plan)
       --no-wait       do not wait for the deploys the apply started`,
   },
   diff: {
@@ -33,7 +35,17 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     options: `${JSON_OPTION}
       --names         only the names, one a line (what the completion scripts read)`,
   },
-  services: { usage: 'svc services [--json]', about: 'list managed services: name, type, status, image, the apps linked to each', options: JSON_OPTION },
+  services: {
+    usage: 'svc services [--json] | svc services upgrade NAME VERSION [--keep-days N] [--no-wait] | svc services upgrade NAME --revert | --confirm',
+    about: 'list managed services: name, type, version, status, image, the apps linked to each; upgrade one to a later major version, guarded',
+    options: `${JSON_OPTION}
+  upgrade NAME VERSION  a backup, a new container of VERSION, the data moved (writes refused, reads served),
+                  verified, then the linked apps redeployed onto it; prints each step until it switched or failed
+      --keep-days N   keep the old version stopped N days for a revert (default 7)
+      --no-wait       start it and return
+      --revert        go back to the kept old version (what was written since the switch is lost)
+      --confirm       drop the kept old version and its data`,
+  },
   deploys: { usage: 'svc deploys APP [--json]', about: "list an app's deploys, newest first: id, status, image, origin, time", options: JSON_OPTION },
   deploy: {
     usage: 'svc deploy APP [--image REF] [--follow]',
@@ -69,12 +81,13 @@ ${JSON_OPTION}`,
   },
   volumes: { usage: 'svc volumes APP [--json]', about: "list the app's persistent volumes, its deploy strategy and its drain", options: `${JSON_OPTION} (the app's volumes, deploy_strategy and drain_seconds fields)` },
   previews: {
-    usage: 'svc previews APP [--json] [--on | --off] [--max N] [--ttl-days N] [--services none|fresh] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
+    usage: 'svc previews APP [--json] [--on | --off] [--max N] [--ttl-days N] [--services none|fresh|copy] [--forks | --no-forks] [--memory MB] [--cpus N] [--env KEY=VALUE]... [--unset-env KEY]...',
     about: "list the app's pull-request previews (state, commit, branch, age, URL); with flags, change its previews settings first",
     options: `      --on, --off     turn previews of pull requests on or off (off removes every preview)
       --max N         at most N previews; the one with the oldest commit goes for a new one (default 5)
       --ttl-days N    remove a preview after N days without a commit (default 7)
-      --services S    none, or fresh: an empty instance of each service the app links, removed with the preview
+      --services S    none; fresh: an empty instance of each service the app links, removed with the preview;
+                      copy: the same, loaded with a copy of the linked service's data (postgres, mysql)
       --forks         previews of pull requests from forks too (never with the app's secrets); --no-forks
       --memory MB, --cpus N   limits of each preview (default 256 MB, 0.5 CPU)
       --env KEY=VALUE a variable set on every preview over the app's own (repeatable); --unset-env KEY

@@ -1,4 +1,5 @@
 // `previews.services: "fresh"` (issue 20): a preview's own empty instance of each service its parent links
+// (`"copy"`, issue 33: the same instance, loaded with a copy of the parent's data when it is first ready)
 // (same type, its own generated credentials), linked under the same alias, so the preview's variables have
 // the same names and point at its own data. Called inside the previews command's transaction; the rows are
 // ordinary services (the service reconciler starts them) marked with the preview app they belong to, and
@@ -11,6 +12,7 @@ import { previewServicesOf, releaseService } from '../store/previews.js';
 import { serviceLinks, services } from '../store/schema/index.js';
 import { getServiceByName, serviceDataDir } from '../store/services.js';
 import { freshServiceName } from '../previews/naming.js';
+import { askForCopy } from '../store/service-copies.js';
 import type { PreviewSettings } from '../previews/settings.js';
 import type { CommandCtx } from './context.js';
 
@@ -21,7 +23,7 @@ import type { CommandCtx } from './context.js';
  */
 export function syncPreviewServices(ctx: CommandCtx, parentId: number, preview: { id: number; name: string }, mode: PreviewSettings['services']): string[] {
   const { db, config } = ctx;
-  const wanted = mode === 'fresh' ? listLinks(db, parentId) : [];
+  const wanted = mode === 'fresh' || mode === 'copy' ? listLinks(db, parentId) : [];
   const own = previewServicesOf(db, preview.id);
   const touched: string[] = [];
   for (const { link, service: source } of wanted) {
@@ -49,6 +51,8 @@ export function syncPreviewServices(ctx: CommandCtx, parentId: number, preview: 
         })
         .returning()
         .get();
+      // `copy`: loaded with the parent's data when it is first ready (src/reconcilers/service/copy.ts).
+      if (mode === 'copy') askForCopy(db, fresh.id, source.id);
       touched.push(name);
     }
     const current = db.select().from(serviceLinks).where(and(eq(serviceLinks.appId, preview.id), eq(serviceLinks.serviceId, fresh.id))).get();

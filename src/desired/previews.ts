@@ -145,7 +145,8 @@ export function upsertPreview(ctx: CommandCtx, parent: AppView, pr: PullRequest,
         .run();
     }
     copyEnv(ctx, parent, appId, pr.fork);
-    touched.push(...syncPreviewServices(ctx, parent.id, { id: appId, name }, settings.services));
+    // A fork's code never gets the parent's data (as it never gets its secrets): its copy is a fresh one.
+    touched.push(...syncPreviewServices(ctx, parent.id, { id: appId, name }, pr.fork && settings.services === 'copy' ? 'fresh' : settings.services));
     const deploy = parent.buildMode === 'external_ci' ? null : requestDeploy(ctx, getApp(db, appId)!, { commitSha: pr.sha, trigger: 'webhook' }, origin);
     return { app: name, deploy };
   });

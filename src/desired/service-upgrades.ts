@@ -41,11 +41,7 @@ export function upgradeService(ctx: CommandCtx, id: number, raw: unknown, origin
   const row = serviceOf(ctx, id);
   const kind = kindOf(row.type);
   if (!kind.upgrade) {
-    throw conflict(
-      versionsOf(row.type).length === 1
-        ? `${row.type} services have one version (${versionsOf(row.type)[0]}); there is nothing to upgrade to`
-        : `guarded upgrades of ${row.type} services are not available yet (postgres only); a ${row.type} service stays at ${row.version}`,
-    );
+    throw conflict(`${row.type} services have one version (${versionsOf(row.type)[0]}); there is nothing to upgrade to`);
   }
   if (!versionsOf(row.type).includes(input.version)) {
     throw invalid(`version: ${row.type} is offered at versions ${versionsOf(row.type).join(', ')}`, { valid_versions: [...versionsOf(row.type)] });

@@ -13,7 +13,7 @@ import { getDeploy } from '../store/deploys.js';
 import { tx, type Db } from '../store/db.js';
 import { guarded } from './app-rules.js';
 import {
-  apps, nowIso, stacks, stackVarHistory, stackVars, type AppRow, type Owner, type StackDeployRow, type StackDeployStep, type StackDeployTrigger, type StackRow,
+  apps, nowIso, serviceLinks, stacks, stackVarHistory, stackVars, type AppRow, type Owner, type StackDeployRow, type StackDeployStep, type StackDeployTrigger, type StackRow,
 } from '../store/schema/index.js';
 import {
   createStackDeploy, getStack, getStackByName, listStackDeploys, listStackVars, resolveStackVars, stackApps, stackVarValue,
@@ -26,6 +26,9 @@ import type { CommandCtx, Origin } from './context.js';
 import { envKeySchema, envValueSchema, nameSchema } from './fields.js';
 import { parseInput } from './parse.js';
 import { BRANCH_RE, repoUrlProblem } from '../build/repo-url.js';
+import { envKeys, kindOf } from '../catalog/catalog.js';
+import { getServiceByName } from '../store/services.js';
+import { canonicalJobs, DEFAULT_JOB_TIMEOUT_SECONDS, jobsSchema } from './workload-fields.js';
 
 /** Reads a Compose file into svc's model (src/stacks/compose/load.ts); given by the composition root. */
 export type ComposeLoader = (input: ComposeInput) => ComposeLoad;
@@ -101,7 +104,7 @@ export function createStack(ctx: StackCtx, raw: unknown, origin: Origin, opts: {
       return { stack, deploy };
     }),
   );
-  announce(ctx, result.stack.name, []);
+  announce(ctx, result.stack.name, planApps(plan));
   ctx.log.info('stack created', { stack: result.stack.name, origin, services: plan.services.length });
   return { ...result, plan };
 }
@@ -142,7 +145,7 @@ export function updateStack(ctx: StackCtx, id: number, raw: unknown, origin: Ori
       return { stack, deploy };
     }),
   );
-  announce(ctx, result.stack.name, removed);
+  announce(ctx, result.stack.name, [...removed, ...planApps(plan)]);
   return { ...result, plan };
 }
 
@@ -164,7 +167,7 @@ export function deployStack(ctx: StackCtx, id: number, raw: unknown, origin: Ori
     if (entry.action === 'unchanged') Object.assign(entry, { action: 'change', changes: ['(redeploy)'] });
   }
   const deploy = guarded(() => tx(db, () => applyPlan(ctx, stack, plan, 'manual', origin)));
-  announce(ctx, stack.name, []);
+  announce(ctx, stack.name, planApps(plan));
   return { stack, plan, deploy };
 }
 
@@ -259,6 +262,7 @@ function planServices(ctx: StackCtx, stack: string, stackId: number | null, comp
       const other = db.select({ name: apps.name }).from(apps).where(eq(apps.fallbackPort, s.route.publishedPort)).get();
       if (other && other.name !== app) problems.push({ service: s.name, key: 'ports', message: `port ${s.route.publishedPort} is already used by app ${other.name}` });
     }
+    problems.push(...linkProblems(ctx, s), ...jobProblems(s));
     if (app) seen.add(app);
     if (problems.length > 0) {
       out.push({ service: s.name, app: app ?? null, action: 'refused', changes: [], stop_first: false, problems });
@@ -275,6 +279,40 @@ function planServices(ctx: StackCtx, stack: string, stackId: number | null, comp
     out.push({ service: spec?.service.name ?? name, app: name, action: 'remove', changes: [], stop_first: false, problems: [] });
   }
   return out;
+}
+
+/** `x-svc.links`: each names a live managed service, and no two inject the same variable. */
+function linkProblems(ctx: StackCtx, s: StackService): ComposeProblem[] {
+  const out: ComposeProblem[] = [];
+  const taken = new Map<string, string>();
+  s.svc.links.forEach((l, i) => {
+    const service = getServiceByName(ctx.db, l.service);
+    if (!service || service.deletedAt) return out.push({ service: s.name, key: `x-svc.links[${i}].service`, message: `there is no svc service named ${l.service}: create it first (svc services)` });
+    for (const k of envKeys(kindOf(service.type), l.alias)) {
+      const other = taken.get(k) ?? (k in s.environment ? 'environment' : undefined);
+      if (other) return out.push({ service: s.name, key: `x-svc.links[${i}].alias`, message: `the variable ${k} would also come from ${other}; choose another alias` });
+      taken.set(k, `the link to ${l.service}`);
+    }
+  });
+  return out;
+}
+
+/** `x-svc.jobs` as the app's jobs (the apps' own rules: a cron schedule, at most one run at a time). */
+const stackJobs = (s: StackService) =>
+  s.svc.jobs.map((j) => ({ name: j.name, schedule: j.schedule, command: j.command, timeout_seconds: j.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS, concurrency: 'forbid' as const }));
+
+function jobProblems(s: StackService): ComposeProblem[] {
+  const parsed = jobsSchema.safeParse(stackJobs(s));
+  return parsed.success ? [] : parsed.error.issues.map((i) => ({ service: s.name, key: ['x-svc.jobs', ...i.path].join('.').replace(/\.(\d+)/g, '[$1]'), message: i.message }));
+}
+
+/** The app's links are the service's `x-svc.links` (written with the definition; the deploy injects their variables). */
+function writeLinks(ctx: StackCtx, appId: number, s: StackService): void {
+  ctx.db.delete(serviceLinks).where(eq(serviceLinks.appId, appId)).run();
+  for (const l of s.svc.links) {
+    const service = getServiceByName(ctx.db, l.service)!;
+    ctx.db.insert(serviceLinks).values({ appId, serviceId: service.id, alias: l.alias ?? null }).run();
+  }
 }
 
 /** A changed key is named, never a value: nothing to redact today, kept as the one place that would. */
@@ -304,14 +342,17 @@ function applyPlan(ctx: StackCtx, stack: StackRow, plan: StackPlan, trigger: Sta
     if (entry.action === 'unchanged') continue;
     const service = byName.get(entry.service)!;
     const spec: StackServiceSpec = { stack: stack.name, service };
-    const fields = { ...serviceAppFields(service), stackService: ctx.sealer.seal(canonicalJson(spec)) };
+    const fields = { ...serviceAppFields(service), jobs: canonicalJobs(jobsSchema.parse(stackJobs(service))), stackService: ctx.sealer.seal(canonicalJson(spec)) };
     const row = db.select().from(apps).where(eq(apps.name, entry.app!)).get();
     const appId = row
       ? db.update(apps).set({ ...fields, updatedAt: nowIso() }).where(eq(apps.id, row.id)).returning({ id: apps.id }).get().id
       : db.insert(apps).values({ ...APP_DEFAULTS, ...fields, name: entry.app!, owner: stack.owner, stackId: stack.id }).returning({ id: apps.id }).get().id;
+    writeLinks(ctx, appId, service);
     if (entry.action === 'create' || entry.action === 'change') {
       const view = getApp(db, appId);
-      steps.push({ service: entry.service, appId, action: entry.action, changes: entry.changes, stopFirst: entry.stop_first, deployId: null, previousDeployId: view?.currentDeployId ?? null, status: 'pending' });
+      // Dependencies come before their dependants in the plan, so the ones in this deploy are already in `steps`.
+      const after = service.dependsOn.map((d) => d.service).filter((d) => steps.some((st) => st.service === d));
+      steps.push({ service: entry.service, appId, action: entry.action, changes: entry.changes, stopFirst: entry.stop_first, deployId: null, previousDeployId: view?.currentDeployId ?? null, status: 'pending', after });
     }
   }
   return createStackDeploy(db, { stackId: stack.id, trigger, origin, steps, composeSealed: ctx.sealer.seal(stack.compose!), configVersion: stack.configVersion });
@@ -376,6 +417,9 @@ function refuseUnlessOk(plan: StackPlan) {
   throw invalid(where, { problems, services: plan.services }, 'invalid_compose');
 }
 
+
+/** The apps a plan creates or changes (their jobs schedule may have changed with them). */
+const planApps = (plan: StackPlan) => plan.services.filter((s) => (s.action === 'create' || s.action === 'change') && s.app).map((s) => s.app!);
 
 function announce(ctx: StackCtx, stack: string, apps: string[]) {
   for (const a of apps) {

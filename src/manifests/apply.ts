@@ -9,6 +9,7 @@ import { requestDeploy } from '../desired/deploys.js';
 import { deleteEnv, setEnv } from '../desired/env.js';
 import { createLink, deleteLink } from '../desired/links.js';
 import { createService, deleteService } from '../desired/services.js';
+import { upgradeService } from '../desired/service-upgrades.js';
 import { DomainError, notFound } from '../errors.js';
 import { getApp } from '../store/apps.js';
 import { tx } from '../store/db.js';
@@ -35,6 +36,8 @@ export interface ApplyRequest {
   pruneServices: boolean;
   /** Files the source could not read (each is kept as it was, like a file with invalid YAML). */
   readErrors?: ManifestError[];
+  /** Start the guarded upgrade of a service whose declared version is later (`svc apply --allow-upgrade`). */
+  allowUpgrade?: boolean;
   /** Parses one file; a source passes a memoized parseManifestFile so unchanged files are not parsed again. */
   parse?: (file: string, text: string) => ParsedFile;
 }
@@ -70,6 +73,7 @@ export function applyManifests(deps: ApplyDeps, req: ApplyRequest): ApplyResult 
     // An API request is one unit: with an error in it, what it leaves out says nothing about deletion.
     noPrune: req.source === 'api' && errors.length > 0,
     reservedPorts: reservedPorts(deps.config),
+    allowUpgrade: req.allowUpgrade ?? false,
   });
   errors.push(...plan.errors);
   const result: ApplyResult = { source: req.source, revision, dry_run: req.dryRun ?? false, resources: plan.resources, errors };
@@ -154,6 +158,7 @@ function perform(deps: ApplyDeps, source: ManifestSource, plan: Plan, step: 'man
     }
     if (diff.note && (a.create || diff.changes.length > 0)) addAppEvent(db, id, 'manifest', diff.note, 'warn');
   }
+  for (const u of plan.upgradeServices) upgradeService(deps, serviceIdByName(db, u.name)!, { version: u.version }, 'manifest');
   for (const name of plan.deleteServices) {
     const row = getServiceByName(db, name);
     if (row && !row.deletedAt) deleteService(deps, row.id, { purge: false, force: false }, 'manifest');

@@ -4,7 +4,8 @@
 // file whose app links a service from a dropped file then fails too). Ownership and prune follow API.md:
 // never touch a `rest` resource, any manifest source may update another's, only the creator deletes.
 import { DomainError } from '../errors.js';
-import { envKeys, kindOf } from '../catalog/catalog.js';
+import { envKeys, kindOf, versionsOf } from '../catalog/catalog.js';
+import { isLaterVersion } from '../catalog/types.js';
 import { checkAppRules } from '../desired/app-rules.js';
 import { ENV_VALUE_MAX_BYTES } from '../desired/fields.js';
 import type { Owner } from '../store/schema/index.js';
@@ -44,6 +45,8 @@ export interface PlanInput {
   /** When nothing may be pruned at all (the whole source could not be read, or an API apply had errors). */
   noPrune?: boolean;
   reservedPorts: number[];
+  /** A declared version later than the one a service runs starts its guarded upgrade (`--allow-upgrade`). */
+  allowUpgrade?: boolean;
 }
 
 export interface AppStep {
@@ -60,9 +63,15 @@ export interface Plan {
   apps: AppStep[];
   deleteApps: string[];
   deleteServices: string[];
+  /** Guarded major upgrades this apply starts (`allowUpgrade`). */
+  upgradeServices: { name: string; version: string }[];
   /** The documents that survived (their files had no error): what the source now declares. */
   applied: SourcedDoc[];
 }
+
+/** What a version change does, said where a manifest declares one (the plan, the error without the flag). */
+export const upgradePlanText = (name: string, from: string, to: string) =>
+  `upgrade of service ${name} from ${from} to ${to}: a backup first, a new ${to} container beside the old one, the data moved with writes refused during the move (reads served), verified table by table, then the linked apps redeployed onto ${to}; ${from} is kept stopped for 7 days (svc services upgrade ${name} --revert or --confirm)`;
 
 /** Errors of each document against the state and the other documents; pure. */
 function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
@@ -83,8 +92,12 @@ function documentErrors(docs: SourcedDoc[], input: PlanInput): ManifestError[] {
       if (cur?.owner === 'rest') err(d, 'metadata.name', `service ${cur.name} was created through the API or UI; manifests do not change it`);
       else if (cur?.deleting) err(d, 'metadata.name', `service ${cur.name} is being deleted; apply again shortly`);
       else if (cur && cur.type !== d.doc.spec.type) err(d, 'spec.type', `the type of service ${cur.name} is ${cur.type} and cannot change`);
-      else if (cur && !cur.deleting && d.doc.spec.version !== undefined && d.doc.spec.version !== cur.version) {
-        err(d, 'spec.version', `service ${cur.name} runs version ${cur.version}; a version change is a guarded upgrade: svc services upgrade ${cur.name} ${d.doc.spec.version}`);
+      else if (cur && !cur.deleting && d.doc.spec.version !== undefined && d.doc.spec.version !== cur.version && d.doc.spec.version !== cur.upgradingTo) {
+        const to = d.doc.spec.version;
+        if (cur.upgradingTo) err(d, 'spec.version', `service ${cur.name} is being upgraded to ${cur.upgradingTo}; declare ${cur.upgradingTo} or wait for it to end`);
+        else if (!versionsOf(cur.type).includes(to)) err(d, 'spec.version', `${cur.type} is offered at versions ${versionsOf(cur.type).join(', ')}`);
+        else if (!isLaterVersion(cur.type, cur.version, to)) err(d, 'spec.version', `service ${cur.name} runs version ${cur.version}; ${to} is older, and a downgrade is a restore of a backup`);
+        else if (!input.allowUpgrade) err(d, 'spec.version', `${upgradePlanText(cur.name, cur.version, to)}. Apply with --allow-upgrade (allow_upgrade: true) to start it, or run svc services upgrade ${cur.name} ${to}`);
       }
     }
   }
@@ -163,13 +176,22 @@ function buildPlan(docs: SourcedDoc[], input: PlanInput): Omit<Plan, 'errors'> {
   const { state } = input;
   const resources: PlannedResource[] = [];
   const createServices: Plan['createServices'] = [];
+  const upgradeServices: Plan['upgradeServices'] = [];
   const appSteps: AppStep[] = [];
   const liveServices = new Map(state.services.filter((s) => !s.deleting).map((s) => [s.name, s]));
   for (const d of docs) {
     if (d.doc.kind !== 'Service') continue;
-    const exists = liveServices.has(d.doc.metadata.name);
-    if (!exists) createServices.push({ name: d.doc.metadata.name, type: d.doc.spec.type, ...(d.doc.spec.version !== undefined ? { version: d.doc.spec.version } : {}) });
-    resources.push({ kind: 'Service', name: d.doc.metadata.name, action: exists ? 'unchanged' : 'create', changes: [], file: d.file });
+    const live = liveServices.get(d.doc.metadata.name);
+    if (!live) createServices.push({ name: d.doc.metadata.name, type: d.doc.spec.type, ...(d.doc.spec.version !== undefined ? { version: d.doc.spec.version } : {}) });
+    const to = d.doc.spec.version;
+    if (live && to !== undefined && to !== live.version && to !== live.upgradingTo) {
+      // documentErrors let it through: a later version, allowed.
+      upgradeServices.push({ name: live.name, version: to });
+      resources.push({ kind: 'Service', name: live.name, action: 'update', changes: ['version'], file: d.file, note: upgradePlanText(live.name, live.version, to) });
+      continue;
+    }
+    const note = live && live.upgradingTo && to === live.upgradingTo ? { note: `the upgrade to ${to} is under way` } : {};
+    resources.push({ kind: 'Service', name: d.doc.metadata.name, action: live ? 'unchanged' : 'create', changes: [], file: d.file, ...note });
   }
   const apps = new Map(state.apps.map((a) => [a.name, a]));
   const finalLinks = new Map<string, string[]>();
@@ -211,5 +233,5 @@ function buildPlan(docs: SourcedDoc[], input: PlanInput): Omit<Plan, 'errors'> {
       resources.push({ kind: 'Service', name: s.name, action: 'delete', changes: [] });
     }
   }
-  return { resources, createServices, apps: appSteps, deleteApps, deleteServices, applied: docs };
+  return { resources, createServices, upgradeServices, apps: appSteps, deleteApps, deleteServices, applied: docs };
 }

@@ -8,7 +8,7 @@ import { plainValue } from '../store/env.js';
 import { APP_DEFAULTS, type AppFields } from '../desired/apps.js';
 import { listAppViews } from '../store/apps.js';
 import { selectServiceViews, viewOf } from '../store/service-view.js';
-import { apps, deploys, envVars, serviceLinks, services, type Owner, type ServiceType } from '../store/schema/index.js';
+import { apps, deploys, envVars, serviceLinks, services, serviceUpgrades, type Owner, type ServiceType } from '../store/schema/index.js';
 
 export interface CurrentEnv {
   key: string;
@@ -41,6 +41,8 @@ export interface CurrentService {
   owner: Owner;
   /** The version that serves (after an upgrade's switch, the new one). */
   version: string;
+  /** The version a running upgrade goes to (it serves `version` until its switch). */
+  upgradingTo: string | null;
   /** Marked deleted, the reconciler is removing it. */
   deleting: boolean;
 }
@@ -72,6 +74,9 @@ export function readState(db: Db, sealer: Sealer): CurrentState {
   const appRows = listAppViews(db);
   const serviceRows = selectServiceViews(db).all().map(viewOf);
   const serviceName = new Map(serviceRows.map((s) => [s.id, s.name]));
+  const upgrading = new Map(
+    db.select({ serviceId: serviceUpgrades.serviceId, to: serviceUpgrades.toVersion }).from(serviceUpgrades).where(eq(serviceUpgrades.status, 'running')).all().map((u) => [u.serviceId, u.to]),
+  );
   const envByApp = new Map<number, CurrentEnv[]>();
   for (const row of db.select().from(envVars).all()) {
     const list = envByApp.get(row.appId) ?? [];
@@ -114,7 +119,7 @@ export function readState(db: Db, sealer: Sealer): CurrentState {
         failedImages: [...newestByImage].filter(([, s]) => s === 'failed' || s === 'auto_rollback').map(([image]) => image),
       };
     }),
-    services: serviceRows.map((s) => ({ id: s.id, name: s.name, type: s.type, owner: s.owner, version: s.version, deleting: s.deletedAt !== null })),
+    services: serviceRows.map((s) => ({ id: s.id, name: s.name, type: s.type, owner: s.owner, version: s.version, upgradingTo: upgrading.get(s.id) ?? null, deleting: s.deletedAt !== null })),
   };
 }
 

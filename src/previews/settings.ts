@@ -8,7 +8,7 @@ import { z } from 'zod';
 const envKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,255}$');
 const envValue = z.string().refine((v) => Buffer.byteLength(v, 'utf8') <= 64 * 1024, 'larger than 65536 bytes (64 KiB)');
 
-export const PREVIEW_SERVICES = ['none', 'fresh'] as const;
+export const PREVIEW_SERVICES = ['none', 'fresh', 'copy'] as const;
 
 export const previewSettingsSchema = z
   .object({
@@ -16,7 +16,10 @@ export const previewSettingsSchema = z
     max: z.number().int().min(1).max(50).default(5),
     ttl_days: z.number().int().min(1).max(365).default(7),
     env: z.record(envKey, envValue).default({}),
-    /** `fresh`: the preview gets its own empty instance of each service the parent links (src/desired/preview-services.ts). */
+    /**
+     * `fresh`: the preview gets its own empty instance of each service the parent links; `copy`: the same,
+     * loaded with a copy of the parent's service's data when it starts (src/desired/preview-services.ts).
+     */
     services: z.enum(PREVIEW_SERVICES).default('none'),
     /** Limits of each preview (it must never starve production); the parent's own limit wins when lower. */
     resources: z

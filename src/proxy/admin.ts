@@ -62,11 +62,18 @@ export function createAdmin(o: { adminUrl: string; fetch?: typeof fetch; timeout
 export async function upstreamRequests(admin: AdminRequest): Promise<Map<string, number>> {
   const res = await admin('GET', '/reverse_proxy/upstreams', undefined, 5000);
   if (!res.ok) throw new ProxyLoadError(`Caddy upstreams endpoint answered HTTP ${res.status}`);
-  const list = (await res.json()) as { address?: string; num_requests?: number }[] | null;
-  const out = new Map<string, number>();
-  for (const u of list ?? []) {
-    if (!u.address) continue;
-    out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
+  return upstreamCounts(await res.text());
+}
+
+/** Pure: the entries of an upstreams answer summed by address into `out`; anything but a JSON list is none. */
+export function upstreamCounts(text: string, out = new Map<string, number>()): Map<string, number> {
+  let list: unknown;
+  try {
+    list = JSON.parse(text || 'null');
+  } catch {
+    return out;
   }
+  if (!Array.isArray(list)) return out;
+  for (const u of list as { address?: string; num_requests?: number }[]) if (u.address) out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
   return out;
 }

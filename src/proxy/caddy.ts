@@ -6,7 +6,7 @@
 // reconciler makes every second: one tiny GET of the config's fingerprint id.
 import type { Logger } from '../log.js';
 import { createCaddyWatch, type CaddyFeatures, type CaddyWatch } from './caddy-version.js';
-import { buildCaddyConfig, canonicalJson, type CaddyConfigOptions } from './config.js';
+import { buildCaddyConfig, canonicalJson, fingerprintOf, type CaddyConfigOptions } from './config.js';
 import { conflictReporter } from './conflict-log.js';
 import type { Proxy, Route } from './proxy.js';
 import { createAdmin, heldPorts, rejection, upstreamRequests } from './admin.js';
@@ -88,7 +88,7 @@ export function createCaddyProxy(opts: CaddyProxyOptions): CaddyProxy {
     upstreamRequests: () => upstreamRequests(admin),
     heldPorts: () => heldPorts(admin),
     async serves(routes) {
-      const id = (configOf(routes) as { apps: { http: { '@id': string } } }).apps.http['@id'];
+      const id = fingerprintOf(configOf(routes));
       try {
         const res = await admin('GET', `/id/${id}/http_port`, undefined, 2000);
         await res.body?.cancel();

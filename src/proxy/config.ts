@@ -300,10 +300,13 @@ export function buildCaddyConfig(routes: Route[], opts: CaddyConfigOptions): Jso
   return sortKeys(config);
 }
 
-/** Pure: `svc-<hash>` of a config without its `@id`; the same routes give the same id. */
-export function configId(config: Json): string {
-  return `svc-${createHash('sha256').update(JSON.stringify(sortKeys(config))).digest('hex').slice(0, 16)}`;
+/** Pure: `svc-<hash>` (or `<prefix>-<hash>`) of a config without its `@id`; the same routes give the same id. */
+export function configId(config: Json, prefix = 'svc'): string {
+  return `${prefix}-${createHash('sha256').update(JSON.stringify(sortKeys(config))).digest('hex').slice(0, 16)}`;
 }
+
+/** Pure: the fingerprint (`@id`) of a config built here or by edge-config.ts. */
+export const fingerprintOf = (config: Json): string => (config as { apps: { http: { '@id': string } } }).apps.http['@id'];
 
 /** Pure: a copy with object keys in sorted order (JSON.stringify of it is canonical). */
 export function sortKeys(v: Json): Json {

@@ -61,14 +61,17 @@ export function proxyContainerSpec(o: Pick<ProxyContainerOptions, 'image' | 'adm
   };
 }
 
-/** Pure: what to do given the container found under the proxy's name. Throws when it is not ours. */
-export function planProxyContainer(found: ContainerInfo | undefined, wanted: ContainerSpec): ProxyContainerAction {
+/**
+ * Pure: what to do given the container found under the proxy's name (or another of svc's Caddy containers: the
+ * Swarm edge's `role` and spec label). Throws when it is not ours.
+ */
+export function planProxyContainer(found: ContainerInfo | undefined, wanted: ContainerSpec, role = 'proxy', specLabel = SPEC_LABEL): ProxyContainerAction {
   if (!found) return 'create';
   const l = found.labels;
-  if (l[LABELS.managed] !== 'true' || l[LABELS.instance] !== wanted.labels[LABELS.instance] || l[LABELS.role] !== 'proxy') {
+  if (l[LABELS.managed] !== 'true' || l[LABELS.instance] !== wanted.labels[LABELS.instance] || l[LABELS.role] !== role) {
     throw new Error(`a container named ${wanted.name} exists that svc instance "${wanted.labels[LABELS.instance]}" did not create; remove or rename it`);
   }
-  if (l[SPEC_LABEL] !== wanted.labels[SPEC_LABEL]) return 'recreate';
+  if (l[specLabel] !== wanted.labels[specLabel]) return 'recreate';
   return found.running ? 'none' : 'start';
 }
 

@@ -1,17 +1,15 @@
-// The edge nodes as the proxy parts see them (docs/decisions/0043-edge-nodes.md, 0047-swarm-edge-resolves.md):
-// the manager's routes loaded into each node's Caddy and relay, and the manager's hosts files written into its
-// resolver's volume (the engine's archive endpoint), all through the manager's relay and the node's agent. A
-// switch writes files, never loads a config, and waits for a node at most SWITCH_WAIT_MS; routes load in the
-// background; every proxy pass starts a look (fingerprints, the files known) that fixes what differs.
+// The edge nodes as the proxy parts see them (docs/decisions/0043-edge-nodes.md, 0047-swarm-edge-resolves.md): the
+// manager's routes loaded into each node's Caddy and relay, the hosts files written into its resolver's volume, all
+// through the manager's relay and the node's agent. A switch writes files and waits for a node at most
+// SWITCH_WAIT_MS; routes load in the background; every proxy pass starts a look that fixes what differs.
 import type { Logger } from '../log.js';
 import { AGENT_DIAL_HEADER, AGENT_KEY_HEADER } from '../runtime/swarm-agent-spec.js';
 import { EDGE_ADMIN_PREFIX, EDGE_DNS_DIR, type EdgePart } from '../runtime/swarm-edge-spec.js';
-import { rejection, ProxyBindError } from './admin.js';
-import { canonicalJson, type CaddyConfigOptions, type Json } from './config.js';
-import type { DnsRecords } from './edge-config.js';
-import { createEdgeAdmin, type EdgeAdmin } from './edge-admin.js';
-import { upstreamCounts } from './edge-relay.js';
-import { edgeNodeProxyConfig, edgeNodeRelayConfig, fingerprintOf } from './edge-node-config.js';
+import type { EdgeTarget as EdgeFleetTarget } from '../runtime/swarm-edges.js';
+import { ProxyBindError } from './admin.js';
+import type { CaddyConfigOptions, Json } from './config.js';
+import { edgeNodeProxyConfig, edgeNodeRelayConfig, type DnsRecords } from './edge-config.js';
+import { addUpstreams, createEdgeAdmin, ensureConfig, type EdgeAdmin } from './edge-admin.js';
 import type { Route } from './proxy.js';
 import { socketRequest } from './socket-request.js';
 
@@ -21,10 +19,6 @@ export const SWITCH_WAIT_MS = 2000;
 const TARGETS_TTL_MS = 5000;
 /** A port listener an edge node could not bind is tried again after this long. */
 const LEFT_OUT_RETRY_MS = 30_000;
-
-/** An edge node and how to reach it (src/runtime/swarm-edges.ts). */
-export type { EdgeTarget as EdgeFleetTarget } from '../runtime/swarm-edges.js';
-import type { EdgeTarget as EdgeFleetTarget } from '../runtime/swarm-edges.js';
 
 /** The hosts files as src/dns/hosts.ts writes and reads them (given by the wiring: dns/ is not proxy/'s to import). */
 export interface HostsFilesPort {
@@ -91,11 +85,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   let looking: Promise<void> | undefined;
   const nodes = new Map<string, NodeState>();
 
-  const stateOf = (id: string) => {
-    let s = nodes.get(id);
-    if (!s) nodes.set(id, (s = { chain: Promise.resolve(), leftOut: new Map() }));
-    return s;
-  };
+  const stateOf = (id: string) => nodes.get(id) ?? nodes.set(id, { chain: Promise.resolve(), leftOut: new Map() }).get(id)!;
   // The Caddy's config of the last routes per set of ports left out (a look runs every second: not rebuilt each time).
   const memo = new Map<string, { routes: Route[]; config: Json }>();
   const proxyConfig = (rs: Route[], leftOut: ReadonlyMap<number, unknown>) => {
@@ -117,27 +107,6 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     for (const id of nodes.keys()) if (!cached.list.some((t) => t.nodeId === id)) nodes.delete(id);
     return cached.list;
   };
-
-  /** Loads `config` unless the part already has it (its fingerprint answers, or the same JSON). */
-  const ensure = async (a: EdgeAdmin, config: Json, fingerprintPath: string) => {
-    const id = fingerprintOf(config);
-    const quick = await a('GET', `/id/${id}/${fingerprintPath}`, undefined, 3000);
-    if (quick.status === 200) return;
-    const text = canonicalJson(config);
-    const have = await a('GET', '/config/', undefined, 3000);
-    if (have.status === 200) {
-      try {
-        if (canonicalJson(JSON.parse(have.text)) === text) return;
-      } catch {
-        /* not JSON: load */
-      }
-    } else if (have.status >= 500) {
-      throw new Error(`its admin API is not reachable yet (HTTP ${have.status} from its agent: ${have.text.trim().slice(0, 200)})`);
-    }
-    const res = await a('POST', '/load', text, 15_000);
-    if (res.status !== 200) throw rejection(`it rejected its config (HTTP ${res.status}): ${res.text.trim().slice(0, 500)}`, res.text);
-  };
-
 
   /** The node's engine through its agent (the archive endpoint of the agent's container). */
   const engine = async (t: EdgeFleetTarget, method: 'GET' | 'PUT', body?: Buffer) => {
@@ -177,12 +146,12 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
   const converge = async (t: EdgeFleetTarget, st: NodeState) => {
     if (!routes) return;
     await ensureDns(t, st);
-    await ensure(admin(t, 'relay'), edgeNodeRelayConfig(routes, o.instance, t.nodeId), 'servers');
+    await ensureConfig(admin(t, 'relay'), edgeNodeRelayConfig(routes, o.instance, t.nodeId), 'servers', 'its relay');
     for (const [port, at] of st.leftOut) if (now() - at > LEFT_OUT_RETRY_MS) st.leftOut.delete(port);
     // Bounded: each round leaves out one more listener, or throws.
     for (;;) {
       try {
-        await ensure(admin(t, 'proxy'), proxyConfig(routes, st.leftOut), 'http_port');
+        await ensureConfig(admin(t, 'proxy'), proxyConfig(routes, st.leftOut), 'http_port', 'its Caddy');
         return;
       } catch (err) {
         if (!(err instanceof ProxyBindError) || st.leftOut.has(err.port)) throw err;
@@ -212,12 +181,10 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
 
   const look = async () => {
     const list = await targets();
-    for (const t of list) {
-      if (!t.agent) {
-        const st = stateOf(t.nodeId);
-        if (st.said !== t.why) o.log.warn('edge node not reachable; svc loads it when it is', { node: t.hostname, why: t.why });
-        st.said = t.why;
-      }
+    for (const t of list.filter((x) => !x.agent)) {
+      const st = stateOf(t.nodeId);
+      if (st.said !== t.why) o.log.warn('edge node not reachable; svc loads it when it is', { node: t.hostname, why: t.why });
+      st.said = t.why;
     }
     await Promise.all(list.filter((t) => t.agent).map((t) => onNode(t, 'loading its routes', (st) => converge(t, st))));
   };
@@ -245,12 +212,7 @@ export function createEdgeFleet(o: EdgeFleetOptions): EdgeFleet {
     async upstreamRequests() {
       const out = new Map<string, number>();
       const list = (await targets()).filter((t) => t.agent);
-      await Promise.all(
-        list.map(async (t) => {
-          const res = await admin(t, 'relay')('GET', '/reverse_proxy/upstreams', undefined, 1500).catch(() => undefined);
-          if (res?.status === 200) upstreamCounts(res.text, out);
-        }),
-      );
+      await Promise.all(list.map((t) => addUpstreams(admin(t, 'relay'), out, 1500).catch(() => out)));
       return out;
     },
     check,

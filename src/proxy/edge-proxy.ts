@@ -1,12 +1,9 @@
-// How the Swarm edge slots in without the rest of svc knowing (docs/decisions/0038-swarm-edge-relay.md): the
-// proxy parts the daemon wires (the routes' Proxy, the drain's in-flight counts, the DNS writer, the
-// proxy runner) are wrapped once. The host's Caddy gets the same routes with every DNS upstream sent to
-// the relay, which resolves the apps' names through the resolver beside it (docs/decisions/0047-swarm-edge-resolves.md);
-// the DNS writer's answers reach it without a load; the drain counts what both have in flight; "the proxy
-// runs" means both run. On one engine the parts are used as they are.
+// How the Swarm edge slots in without the rest of svc knowing (docs/decisions/0038-swarm-edge-relay.md): the proxy
+// parts the daemon wires (routes, the drain's in-flight counts, the DNS writer, the runner) are wrapped once. The
+// host's Caddy sends every DNS upstream to the relay; the drain counts what both have in flight; "the proxy runs"
+// means both run. On one engine the parts are used as they are.
 import type { EdgeRelay } from './edge-relay.js';
-import { viaEdge } from './edge-config.js';
-import type { DnsRecords } from './edge-config.js';
+import { viaEdge, type DnsRecords } from './edge-config.js';
 import type { Proxy } from './proxy.js';
 import type { EdgeFleet } from './edge-nodes.js';
 

@@ -1,21 +1,18 @@
 // The manager's edge relay of a Swarm (docs/decisions/0038-swarm-edge-relay.md, 0047-swarm-edge-resolves.md): a
 // Caddy in a local container (the proxy image) on the overlay, listening only on a unix socket under
 // `<dataDir>/edge` (mounted at the same path), admin API on a second socket there; beside it the resolver, dnsmasq
-// of SVC_RESOLVER_IMAGE reading the host responder's hosts files. A switch renames a hosts file; the relay's
-// config changes only with the routes. Both run as svc's own user (its sockets, its mode-600 files).
-import { createHash } from 'node:crypto';
+// reading the host responder's hosts files. Both run as svc's own user (its sockets, its mode-600 files).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
-import { LABELS, type ContainerInfo, type ContainerSpec, type Runtime } from '../runtime/runtime.js';
+import { LABELS, type ContainerSpec, type Runtime } from '../runtime/runtime.js';
 import { resolverArgs } from '../runtime/resolver-spec.js';
-import { canonicalJson } from './config.js';
-import { createEdgeAdmin, EdgeUnreachableError } from './edge-admin.js';
-import { buildEdgeConfig, edgeBootstrap, type EdgePaths } from './edge-config.js';
+import { EDGE_SPEC_LABEL, edgeAdminConfig, edgeLabels } from '../runtime/swarm-edge-spec.js';
+import { planProxyContainer } from './container.js';
+import { addUpstreams, createEdgeAdmin, ensureConfig, servesConfig } from './edge-admin.js';
+import { buildEdgeConfig, type EdgePaths } from './edge-config.js';
 import type { Route } from './proxy.js';
 
-/** Label holding a hash of a container's spec: a changed image or user recreates it. */
-const SPEC_LABEL = 'svc.edge-spec';
 /** How long a started relay may take before its admin socket answers. */
 const READY_TIMEOUT_MS = 15_000;
 
@@ -34,9 +31,10 @@ export interface EdgeRelay {
 
 export interface EdgeRelayOptions {
   runtime: Runtime;
-  /** SVC_PROXY_IMAGE (any Caddy 2 with /usr/bin/caddy) and SVC_RESOLVER_IMAGE (Debian's /usr/sbin/dnsmasq). */
+  /** SVC_PROXY_IMAGE (any Caddy 2 with /usr/bin/caddy). */
   image: string;
-  resolverImage: string | undefined;
+  /** The resolver's image (an image with /usr/sbin/dnsmasq): SVC_RESOLVER_IMAGE or svc's own (resolver-image.ts). */
+  resolverImage: () => Promise<string>;
   instance: string;
   /** The instance's overlay network (SVC_NETWORK). */
   network: string;
@@ -49,52 +47,16 @@ export interface EdgeRelayOptions {
   now?: () => number;
 }
 
-const labelled = (base: Omit<ContainerSpec, 'labels'>, instance: string, role: string): ContainerSpec => {
-  const hash = createHash('sha256').update(JSON.stringify(base)).digest('hex').slice(0, 16);
-  return { ...base, labels: { [LABELS.managed]: 'true', [LABELS.instance]: instance, [LABELS.role]: role, [SPEC_LABEL]: hash } };
-};
+const labelled = (base: Omit<ContainerSpec, 'labels'>, instance: string): ContainerSpec => ({ ...base, labels: edgeLabels(instance, 'edge', base) });
 
-/** Pure: the relay's and the resolver's container specs, with their spec hash labels. */
-export function edgeRelaySpecs(o: Pick<EdgeRelayOptions, 'image' | 'resolverImage' | 'instance' | 'network' | 'hostsDir' | 'paths' | 'user'>): ContainerSpec[] {
-  const { hostsDir } = o;
-  const { home } = o.paths;
+/** Pure: the resolver's and the relay's container specs, with their spec hash labels. */
+export function edgeRelaySpecs(o: Pick<EdgeRelayOptions, 'image' | 'instance' | 'network' | 'hostsDir' | 'paths' | 'user'> & { resolverImage: string }): ContainerSpec[] {
+  const { hostsDir, paths, instance } = o;
+  const resolver = { name: edgeResolverName(instance), image: o.resolverImage, network: o.network, user: o.user, cmd: resolverArgs(hostsDir, true), mounts: [{ source: hostsDir, target: hostsDir, readOnly: true }], restart: 'unless-stopped' as const };
   // --resume: after a restart of the container (or the machine) it serves the last routes at once.
-  const relay = labelled(
-    { name: edgeRelayName(o.instance), image: o.image, network: o.network, user: o.user, entrypoint: ['/usr/bin/caddy'], cmd: ['run', '--resume', '--config', o.paths.bootstrap], env: { XDG_DATA_HOME: `${home}/data`, XDG_CONFIG_HOME: `${home}/config`, HOME: home }, mounts: [{ source: o.paths.dir, target: o.paths.dir }], restart: 'unless-stopped' },
-    o.instance,
-    'edge',
-  );
-  if (!o.resolverImage) throw new Error('SVC_RESOLVER_IMAGE is unset: on a Swarm the edge relays resolve apps through a dnsmasq container (an image with /usr/sbin/dnsmasq)');
-  const resolver = labelled(
-    { name: edgeResolverName(o.instance), image: o.resolverImage, network: o.network, user: o.user, cmd: resolverArgs(hostsDir, true), mounts: [{ source: hostsDir, target: hostsDir, readOnly: true }], restart: 'unless-stopped' },
-    o.instance,
-    'edge',
-  );
-  return [resolver, relay];
-}
-
-/** Pure: what to do with the container found under a wanted name. Throws when it is not ours. */
-export function planEdgeContainer(found: ContainerInfo | undefined, wanted: ContainerSpec): 'none' | 'start' | 'create' | 'recreate' {
-  if (!found) return 'create';
-  const l = found.labels;
-  if (l[LABELS.managed] !== 'true' || l[LABELS.instance] !== wanted.labels[LABELS.instance] || l[LABELS.role] !== 'edge') {
-    throw new Error(`a container named ${wanted.name} exists that svc instance "${wanted.labels[LABELS.instance]}" did not create; remove or rename it`);
-  }
-  if (l[SPEC_LABEL] !== wanted.labels[SPEC_LABEL]) return 'recreate';
-  return found.running ? 'none' : 'start';
-}
-
-/** Pure: every entry of Caddy's `GET /reverse_proxy/upstreams` answer summed by address; anything but a JSON list is none. */
-export function upstreamCounts(text: string, out = new Map<string, number>()): Map<string, number> {
-  let v: unknown;
-  try {
-    v = JSON.parse(text || 'null');
-  } catch {
-    return out;
-  }
-  if (!Array.isArray(v)) return out;
-  for (const u of v as { address?: string; num_requests?: number }[]) if (u.address) out.set(u.address, (out.get(u.address) ?? 0) + (u.num_requests ?? 0));
-  return out;
+  const env = { XDG_DATA_HOME: `${paths.home}/data`, XDG_CONFIG_HOME: `${paths.home}/config`, HOME: paths.home };
+  const relay = { name: edgeRelayName(instance), image: o.image, network: o.network, user: o.user, entrypoint: ['/usr/bin/caddy'], cmd: ['run', '--resume', '--config', paths.bootstrap], env, mounts: [{ source: paths.dir, target: paths.dir }], restart: 'unless-stopped' as const };
+  return [labelled(resolver, instance), labelled(relay, instance)];
 }
 
 export function createEdgeRelay(o: EdgeRelayOptions): EdgeRelay {
@@ -102,11 +64,10 @@ export function createEdgeRelay(o: EdgeRelayOptions): EdgeRelay {
   const now = o.now ?? Date.now;
   let pending: { until: number } | undefined;
   let leftovers = true;
-  const configOf = (routes: Route[]) =>
-    buildEdgeConfig(routes, edgeResolverName(o.instance), { socket: o.paths.socket, adminSocket: o.paths.adminSocket, agentSocket: o.paths.agentSocket }) as { apps: { http: { '@id': string } } };
+  const configOf = (routes: Route[]) => buildEdgeConfig(routes, edgeResolverName(o.instance), o.paths);
   const answers = async () => (await admin('GET', '/config/admin', undefined, 1000).catch(() => undefined))?.status === 200;
 
-  /** The second relay, the link and its files of the pair before (docs/decisions/0039-two-relays-swapped.md): gone once. */
+  /** The second relay, the link and its files of the pair of decision 0039: gone once (an upgrade from it). */
   const removeLeftovers = async () => {
     const b = await o.runtime.inspect(`${o.instance}-edge-b`);
     if (b && b.labels[LABELS.instance] === o.instance && b.labels[LABELS.role] === 'edge') await o.runtime.remove(b.id);
@@ -117,8 +78,8 @@ export function createEdgeRelay(o: EdgeRelayOptions): EdgeRelay {
   return {
     async ensureRunning() {
       let started = false;
-      for (const spec of edgeRelaySpecs(o)) {
-        const action = planEdgeContainer(await o.runtime.inspect(spec.name), spec);
+      for (const spec of edgeRelaySpecs({ ...o, resolverImage: await o.resolverImage() })) {
+        const action = planProxyContainer(await o.runtime.inspect(spec.name), spec, 'edge', EDGE_SPEC_LABEL);
         if (action === 'none') continue;
         started = true;
         if (action === 'start') await o.runtime.start(spec.name);
@@ -129,7 +90,7 @@ export function createEdgeRelay(o: EdgeRelayOptions): EdgeRelay {
           }
           await mkdir(o.paths.dir, { recursive: true, mode: 0o700 });
           await mkdir(o.hostsDir, { recursive: true, mode: 0o700 });
-          await writeFile(o.paths.bootstrap, JSON.stringify(edgeBootstrap(o.paths)) + '\n', { mode: 0o600 });
+          await writeFile(o.paths.bootstrap, JSON.stringify({ admin: edgeAdminConfig(o.paths.adminSocket) }) + '\n', { mode: 0o600 });
           await o.runtime.ensureNetwork(o.network);
           if (action === 'recreate') await o.runtime.remove(spec.name);
           const info = await o.runtime.run(spec);
@@ -148,23 +109,8 @@ export function createEdgeRelay(o: EdgeRelayOptions): EdgeRelay {
       pending = undefined;
       throw new Error(`the edge relay runs but its admin socket ${o.paths.adminSocket} did not answer within ${READY_TIMEOUT_MS / 1000} s`);
     },
-    async applyRoutes(routes) {
-      if (await this.serves(routes)) return;
-      const res = await admin('POST', '/load', canonicalJson(configOf(routes)));
-      if (res.status !== 200) throw new Error(`the edge relay ${edgeRelayName(o.instance)} rejected its config (HTTP ${res.status}): ${res.text.trim().slice(0, 2000)}`);
-    },
-    async serves(routes) {
-      const res = await admin('GET', `/id/${configOf(routes).apps.http['@id']}/servers`, undefined, 2000).catch(() => undefined);
-      return res?.status === 200;
-    },
-    async upstreamRequests() {
-      const res = await admin('GET', '/reverse_proxy/upstreams', undefined, 5000).catch((err: Error) => {
-        // Nothing is in flight through a relay that is down.
-        if (err instanceof EdgeUnreachableError) return undefined;
-        throw err;
-      });
-      if (res && res.status !== 200) throw new Error(`the edge relay's upstreams endpoint answered HTTP ${res.status}`);
-      return res ? upstreamCounts(res.text) : new Map();
-    },
+    applyRoutes: (routes) => ensureConfig(admin, configOf(routes), 'servers', `the edge relay ${edgeRelayName(o.instance)}`),
+    serves: (routes) => servesConfig(admin, configOf(routes), 'servers'),
+    upstreamRequests: () => addUpstreams(admin, new Map(), 5000),
   };
 }

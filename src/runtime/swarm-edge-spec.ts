@@ -1,11 +1,8 @@
 // Pure: edge nodes of a Swarm (docs/decisions/0043-edge-nodes.md, 0047-swarm-edge-resolves.md). A node labelled
-// `svc.edge=true` serves every app's routes from its own address, as the manager does: three Swarm services of
-// the instance pinned to it, a Caddy on the node's host network (listeners, TLS), a relay on the overlay (reaches
-// the tasks, resolving their names) and its resolver (dnsmasq), sharing named volumes: `<instance>-edge` for the
-// relay's socket the Caddy dials and the admin sockets, `<instance>-edge-dns` for the hosts files. The daemon
-// loads the configs and writes the files through the node's agent (its config routes two path prefixes to the
-// admin sockets, behind the key). Here: the label's meaning, the paths in the volumes, the bootstrap configs,
-// the services' specs. Same input, same output.
+// `svc.edge=true` serves every app's routes from its own address, as the manager does, with three services pinned
+// to it: a Caddy on the node's host network, a relay on the overlay and the relay's resolver (dnsmasq), sharing the
+// volumes `<instance>-edge` (the sockets) and `<instance>-edge-dns` (the hosts files), both written through the
+// node's agent. Here: the label, the paths in the volumes, the boot configs, the specs. Same input, same output.
 import { createHash } from 'node:crypto';
 import { resolverArgs } from './resolver-spec.js';
 
@@ -17,10 +14,7 @@ export const EDGE_ADMIN_HOST = 'svc-edge';
 export const EDGE_NODE_DIR = '/svc-edge';
 /** Where the hosts files' volume is mounted in the agent (written) and in the resolver (read: its hosts directory). */
 export const EDGE_DNS_DIR = '/svc-edge-dns';
-/**
- * The sockets in the volume: what the node's Caddy dials (the relay's listener) and the admin APIs. The relay's
- * are the names relay A of the pair before had (docs/decisions/0039-two-relays-swapped.md), so its task is kept.
- */
+/** The sockets in the volume: what the node's Caddy dials (the relay's listener) and the admin APIs. */
 export const EDGE_NODE_SOCKETS = {
   relay: `${EDGE_NODE_DIR}/relay-a.sock`,
   relayAdmin: `${EDGE_NODE_DIR}/relay-admin-a.sock`,
@@ -61,9 +55,16 @@ export function isEdgeNode(labels: Record<string, string> | undefined): boolean 
   throw new Error(`node label ${EDGE_NODE_LABEL}="${v.slice(0, 40)}" is neither "true" nor "false"`);
 }
 
-/** Pure: the config a part starts with (its admin API on its socket, nothing else) before svc loads it. */
-export function edgeBootConfig(part: EdgePart): Json {
-  return { admin: { listen: `unix/${edgeAdminSocket(part)}`, origins: [EDGE_ADMIN_HOST] } };
+/** Pure: an edge Caddy's admin API on a unix socket, Host svc-edge only (every relay's and edge Caddy's). */
+export const edgeAdminConfig = (socket: string) => ({ listen: `unix/${socket}`, origins: [EDGE_ADMIN_HOST] });
+
+/** Pure: the config a part starts with (its admin API, nothing else) before svc loads it. */
+export const edgeBootConfig = (part: EdgePart): Json => ({ admin: edgeAdminConfig(edgeAdminSocket(part)) });
+
+/** Pure: the labels of an edge container or service of `role`, with the hash of `hashed` (its spec, as svc means it). */
+export function edgeLabels(instance: string, role: string, hashed: unknown, extra: Record<string, string> = {}): Record<string, string> {
+  const hash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
+  return { 'svc.managed': 'true', 'svc.instance': instance, 'svc.role': role, ...extra, [EDGE_SPEC_LABEL]: hash };
 }
 
 /**
@@ -85,38 +86,35 @@ export interface EdgeSpecInput {
   secret: { id: string; name: string };
 }
 
-const withLabels = <T extends { TaskTemplate: { ContainerSpec: object } }>(base: T, hashed: unknown, i: { instance: string; nodeId: string; part: EdgeService }) => {
-  const hash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
-  const Labels = { 'svc.managed': 'true', 'svc.instance': i.instance, 'svc.role': EDGE_ROLES[i.part], [EDGE_NODE_OF]: i.nodeId, [EDGE_SPEC_LABEL]: hash };
-  return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...base.TaskTemplate.ContainerSpec, Labels } } };
-};
+/** One task pinned to the node, restarted by Swarm (infrastructure, like the agents), on `network`; its hash of `hashed` as its container. */
+function pinned<C extends object>(i: { instance: string; nodeId: string; part: EdgeService }, network: string, ContainerSpec: C, hashed: object = ContainerSpec) {
+  const base = {
+    Name: edgeServiceName(i.instance, i.part, i.nodeId),
+    TaskTemplate: { ContainerSpec, RestartPolicy: { Condition: 'any', Delay: 2e9 }, Placement: { Constraints: [`node.id==${i.nodeId}`] }, Networks: [{ Target: network }] },
+    Mode: { Replicated: { Replicas: 1 } },
+    EndpointSpec: { Mode: 'dnsrr' },
+  };
+  const Labels = edgeLabels(i.instance, EDGE_ROLES[i.part], { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: hashed } }, { [EDGE_NODE_OF]: i.nodeId });
+  return { ...base, Labels, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...ContainerSpec, Labels } } };
+}
 
-/** One task pinned to the node, restarted by Swarm (infrastructure, like the agents), on `network`. */
-const pinned = <C extends object>(Name: string, nodeId: string, network: string, ContainerSpec: C) => ({
-  Name,
-  TaskTemplate: { ContainerSpec, RestartPolicy: { Condition: 'any', Delay: 2e9 }, Placement: { Constraints: [`node.id==${nodeId}`] }, Networks: [{ Target: network }] },
-  Mode: { Replicated: { Replicas: 1 } },
-  EndpointSpec: { Mode: 'dnsrr' },
-});
-
-/** Pure: the resolver's Swarm service on one node (dnsmasq of SVC_RESOLVER_IMAGE, the hosts files' volume read-only). */
+/** Pure: the resolver's Swarm service on one node (dnsmasq, the hosts files' volume read-only). */
 export function edgeResolverSpec(i: { instance: string; network: string; nodeId: string; image: string }) {
-  const base = pinned(edgeServiceName(i.instance, 'dns', i.nodeId), i.nodeId, i.network, {
+  return pinned({ ...i, part: 'dns' }, i.network, {
     Image: i.image,
     Args: resolverArgs(EDGE_DNS_DIR),
     // Root binds port 53 and then drops to nobody (the files are world-readable: nothing secret in them).
     User: '0:0',
     Mounts: [{ Type: 'volume' as const, Source: edgeDnsVolumeName(i.instance), Target: EDGE_DNS_DIR, ReadOnly: true }],
   });
-  return withLabels(base, base, { ...i, part: 'dns' });
 }
 
-/** Pure: one Caddy part's Swarm service on one node (its spec's hash in a label). */
+/** Pure: one Caddy part's Swarm service on one node (the Caddy on the node's own network, the relay on the overlay). */
 export function edgeServiceSpec(i: EdgeSpecInput) {
-  // Each part its own HOME and XDG dirs (the relay's is relay A's of the pair before: its task is kept).
+  // Each part its own HOME and XDG dirs (the relay's keep the name they had in decision 0039: its task is kept).
   const home = `${EDGE_NODE_DIR}/${i.part === 'proxy' ? 'proxy' : 'relay-a'}`;
-  // The Caddy on the node's own network (its listeners are the node's ports); the relay on the overlay.
-  const base = pinned(edgeServiceName(i.instance, i.part, i.nodeId), i.nodeId, i.part === 'proxy' ? 'host' : i.network, {
+  const secret = (SecretID: string) => ({ SecretID, SecretName: i.secret.name, File: { Name: BOOT_FILE, UID: '0', GID: '0', Mode: 0o400 } });
+  const container = (secretId: string) => ({
     Image: i.image,
     Command: ['/usr/bin/caddy'],
     // --resume: a restarted task (or node) serves the last config at once, without the daemon.
@@ -126,11 +124,10 @@ export function edgeServiceSpec(i: EdgeSpecInput) {
     // The certificates (data) and the autosaved config live in the volume: they survive a new task.
     Env: [`HOME=${home}`, `XDG_DATA_HOME=${home}/data`, `XDG_CONFIG_HOME=${home}/config`],
     Mounts: [{ Type: 'volume' as const, Source: edgeVolumeName(i.instance), Target: EDGE_NODE_DIR }],
-    Secrets: [{ SecretID: i.secret.id, SecretName: i.secret.name, File: { Name: BOOT_FILE, UID: '0', GID: '0', Mode: 0o400 } }],
+    Secrets: [secret(secretId)],
   });
   // The secret's id is Swarm's (its name holds the content's hash): left out of the hash.
-  const c = base.TaskTemplate.ContainerSpec;
-  return withLabels(base, { ...base, TaskTemplate: { ...base.TaskTemplate, ContainerSpec: { ...c, Secrets: [{ ...c.Secrets[0], SecretID: '' }] } } }, i);
+  return pinned(i, i.part === 'proxy' ? 'host' : i.network, container(i.secret.id), container(''));
 }
 
 /** A node and a service as the edge plan reads them (the SwarmObjects port's rows). */

@@ -1,10 +1,8 @@
-// Edge nodes of a Swarm as the proxy reaches them: for every node labelled `svc.edge=true` the `edges:main`
-// reconciler (src/reconcilers/edges) keeps a Caddy, a relay and a resolver there; `targets` says which edge
-// nodes there are and how the daemon reaches their admin APIs (the task address of the node's agent), for
-// src/proxy/edge-nodes.ts.
+// Edge nodes of a Swarm as the proxy reaches them (src/proxy/edge-nodes.ts): which nodes have the edge services
+// the `edges:main` reconciler keeps, and how the daemon reaches them (the task address of the node's agent).
 import type Docker from 'dockerode';
 import { call } from './docker-errors.js';
-import { addressOn, currentTask, type NodeDoc, type TaskDoc } from './swarm-map.js';
+import { addressOn, currentTask, type NodeDoc, type ServiceDoc, type TaskDoc } from './swarm-map.js';
 import { AGENT_NODE_LABEL, AGENT_PORT, AGENT_ROLE } from './swarm-agent-spec.js';
 import { EDGE_NODE_OF, EDGE_ROLES } from './swarm-edge-spec.js';
 
@@ -33,18 +31,13 @@ export interface EdgeNodes {
   targets(): Promise<EdgeTarget[]>;
 }
 
-interface ServiceLs {
-  ID: string;
-  Spec: { Name: string; Labels?: Record<string, string>; Mode?: { Replicated?: { Replicas?: number } } };
-}
-
 export function createEdgeNodes(o: EdgeNodesOptions): EdgeNodes {
   const d = o.docker;
   const ours = [`svc.managed=true`, `svc.instance=${o.instance}`];
 
   return {
     async targets() {
-      const services = ((await call('service ls', () => d.listServices({ filters: { label: ours } }))) ?? []) as unknown as ServiceLs[];
+      const services = ((await call('service ls', () => d.listServices({ filters: { label: ours } }))) ?? []) as unknown as ServiceDoc[];
       const edgeNodes = [...new Set(services.filter((s) => s.Spec.Labels?.['svc.role'] === EDGE_ROLES.proxy).map((s) => s.Spec.Labels?.[EDGE_NODE_OF] ?? ''))].filter(Boolean).sort();
       if (edgeNodes.length === 0) return [];
       const agents = new Map(services.filter((s) => s.Spec.Labels?.['svc.role'] === AGENT_ROLE).map((s) => [s.Spec.Labels?.[AGENT_NODE_LABEL] ?? '', s.ID]));

@@ -62,6 +62,8 @@ export interface SwarmRuntime extends Runtime {
   docker: Docker;
   /** This engine's node id (the manager svc runs on). */
   selfNodeId(): Promise<string>;
+  /** Where the nodes pull an image svc built (`svc-build/...`): its name in the registry `build` pushes it to. */
+  clusterImage(tag: string): Promise<string>;
 }
 
 export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
@@ -420,6 +422,8 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions): SwarmRuntime {
     events(signal, o) {
       return mergeEvents(local.events(signal, o), watchSwarm({ docker, instance: opts.instance, intervalMs: opts.watchIntervalMs ?? 1_000, signal, log: opts.log }));
     },
+
+    clusterImage: async (tag) => clusterImage(tag, await registryFor(tag)),
 
     async build(contextDir, tag, onLog, signal) {
       await local.build(contextDir, tag, onLog, signal);

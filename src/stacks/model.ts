@@ -77,8 +77,15 @@ export interface StackService {
   workingDir?: string;
   user?: string;
   labels: Record<string, string>;
+  /** SIGTERM to SIGKILL when svc stops one of its containers (a drain's end, stop_first, a scale-down); svc's default (10 s) when unset. */
   stopGracePeriodMs?: number;
   init: boolean;
+  /**
+   * Set (true) on a service another waits on with `service_completed_successfully`: a one-shot such as a
+   * migration. Its deploy succeeds when it exits 0 (fails on any other code), it has no route, one
+   * replica, and an exited container is never restarted. Absent otherwise (older stored definitions compare equal).
+   */
+  runsOnce?: true;
   /** The stack's own networks this service joins (default: ['default']). */
   networks: string[];
   svc: StackServiceSvc;

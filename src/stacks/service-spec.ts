@@ -28,8 +28,15 @@ export const stackNetworkPrefix = (svcNetwork: string, stack: string) => `${svcN
 /** Label on every container of a stack service: the stack's name (the stack reconciler's cleanup lists by it). */
 export const STACK_LABEL = 'svc.stack';
 
-/** A stateful service (a named volume) or one marked stop_first stops before its replacement starts. */
-export const stopsFirst = (s: StackService): boolean => s.svc.strategy === 'stop_first' || s.volumes.some((v) => v.kind === 'named');
+/**
+ * A stateful service (a named volume) or one marked stop_first stops before its replacement starts. A
+ * one-shot (`runsOnce`) never: its previous run has exited already, and a failed new run must not start the old one again.
+ */
+export const stopsFirst = (s: StackService): boolean => !s.runsOnce && (s.svc.strategy === 'stop_first' || s.volumes.some((v) => v.kind === 'named'));
+
+/** Seconds from SIGTERM to SIGKILL for a container of this service: its `stop_grace_period` (rounded up), else svc's default. */
+export const stopGraceSecondsOf = (s: StackService | undefined, fallback: number): number =>
+  s?.stopGracePeriodMs === undefined ? fallback : Math.ceil(s.stopGracePeriodMs / 1000);
 
 /** svc's HTTP check applies to a routed service without a Compose healthcheck; any other waits on Docker's. */
 export const probesHttp = (s: StackService): boolean => s.route !== undefined && s.healthcheck?.kind !== 'command';

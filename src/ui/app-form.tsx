@@ -132,7 +132,7 @@ const PreviewFields = ({ v }: { v: AppFormValues }) => {
       <div class="row">
         <Field label="Most previews" name="previews_max" value={v.previews_max ?? d.max} hint="the oldest goes when a new one needs the room" inputmode="numeric" />
         <Field label="Days without a commit" name="previews_ttl_days" value={v.previews_ttl_days ?? d.ttl_days} hint="then the preview is removed" inputmode="numeric" />
-        <Select label="Preview services" name="previews_services" value={String(v.previews_services ?? d.services)} options={PREVIEW_SERVICES.map((s) => [s, s === 'fresh' ? 'fresh: an empty instance of each linked service' : 'none: no services'] as const)} />
+        <Select label="Preview services" name="previews_services" value={String(v.previews_services ?? d.services)} options={PREVIEW_SERVICES.map((s) => [s, s === 'fresh' ? 'fresh: an empty instance of each linked service' : s === 'copy' ? "copy: an instance of each linked service with a copy of its data" : 'none: no services'] as const)} />
       </div>
       <div class="row">
         <Field label="Preview memory (MiB)" name="previews_memory_mb" value={v.previews_memory_mb ?? d.resources.memory_mb} inputmode="numeric" />

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // `/services` (table and "Create service") and `/services/{id}` (status, "Stop", "Start", "Show
-// credentials", "Delete" with "Also delete data"). Writes go through the services command the REST
+// credentials", the version and its upgrade (service-upgrade.tsx), "Delete" with "Also delete data"). Writes go through the services command the REST
 // handlers call (src/desired/services.ts); credentials are fetched only when asked (script: the API endpoint; without: a POST).
 import { MetricCharts } from './chart.js';
 import { metricsJson } from '../metrics/query.js';
@@ -16,6 +16,9 @@ import { checked, done, flash, readForm, render, type UiDeps, type UiEnv, may } 
 import { serviceNotice } from './outcome.js';
 import { ServicesTable } from './dashboard.js';
 import { formError } from './field-errors.js';
+import { ServiceUpgradeSection } from './service-upgrade.js';
+import { requestUpgradeEnd, upgradeService } from '../desired/service-upgrades.js';
+import { openUpgradeOf, serviceEventsOf, upgradesOf } from '../store/service-upgrades.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
 
 type Status = 200 | 400 | 404 | 409 | 413;
@@ -143,6 +146,7 @@ export function servicePages(deps: UiDeps) {
             </dl>
           )}
         </div>
+        <ServiceUpgradeSection s={s} upgrade={openUpgradeOf(db, s.id)} last={upgradesOf(db, s.id)[0]} events={serviceEventsOf(db, s.id, 50)} csrf={c.var.csrf} mayUpgrade={may(c, 'POST /services/:id/upgrade')} />
         <MetricCharts points={metricsJson(db, `service:${s.id}`, rangeOf(c), deps.now().getTime(), undefined).points} range={rangeOf(c)} base={`/services/${s.id}`} />
         {may(c, 'POST /services/:id/delete') && (
           <>
@@ -166,6 +170,32 @@ export function servicePages(deps: UiDeps) {
       await readForm(c, deps);
       const row = setServiceRunning(deps, idParam(c, 'id', 'service'), running, 'ui');
       return done(c, `/services/${row.id}`, running ? 'service_starting' : 'service_stopping');
+    });
+  }
+
+  r.post('/services/:id/upgrade', async (c) => {
+    const form = await readForm(c, deps);
+    const keep = form.keep_days?.trim();
+    try {
+      upgradeService(deps, serviceOf(c).id, { version: form.version ?? '', ...(keep ? { keep_days: Number(keep) } : {}) }, 'ui');
+      return done(c, `/services/${serviceOf(c).id}`, 'service_upgrading');
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      return detail(c, { error: formError(err), status: statusOf(err) });
+    }
+  });
+  for (const what of ['revert', 'confirm'] as const) {
+    r.post(`/services/:id/upgrade/${what}`, async (c) => {
+      const form = await readForm(c, deps);
+      // A revert drops what was written since the switch: it is ticked first, never a lone click.
+      if (what === 'revert' && !checked(form, 'lose_writes')) return detail(c, { error: 'Tick that what was written since the switch is lost to revert.', status: 400 });
+      try {
+        requestUpgradeEnd(deps, serviceOf(c).id, what, 'ui');
+        return done(c, `/services/${serviceOf(c).id}`, what === 'revert' ? 'service_reverting' : 'service_confirming');
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        return detail(c, { error: formError(err), status: statusOf(err) });
+      }
     });
   }
 

@@ -25,6 +25,7 @@ import { edgePaths } from '../proxy/edge-config.js';
 import { createNodeAgents } from '../runtime/swarm-agents.js';
 import { createAgentsReconciler } from '../reconcilers/agents/reconciler.js';
 import { createEdgeNodes } from '../runtime/swarm-edges.js';
+import { ownResolverImage } from '../runtime/resolver-image.js';
 import { createSwarmObjects } from '../runtime/swarm-objects.js';
 import { createEdgeFleet } from '../proxy/edge-nodes.js';
 import { createRelayFetch } from '../proxy/relay-fetch.js';
@@ -87,7 +88,9 @@ export function wireRuntime(config: Config, log: Logger, registryAuth?: Registry
   // The edge: the host's Caddy keeps listeners and TLS, a relay on the overlay reaches the tasks, resolving
   // them through a resolver beside it (docs/decisions/0038-swarm-edge-relay.md, 0047-swarm-edge-resolves.md).
   const user = `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`;
-  const resolverImage = config.runtime.resolverImage;
+  // SVC_RESOLVER_IMAGE, else svc's own, built from this host's dnsmasq and pushed to the registry (decision 0058).
+  const given = config.runtime.resolverImage;
+  const resolverImage = given ? async () => given : ownResolverImage({ runtime, clusterImage: (tag) => runtime.clusterImage(tag), log });
   const relay = createEdgeRelay({ runtime, image: config.proxy.image, resolverImage, instance: config.instance, network: config.network, hostsDir: dnsmasqPaths(config.dataDir).hostsDir, paths, user, log });
   // Nodes labelled svc.edge=true serve the routes too: their Caddy and relay, loaded through their agents (docs/decisions/0043-edge-nodes.md).
   const edgeNodes = createEdgeNodes({ docker: runtime.docker, instance: config.instance, network: config.network });

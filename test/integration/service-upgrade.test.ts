@@ -3,7 +3,9 @@
 // pass by pass as the work queue would. Also: a planted difference stops the upgrade and leaves the old
 // one serving (and taking writes again); a revert goes back to the old container and data; a daemon that
 // died in the middle of the move (its step begun, a half-loaded new side) is resumed by a fresh reconciler
-// and ends verified. Everything carries svc.instance=<INSTANCE> and is removed in afterAll.
+// and ends verified. Redis 7 -> 8 and mysql 8.0 -> 8.4 (MariaDB 10.11 -> 11.8 stand-ins) the same way, and a
+// preview's copy of a parent's data (issue 33 section 4) made by the same reconciler. Everything carries
+// svc.instance=<INSTANCE> and is removed in afterAll.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,12 +27,18 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { Bus } from '../../src/controller/bus.js';
 import { ensureVersionedServiceImages, VERSIONED_TEST_IMAGES } from '../support/service-images.js';
 import { commandCtx, createService } from '../support/commands.js';
+import { kindOf } from '../../src/catalog/catalog.js';
+import { askForCopy, copiesOf } from '../../src/store/service-copies.js';
+import { COPY_FILE } from '../../src/reconcilers/service/copy.js';
 
 const execFileP = promisify(execFile);
 const INSTANCE = `test-upg-${process.pid}`;
 const NETWORK = `svc-test-upg-${process.pid}`;
 const sealer = createSealer(Buffer.alloc(32, 5));
-const images = { byVersion: { 'postgres:15': VERSIONED_TEST_IMAGES.postgres['15'], 'postgres:17': VERSIONED_TEST_IMAGES.postgres['17'] } };
+const V = VERSIONED_TEST_IMAGES;
+const images = {
+  byVersion: { 'postgres:15': V.postgres['15'], 'postgres:17': V.postgres['17'], 'redis:7': V.redis['7'], 'redis:8': V.redis['8'], 'mysql:8.0': V.mysql['8.0'], 'mysql:8.4': V.mysql['8.4'] },
+};
 
 let dir: string;
 let db: Db;
@@ -170,5 +178,159 @@ describe('postgres 15 -> 17', () => {
     expect(serviceEventsOf(db, row('pg-d').id).map((e) => e.kind)).toContain('upgrade_move_restarted');
     expect(await counts('pg-d')).toBe(before);
     expect(JSON.parse(lastUpgrade('pg-d').verification!).differences).toEqual([]);
+  });
+});
+
+/** redis-cli in the service's live container (or another), with its password; the answer, trimmed. */
+async function redis(name: string, args: string[], container = row(name).containerName) {
+  const c = openCredentials(sealer, row(name));
+  const r = await runtime.exec(container, ['redis-cli', ...args], { env: { REDISCLI_AUTH: c.password } });
+  if (r.exitCode !== 0) throw new Error(`redis-cli failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+describe('redis 7 -> 8', () => {
+  it('carries every key of every database across (RDB by replication), refusing writes on 7 during the move; a revert goes back', async () => {
+    const name = 'rd-a';
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name, type: 'redis', version: '7' });
+    await reconcileUntil(name, () => row(name).status === 'active');
+    expect(await redis(name, ['INFO', 'server'])).toMatch(/redis_version:7\./);
+    const c = openCredentials(sealer, row(name));
+    const seeded = await runtime.exec(row(name).containerName, ['sh', '-c', 'for i in $(seq 0 299); do echo "SET k$i v$i"; done | redis-cli >/dev/null'], { env: { REDISCLI_AUTH: c.password } });
+    expect(seeded.exitCode).toBe(0);
+    await redis(name, ['HSET', 'h', 'a', '1', 'b', '2']);
+    await redis(name, ['ZADD', 'z', '0.1', 'm', '2', 'n']);
+    await redis(name, ['SADD', 's', 'x', 'y']);
+    await redis(name, ['RPUSH', 'l', '1', '2', '3']);
+    await redis(name, ['-n', '3', 'SET', 'other', 'db']);
+    upgradeService(ctx(), row(name).id, { version: '8' }, 'api');
+    await reconcileUntil(name, () => lastUpgrade(name).step === 'move');
+    expect(await redis(name, ['SET', 'during', 'move'], lastUpgrade(name).fromContainer)).toMatch(/NOREPLICAS/); // refused
+    expect(await redis(name, ['GET', 'k7'], lastUpgrade(name).fromContainer)).toBe('v7'); // read
+    await reconcileUntil(name, () => lastUpgrade(name).step === 'kept');
+    const u = lastUpgrade(name);
+    expect(u.backupPath).toMatch(/\.rdb\.gz$/);
+    expect(statSync(u.backupPath!).size).toBeGreaterThan(100);
+    expect(row(name)).toMatchObject({ version: '8', containerName: `${INSTANCE}-svc-${name}-v8` });
+    expect(await redis(name, ['INFO', 'server'])).toMatch(/redis_version:8\./);
+    expect(await redis(name, ['DBSIZE'])).toBe('304');
+    expect(await redis(name, ['-n', '3', 'GET', 'other'])).toBe('db');
+    expect(await redis(name, ['SET', 'on8', 'yes'])).toBe('OK'); // takes writes
+    expect(JSON.parse(u.verification!)).toMatchObject({ databases: 2, tables: 2, differences: [] });
+
+    requestUpgradeEnd(ctx(), row(name).id, 'revert', 'api');
+    await reconcileUntil(name, () => lastUpgrade(name).status === 'reverted');
+    expect(row(name)).toMatchObject({ version: '7', containerName: `${INSTANCE}-svc-${name}` });
+    expect(await redis(name, ['DBSIZE'])).toBe('304');
+    expect(await redis(name, ['GET', 'on8'])).toBe('');
+    expect(await redis(name, ['SET', 'on7', 'again'])).toBe('OK'); // writes again
+    expect(await runtime.inspect(u.toContainer)).toBeUndefined();
+  });
+});
+
+/** mysql as root in the service's live container (or another); tab-separated rows. */
+async function mysql(name: string, query: string, container = row(name).containerName, user: 'root' | 'app' = 'root') {
+  const c = openCredentials(sealer, row(name));
+  const who = user === 'root' ? ['-uroot'] : [`-u${c.user}`];
+  const r = await runtime.exec(container, ['mysql', ...who, '-h127.0.0.1', '-N', '-B', '-D', c.database, '-e', query], { env: { MYSQL_PWD: user === 'root' ? c.root_password : c.password } });
+  if (r.exitCode !== 0) throw new Error(`mysql failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+const MYSQL_SEED = `CREATE TABLE customers (id int PRIMARY KEY, name varchar(100), joined date, score double, note text);
+INSERT INTO customers VALUES ${Array.from({ length: 400 }, (_, i) => `(${i + 1}, 'customer ${i + 1}', '2020-01-01' + INTERVAL ${i} DAY, ${i} / 7, ${i % 3 ? "'x'" : 'NULL'})`).join(', ')};
+CREATE TABLE orders (id bigint AUTO_INCREMENT PRIMARY KEY, customer int, total decimal(10,2), FOREIGN KEY (customer) REFERENCES customers (id));
+INSERT INTO orders (customer, total) SELECT id, id * 1.25 FROM customers; INSERT INTO orders (customer, total) SELECT id, id * 2 FROM customers;
+CREATE TABLE \`odd name\` (a int, b varchar(10)); INSERT INTO \`odd name\` VALUES (1, NULL), (NULL, '1'), (2, '');`;
+const mysqlCounts = (name: string, container?: string) =>
+  mysql(name, 'SELECT (SELECT count(*) FROM customers), (SELECT count(*) FROM orders), (SELECT sum(total) FROM orders), (SELECT count(*) FROM `odd name`)', container);
+
+async function mysqlAt80(name: string) {
+  createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name, type: 'mysql', version: '8.0' });
+  await reconcileUntil(name, () => row(name).status === 'active');
+  await mysql(name, MYSQL_SEED, undefined, 'app');
+}
+
+describe('mysql 8.0 -> 8.4 (MariaDB 10.11 -> 11.8 stand-ins)', () => {
+  it('dumps and loads every table, verified per table, refusing the app user writes on 8.0 during the move; confirm drops 8.0', async () => {
+    const name = 'my-a';
+    await mysqlAt80(name);
+    const before = await mysqlCounts(name);
+    upgradeService(ctx(), row(name).id, { version: '8.4' }, 'api');
+    await reconcileUntil(name, () => lastUpgrade(name).step === 'move');
+    await expect(mysql(name, 'INSERT INTO orders (customer, total) VALUES (1, 1)', lastUpgrade(name).fromContainer, 'app')).rejects.toThrow(/read-only|read_only/);
+    await reconcileUntil(name, () => lastUpgrade(name).step === 'kept');
+    const u = lastUpgrade(name);
+    expect(row(name)).toMatchObject({ version: '8.4', containerName: `${INSTANCE}-svc-${name}-v8_4` });
+    expect(await mysql(name, 'SELECT version()')).toMatch(/^11\.8/);
+    expect(await mysqlCounts(name)).toBe(before);
+    expect(JSON.parse(u.verification!)).toMatchObject({ databases: 1, tables: 3, differences: [] });
+    await mysql(name, 'INSERT INTO orders (customer, total) VALUES (1, 1)', undefined, 'app'); // the app's user writes on 8.4
+    requestUpgradeEnd(ctx(), row(name).id, 'confirm', 'api');
+    await reconcileUntil(name, () => lastUpgrade(name).status === 'confirmed');
+    expect(await runtime.inspect(u.fromContainer)).toBeUndefined();
+    expect(existsSync(u.fromDataDir)).toBe(false);
+  });
+
+  it('the per-table checksum sees a changed value with the same row count (the rollback path is the one postgres takes above)', async () => {
+    const name = 'my-b';
+    await mysqlAt80(name);
+    const c = openCredentials(sealer, row(name));
+    const sums = async () => {
+      const cmd = kindOf('mysql').upgrade!.tableSums(c, c.database);
+      const r = await runtime.exec(row(name).containerName, cmd.cmd, { env: cmd.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout.trim().split('\n');
+    };
+    const before = await sums();
+    expect(before.map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['customers 400', 'odd_name 3', 'orders 800']);
+    await mysql(name, "UPDATE customers SET name = 'changed' WHERE id = 200");
+    const changed = await sums();
+    expect(changed[0]).toMatch(/^customers 400 /);
+    expect(changed[0]).not.toBe(before[0]);
+    expect(changed.slice(1)).toEqual(before.slice(1));
+    await mysql(name, "UPDATE customers SET name = 'customer 200' WHERE id = 200");
+    expect(await sums()).toEqual(before);
+    await mysql(name, "UPDATE `odd name` SET b = '' WHERE b IS NULL"); // NULL and '' differ
+    expect((await sums())[1]).not.toBe(before[1]);
+  });
+});
+
+describe("a preview's copy of its parent's data (previews.services: copy)", () => {
+  it('is loaded before the copy is active, with its own credentials and no file of the parent; over the limit it stays empty and says so', async () => {
+    await makeAt15('pg-parent');
+    const before = await counts('pg-parent');
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'pg-copy', type: 'postgres', version: '15' });
+    askForCopy(db, row('pg-copy').id, row('pg-parent').id);
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'pg-big', type: 'postgres', version: '15' });
+    askForCopy(db, row('pg-big').id, row('pg-parent').id, 1000);
+    await reconcileUntil('pg-copy', () => row('pg-copy').status === 'active');
+    expect(copiesOf(db, row('pg-copy').id)[0]).toMatchObject({ status: 'done', error: null });
+    expect(await counts('pg-copy')).toBe(before); // the copy's own password still opens it
+    expect(openCredentials(sealer, row('pg-copy')).password).not.toBe(openCredentials(sealer, row('pg-parent')).password);
+    await sql('pg-copy', "INSERT INTO audit.log (what) VALUES ('only in the copy')");
+    expect(await counts('pg-parent')).toBe(before);
+    expect(existsSync(join(row('pg-copy').dataDir, COPY_FILE))).toBe(false);
+    expect(existsSync(join(row('pg-parent').dataDir, COPY_FILE))).toBe(false);
+    expect(serviceEventsOf(db, row('pg-copy').id).map((e) => e.kind)).toContain('copy_done');
+
+    await reconcileUntil('pg-big', () => row('pg-big').status === 'active');
+    expect(copiesOf(db, row('pg-big').id)[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/over the copy limit of 0\.0 MB/) });
+    expect(await sql('pg-big', "SELECT count(*) FROM pg_tables WHERE tablename = 'customers'")).toBe('0');
+  });
+
+  it('redis: the copy replicates once from the parent and keeps its own password', async () => {
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'rd-parent', type: 'redis', version: '7' });
+    await reconcileUntil('rd-parent', () => row('rd-parent').status === 'active');
+    await redis('rd-parent', ['SET', 'k', 'from the parent']);
+    await redis('rd-parent', ['-n', '2', 'HSET', 'h', 'a', '1']);
+    createService(db, sealer, () => {}, { dataDir: dir, images, instance: INSTANCE }, { name: 'rd-copy', type: 'redis', version: '7' });
+    askForCopy(db, row('rd-copy').id, row('rd-parent').id);
+    await reconcileUntil('rd-copy', () => row('rd-copy').status === 'active');
+    expect(copiesOf(db, row('rd-copy').id)[0]).toMatchObject({ status: 'done', error: null });
+    expect(await redis('rd-copy', ['GET', 'k'])).toBe('from the parent');
+    expect(await redis('rd-copy', ['-n', '2', 'HGET', 'h', 'a'])).toBe('1');
+    expect(await redis('rd-copy', ['SET', 'k', 'only in the copy'])).toBe('OK'); // a primary, not a replica
+    expect(await redis('rd-parent', ['GET', 'k'])).toBe('from the parent');
+    expect(await redis('rd-copy', ['CONFIG', 'GET', 'masterauth'])).not.toContain(openCredentials(sealer, row('rd-parent')).password);
   });
 });

@@ -6,8 +6,10 @@
 // under keep-alive GET/POST clients through the edge node fails no request and loads no config there (each
 // switch is a new DNS answer: docs/decisions/0047-swarm-edge-resolves.md); a switch while the node's relay is
 // down reaches it when it comes back; the label removed, the node's edge services are gone and its listener closes; labelled again with the
-// docker CLI it serves again, and svc uninstall removes its services and their secrets. One cluster, one
-// daemon; everything goes with them even when a test fails.
+// docker CLI it serves again, and svc uninstall removes its services and their secrets. The daemon has no
+// SVC_RESOLVER_IMAGE: the resolvers run the image svc built from this host's dnsmasq and pushed to the cluster's
+// registry (docs/decisions/0058-own-resolver-image.md). One cluster, one daemon; everything goes with them even
+// when a test fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -54,7 +56,7 @@ beforeAll(async () => {
   ({ cluster, v1, v2, caddy } = await createAppCluster());
   edge = cluster.nodes[2]!;
   edgeId = d(['node', 'inspect', '--format', '{{.ID}}', edge.hostname]);
-  t = await startTestDaemon('swedgen', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy }));
+  t = await startTestDaemon('swedgen', swarmDaemonEnv(cluster, { probe: v1, proxy: caddy, ownResolver: true }));
   port = await freePort();
   const res = await t.api('POST', '/api/apps', { name: 'en-web', internal_port: 3000, access_mode: 'port', fallback_port: port, replicas: 3, health_check_path: '/health' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -93,6 +95,10 @@ describe('edge nodes (svc.edge=true)', () => {
     const onNode = lines(cluster.docker(edge, ['ps', '--filter', `label=svc.instance=${t!.instance}`, '--format', '{{.Label "com.docker.swarm.service.name"}}'])).filter((n) => /-(edge|agent)-/.test(n)).sort();
     expect(onNode).toEqual([`${t!.instance}-agent-${node}`, `${t!.instance}-edge-dns-${node}`, `${t!.instance}-edge-proxy-${node}`, `${t!.instance}-edge-relay-${node}`].sort());
     expect(lines(filesOnNode().get('en-web.svc.internal') ?? '')).toHaveLength(3);
+    // The resolvers run svc's own image: on the manager as built, on the edge node pulled from the registry.
+    const resolverImage = d(['service', 'inspect', '--format', '{{.Spec.TaskTemplate.ContainerSpec.Image}}', `${t!.instance}-edge-dns-${node}`]);
+    expect(resolverImage).toMatch(new RegExp(`^${cluster.registry.replace(/\./g, '\\.')}/svc-build/svc\\.dnsmasq:[0-9a-f]{12}`));
+    expect(d(['inspect', '--format', '{{.Config.Image}}', `${t!.instance}-edge-dns`])).toBe(resolverImage.split('@')[0]);
   }, 120_000);
 
   it("domain mode on the edge node: HTTPS with the node's own certificate (internal issuer), as on the manager", async () => {

@@ -11,19 +11,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { caddyVersionOf, unstableCaddyBin } from './caddy-unstable.js';
+import { lddPaths } from '../../src/runtime/resolver-image.js';
 
 export const CADDY_IMAGE = 'svc-test/caddy:2';
 const run = promisify(execFile);
 
-/** Library paths `ldd` lists for a binary (the `=> /path` targets and the loader). */
-export function lddPaths(output: string): string[] {
-  const paths: string[] = [];
-  for (const line of output.split('\n')) {
-    const m = /=>\s*(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
-    if (m) paths.push(m[1]);
-  }
-  return paths;
-}
+export { lddPaths };
 
 export async function hasImage(tag: string): Promise<boolean> {
   return (await imageLabel(tag, 'svc.test.caddy')) !== undefined;

@@ -69,7 +69,7 @@ export async function startRelayRig(o: { log?: Logger; before?: (r: { instance: 
     const paths = edgePaths(dataDir);
     await o.before?.({ instance, runtime, paths, network });
     const user = `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`;
-    const make = () => createEdgeRelay({ runtime, image: CADDY_IMAGE, resolverImage: DNS_IMAGE, instance, network, hostsDir: dnsmasqPaths(dataDir).hostsDir, paths, user, log: o.log ?? silentLogger });
+    const make = () => createEdgeRelay({ runtime, image: CADDY_IMAGE, resolverImage: async () => DNS_IMAGE, instance, network, hostsDir: dnsmasqPaths(dataDir).hostsDir, paths, user, log: o.log ?? silentLogger });
     const relay = make();
     caddy = await startCaddy();
     const proxy = createCaddyProxy({ adminUrl: caddy.adminUrl, httpPort: await freePort(), httpsPort: await freePort(), tlsIssuer: 'internal', dnsPort: 5353, log: silentLogger });

@@ -41,7 +41,8 @@ export const ENGINES_TRIXIE_IMAGE = 'svc-test/engines-base:trixie';
 export const VERSIONED_TEST_IMAGES = {
   postgres: { '15': 'svc-test/postgres:15', '17': 'svc-test/postgres:17' },
   redis: { '7': 'svc-test/redis:7', '8': 'svc-test/redis:8' },
-  mysql: { '8.0': 'svc-test/mysql:8', '8.4': 'svc-test/mysql:8.4' },
+  // 8.4-2: the stand-in's client takes the official client's TLS default (test/support/images/mysql/Dockerfile).
+  mysql: { '8.0': 'svc-test/mysql:8', '8.4': 'svc-test/mysql:8.4-2' },
 } as const;
 
 /** Tag per service type, ready for SVC_IMAGE_POSTGRES / _MYSQL / _REDIS / _GARAGE. */

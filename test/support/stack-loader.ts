@@ -24,5 +24,9 @@ export function jsonComposeLoader(input: ComposeInput): ComposeLoad {
   const text = input.text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, key: string, dflt?: string) => input.variables[key] || (dflt ?? ''));
   const parsed = JSON.parse(text) as { services?: ServiceDraft[]; volumes?: string[]; networks?: string[]; problems?: ComposeProblem[] };
   if (parsed.problems) return { ok: false, problems: parsed.problems };
-  return { ok: true, stack: { services: (parsed.services ?? []).map(service), volumes: parsed.volumes ?? [], networks: parsed.networks ?? ['default'] }, warnings: [] };
+  const services = (parsed.services ?? []).map(service);
+  // As the real loader: a service waited on with service_completed_successfully runs once.
+  const once = new Set(services.flatMap((s) => s.dependsOn.filter((d) => d.condition === 'service_completed_successfully').map((d) => d.service)));
+  for (const s of services) if (once.has(s.name)) s.runsOnce = true;
+  return { ok: true, stack: { services, volumes: parsed.volumes ?? [], networks: parsed.networks ?? ['default'] }, warnings: [] };
 }

@@ -413,12 +413,14 @@ function startRegistry(dir: string, manager: ClusterNode, registry: string, logi
  * Readies the cluster for a daemon with SVC_RUNTIME=swarm and returns that daemon's environment: each
  * worker's engine socket in the node label `svc.engine-socket` (this cluster's engines listen on sockets of
  * their own, as rootless Docker's do; the node agents mount it), the manager's engine, the cluster's
- * registry, and the probe, proxy and resolver images as references in that registry (no other one is reachable).
+ * registry, and the probe, proxy and resolver images as references in that registry (no other one is reachable;
+ * with `ownResolver` no resolver image: svc builds its own).
  */
-export function swarmDaemonEnv(c: Cluster, images: { probe: string; proxy: string }): Record<string, string> {
+export function swarmDaemonEnv(c: Cluster, images: { probe: string; proxy: string; ownResolver?: boolean }): Record<string, string> {
   for (const w of c.nodes.slice(1)) c.docker(c.manager, ['node', 'update', '--label-add', `svc.engine-socket=${w.socket}`, w.hostname]);
-  const resolver = c.pushImage(DNS_IMAGE);
-  return { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: images.probe, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: images.proxy, SVC_RESOLVER_IMAGE: resolver };
+  const env = { DOCKER_HOST: c.manager.dockerHost, SVC_RUNTIME: 'swarm', SVC_PROBE_IMAGE: images.probe, SVC_REGISTRY: c.registry, SVC_PROXY_IMAGE: images.proxy };
+  // `ownResolver`: SVC_RESOLVER_IMAGE unset, so svc builds its own on the manager's engine and pushes it to the registry.
+  return images.ownResolver ? env : { ...env, SVC_RESOLVER_IMAGE: c.pushImage(DNS_IMAGE) };
 }
 
 /** Tears the cluster down (idempotent). */

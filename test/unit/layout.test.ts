@@ -139,6 +139,7 @@ const WRITES: Record<string, Rule> = {
   },
   service_status: { kind: 'observed' },
   service_upgrades: { kind: 'record', also: { 'store/service-upgrades.ts': 'the upgrade state machine: asked for by the services command, advanced by the service reconciler' } },
+  service_copies: { kind: 'record', also: { 'store/service-copies.ts': "a preview's copy of its parent's data: asked for by the previews command, made by the service reconciler" } },
   service_events: { kind: 'record', also: { 'store/service-upgrades.ts': 'events of a service (each step of an upgrade)' } },
   node_specs: { kind: 'spec', also: { 'store/node-specs.ts': `recordNodeChange, ${BY_COMMANDS}` } },
   node_spec_status: { kind: 'observed' },

@@ -7,7 +7,7 @@ import { parseVolumes } from '../../desired/workload-fields.js';
 import { ensureVolumeDirs } from '../../volumes/dirs.js';
 import { volumeDir } from '../../volumes/paths.js';
 import type { Sealer } from '../../crypto.js';
-import { parseServiceSpec, STACK_LABEL, stackBindSource, stackNetworkName, type StackServiceSpec } from '../../stacks/service-spec.js';
+import { parseServiceSpec, STACK_LABEL, stackBindSource, stackNetworkName, stopGraceSecondsOf, type StackServiceSpec } from '../../stacks/service-spec.js';
 
 /** The stack service definition a deploy runs (issue 32), or undefined for an app of its own. */
 export const stackSpecOf = (sealer: Sealer, deploy: Pick<DeployRow, 'stackService'>): StackServiceSpec | undefined =>
@@ -64,16 +64,27 @@ function withStackService(settings: { network: string; dataDir: string }, base: 
     labels: { ...s.labels, ...base.labels, [STACK_LABEL]: spec.stack },
     tmpfs: s.tmpfs,
     healthcheck: hc === undefined ? undefined : hc.kind === 'disabled' ? 'disabled' : { test: hc.test, intervalMs: hc.intervalMs, timeoutMs: hc.timeoutMs, retries: hc.retries, startPeriodMs: hc.startPeriodMs },
+    ...stackAttachments(settings, spec, base.mounts ?? []),
+    resources: { memoryMb: s.limits.memoryBytes === undefined ? null : Math.max(6, Math.round(s.limits.memoryBytes / (1024 * 1024))), cpus: s.limits.cpus ?? null },
+  };
+}
+
+/**
+ * What joins a container to its stack: the stack's networks (its Compose name as alias) and its named volumes
+ * and bind mounts, after `mounts`. A stack service's job runs with the same, so it reaches `db` as the service does.
+ */
+export function stackAttachments(settings: { network: string; dataDir: string }, spec: StackServiceSpec, mounts: NonNullable<ContainerSpec['mounts']>): Pick<ContainerSpec, 'extraNetworks' | 'mounts'> {
+  const s = spec.service;
+  return {
     extraNetworks: s.networks.map((n) => ({ name: stackNetworkName(settings.network, spec.stack, n), aliases: [s.name] })),
     mounts: [
-      ...(base.mounts ?? []),
+      ...mounts,
       ...s.volumes.map((v) =>
         v.kind === 'named'
           ? { source: volumeDir(settings.dataDir, spec.stack, v.volume), target: v.target, readOnly: v.readOnly }
           : { source: stackBindSource(settings.dataDir, spec.stack, v.source), target: v.target, readOnly: v.readOnly },
       ),
     ],
-    resources: { memoryMb: s.limits.memoryBytes === undefined ? null : Math.max(6, Math.round(s.limits.memoryBytes / (1024 * 1024))), cpus: s.limits.cpus ?? null },
   };
 }
 
@@ -91,3 +102,7 @@ export function ensureAppVolumes(settings: { dataDir: string }, app: Pick<AppRow
   // A stack's named volumes are the stack's (volumes/<stack>/<volume>), shared by the services that mount them.
   if (stack) ensureVolumeDirs(settings.dataDir, stack.stack, stack.service.volumes.flatMap((v) => (v.kind === 'named' ? [v.volume] : [])));
 }
+
+/** The grace from SIGTERM to SIGKILL when svc stops one of the app's containers: a stack service's `stop_grace_period`, else svc's. */
+export const graceOf = (deps: { sealer: Sealer; settings: { stopGraceSeconds: number } }, app: Partial<Pick<AppRow, 'stackService'>>): number =>
+  stopGraceSecondsOf(app.stackService ? parseServiceSpec(deps.sealer.open(app.stackService))?.service : undefined, deps.settings.stopGraceSeconds);

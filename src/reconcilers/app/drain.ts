@@ -12,6 +12,7 @@ import type { DeployRow } from '../../store/schema/index.js';
 import type { AppView } from '../../store/app-view.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { judgeDrain } from './plan.js';
+import { graceOf } from './container-spec.js';
 
 /** Consecutive polls that saw nothing open on a draining old version, per deploy; lost on restart (it polls again). */
 export type DrainMemory = Map<number, number>;
@@ -98,11 +99,11 @@ async function drainOne(deps: AppReconcilerDeps, memory: DrainMemory, app: AppVi
   const failed = (
     await Promise.allSettled([
       ...extras.map(async (extra) => {
-        await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
+        await deps.runtime.stop(extra, graceOf(deps, app));
         await deps.runtime.remove(extra);
       }),
       (async () => {
-        await deps.runtime.stop(first!, deps.settings.stopGraceSeconds, { adopted });
+        await deps.runtime.stop(first!, graceOf(deps, app), { adopted });
         if (!adopted && !kept) await deps.runtime.remove(first!);
       })(),
     ])

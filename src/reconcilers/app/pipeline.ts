@@ -12,11 +12,12 @@ import type { AppReconcilerDeps } from './deps.js';
 import { mustPull } from './images.js';
 import { isImageRef } from '../../runtime/references.js';
 import { LABELS, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
-import { appContainerSpec, ensureAppVolumes, SLOT_LABEL, stackSpecOf } from './container-spec.js';
+import { appContainerSpec, ensureAppVolumes, graceOf, SLOT_LABEL, stackSpecOf } from './container-spec.js';
 import { containerName, envDiff, type DeployStep } from './plan.js';
 import { startDrain, type DrainMemory } from './drain.js';
 import { checkHealth } from './health-check.js';
 import { redact } from '../restart.js';
+import { collectOutput } from '../../jobs/output.js';
 import { probesHttp } from '../../stacks/service-spec.js';
 import { watchesOld } from './watch-plan.js';
 import { buildStep, buildsFromSource, cloneStep, type StepReport } from '../../build/steps.js';
@@ -139,8 +140,8 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
   if (app.deployStrategy === 'stop_first' && previous && !oldStoppedAt) {
     // One writer at a time: the old version stops (kept, so a failed start can bring it back) before the
     // new one starts. The proxy keeps the old address meanwhile and retries its dial errors (5 s).
-    for (const extra of await oldReplicas(deps, app, previous)) await deps.runtime.stop(extra, deps.settings.stopGraceSeconds);
-    await deps.runtime.stop(previous, deps.settings.stopGraceSeconds, { adopted: app.appType === 'adopted_container' && previous === app.source });
+    for (const extra of await oldReplicas(deps, app, previous)) await deps.runtime.stop(extra, graceOf(deps, app));
+    await deps.runtime.stop(previous, graceOf(deps, app), { adopted: app.appType === 'adopted_container' && previous === app.source });
     oldStoppedAt = new Date(deps.now()).toISOString();
     updateDeploy(deps.db, deps.bus, deploy.id, { oldStoppedAt });
     event(deps, deploy, 'stop_old', `stop_first: old container ${previous} stopped before the new one starts`);
@@ -162,22 +163,64 @@ async function create(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow):
     }),
   );
   const now = deps.now();
+  const budgetMs = checkBudgetMs(deps, deploy);
   updateDeploy(deps.db, deps.bus, deploy.id, {
     step: 'health_check',
     stagingContainer: name,
     previousContainer: previous,
-    deadline: iso(now + deps.settings.healthTimeoutMs),
+    deadline: iso(now + budgetMs),
   });
   event(deps, deploy, 'start', count === 1 ? `staging container ${name} started` : `staging containers ${name} and ${count - 1} more replica(s) started`);
-  const waitsOn = stack && !probesHttp(stack.service)
-    ? (stack.service.healthcheck?.kind === 'command' ? 'its Compose healthcheck' : 'it to keep running')
-    : `GET ${app.healthCheckPath} on port ${app.internalPort}`;
-  event(deps, deploy, 'health_check', `waiting for ${waitsOn} (${deps.settings.healthTimeoutMs / 1000} s timeout)`);
+  const waitsOn = stack?.service.runsOnce
+    ? 'it to run to completion and exit 0'
+    : stack && !probesHttp(stack.service)
+      ? (stack.service.healthcheck?.kind === 'command' ? 'its Compose healthcheck' : 'it to keep running')
+      : `GET ${app.healthCheckPath} on port ${app.internalPort}`;
+  event(deps, deploy, 'health_check', `waiting for ${waitsOn} (${budgetMs / 1000} s timeout)`);
+  return { requeueAfterMs: 0 };
+}
+
+/** How long a one-shot stack service (service_completed_successfully) may run before its deploy fails. */
+export const RUN_ONCE_TIMEOUT_MS = 30 * 60_000;
+
+/** The health check's budget: svc's health timeout, or a one-shot's time to run to completion. */
+const checkBudgetMs = (deps: AppReconcilerDeps, deploy: Pick<DeployRow, 'stackService'>) =>
+  stackSpecOf(deps.sealer, deploy)?.service.runsOnce ? Math.max(RUN_ONCE_TIMEOUT_MS, deps.settings.healthTimeoutMs) : deps.settings.healthTimeoutMs;
+
+/**
+ * A one-shot stack service (a migration that others wait on with service_completed_successfully): its deploy
+ * succeeds when its container exits 0, and fails on any other exit with the code and the end of its output.
+ * Nothing routes to it, so there is no switch: the exited container is recorded as live (no address) and the
+ * app reconciler never restarts it (planApp).
+ */
+async function awaitCompletion(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Promise<Result> {
+  const started = Date.parse(deploy.deadline!) - checkBudgetMs(deps, deploy);
+  const name = deploy.stagingContainer!;
+  const info = await deps.runtime.inspect(name, deps.settings.network);
+  const elapsed = deps.now() - started;
+  if (info && (info.running || info.state === 'created' || info.state === 'restarting')) {
+    if (deps.now() < Date.parse(deploy.deadline!)) return { requeueAfterMs: elapsed < 2_000 ? 25 : elapsed < 10_000 ? 100 : 250 };
+    await deps.runtime.remove(name);
+    return fail(deps, deploy, 'health_check', 'failed', `${app.name} did not run to completion within ${Math.round((Date.parse(deploy.deadline!) - started) / 1000)} s; stopped and removed`);
+  }
+  if (!info) return fail(deps, deploy, 'health_check', 'failed', `container ${name} is gone before it ran to completion`);
+  if (info.exitCode !== 0) {
+    const output = redact(await collectOutput(deps.runtime, name).catch(() => ''), deps.env.resolve(app.id).secrets).trim();
+    const tail = output.split('\n').slice(-5).join(' | ').slice(-600);
+    await deps.runtime.remove(name);
+    return fail(deps, deploy, 'health_check', 'failed', `exited with code ${info.exitCode ?? 'unknown'} (a service others wait on with service_completed_successfully must exit 0)${tail ? `; its last output: ${tail}` : ''}`);
+  }
+  event(deps, deploy, 'health_check', `ran to completion (exit 0) after ${elapsed} ms`);
+  observeLive(deps.db, app.id, { containerName: info.name, containerId: info.id, address: null });
+  dropInstances(deps.db, app.id, 1);
+  await deps.dns.sync();
+  updateDeploy(deps.db, deps.bus, deploy.id, { step: 'finalize', deadline: null });
   return { requeueAfterMs: 0 };
 }
 
 async function healthCheck(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Promise<Result> {
-  const started = Date.parse(deploy.deadline!) - deps.settings.healthTimeoutMs;
+  if (stackSpecOf(deps.sealer, deploy)?.service.runsOnce) return awaitCompletion(deps, app, deploy);
+  const started = Date.parse(deploy.deadline!) - checkBudgetMs(deps, deploy);
   const replicas = await stagingReplicas(deps, app, deploy);
   // Every replica must pass; the first that fails fails them all (none is switched to).
   let httpStatus: number | undefined;
@@ -273,6 +316,8 @@ function finalize(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): Res
 
 /** Whether this deploy keeps its old container for a watch window (not a first, adopted or rollback deploy). */
 function keepsOld(deps: AppReconcilerDeps, app: AppView, deploy: DeployRow): boolean {
+  // A one-shot has nothing to watch: its run is over, and the old run is not one to go back to.
+  if (stackSpecOf(deps.sealer, deploy)?.service.runsOnce) return false;
   const adopted = app.appType === 'adopted_container' && deploy.previousContainer === app.source;
   return watchesOld({
     watchMs: deps.settings.watchMs,

@@ -48,6 +48,8 @@ export interface AppFacts {
   replicas: number;
   /** Slot 0's address in the DNS answer (null: out of it). */
   liveAddress: string | null;
+  /** A one-shot stack service (service_completed_successfully): once it exited 0 it is done, never healed. */
+  runsOnce?: boolean;
 }
 
 export interface DeployFacts {
@@ -117,6 +119,7 @@ export function planApp(
     return live ? { kind: 'stop_live', container: app.liveContainerName, unpublish: false } : { kind: 'steady' };
   }
   if (live?.running) return { kind: 'steady' };
+  if (app.runsOnce && live && !live.removing && live.exitCode === 0) return { kind: 'steady' };
   // Gone (or going) is not a crash loop: recreate at once, whatever the backoff says.
   if (!live || live.removing) return { kind: 'heal', container: app.liveContainerName, exists: false, listed: !!live };
   if (app.healNotBeforeMs !== null && app.healNotBeforeMs > nowMs) return { kind: 'heal_wait', afterMs: app.healNotBeforeMs - nowMs };

@@ -15,6 +15,8 @@ import { activeDeploy, drainingDeploys, getDeploy, newestFinished, watchedDeploy
 import { drainStep } from './drain.js';
 import { getApp, getAppByName } from '../../store/apps.js';
 import { deriveAppStatus, deriveStatusReason, drainMinWaitMs, HEAL_RESET_AFTER_MS, orphans, planApp, type AppFacts, type DeployFacts, type DeployStep, type ObservedContainer, type WatchFacts } from './plan.js';
+import { graceOf } from './container-spec.js';
+import { parseServiceSpec } from '../../stacks/service-spec.js';
 import { stoppedByEngineApi, type WatchStep } from './watch-plan.js';
 import { beginFlipBack, endWatch, flipBackStep, giveUpFlipBack, watchProbe } from './watch.js';
 import { runDeployStep, beginDeploy, newPipelineMemory, failDeploy } from './pipeline.js';
@@ -77,7 +79,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
 
   async function act(name: string, ctx?: ReconcileCtx): Promise<Result> {
     const { row, containers, deploy, watched } = await observe(name);
-    const facts = toFacts(row);
+    const facts = { ...toFacts(row), runsOnce: row?.stackService ? parseServiceSpec(deps.sealer.open(row.stackService))?.service.runsOnce === true : false };
     const deployFacts: DeployFacts | undefined = deploy && {
       id: deploy.id,
       status: deploy.status as 'pending' | 'running',
@@ -251,7 +253,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
     if (verdict.kind === 'wait') return verdict.afterMs;
     if (verdict.kind === 'failed') {
       addAppEvent(db, row.id, 'heal', `live container ${live.name} did not become healthy after its restart: ${verdict.reason}; stopped`, 'error');
-      await runtime.stop(live.name, settings.stopGraceSeconds);
+      await runtime.stop(live.name, graceOf(deps, row));
       return 0;
     }
     if (observeLive(db, row.id, { address: info!.address!, containerId: info!.id })) await deps.dns.sync();
@@ -268,7 +270,7 @@ export function createAppReconciler(deps: AppReconcilerDeps): Reconciler {
       deps.enqueue(keyOf('proxy', 'main'));
       return soonest({ requeueAfterMs: drainMinWaitMs(settings.dnsRefreshMs) }, extras);
     }
-    await runtime.stop(container, settings.stopGraceSeconds);
+    await runtime.stop(container, graceOf(deps, row));
     await runtime.remove(container);
     addAppEvent(db, row.id, 'scale', `scaled to 0 replicas: ${container} stopped and removed; the app is kept`);
     answerCrashAlert(row, undefined); // nothing of it runs now: a crash loop is over

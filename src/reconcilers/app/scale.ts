@@ -9,7 +9,7 @@ import { addAppEvent, getDeploy } from '../../store/deploys.js';
 import { dropInstance, observeInstance, readInstances } from '../../observed/apps.js';
 import { NetworkGoneError, RemovalInProgressError, REMOVAL_RETRY_MS } from '../../runtime/runtime.js';
 import { redact, restartBackoffMs } from '../restart.js';
-import { appContainerSpec, ensureAppVolumes, stackSpecOf } from './container-spec.js';
+import { appContainerSpec, ensureAppVolumes, graceOf, stackSpecOf } from './container-spec.js';
 import { checkHealth } from './health-check.js';
 import type { ObservedContainer } from './plan.js';
 import { planReplicas, type InstanceFacts, type ReplicaAction } from './replicas-plan.js';
@@ -81,7 +81,7 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
       return { dns: true, afterMs: deps.settings.dnsRefreshMs + 50 };
     case 'remove': {
       if (a.container) {
-        await deps.runtime.stop(a.container, deps.settings.stopGraceSeconds);
+        await deps.runtime.stop(a.container, graceOf(deps, app));
         await deps.runtime.remove(a.container);
       }
       dropInstance(db, app.id, a.slot);
@@ -136,7 +136,7 @@ async function act(deps: AppReconcilerDeps, app: AppView, a: ReplicaAction, row:
       const { info, verdict } = await checkHealth(deps, { ...app, internalPort: app.livePort ?? app.internalPort }, name, a.startedAtMs);
       if (verdict.kind === 'wait') return { dns: false, afterMs: verdict.afterMs };
       if (verdict.kind === 'failed') {
-        await deps.runtime.stop(name, deps.settings.stopGraceSeconds);
+        await deps.runtime.stop(name, graceOf(deps, app));
         throw new Error(`${name} did not become healthy: ${verdict.reason}`);
       }
       observeInstance(db, app.id, a.slot, { address: info!.address!, containerId: info!.id });

@@ -14,6 +14,7 @@ import { servingPort, shownImageRef, type AppView } from '../../store/app-view.j
 import { dropInstances, observeLive } from '../../observed/apps.js';
 import type { AppReconcilerDeps } from './deps.js';
 import { drainMinWaitMs } from './plan.js';
+import { graceOf } from './container-spec.js';
 import { checkHealth } from './health-check.js';
 import { judgeWatchProbe } from './watch-plan.js';
 
@@ -122,10 +123,10 @@ async function stopFailed(deps: AppReconcilerDeps, app: AppView, d: DeployRow): 
   const ours = { [LABELS.managed]: 'true', [LABELS.instance]: deps.settings.instance, [LABELS.app]: app.name };
   for (const c of await deps.runtime.list(ours)) {
     if (!c.name.startsWith(`${failed}-r`)) continue;
-    await deps.runtime.stop(c.name, deps.settings.stopGraceSeconds);
+    await deps.runtime.stop(c.name, graceOf(deps, app));
     await deps.runtime.remove(c.name);
   }
-  await deps.runtime.stop(failed, deps.settings.stopGraceSeconds);
+  await deps.runtime.stop(failed, graceOf(deps, app));
   await deps.runtime.remove(failed);
   event(deps, d, 'stop_old', `failed container ${failed} stopped and removed`);
   const now = getApp(deps.db, app.id);

@@ -19,8 +19,8 @@ export interface EdgesOptions {
   network: string;
   /** SVC_PROXY_IMAGE (what the relay and the agents run). */
   image: string;
-  /** SVC_RESOLVER_IMAGE (dnsmasq): the resolver's image; without it no edge node gets services. */
-  resolverImage: string | undefined;
+  /** The resolver's image (dnsmasq): SVC_RESOLVER_IMAGE or svc's own (src/runtime/resolver-image.ts); a failure fails the pass. */
+  resolverImage: () => Promise<string>;
   log: Logger;
   /**
    * Told after every pass (the proxy then asks for the edge nodes again): node events enqueue this key, so a
@@ -34,11 +34,10 @@ export function createEdgesReconciler(o: EdgesOptions): Reconciler {
   const ours = [`svc.managed=true`, `svc.instance=${o.instance}`];
   const secretLabels = { 'svc.managed': 'true', 'svc.instance': o.instance, 'svc.role': 'edge' };
   const wanted = Object.fromEntries(EDGE_PARTS.map((p) => [p, edgeBootSecret(o.instance, p)])) as Record<EdgePart, { name: string; data: string }>;
-  const specFor = (nodeId: string, part: EdgeService, ids: ReadonlyMap<string, string>) =>
+  const specFor = (resolverImage: string, nodeId: string, part: EdgeService, ids: ReadonlyMap<string, string>) =>
     part === 'dns'
-      ? edgeResolverSpec({ instance: o.instance, network: o.network, image: o.resolverImage ?? '', nodeId })
+      ? edgeResolverSpec({ instance: o.instance, network: o.network, image: resolverImage, nodeId })
       : edgeServiceSpec({ instance: o.instance, network: o.network, image: o.image, nodeId, part, secret: { id: ids.get(wanted[part].name) ?? '', name: wanted[part].name } });
-  const imageOf = (part: EdgeService) => (part === 'dns' ? (o.resolverImage ?? '') : o.image);
   // `edge-` also takes in the services of the pair of before (`edge-relay-b`, `edge-swap`): of no part, they go.
   const isEdgeRole = (labels: Record<string, string>) => labels['svc.role']?.startsWith('edge-') ?? false;
 
@@ -46,8 +45,8 @@ export function createEdgesReconciler(o: EdgesOptions): Reconciler {
     kind: 'edges',
     listNames: () => ['main'],
     async reconcile() {
-      if (!o.resolverImage) throw new Error('SVC_RESOLVER_IMAGE is unset: an edge node needs a resolver (an image with /usr/sbin/dnsmasq)');
-      const [nodes, all, secrets, selfId] = await Promise.all([o.swarm.nodes(), o.swarm.services(ours), o.swarm.secrets([...ours, 'svc.role=edge']), o.swarm.selfNodeId()]);
+      const [nodes, all, secrets, selfId, resolverImage] = await Promise.all([o.swarm.nodes(), o.swarm.services(ours), o.swarm.secrets([...ours, 'svc.role=edge']), o.swarm.selfNodeId(), o.resolverImage()]);
+      const imageOf = (part: EdgeService) => (part === 'dns' ? resolverImage : o.image);
       const services = all.filter((s) => isEdgeRole(s.labels));
       const plan = planEdges({
         selfId,
@@ -55,14 +54,14 @@ export function createEdgesReconciler(o: EdgesOptions): Reconciler {
         services,
         secrets: secrets.map((s) => s.name),
         wantedSecrets: EDGE_PARTS.map((p) => wanted[p].name),
-        wantedHash: (node, part) => specFor(node.id, part, new Map()).Labels[EDGE_SPEC_LABEL]!,
+        wantedHash: (node, part) => specFor(resolverImage, node.id, part, new Map()).Labels[EDGE_SPEC_LABEL]!,
       });
       for (const s of plan.skipped) o.log.warn('edge label not understood; the node is left as it is', { node: s.node.hostname ?? s.node.id, reason: s.reason });
       await applySwarmSteps(o.swarm, o.log, 'edge node service', {
         wantedSecrets: EDGE_PARTS.map((p) => ({ ...wanted[p], labels: secretLabels })),
         secrets,
-        create: plan.create.map((c) => ({ node: c.node.hostname ?? c.node.id, image: imageOf(c.part), spec: (ids) => specFor(c.node.id, c.part, ids) })),
-        update: plan.update.map((u) => ({ node: u.node.hostname ?? u.node.id, image: imageOf(u.part), service: u.service, spec: (ids) => specFor(u.node.id, u.part, ids) })),
+        create: plan.create.map((c) => ({ node: c.node.hostname ?? c.node.id, image: imageOf(c.part), spec: (ids) => specFor(resolverImage, c.node.id, c.part, ids) })),
+        update: plan.update.map((u) => ({ node: u.node.hostname ?? u.node.id, image: imageOf(u.part), service: u.service, spec: (ids) => specFor(resolverImage, u.node.id, u.part, ids) })),
         remove: plan.remove,
         removeSecrets: plan.removeSecrets,
       });

@@ -19,7 +19,7 @@ import { argvOf, parseJobs } from '../../desired/workload-fields.js';
 import { planJobs, type JobAction, type OpenRun } from '../../jobs/plan.js';
 import { collectOutput } from '../../jobs/output.js';
 import { reportFailedJobRun, reportSucceededJobRun } from '../../jobs/report.js';
-import { ensureAppVolumes, volumeMounts } from '../app/container-spec.js';
+import { ensureAppVolumes, stackAttachments, stackSpecOf, volumeMounts } from '../app/container-spec.js';
 import { redact } from '../restart.js';
 import { ne } from 'drizzle-orm';
 
@@ -126,8 +126,11 @@ export function createJobsReconciler(deps: JobsReconcilerDeps): Reconciler {
       resources: { memoryMb: app.memoryMb, cpus: app.cpus },
       labels: { ...ours(app.name), [LABELS.jobRun]: String(run.id) },
     };
+    // A stack service's job joins its stack (networks, volumes) as the service's containers do.
+    const stack = stackSpecOf(deps.sealer, deploy);
+    if (stack) Object.assign(spec, stackAttachments(settings, stack, spec.mounts ?? []));
     try {
-      ensureAppVolumes(settings, app);
+      ensureAppVolumes(settings, app, stack);
       await runtime.remove(name); // a half-made one of an interrupted pass
       await runtime.ensureNetwork(settings.network);
       await runtime.run(spec);

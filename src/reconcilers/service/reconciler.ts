@@ -8,6 +8,8 @@ import type { Reconciler, Result } from '../../controller/types.js';
 import { imageFor, kindOf, type Credentials, type ServiceKind } from '../../catalog/catalog.js';
 import { openUpgradeOf } from '../../store/service-upgrades.js';
 import { createUpgradeRunner } from './upgrade.js';
+import { createCopyRunner } from './copy.js';
+import { openCopyOf } from '../../store/service-copies.js';
 import { LABELS, type ContainerInfo } from '../../runtime/runtime.js';
 import { services } from '../../store/schema/index.js';
 import { getServiceByName, openCredentials } from '../../store/services.js';
@@ -25,6 +27,7 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
   const httpGet = deps.httpGet ?? httpProbe;
   const act = createActions(deps);
   const upgrader = createUpgradeRunner(deps);
+  const copier = createCopyRunner(deps);
   const ours = { [LABELS.managed]: 'true', [LABELS.instance]: settings.instance, [LABELS.role]: 'service' };
 
   async function reconcile(name: string): Promise<Result> {
@@ -101,11 +104,15 @@ export function createServiceReconciler(deps: ServiceReconcilerDeps): Reconciler
         return act.updateImage(row, a.image);
       case 'provision-garage':
         return act.provisionGarage(row, creds);
-      case 'mark-active':
+      case 'mark-active': {
+        // A preview's copy of its parent's data is loaded before anything sees the service active.
+        const copy = openCopyOf(db, row.id);
+        if (copy) await copier.run(row, kind, creds, copy);
         act.writeStatus(row, 'active', null);
         act.noteActivated(row);
         deps.log.info('service active', { service: name, type: row.type });
         return row.healFailures > 0 ? { requeueAfterMs: 60_000 } : {};
+      }
       case 'none':
         if (a.resetHeal) act.resetHeal(row);
         act.writeStatus(row, plan.status);

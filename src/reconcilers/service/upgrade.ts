@@ -121,9 +121,9 @@ export function createUpgradeRunner(deps: ServiceReconcilerDeps) {
         if (await runtime.dataNodeOf(u.fromContainer)) throw new Error('the service keeps its data on another Swarm node; upgrades run on the manager only for now');
         const dir = serviceBackupDir(settings.dataDir, row.name);
         mkdirSync(dir, { recursive: true, mode: 0o700 });
-        const file = join(dir, `${nowIso().replace(/[:]/g, '')}-before-upgrade-${u.id}-${u.fromVersion}-to-${u.toVersion}.sql.gz`);
+        const { command: dump, suffix } = ops.backup?.(creds) ?? { command: kind.dump!(creds), suffix: 'sql' };
+        const file = join(dir, `${nowIso().replace(/[:]/g, '')}-before-upgrade-${u.id}-${u.fromVersion}-to-${u.toVersion}.${suffix}.gz`);
         const raw = `${file}.partial`;
-        const dump = kind.dump!(creds);
         const res = await runtime.execToFile(u.fromContainer, dump.cmd, raw, { env: dump.env });
         if (res.exitCode !== 0) {
           await rm(raw, { force: true });

@@ -61,8 +61,9 @@ export function createStackReconciler(deps: StackReconcilerDeps): Reconciler {
         const s = steps[action.index]!;
         s.status = 'failed';
         const why = (s.deployId && getDeploy(db, s.deployId)?.error) || 'its deploy did not succeed';
-        updateStackDeploy(db, d.id, { steps, phase: 'rollback', error: `service ${s.service}: ${why}` });
-        ev(`${s.service} failed: ${why}; rolling back the services already replaced`, s.service, 'error');
+        // The first failure is the deploy's error; a service deploying beside it may fail too.
+        updateStackDeploy(db, d.id, { steps, phase: 'rollback', error: d.error ?? `service ${s.service}: ${why}` });
+        ev(`${s.service} failed: ${why}; ${d.phase === 'rollback' ? 'the rollback goes on' : 'rolling back the services already replaced'}`, s.service, 'error');
         return { requeueAfterMs: 0 };
       }
       case 'rollback_step': {

@@ -213,6 +213,7 @@ function crossChecks(loaded: Map<string, LoadedService>, off: Set<string>, repor
       }
       if (d.condition === 'service_healthy' && target.service.healthcheck?.kind !== 'command')
         report.refuse(name, `depends_on.${d.service}.condition`, `service_healthy needs a healthcheck on "${d.service}" (it has none in this file)`);
+      if (d.condition === 'service_completed_successfully') target.service.runsOnce = true;
       l.service.dependsOn.push({ service: d.service, condition: d.condition });
     }
     l.service.dependsOn.sort((a, b) => (a.service < b.service ? -1 : 1));
@@ -228,6 +229,16 @@ function crossChecks(loaded: Map<string, LoadedService>, off: Set<string>, repor
       else domains.set(route.domain, name);
     }
   }
+  for (const [name, l] of loaded) if (l.service.runsOnce) oneShotChecks(name, l.service, report);
+}
+
+/** A service waited on with service_completed_successfully runs to its exit once: nothing may route to it or copy it. */
+function oneShotChecks(name: string, s: LoadedService['service'], report: Report): void {
+  const why = 'runs once to completion (another service waits on it with service_completed_successfully)';
+  if (s.route) report.refuse(name, s.route.kind === 'domain' ? 'x-svc.domain' : 'ports', `${why}: it cannot be routed`);
+  if (s.replicas !== 1) report.refuse(name, 'deploy.replicas', `${why}: it runs as one container`);
+  if (s.svc.jobs.length > 0) report.refuse(name, 'x-svc.jobs', `${why}: jobs run in a service that stays up`);
+  if (s.restart === 'always' || s.restart === 'unless-stopped') report.warn(name, 'restart', `ignored: ${s.restart}; a service that ${why} is not restarted once it exited 0`);
 }
 
 /** Service names with every dependency before what depends on it, ties by name; a cycle is a problem. */

@@ -12,7 +12,7 @@ import { isObject, listOrDict, sortedRecord, type Report } from './report.js';
 import { ShellWordsError, shellWords } from './shell-words.js';
 import { bytes, cpus, durationMs } from './units.js';
 import { serviceVolumes } from './volumes.js';
-import { svcSettings, xSvcSchema } from './x-svc.js';
+import { svcSettings, X_SVC_KEYS, xSvcSchema } from './x-svc.js';
 
 export interface ServiceContext {
   report: Report;
@@ -287,7 +287,12 @@ export function loadService(name: string, raw: Record<string, unknown>, ctx: Ser
   let svc: StackService['svc'] = { links: [], jobs: [] };
   let route: StackService['route'] = ports.route ? { kind: 'port', ...ports.route } : undefined;
   if (!parsedX.success) {
-    for (const issue of parsedX.error.issues) report.refuse(name, ['x-svc', ...issue.path.map(String)].join('.'), issue.message);
+    for (const issue of parsedX.error.issues) {
+      // An unknown key is named as the key itself (x-svc.replica), with the ones svc knows.
+      const at = (path: PropertyKey[]) => path.reduce<string>((key, p) => (typeof p === 'number' ? `${key}[${p}]` : `${key}.${String(p)}`), 'x-svc');
+      if (issue.code === 'unrecognized_keys') for (const k of issue.keys) report.refuse(name, at([...issue.path, k]), issue.path.length === 0 ? `is not an x-svc setting (svc knows ${X_SVC_KEYS.join(', ')})` : 'is not a key of this x-svc setting');
+      else report.refuse(name, at(issue.path), issue.message);
+    }
   } else {
     try {
       svc = svcSettings(parsedX.data);

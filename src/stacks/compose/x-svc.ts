@@ -42,6 +42,9 @@ export const xSvcSchema = z
 
 export type XSvc = z.infer<typeof xSvcSchema>;
 
+/** The keys of `x-svc`, for a refusal of any other. */
+export const X_SVC_KEYS = Object.keys(xSvcSchema.shape);
+
 export function svcSettings(x: XSvc): StackServiceSvc {
   const out: StackServiceSvc = {
     links: x.links.map((l) => (l.alias === undefined ? { service: l.service } : { service: l.service, alias: l.alias })),

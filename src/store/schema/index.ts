@@ -9,6 +9,7 @@ export * from './env.js';
 export * from './services.js';
 export * from './service-status.js';
 export * from './service-upgrades.js';
+export * from './service-copies.js';
 export * from './misc.js';
 export * from './backup-ops.js';
 export * from './teams.js';

@@ -72,6 +72,8 @@ export interface StackDeployStep {
   deployId: number | null;
   previousDeployId: number | null;
   status: 'pending' | 'running' | 'done' | 'failed' | 'rolling_back' | 'rolled_back' | 'kept';
+  /** The services of this deploy it depends on (it starts once they are done); absent in older rows: every step before it. */
+  after?: string[];
 }
 
 /**

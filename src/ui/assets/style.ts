@@ -32,6 +32,7 @@ nav.tabs a[aria-current=page]{color:var(--fg);font-weight:600;background:var(--b
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
+ol.steps{padding-left:1.4rem}ol.steps li.done{color:var(--muted)}ol.steps li.current{font-weight:600}ol.steps li.todo{color:var(--muted);opacity:.7}
 form{margin:0}
 .stack{display:grid;gap:.75rem;max-width:36rem}
 .row{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:end}

@@ -15,7 +15,7 @@ const current = (name: string, o: Partial<CurrentApp> = {}, fields: Partial<Curr
   id: 1, name, owner: 'dir', fields: { ...APP_DEFAULTS, ...fields } as CurrentApp['fields'], env: [], links: [],
   liveImage: null, openImages: [], failedImages: [], ...o,
 });
-const service = (name: string, o: Partial<CurrentService> = {}): CurrentService => ({ id: 1, name, type: 'postgres', owner: 'dir', version: '17', deleting: false, ...o });
+const service = (name: string, o: Partial<CurrentService> = {}): CurrentService => ({ id: 1, name, type: 'postgres', owner: 'dir', version: '17', upgradingTo: null, deleting: false, ...o });
 const plan = (docs: SourcedDoc[], state: Partial<CurrentState> = {}, o: Partial<PlanInput> = {}) =>
   planManifests({
     source: 'dir', docs, state: { apps: [], services: [], ...state }, prune: true, pruneServices: false,
@@ -163,5 +163,29 @@ describe('planManifests', () => {
   it('a service of another manifest source may be declared (unchanged); one being deleted is an error', () => {
     expect(actions(plan([svcDoc('db', 'postgres')], { services: [service('db', { owner: 'git' })] }))).toEqual([['Service', 'db', 'unchanged', []]]);
     expect(plan([svcDoc('db', 'postgres')], { services: [service('db', { deleting: true })] }).errors[0].message).toContain('being deleted');
+  });
+
+  it.each([
+    ['a later version without the flag: an error that shows the plan', '18', {}, {}, /upgrade of service db from 17 to 18: a backup first.*--allow-upgrade/],
+    ['an older version: a restore, never an upgrade', '16', {}, { allowUpgrade: true }, /16 is older, and a downgrade is a restore/],
+    ['a version the type is not offered at', '99', {}, { allowUpgrade: true }, /offered at versions 15, 16, 17, 18/],
+    ['another version while one upgrade runs', '18', { version: '16', upgradingTo: '17' }, { allowUpgrade: true }, /being upgraded to 17/],
+  ] as const)('service versions: %s', (_what, declared, cur, o, message) => {
+    const doc = { ...svcDoc('db', 'postgres'), doc: { apiVersion: 'svc/v1', kind: 'Service', metadata: { name: 'db' }, spec: { type: 'postgres', version: declared } } } as SourcedDoc;
+    const p = plan([doc], { services: [service('db', cur)] }, o);
+    expect(p.errors.map((e) => [e.path, e.message])).toEqual([['spec.version', expect.stringMatching(message)]]);
+    expect(p.upgradeServices).toEqual([]);
+  });
+
+  it('service versions: a later version with the flag is an update whose note is the plan; the version under way is unchanged', () => {
+    const doc = (version: string) => ({ ...svcDoc('db', 'postgres'), doc: { apiVersion: 'svc/v1', kind: 'Service', metadata: { name: 'db' }, spec: { type: 'postgres', version } } }) as SourcedDoc;
+    const p = plan([doc('18')], { services: [service('db')] }, { allowUpgrade: true });
+    expect(p.errors).toEqual([]);
+    expect(p.upgradeServices).toEqual([{ name: 'db', version: '18' }]);
+    expect(p.resources).toEqual([expect.objectContaining({ kind: 'Service', name: 'db', action: 'update', changes: ['version'], note: expect.stringMatching(/^upgrade of service db from 17 to 18/) })]);
+    const running = plan([doc('18')], { services: [service('db', { upgradingTo: '18' })] });
+    expect(running.errors).toEqual([]);
+    expect(running.resources).toEqual([expect.objectContaining({ action: 'unchanged', note: 'the upgrade to 18 is under way' })]);
+    expect(running.upgradeServices).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { apps, services } from '../../../src/store/schema/index.js';
 import { Bus } from '../../../src/controller/bus.js';
 import { silentLogger } from '../../../src/log.js';
 import { freshServiceName } from '../../../src/previews/naming.js';
+import { copiesOf } from '../../../src/store/service-copies.js';
 
 const SECRET = 'pr-secret-for-tests';
 let t: TestApi;
@@ -74,6 +75,23 @@ describe('previews.services: "fresh"', () => {
     expect((await pr('closed', 3, sha('c'))).status).toBe(202);
     expect(live().map((s) => s.name).sort()).toEqual(['cache', 'db']);
     expect(deleted().every((s) => s.purgeOnDelete && !s.desiredRunning)).toBe(true);
+  });
+
+  it('services: "copy": the same instances, each asked for a copy of its parent once (at creation); a fork gets fresh ones', async () => {
+    const p = await parentWithDb({ enabled: true, services: 'copy', forks: true });
+    await pr('opened', 5, sha('a'));
+    const preview = getAppByName(t.db, 'web-pr-5')!;
+    const own = listLinks(t.db, preview.id).map((l) => l.service);
+    expect(own.map((s) => [s.name, copiesOf(t.db, s.id).map((c) => [c.sourceId, c.status])])).toEqual([
+      ['web-pr-5-db', [[p.db, 'pending']]],
+      ['web-pr-5-cache', [[p.cache, 'pending']]],
+    ]);
+    await pr('synchronize', 5, sha('b'));
+    expect(own.map((s) => copiesOf(t.db, s.id).length)).toEqual([1, 1]);
+    await pr('opened', 6, sha('a'), { fork: 'stranger/web' });
+    const forked = listLinks(t.db, getAppByName(t.db, 'web-pr-6')!.id).map((l) => l.service);
+    expect(forked).toHaveLength(2);
+    expect(forked.map((s) => copiesOf(t.db, s.id).length)).toEqual([0, 0]);
   });
 
   it('services: "none" links nothing', async () => {

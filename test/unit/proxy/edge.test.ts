@@ -6,13 +6,14 @@ import { buildEdgeConfig, EDGE_DIAL_TIMEOUT, EDGE_TRY_DURATION, edgeKey, edgePat
 import { hostsFiles, hostsTar, filesOfTar } from '../../../src/dns/hosts.js';
 import { resolverArgs } from '../../../src/runtime/resolver-spec.js';
 import { directEdge, relayedEdge, type ProxyParts } from '../../../src/proxy/edge-proxy.js';
-import { createEdgeRelay, edgeRelaySpecs, planEdgeContainer, upstreamCounts, type EdgeRelay } from '../../../src/proxy/edge-relay.js';
+import { createEdgeRelay, edgeRelaySpecs, type EdgeRelay } from '../../../src/proxy/edge-relay.js';
+import { upstreamCounts } from '../../../src/proxy/admin.js';
 import { FakeRuntime } from '../../support/fake-runtime.js';
 import { silentLogger } from '../../../src/log.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { proxyContainerSpec } from '../../../src/proxy/container.js';
+import { planProxyContainer, proxyContainerSpec } from '../../../src/proxy/container.js';
 import type { Proxy, Route } from '../../../src/proxy/proxy.js';
 import type { DnsRecords } from '../../../src/dns/hosts.js';
 
@@ -130,7 +131,7 @@ describe('the routes the host Caddy gets', () => {
 });
 
 describe('the relay containers', () => {
-  const specs = (resolverImage?: string) => edgeRelaySpecs({ image: 'caddy:2', resolverImage, instance: 'svc', network: 'svc', hostsDir: '/var/lib/svc/proxy/dns', paths, user: '1000:1000' });
+  const specs = (resolverImage: string) => edgeRelaySpecs({ image: 'caddy:2', resolverImage, instance: 'svc', network: 'svc', hostsDir: '/var/lib/svc/proxy/dns', paths, user: '1000:1000' });
   const [dns, spec] = specs('svc/dnsmasq') as [ReturnType<typeof specs>[0], ReturnType<typeof specs>[0]];
   it('the relay: on the overlay, as svc user, the socket directory at the same path, caddy run --resume; the paths relay A had', () => {
     expect(spec).toMatchObject({
@@ -146,12 +147,12 @@ describe('the relay containers', () => {
     expect(spec.hostNetwork).toBeUndefined();
   });
 
-  it("the resolver: dnsmasq on the overlay, as svc user, the host responder's hosts files read-only; none without SVC_RESOLVER_IMAGE", () => {
+  it("the resolver: dnsmasq on the overlay, as svc user, the host responder's hosts files read-only", () => {
     expect(dns).toMatchObject({ name: 'svc-edge-dns', image: 'svc/dnsmasq', network: 'svc', user: '1000:1000', cmd: resolverArgs('/var/lib/svc/proxy/dns', true), mounts: [{ source: '/var/lib/svc/proxy/dns', target: '/var/lib/svc/proxy/dns', readOnly: true }] });
-    expect(() => specs(undefined)).toThrow(/SVC_RESOLVER_IMAGE/);
   });
 
-  it('plan: create, start, none, recreate on a changed spec; refuses a container that is not ours', () => {
+  it("plan (the proxy container's, with the edge's role and spec label): create, start, none, recreate on a changed spec; refuses a container that is not ours", () => {
+    const planEdgeContainer = (found: Parameters<typeof planProxyContainer>[0], wanted: typeof spec) => planProxyContainer(found, wanted, 'edge', 'svc.edge-spec');
     const found = (labels: Record<string, string>, running = true) => ({ id: 'x', name: 'svc-edge', image: 'caddy:2', labels, state: running ? 'running' : 'exited', running, health: 'none' }) as const;
     expect(planEdgeContainer(undefined, spec)).toBe('create');
     expect(planEdgeContainer(found(spec.labels), spec)).toBe('none');
@@ -240,7 +241,7 @@ describe('a relay that is down', () => {
   it('a load fails as unreachable, the drain counts nothing through it, it serves nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-edge-'));
     try {
-      const relay = createEdgeRelay({ runtime: new FakeRuntime(), image: 'caddy:2', resolverImage: 'svc/dnsmasq', instance: 'svc', network: 'svc', hostsDir: join(dir, 'dns'), paths: edgePaths(dir), user: '0:0', log: silentLogger });
+      const relay = createEdgeRelay({ runtime: new FakeRuntime(), image: 'caddy:2', resolverImage: async () => 'svc/dnsmasq', instance: 'svc', network: 'svc', hostsDir: join(dir, 'dns'), paths: edgePaths(dir), user: '0:0', log: silentLogger });
       await expect(relay.applyRoutes([web])).rejects.toThrow(/unreachable/);
       expect(await relay.upstreamRequests()).toEqual(new Map());
       expect(await relay.serves([web])).toBe(false);

@@ -34,6 +34,11 @@ describe('planApp', () => {
     expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, stopped, 1_000)).toEqual({ kind: 'heal_wait', afterMs: 4_000 });
     expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, stopped, 5_000).kind).toBe('heal');
   });
+  it('leaves a one-shot stack service that exited 0 alone (service_completed_successfully); heals it on any other exit', () => {
+    expect(planApp(app({ runsOnce: true }), undefined, [{ name: 'svc-web-1', running: false, exitCode: 0 }], 0)).toEqual({ kind: 'steady' });
+    expect(planApp(app({ runsOnce: true }), undefined, [{ name: 'svc-web-1', running: false, exitCode: 1 }], 0).kind).toBe('heal');
+    expect(planApp(app(), undefined, [{ name: 'svc-web-1', running: false, exitCode: 0 }], 0).kind).toBe('heal');
+  });
   it('recreates a live container that is gone or being removed at once, whatever the backoff (listed: the engine still lists it, its removal ends first)', () => {
     expect(planApp(app({ healNotBeforeMs: 5_000 }), undefined, [], 1_000)).toEqual({ kind: 'heal', container: 'svc-web-1', exists: false, listed: false });
     const removing = [{ name: 'svc-web-1', running: false, removing: true }];

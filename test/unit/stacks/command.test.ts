@@ -6,7 +6,8 @@ import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { commandCtx } from '../../support/commands.js';
 import { composeText, jsonComposeLoader, type ServiceDraft } from '../../support/stack-loader.js';
 import { createStack, deleteStack, deployStack, revealStackVar, rollbackStack, updateStack, type StackCtx } from '../../../src/desired/stacks.js';
-import { apps, stackDeploys, stacks, stackVarHistory, stackVars } from '../../../src/store/schema/index.js';
+import { apps, serviceLinks, stackDeploys, stacks, stackVarHistory, stackVars } from '../../../src/store/schema/index.js';
+import { createService } from '../../../src/desired/services.js';
 import { createDeploy, updateDeploy } from '../../../src/store/deploys.js';
 import { observeApp } from '../../../src/observed/apps.js';
 import { activeStackDeploy, getStackByName } from '../../../src/store/stacks.js';
@@ -167,5 +168,38 @@ describe('stacks command', () => {
     expect(db.select().from(stacks).all()).toEqual([]);
     expect(db.select().from(stackVars).all()).toEqual([]);
     expect(enqueue.keys).toEqual(expect.arrayContaining(['app:shop-web', 'app:shop-db', 'stack:shop']));
+  });
+});
+
+describe('stacks command: x-svc links and jobs', () => {
+  const withSvc = (svc: Partial<ServiceDraft['svc']>) => composeText([{ name: 'web', image: 'svc-test/stack:1', svc: { links: [], jobs: [], ...svc } }]);
+
+  it('links the service app to svc services and gives it the jobs; an unknown service or a bad schedule is refused naming the key, writing nothing', () => {
+    const { db, ctx } = setup();
+    const pg = createService(ctx, { name: 'pg', type: 'postgres' }, 'api');
+    const before = dumpTables(db);
+    const refused = (svc: Partial<ServiceDraft['svc']>) => {
+      try {
+        createStack(ctx, { name: 'shop', compose: withSvc(svc) }, 'api');
+      } catch (e) {
+        return ((e as DomainError).details as { problems: { key: string }[] }).problems.map((p) => p.key);
+      }
+      return [];
+    };
+    expect(refused({ links: [{ service: 'nope' }] })).toEqual(['x-svc.links[0].service']);
+    expect(refused({ links: [{ service: 'pg' }, { service: 'pg' }] })).toEqual(['x-svc.links[1].alias']);
+    expect(refused({ jobs: [{ name: 'nightly', schedule: 'every day', command: ['true'] }] })).toEqual(['x-svc.jobs[0].schedule']);
+    expect(dumpTables(db)).toEqual(before);
+
+    const { stack } = createStack(ctx, { name: 'shop', compose: withSvc({ links: [{ service: 'pg', alias: 'DB' }], jobs: [{ name: 'nightly', schedule: '0 3 * * *', command: ['sh', '-c', 'echo hi'], timeoutSeconds: 60 }] }) }, 'api');
+    const web = db.select().from(apps).where(eq(apps.stackId, stack.id)).get()!;
+    expect(db.select().from(serviceLinks).where(eq(serviceLinks.appId, web.id)).all().map((l) => [l.serviceId, l.alias])).toEqual([[pg.id, 'DB']]);
+    expect(JSON.parse(web.jobs)).toEqual([{ name: 'nightly', schedule: '0 3 * * *', command: ['sh', '-c', 'echo hi'], timeout_seconds: 60, concurrency: 'forbid' }]);
+    // A changed link is a change of the service (its variables come with the next deploy); removing it unlinks.
+    deployAll(ctx);
+    const res = updateStack(ctx, stack.id, { compose: withSvc({}) }, 'api');
+    expect(res.plan.services[0]).toMatchObject({ action: 'change', changes: ['x-svc.jobs', 'x-svc.links'] });
+    expect(db.select().from(serviceLinks).where(eq(serviceLinks.appId, web.id)).all()).toEqual([]);
+    expect(db.select().from(apps).where(eq(apps.id, web.id)).get()!.jobs).toBe('[]');
   });
 });

@@ -143,6 +143,16 @@ describe('loadCompose: normalisation', () => {
     ]);
   });
 
+  it('marks a service waited on with service_completed_successfully as one that runs once, and refuses to route or copy it', () => {
+    const text = yaml('web:\n  image: app:1\n  depends_on:\n    migrate: {condition: service_completed_successfully}\nmigrate:\n  image: app:1\n  command: [migrate]\n  stop_grace_period: 1m30s');
+    const load = ok(loadCompose({ text, variables: {} }));
+    expect(load.stack.services.find((s) => s.name === 'migrate')).toMatchObject({ runsOnce: true, stopGracePeriodMs: 90_000 });
+    expect(load.stack.services.find((s) => s.name === 'web')!.runsOnce).toBeUndefined();
+    const routed = loadCompose({ text: yaml('web:\n  image: app:1\n  depends_on:\n    migrate: {condition: service_completed_successfully}\nmigrate:\n  image: app:1\n  ports: ["8080:80"]\n  deploy: {replicas: 2}'), variables: {} });
+    expect(routed.ok).toBe(false);
+    if (!routed.ok) expect(routed.problems.map((p) => `${p.service}:${p.key}`)).toEqual(['migrate:ports', 'migrate:deploy.replicas']);
+  });
+
   it('lists the declared and the anonymous volumes, and the networks with default', () => {
     const load = ok(loadCompose({ text: yaml('web:\n  image: a:1\n  volumes: [data:/d, /tmp/x]\n  networks: [front, back]', 'volumes:\n  data:\nnetworks:\n  front:\n  back:\n'), variables: {} }));
     expect(load.stack).toMatchObject({ volumes: ['data', 'web-anon-1'], networks: ['back', 'default', 'front'] });
@@ -190,7 +200,8 @@ describe('loadCompose: refusals name the service and the key', () => {
     ['bad duration', 'stop_grace_period: soon', ['web:stop_grace_period']],
     ['bad healthcheck interval', 'healthcheck: {test: [CMD, "true"], interval: often}', ['web:healthcheck.interval']],
     ['replicas out of range', 'deploy: {replicas: 99}', ['web:deploy.replicas']],
-    ['x-svc unknown key', 'x-svc: {domian: a.example.com}', ['web:x-svc']],
+    ['x-svc unknown key', 'x-svc: {domian: a.example.com}', ['web:x-svc.domian']],
+    ['x-svc unknown key of a link', 'x-svc: {links: [{service: db, als: DB}]}', ['web:x-svc.links[0].als']],
     ['x-svc bad domain', 'x-svc: {domain: "not a host", port: 80}', ['web:x-svc.domain']],
     ['x-svc domain without port', 'x-svc: {domain: a.example.com}', ['web:x-svc.port']],
     ['undeclared network', 'networks: [back]', ['web:networks.back']],

@@ -6,6 +6,8 @@ import type { DeployStatus, StackDeployStep } from '../../../src/store/schema/in
 const step = (service: string, status: StackDeployStep['status'], deployId: number | null = null, previousDeployId: number | null = 1): StackDeployStep =>
   ({ service, appId: 1, action: 'change', changes: [], stopFirst: false, deployId, previousDeployId, status });
 
+const after = (s: StackDeployStep, deps: string[]): StackDeployStep => ({ ...s, after: deps });
+
 const cases: [string, { status: 'pending' | 'running'; phase: 'forward' | 'rollback'; steps: StackDeployStep[] }, Record<number, DeployStatus>, ReturnType<typeof planStack>][] = [
   ['a pending deploy begins', { status: 'pending', phase: 'forward', steps: [step('db', 'pending')] }, {}, { kind: 'begin' }],
   ['the first step starts', { status: 'running', phase: 'forward', steps: [step('db', 'pending'), step('web', 'pending')] }, {}, { kind: 'start_step', index: 0 }],
@@ -19,6 +21,11 @@ const cases: [string, { status: 'pending' | 'running'; phase: 'forward' | 'rollb
   ['a rollback in progress is waited on', { status: 'running', phase: 'rollback', steps: [step('db', 'done', 7), step('cache', 'rolling_back', 10), step('web', 'failed', 8)] }, { 10: 'running' }, { kind: 'wait', afterMs: STEP_POLL_MS }],
   ['a finished rollback is recorded', { status: 'running', phase: 'rollback', steps: [step('db', 'done', 7), step('cache', 'rolling_back', 10)] }, { 10: 'success' }, { kind: 'rollback_done', index: 1, ok: true }],
   ['a created service is kept', { status: 'running', phase: 'rollback', steps: [step('db', 'done', 7, null), step('cache', 'rolled_back', 10)] }, {}, { kind: 'keep_step', index: 0 }],
+  ['independent services start side by side', { status: 'running', phase: 'forward', steps: [step('db', 'running', 7), after(step('cache', 'pending'), []), after(step('web', 'pending'), ['db'])] }, { 7: 'running' }, { kind: 'start_step', index: 1 }],
+  ['a dependant waits for its dependency of this deploy', { status: 'running', phase: 'forward', steps: [step('db', 'running', 7), after(step('cache', 'running', 9), []), after(step('web', 'pending'), ['db'])] }, { 7: 'running', 9: 'running' }, { kind: 'wait', afterMs: STEP_POLL_MS }],
+  ['and starts once it is done (a dependency outside the deploy is not waited for)', { status: 'running', phase: 'forward', steps: [step('db', 'done', 7), after(step('cache', 'running', 9), []), after(step('web', 'pending'), ['db', 'queue'])] }, { 9: 'running' }, { kind: 'start_step', index: 2 }],
+  ['after a failure, a service still deploying is waited for before any rollback', { status: 'running', phase: 'rollback', steps: [step('db', 'done', 7), after(step('cache', 'running', 9), []), after(step('web', 'failed', 8), ['db'])] }, { 9: 'running' }, { kind: 'wait', afterMs: STEP_POLL_MS }],
+  ['then recorded done, so it is rolled back too', { status: 'running', phase: 'rollback', steps: [step('db', 'done', 7), after(step('cache', 'running', 9), []), after(step('web', 'failed', 8), ['db'])] }, { 9: 'success' }, { kind: 'step_done', index: 1 }],
   ['nothing left: rolled back', { status: 'running', phase: 'rollback', steps: [step('db', 'kept', 7, null), step('cache', 'rolled_back', 10), step('web', 'failed', 8)] }, {}, { kind: 'finish', status: 'rolled_back' }],
 ];
 
