@@ -92,6 +92,35 @@ async function liveLatency(samples: number) {
   }
 }
 
+/** The app's pages: the one page before issue 34, its tabs after (a 404 is a tab that does not exist). */
+const APP_PATHS = ['', '/deploys', '/logs', '/env', '/services', '/jobs', '/metrics', '/terminal', '/previews', '/settings'];
+
+/** Height (px, 1200x900 viewport, JavaScript off so no live content) and HTML bytes of each app page. */
+async function pageHeights() {
+  const { t, cookie } = await seeded(5);
+  const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise((r) => server.once('listening', r));
+  const port = (server.address() as { port: number }).port;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--no-first-run') });
+  try {
+    const ctx = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1200, height: 900 } });
+    await ctx.addCookies([{ name: 'session', value: cookie, url: `http://127.0.0.1:${port}` }]);
+    const page = await ctx.newPage();
+    const rows: string[] = [];
+    for (const tail of APP_PATHS) {
+      const res = await page.goto(`http://127.0.0.1:${port}/apps/1${tail}`);
+      if (!res || res.status() !== 200) continue;
+      const bytes = Buffer.byteLength(await res.text());
+      const h = await page.evaluate(() => document.documentElement.scrollHeight);
+      rows.push(`/apps/{id}${tail} ${h} px ${kb(bytes)}`);
+    }
+    return rows;
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 runMain(async () => {
   const runs = numFlag('runs', 100, 10, 1000);
   log(`bench:ui (${await loadAvg()})`);
@@ -107,6 +136,7 @@ runMain(async () => {
       console.log(`page weight, uncompressed: CSS ${kb(css)} + JS ${kb(js)}; dashboard (50 apps) ${kb(dash.bytes + assets)}, app page ${kb(appPage.bytes + assets)} (no fonts or images)`);
     }
   }
+  console.log(`app pages (height at 1200x900 without JavaScript, HTML): ${(await pageHeights()).join('; ')}`);
   const samples = numFlag('samples', 20, 3, 200);
   const live = await liveLatency(samples);
   console.log(`route_update written to the database -> text in an open page: p50 ${live.p50.toFixed(1)} ms p99 ${live.p99.toFixed(1)} ms max ${live.max.toFixed(1)} ms (${samples} deploys)`);

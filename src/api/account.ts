@@ -11,9 +11,9 @@ import { findUser } from '../store/users.js';
 import { idParam, jsonBody } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import type { Context } from 'hono';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
-import { sessionJson, sessionJsonSchema } from '../presenters/account-json.js';
+import { recoveryCodesJsonSchema, sessionJson, sessionJsonSchema, totpSetupJsonSchema } from '../presenters/account-json.js';
 import { passwordChangeSchema } from '../desired/users.js';
 
 const op = operations('Account');
@@ -38,12 +38,12 @@ export function accountRoutes(deps: ApiDeps, flows: AuthFlows) {
     return c.body(null, 204);
   });
 
-  r.post('/account/totp', op({ summary: 'Begin setting up a second factor (secret, otpauth URL, recovery codes)', status: 201, response: anyObject, errors: { 409: 'conflict: a second factor is already on' } }), async (c) => {
+  r.post('/account/totp', op({ summary: 'Begin setting up a second factor (secret, otpauth URL, recovery codes)', status: 201, response: totpSetupJsonSchema, errors: { 409: 'conflict: a second factor is already on' } }), async (c) => {
     c.header('cache-control', 'no-store');
     return c.json(await beginTotp(deps, me(c)), 201);
   });
 
-  r.post('/account/totp/confirm', op({ summary: 'Confirm the second factor with a code', body: codeSchema, response: anyObject, errors: { 401: 'unauthenticated: wrong code', 409: 'conflict: nothing to confirm' } }), async (c) => {
+  r.post('/account/totp/confirm', op({ summary: 'Confirm the second factor with a code', body: codeSchema, response: recoveryCodesJsonSchema, errors: { 401: 'unauthenticated: wrong code', 409: 'conflict: nothing to confirm' } }), async (c) => {
     c.header('cache-control', 'no-store');
     return c.json(confirmTotp(deps, me(c), await jsonBody(c)));
   });

@@ -15,7 +15,7 @@ import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicHostname } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { appEventJson } from '../presenters/deploy-json.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { appDetailJsonSchema, appJsonSchema } from '../presenters/app-json.js';
 import { appEventJsonSchema } from '../presenters/deploy-json.js';

@@ -13,7 +13,7 @@ import { body } from '../http/request.js';
 import { passesCsrf, sessionCookie, SESSION_COOKIE } from '../http/session.js';
 import { clientAddress } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { setupSchema, loginSchema } from '../http/auth-flows.js';
 import { userAnswerSchema } from '../presenters/account-json.js';
 

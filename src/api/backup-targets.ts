@@ -14,7 +14,7 @@ import { backupContext, failureStatus } from './backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { backupJson, importJson, targetJson, uploadJson } from '../presenters/backups.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { backupJsonSchema, importJsonSchema, targetJsonSchema, uploadJsonSchema } from '../presenters/backups.js';
 import { targetCreateSchema, targetUpdateSchema } from '../desired/backup-targets.js';
@@ -36,13 +36,13 @@ export function backupTargetRoutes(deps: ApiDeps) {
     return c.body(null, 204);
   });
 
-  r.post('/backup-targets/:id/test', op({ summary: 'Write, read back and delete a probe object', response: anyObject, errors: { 502: 'target_test_failed (details.step, details.store_error)' } }), async (c) => {
+  r.post('/backup-targets/:id/test', op({ summary: 'Write, read back and delete a probe object', response: z.object({ ok: z.literal(true), key: z.string().describe('the probe object, deleted again'), duration_ms: z.number() }).meta({ id: 'BackupTargetTest' }), errors: { 502: 'target_test_failed (details.step, details.store_error)' } }), async (c) => {
     const res = await testTarget(ctx, idOf(c), c.req.raw.signal);
     if (res.ok) return c.json(res);
     return c.json({ ok: false, error: `${res.step} failed: ${res.error}`, code: 'target_test_failed', details: { step: res.step, store_error: res.error } }, 502);
   });
 
-  r.get('/backup-targets/:id/remote', op({ summary: 'The backup copies the bucket holds', response: z.array(z.object({ key: z.string(), filename: z.string(), size_bytes: z.number(), last_modified: z.string().nullable() }).loose()), errors: { 502: 'the store refused', 503: 'unavailable' } }), async (c) => {
+  r.get('/backup-targets/:id/remote', op({ summary: 'The backup copies the bucket holds', response: z.array(z.object({ key: z.string(), filename: z.string(), size_bytes: z.number(), last_modified: z.string().nullable() })), errors: { 502: 'the store refused', 503: 'unavailable' } }), async (c) => {
     const list = await remoteCopies(ctx, idOf(c), c.req.raw.signal);
     return c.json(list.map((x) => ({ key: x.key, filename: x.filename, size_bytes: x.size, last_modified: x.lastModified })));
   });

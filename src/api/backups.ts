@@ -15,7 +15,7 @@ import {
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, restOrigin } from '../http/request.js';
 import { backupJson as recordJson, importJson, remoteFields, restoreJson } from '../presenters/backups.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { backupJsonSchema, importJsonSchema, restoreJsonSchema } from '../presenters/backups.js';
 
@@ -25,6 +25,11 @@ const op = operations('Backups');
 const restoredSchema = z.object({ restored: z.literal(true), restore_id: z.number().int(), backup_id: z.number().int(), safety_backup_id: z.number().int().nullable(), restart_required: z.boolean() });
 
 /** The commands' context as this server runs them. */
+/** DELETE /backups/{id} past its wait: the record is gone, the archive not yet. */
+const deletedBackupJsonSchema = z
+  .object({ deleted: z.literal(true), id: z.number().int(), filename: z.string(), archive_removed: z.literal(false), message: z.string() })
+  .meta({ id: 'BackupDeletedArchiveKept' });
+
 export function backupContext(deps: ApiDeps): BackupContext {
   return { db: deps.db, enqueue: deps.enqueue, log: deps.log, now: deps.now, backupDir: deps.config.backupDir, progress: deps.backups?.progress };
 }
@@ -133,7 +138,7 @@ export function backupRoutes(deps: ApiDeps) {
 
   // 204 once the record and its archive are both gone: the request waits for `backup:files` (bounded);
   // past the bound, 202 says the record is gone and the file still on disk (removed at that key's next pass).
-  r.delete('/backups/:id', op({ summary: 'Delete a backup', status: 204, more: { 202: { description: 'The archive is still there after the wait: a sentence says so (it goes when the reconciler runs)', response: anyObject } }, errors: { 409: 'conflict: running, or being restored' } }), async (c) => {
+  r.delete('/backups/:id', op({ summary: 'Delete a backup', status: 204, more: { 202: { description: 'The archive is still there after the wait: a sentence says so (it goes when the reconciler runs)', response: deletedBackupJsonSchema } }, errors: { 409: 'conflict: running, or being restored' } }), async (c) => {
     const row = deleteBackup(ctx, idParam(c, 'id', 'backup'), restOrigin(c));
     if (await archiveRemoved(ctx, row, c.req.raw.signal, deps.backups?.deleteWaitMs)) return c.body(null, 204);
     return c.json(

@@ -14,15 +14,39 @@ import { SESSION_COOKIE } from '../http/session.js';
 import { publicBaseUrl } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { z } from 'zod';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 
 const op = operations('Code host');
+
+/** The GitHub App manifest svc posts to the platform (codehost/manifest.ts codehostManifest): GitHub's format. */
+const manifestJsonSchema = z.object({
+  name: z.string(),
+  url: z.string(),
+  hook_attributes: z.object({ url: z.string(), active: z.boolean() }),
+  redirect_url: z.string(),
+  callback_urls: z.array(z.string()),
+  public: z.boolean(),
+  request_oauth_on_install: z.boolean(),
+  setup_on_update: z.boolean(),
+  default_permissions: z.record(z.string(), z.string()),
+  default_events: z.array(z.string()),
+});
+/** codehost/debug.ts Diagnosis: errors as text, never a secret. */
+const diagnosisJsonSchema = z
+  .object({
+    app_configured: z.boolean(),
+    private_key_readable: z.boolean(),
+    installations: z.number().int(),
+    repositories: z.array(z.object({ installation_id: z.number().int(), ok: z.boolean(), count: z.number().int(), error: z.string().nullable() })),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'CodehostDiagnosis' });
 
 export function codehostRoutes(deps: ApiDeps & { codehost: CredentialsHolder; codehostClient?: CodehostClient }) {
   const r = new Hono<ApiEnv>();
   const client = deps.codehostClient ?? createCodehostClient({ apiUrl: deps.config.codehost.apiUrl, creds: deps.codehost });
 
-  r.get('/codehost/manifest', op({ summary: 'Start registering the GitHub App (the manifest to post)', response: z.object({ manifest: anyObject, post_url: z.string() }) }), (c) => {
+  r.get('/codehost/manifest', op({ summary: 'Start registering the GitHub App (the manifest to post)', response: z.object({ manifest: manifestJsonSchema, post_url: z.string() }) }), (c) => {
     const flow = startManifestFlow(deps.db, {
       webUrl: deps.config.codehost.webUrl,
       baseUrl: publicBaseUrl(c, deps.config),
@@ -46,7 +70,7 @@ export function codehostRoutes(deps: ApiDeps & { codehost: CredentialsHolder; co
     return c.redirect('/settings?codehost=created', 302);
   });
 
-  r.get('/codehost/debug', op({ summary: 'What svc sees of the code host (debug endpoints only)', response: anyObject, errors: { 404: 'not_found: SVC_DEBUG_ENDPOINTS is not true' } }), async (c) => {
+  r.get('/codehost/debug', op({ summary: 'What svc sees of the code host (debug endpoints only)', response: diagnosisJsonSchema, errors: { 404: 'not_found: SVC_DEBUG_ENDPOINTS is not true' } }), async (c) => {
     if (!deps.config.debugEndpoints) throw notFound('route');
     return c.json(await codehostDiagnosis(deps.codehost, client));
   });

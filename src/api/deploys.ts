@@ -11,7 +11,7 @@ import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { deployJson } from '../presenters/deploy-json.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { deployEventJson } from '../presenters/deploy-json.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { deployEventJsonSchema, deployJsonSchema } from '../presenters/deploy-json.js';
 import { triggerSchema } from '../desired/deploys.js';

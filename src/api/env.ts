@@ -10,7 +10,7 @@ import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { noteAuditNames } from '../http/audit-names.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { envHistoryJson, envHistorySchema, envJson } from '../presenters/env.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { envJsonSchema } from '../presenters/env.js';
 import { setEnvSchema } from '../desired/env.js';
@@ -46,7 +46,7 @@ export function envRoutes(deps: ApiDeps) {
     return c.json(envKeyHistory(db, idParam(c, 'appID', 'app'), keyParam(c)).map(envHistoryJson));
   });
 
-  r.get('/apps/:appID/env/:key/reveal', op({ summary: "A variable's value, a secret's too (audited)", response: z.object({ key: z.string(), value: z.string() }).loose() }), (c) => {
+  r.get('/apps/:appID/env/:key/reveal', op({ summary: "A variable's value, a secret's too (audited)", response: z.object({ key: z.string(), value: z.string() }) }), (c) => {
     const revealed = revealEnv(db, deps.sealer, idParam(c, 'appID', 'app'), keyParam(c));
     deps.log.info('environment variable revealed', { app_id: c.req.param('appID'), variable: revealed.key, by: c.var.user.username });
     c.header('cache-control', 'no-store');

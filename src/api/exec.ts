@@ -9,7 +9,7 @@ import { idParam } from '../http/request.js';
 import { getApp } from '../store/apps.js';
 import { pickContainer, sizeOf, terminalEvents } from '../terminal/session.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 
 const op = operations('Terminal');
 

@@ -12,7 +12,7 @@ import type { JobRunRow } from '../store/schema/index.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { jobRunJson } from '../presenters/jobs.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { jobRunJsonSchema, jobRunWithOutputJsonSchema } from '../presenters/jobs.js';
 import { jobSchema } from '../desired/workload-fields.js';

@@ -6,7 +6,7 @@ import { listLinks, requireApp } from '../store/links.js';
 import { linkJson, linkJsonSchema } from '../presenters/links.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { linkSchema } from '../desired/links.js';
 

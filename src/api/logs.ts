@@ -10,7 +10,7 @@ import { readInstances } from '../observed/apps.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam } from '../http/request.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 
 const op = operations('Logs');
 

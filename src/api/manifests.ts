@@ -9,7 +9,8 @@ import { applyManifests } from '../manifests/apply.js';
 import { listSourceRecords } from '../manifests/record.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { body } from '../http/request.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
+import { manifestApplyJsonSchema, manifestSourceJsonSchema } from '../presenters/manifests.js';
 
 const op = operations('Manifests');
 
@@ -36,7 +37,7 @@ const flag = (v: string | undefined) => (v === undefined ? undefined : v === 'tr
 export function manifestRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
 
-  r.post('/manifests/apply', op({ summary: 'Apply manifests (YAML or JSON): the result of each resource', body: jsonSchema, query: { dry_run: 'true: say what would change', prune: 'true: delete apps no manifest names', prune_services: 'true: and services', allow_upgrade: 'true: a later declared service version starts its guarded upgrade' }, response: anyObject, errors: { 409: 'conflict: a resource owned by another source' } }), async (c) => {
+  r.post('/manifests/apply', op({ summary: 'Apply manifests (YAML or JSON): the result of each resource', body: jsonSchema, query: { dry_run: 'true: say what would change', prune: 'true: delete apps no manifest names', prune_services: 'true: and services', allow_upgrade: 'true: a later declared service version starts its guarded upgrade' }, response: manifestApplyJsonSchema, errors: { 409: 'conflict: a resource owned by another source' } }), async (c) => {
     const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
     let files: { file: string; text: string }[];
     let opts: { dry_run?: boolean; prune?: boolean; prune_services?: boolean; allow_upgrade?: boolean } = {};
@@ -60,7 +61,7 @@ export function manifestRoutes(deps: ApiDeps) {
     return c.json(result);
   });
 
-  r.get('/manifests', op({ summary: 'What each manifest source last applied', response: anyList }), (c) => c.json(listSourceRecords(deps.db)));
+  r.get('/manifests', op({ summary: 'What each manifest source last applied', response: z.array(manifestSourceJsonSchema) }), (c) => c.json(listSourceRecords(deps.db)));
 
   return r;
 }

@@ -11,7 +11,8 @@ import { metricsJson, valuesJson } from '../metrics/query.js';
 import { isRange, type Range } from '../metrics/tiers.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { z } from 'zod';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
+import { appMetricsJsonSchema, hostMetricsJsonSchema, metricsTopJsonSchema, serviceMetricsJsonSchema } from '../presenters/metrics.js';
 
 const op = operations('Metrics');
 
@@ -34,19 +35,19 @@ export function metricRoutes(deps: ApiDeps) {
   const answer = (c: Context, subject: string, extra: Record<string, unknown>, byReplica = false) =>
     c.json({ ...extra, ...metricsJson(db, subject, rangeOf(c), deps.now().getTime(), deps.metrics?.(), { byReplica }) });
 
-  r.get('/apps/:id/metrics', op({ summary: "An app's CPU, memory, network figures", query: { range: '1h (default), 24h or 7d', by: 'replica: points per replica as well' }, response: anyObject, errors: { 400: 'invalid_request: a bad range or by' } }), (c) => {
+  r.get('/apps/:id/metrics', op({ summary: "An app's CPU, memory, network figures", query: { range: '1h (default), 24h or 7d', by: 'replica: points per replica as well' }, response: appMetricsJsonSchema, errors: { 400: 'invalid_request: a bad range or by' } }), (c) => {
     const app = getApp(db, idParam(c, 'id', 'app'));
     if (!app) throw notFound('app');
     return answer(c, `app:${app.id}`, { app: app.name }, byOf(c));
   });
-  r.get('/services/:id/metrics', op({ summary: "A service's figures", query: { range: '1h (default), 24h or 7d' }, response: anyObject, errors: { 400: 'invalid_request: a bad range' } }), (c) => {
+  r.get('/services/:id/metrics', op({ summary: "A service's figures", query: { range: '1h (default), 24h or 7d' }, response: serviceMetricsJsonSchema, errors: { 400: 'invalid_request: a bad range' } }), (c) => {
     const service = getService(db, idParam(c, 'id', 'service'));
     if (!service) throw notFound('service');
     return answer(c, `service:${service.id}`, { service: service.name });
   });
-  r.get('/host/metrics', op({ summary: "The host's figures", query: { range: '1h (default), 24h or 7d' }, response: anyObject, errors: { 400: 'invalid_request: a bad range' } }), (c) => answer(c, 'host', {}));
+  r.get('/host/metrics', op({ summary: "The host's figures", query: { range: '1h (default), 24h or 7d' }, response: hostMetricsJsonSchema, errors: { 400: 'invalid_request: a bad range' } }), (c) => answer(c, 'host', {}));
 
-  r.get('/metrics/top', op({ summary: 'The last round of every subject (for svc top)', response: z.object({ time: z.string().nullable(), host: anyObject.nullable(), subjects: anyList }) }), (c) => {
+  r.get('/metrics/top', op({ summary: 'The last round of every subject (for svc top)', response: metricsTopJsonSchema }), (c) => {
     const snap = deps.metrics?.();
     const names = subjectNames(db);
     const rows = [...(snap?.subjects ?? [])].flatMap(([subject, v]) => {

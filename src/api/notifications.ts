@@ -6,11 +6,11 @@ import { invalid } from '../errors.js';
 import { SELECTABLE_EVENTS } from '../notify/events.js';
 import { sendTest } from '../notify/test-send.js';
 import { getChannel, listChannels, listDeliveries, listOutbox } from '../store/notify.js';
-import { channelJson, channelJsonSchema, deliveryJson, outboxJson } from '../presenters/notify.js';
+import { channelJson, channelJsonSchema, deliveryJson, deliveryJsonSchema, outboxJson, outboxJsonSchema, testJsonSchema } from '../presenters/notify.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { publicBaseUrl } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { createChannelSchema, updateChannelSchema } from '../desired/notify.js';
 
@@ -39,16 +39,16 @@ export function notificationRoutes(deps: ApiDeps) {
     deleteChannel(deps, idParam(c, 'id', 'channel'), restOrigin(c));
     return c.body(null, 204);
   });
-  r.post('/notifications/channels/:id/test', op({ summary: 'Send a test notification now', response: anyObject }), async (c) => {
+  r.post('/notifications/channels/:id/test', op({ summary: 'Send a test notification now', response: testJsonSchema }), async (c) => {
     const id = idParam(c, 'id', 'channel');
     return c.json(await sendTest({ db: deps.db, sealer: deps.sealer, baseUrl: publicBaseUrl(c, deps.config) }, id));
   });
-  r.get('/notifications/deliveries', op({ summary: 'Recent deliveries, newest first', query: { channel: 'a channel id', limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad channel or limit' } }), (c) => {
+  r.get('/notifications/deliveries', op({ summary: 'Recent deliveries, newest first', query: { channel_id: 'a channel id', limit: 'at most this many' }, response: z.array(deliveryJsonSchema), errors: { 400: 'invalid_request: bad channel or limit' } }), (c) => {
     const raw = c.req.query('channel_id');
     const channelId = raw === undefined ? undefined : Number(raw);
     if (channelId !== undefined && !Number.isInteger(channelId)) throw invalid('channel_id must be an integer');
     return c.json(listDeliveries(deps.db, { channelId, limit: limitOf(c.req.query('limit')) }).map(deliveryJson));
   });
-  r.get('/notifications/outbox', op({ summary: 'Notifications waiting to be sent', query: { limit: 'at most this many' }, response: anyList, errors: { 400: 'invalid_request: bad limit' } }), (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit'))).map(outboxJson)));
+  r.get('/notifications/outbox', op({ summary: 'Notifications waiting to be sent', query: { limit: 'at most this many' }, response: z.array(outboxJsonSchema), errors: { 400: 'invalid_request: bad limit' } }), (c) => c.json(listOutbox(deps.db, limitOf(c.req.query('limit'))).map(outboxJson)));
   return r;
 }

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import { subjectNames } from '../store/metrics.js';
 import type { ApiDeps } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 
 const op = operations('Metrics');
 

@@ -7,7 +7,7 @@ import { registryJson, registryJsonSchema } from '../presenters/registries.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import { listRegistryCredentials } from '../store/registries.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { registryCreateSchema, registryUpdateSchema } from '../desired/registries.js';
 
@@ -27,7 +27,7 @@ export function registryRoutes(deps: ApiDeps) {
     deleteRegistry(ctx, idOf(c), restOrigin(c));
     return c.body(null, 204);
   });
-  r.post('/registries/:id/test', op({ summary: 'Log in to the registry through the engine', response: anyObject, errors: { 502: 'registry_login_failed (body: ok false, code, error)', 503: 'engine_unavailable' } }), async (c) => {
+  r.post('/registries/:id/test', op({ summary: 'Log in to the registry through the engine', response: z.object({ ok: z.literal(true), status: z.string().describe("the engine's login status") }).meta({ id: 'RegistryTest' }), errors: { 502: 'registry_login_failed (body: ok false, code, error)', 503: 'engine_unavailable' } }), async (c) => {
     const res = await testRegistry(ctx, deps.runtime, idOf(c));
     return res.ok ? c.json(res) : c.json({ ok: false, code: 'registry_login_failed', error: res.error }, 502);
   });

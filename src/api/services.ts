@@ -7,10 +7,10 @@ import { createService, deleteService, setServiceRunning } from '../desired/serv
 import { getService, listServices, serviceCredentials } from '../store/services.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { serviceEventJson, serviceJson, serviceJsonSchema, upgradeJson } from '../presenters/services.js';
+import { serviceCredentialsJsonSchema, serviceEventJson, serviceEventJsonSchema, serviceJson, serviceJsonSchema, upgradeJson, upgradeJsonSchema } from '../presenters/services.js';
 import { requestUpgradeEnd, upgradeSchema, upgradeService } from '../desired/service-upgrades.js';
 import { serviceEventsOf, upgradesOf } from '../store/service-upgrades.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { createServiceSchema } from '../desired/services.js';
 
@@ -50,17 +50,17 @@ export function serviceRoutes(deps: ApiDeps) {
     });
   }
 
-  r.post('/services/:id/upgrade', op({ summary: 'Upgrade a service to another major version, guarded (backup, move, verify, switch)', body: upgradeSchema, status: 202, response: anyObject, errors: { 409: 'an upgrade is running or keeps an old version, the service is not active, or its type has one version' } }), async (c) => {
+  r.post('/services/:id/upgrade', op({ summary: 'Upgrade a service to another major version, guarded (backup, move, verify, switch)', body: upgradeSchema, status: 202, response: upgradeJsonSchema, errors: { 409: 'an upgrade is running or keeps an old version, the service is not active, or its type has one version' } }), async (c) => {
     const up = upgradeService(deps, idParam(c, 'id', 'service'), await jsonBody(c), restOrigin(c));
     return c.json(upgradeJson(up), 202);
   });
   for (const what of ['revert', 'confirm'] as const) {
-    r.post(`/services/:id/upgrade/${what}`, op({ summary: what === 'revert' ? 'Return to the version kept before the upgrade (data written since is lost)' : 'Drop the version kept before the upgrade', status: 202, response: anyObject, errors: { 409: 'no upgrade to end' } }), (c) => c.json(upgradeJson(requestUpgradeEnd(deps, idParam(c, 'id', 'service'), what, restOrigin(c))), 202));
+    r.post(`/services/:id/upgrade/${what}`, op({ summary: what === 'revert' ? 'Return to the version kept before the upgrade (data written since is lost)' : 'Drop the version kept before the upgrade', status: 202, response: upgradeJsonSchema, errors: { 409: 'no upgrade to end' } }), (c) => c.json(upgradeJson(requestUpgradeEnd(deps, idParam(c, 'id', 'service'), what, restOrigin(c))), 202));
   }
-  r.get('/services/:id/upgrades', op({ summary: "The service's upgrades, newest first", response: anyList }), (c) => c.json(upgradesOf(db, serviceOf(idParam(c, 'id', 'service')).id).map(upgradeJson)));
-  r.get('/services/:id/events', op({ summary: "The service's events", response: anyList }), (c) => c.json(serviceEventsOf(db, serviceOf(idParam(c, 'id', 'service')).id).map(serviceEventJson)));
+  r.get('/services/:id/upgrades', op({ summary: "The service's upgrades, newest first", response: z.array(upgradeJsonSchema) }), (c) => c.json(upgradesOf(db, serviceOf(idParam(c, 'id', 'service')).id).map(upgradeJson)));
+  r.get('/services/:id/events', op({ summary: "The service's events", response: z.array(serviceEventJsonSchema) }), (c) => c.json(serviceEventsOf(db, serviceOf(idParam(c, 'id', 'service')).id).map(serviceEventJson)));
 
-  r.get('/services/:id/credentials', op({ summary: "The service's credentials and connection URL (audited)", response: z.record(z.string(), z.unknown()) }), (c) => {
+  r.get('/services/:id/credentials', op({ summary: "The service's credentials and connection URL (audited)", response: serviceCredentialsJsonSchema }), (c) => {
     const row = serviceOf(idParam(c, 'id', 'service'));
     c.header('cache-control', 'no-store');
     return c.json(serviceCredentials(deps.sealer, row));

@@ -10,12 +10,12 @@ import { envKeySchema } from '../desired/fields.js';
 import { getApp } from '../store/apps.js';
 import { getStack, getStackDeploy, listStackDeploys, listStacks, listStackEvents, listStackVars, stackApps } from '../store/stacks.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
-import { stackDeployJson, stackEventJson, stackJson, stackPlanJson } from '../presenters/stacks.js';
+import { stackChangeJsonSchema, stackDeployJson, stackDeployJsonSchema, stackDryRunJsonSchema, stackEventJson, stackEventJsonSchema, stackJson, stackJsonSchema, stackPlanJson } from '../presenters/stacks.js';
 import type { AppView } from '../store/app-view.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { appLogStream } from './logs.js';
 import { serviceAppName } from '../stacks/service-spec.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 
 const op = operations('Stacks');
 const dryRunQ = { dry_run: 'true: answer the plan per service and write nothing' };
@@ -41,23 +41,23 @@ export function stackRoutes(deps: ApiDeps) {
       ? c.json({ dry_run: true, plan: stackPlanJson(result.plan) })
       : c.json({ ...full(result.stack.id), plan: stackPlanJson(result.plan), deploy: result.deploy ? stackDeployJson(result.deploy) : null }, status);
 
-  r.get('/stacks', op({ summary: 'List stacks (Compose applications)', response: anyList }), (c) => c.json(listStacks(db).map((s) => full(s.id))));
+  r.get('/stacks', op({ summary: 'List stacks (Compose applications)', response: z.array(stackJsonSchema) }), (c) => c.json(listStacks(db).map((s) => full(s.id))));
 
-  r.post('/stacks', op({ summary: 'Create a stack from a Compose file', query: dryRunQ, status: 201, response: anyObject, more: { 200: { description: 'dry_run: the plan, nothing written' } }, errors: { ...refused, 409: 'conflict: the name is taken' } }), async (c) => {
+  r.post('/stacks', op({ summary: 'Create a stack from a Compose file', query: dryRunQ, status: 201, response: stackChangeJsonSchema, more: { 200: { description: 'dry_run: the plan, nothing written', response: stackDryRunJsonSchema } }, errors: { ...refused, 409: 'conflict: the name is taken' } }), async (c) => {
     const dryRun = yes(c.req.query('dry_run'));
     const result = createStack(deps, await jsonBody(c), restOrigin(c), { dryRun, changedBy: c.var.user?.username ?? null });
     return answer(c, result, dryRun, 201);
   });
 
-  r.post('/templates/:name/stacks', op({ summary: 'Create a stack from a template: its inputs checked, its generated values made', body: templateDeploySchema, query: dryRunQ, status: 201, response: anyObject, more: { 200: { description: 'dry_run: the plan, nothing written' } }, errors: { ...refused, 409: 'conflict: the name is taken' } }), async (c) => {
+  r.post('/templates/:name/stacks', op({ summary: 'Create a stack from a template: its inputs checked, its generated values made', body: templateDeploySchema, query: dryRunQ, status: 201, response: stackChangeJsonSchema, more: { 200: { description: 'dry_run: the plan, nothing written', response: stackDryRunJsonSchema } }, errors: { ...refused, 409: 'conflict: the name is taken' } }), async (c) => {
     const dryRun = yes(c.req.query('dry_run'));
     const result = createStackFromTemplate(deps, c.req.param('name'), await jsonBody(c), restOrigin(c), { dryRun, changedBy: c.var.user?.username ?? null });
     return answer(c, result, dryRun, 201);
   });
 
-  r.get('/stacks/:stackID', op({ summary: 'One stack with its services', response: anyObject }), (c) => c.json(full(stackOf(c).id)));
+  r.get('/stacks/:stackID', op({ summary: 'One stack with its services', response: stackJsonSchema }), (c) => c.json(full(stackOf(c).id)));
 
-  r.put('/stacks/:stackID', op({ summary: "Change a stack's Compose file or variables", query: dryRunQ, response: anyObject, errors: refused }), async (c) => {
+  r.put('/stacks/:stackID', op({ summary: "Change a stack's Compose file or variables", query: dryRunQ, response: z.union([stackChangeJsonSchema, stackDryRunJsonSchema]), errors: refused }), async (c) => {
     const dryRun = yes(c.req.query('dry_run'));
     const result = updateStack(deps, stackOf(c).id, await jsonBody(c), restOrigin(c), { dryRun, changedBy: c.var.user?.username ?? null });
     return answer(c, result, dryRun, 200);
@@ -68,31 +68,31 @@ export function stackRoutes(deps: ApiDeps) {
     return c.body(null, 204);
   });
 
-  r.post('/stacks/:stackID/deploys', op({ summary: 'Deploy the stack: each changed service in depends_on order', status: 202, response: anyObject, errors: { 409: 'a deploy of this stack is running', 422: 'not_supported' } }), async (c) => {
+  r.post('/stacks/:stackID/deploys', op({ summary: 'Deploy the stack: each changed service in depends_on order', status: 202, response: stackDeployJsonSchema, errors: { 409: 'a deploy of this stack is running', 422: 'not_supported' } }), async (c) => {
     const result = deployStack(deps, stackOf(c).id, await jsonBody(c), restOrigin(c));
     return c.json(stackDeployJson(result.deploy!), 202);
   });
 
-  r.post('/stacks/:stackID/deploys/rollback', op({ summary: "Deploy the stack's previous file again", status: 202, response: anyObject, errors: { 409: 'nothing to roll back to, or a deploy is running' } }), (c) => {
+  r.post('/stacks/:stackID/deploys/rollback', op({ summary: "Deploy the stack's previous file again", status: 202, response: stackDeployJsonSchema, errors: { 409: 'nothing to roll back to, or a deploy is running' } }), (c) => {
     const result = rollbackStack(deps, stackOf(c).id, restOrigin(c));
     return c.json(stackDeployJson(result.deploy!), 202);
   });
 
-  r.get('/stacks/:stackID/deploys', op({ summary: "The stack's deploys, newest first", response: anyList }), (c) => c.json(listStackDeploys(db, stackOf(c).id).map(stackDeployJson)));
+  r.get('/stacks/:stackID/deploys', op({ summary: "The stack's deploys, newest first", response: z.array(stackDeployJsonSchema) }), (c) => c.json(listStackDeploys(db, stackOf(c).id).map(stackDeployJson)));
 
-  r.get('/stacks/:stackID/deploys/:deployID', op({ summary: 'One stack deploy', response: anyObject }), (c) => {
+  r.get('/stacks/:stackID/deploys/:deployID', op({ summary: 'One stack deploy', response: stackDeployJsonSchema }), (c) => {
     const stack = stackOf(c);
     const d = getStackDeploy(db, idParam(c, 'deployID', 'stack deploy'));
     if (!d || d.stackId !== stack.id) throw notFound('stack deploy');
     return c.json(stackDeployJson(d));
   });
 
-  r.get('/stacks/:stackID/events', op({ summary: "The stack's events", query: { after: 'only events with a larger id' }, response: anyList }), (c) => {
+  r.get('/stacks/:stackID/events', op({ summary: "The stack's events", query: { after: 'only events with a larger id' }, response: z.array(stackEventJsonSchema) }), (c) => {
     const after = z.coerce.number().int().min(0).catch(0).parse(c.req.query('after') ?? 0);
     return c.json(listStackEvents(db, stackOf(c).id, after).map(stackEventJson));
   });
 
-  r.get('/stacks/:stackID/variables/:key/reveal', op({ summary: "A stack variable's value (audited)", response: anyObject }), (c) => {
+  r.get('/stacks/:stackID/variables/:key/reveal', op({ summary: "A stack variable's value (audited)", response: z.object({ key: z.string(), value: z.string() }) }), (c) => {
     const key = envKeySchema.safeParse(c.req.param('key'));
     if (!key.success) throw notFound('stack variable');
     const revealed = revealStackVar(deps, stackOf(c).id, key.data);

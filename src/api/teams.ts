@@ -11,9 +11,9 @@ import { passesCsrf, sessionCookie } from '../http/session.js';
 import { forbidden } from '../errors.js';
 import { clientAddress } from '../http/transport.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
-import { userAnswerSchema, userJsonSchema } from '../presenters/account-json.js';
+import { createdInvitationJsonSchema, invitationJsonSchema, userAnswerSchema, userJsonSchema } from '../presenters/account-json.js';
 import { acceptSchema, inviteSchema, updateUserSchema } from '../desired/users.js';
 import { teamSettingsSchema } from '../desired/settings.js';
 
@@ -34,8 +34,8 @@ export function teamRoutes(deps: ApiDeps) {
     return c.body(null, 204);
   });
 
-  r.get('/invitations', op({ summary: 'Open invitations', response: anyList }), (c) => c.json(listInvitations(deps)));
-  r.post('/invitations', op({ summary: 'Invite someone (the link is in this answer only)', body: inviteSchema, status: 201, response: anyObject, errors: { 403: 'forbidden: only an owner invites owners' } }), async (c) => {
+  r.get('/invitations', op({ summary: 'Open invitations', response: z.array(invitationJsonSchema) }), (c) => c.json(listInvitations(deps)));
+  r.post('/invitations', op({ summary: 'Invite someone (the link is in this answer only)', body: inviteSchema, status: 201, response: createdInvitationJsonSchema, errors: { 403: 'forbidden: only an owner invites owners' } }), async (c) => {
     c.header('cache-control', 'no-store');
     return c.json(createInvitation(deps, c.var.user, await jsonBody(c)), 201);
   });

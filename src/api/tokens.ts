@@ -5,7 +5,7 @@ import { createToken, deleteToken } from '../desired/tokens.js';
 import { listApiTokens } from '../store/tokens.js';
 import { idParam, jsonBody } from '../http/request.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
-import { anyList, anyObject, operations } from './openapi/operation.js';
+import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { createdTokenJsonSchema, tokenJsonSchema } from '../presenters/account-json.js';
 import { createTokenSchema } from '../desired/tokens.js';

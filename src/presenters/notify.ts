@@ -40,3 +40,26 @@ export const outboxJson = (r: ReturnType<typeof listOutbox>[number]) => ({
   created_at: r.createdAt,
   delivered_at: r.deliveredAt,
 });
+
+/** A provider's answer to one attempt (notify/senders.ts Answer). */
+const sendAnswer = { ok: z.boolean(), status: z.number().int().nullable().describe('HTTP status or SMTP reply code; null when nothing answered'), answer: z.string() };
+export const testJsonSchema = z.object({ ...sendAnswer, message_id: z.string() }).meta({ id: 'NotificationTest' });
+export const deliveryJsonSchema = z
+  .object({ id: z.number().int(), at: z.string(), channel_id: z.number().int(), channel: z.string(), event: z.string(), outbox_id: z.number().int().nullable(), attempt: z.number().int(), ...sendAnswer })
+  .meta({ id: 'NotificationDelivery' });
+export const outboxJsonSchema = z
+  .object({
+    id: z.number().int(),
+    channel_id: z.number().int(),
+    message_id: z.string(),
+    event: z.string(),
+    subject: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    attempts: z.number().int(),
+    next_at: z.string(),
+    expires_at: z.string(),
+    last_answer: z.string().nullable(),
+    created_at: z.string(),
+    delivered_at: z.string().nullable(),
+  })
+  .meta({ id: 'NotificationOutboxEntry' });

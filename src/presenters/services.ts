@@ -1,7 +1,7 @@
 // The JSON shape of a managed service record: no credentials, ever.
 import type { Db } from '../store/db.js';
 import type { ServiceView } from '../store/service-view.js';
-import type { ServiceEventRow, ServiceUpgradeRow } from '../store/schema/index.js';
+import { UPGRADE_STATUSES, UPGRADE_STEPS, type ServiceEventRow, type ServiceUpgradeRow } from '../store/schema/index.js';
 import { linkedAppNames } from '../store/services.js';
 import { z } from 'zod';
 
@@ -43,6 +43,40 @@ export function serviceJson(db: Db, row: ServiceView) {
     updated_at: row.updatedAt,
   };
 }
+
+export const upgradeJsonSchema = z
+  .object({
+    id: z.number().int(),
+    service_id: z.number().int(),
+    from_version: z.string(),
+    to_version: z.string(),
+    from_image: z.string(),
+    to_image: z.string(),
+    status: z.enum(UPGRADE_STATUSES),
+    step: z.enum(UPGRADE_STEPS),
+    request: z.enum(['revert', 'confirm']).nullable().describe('What the user asked of a switched upgrade, until done'),
+    backup_path: z.string().nullable(),
+    verification: z
+      .object({ databases: z.number().int(), tables: z.number().int(), differences: z.array(z.object({ table: z.string(), old: z.string(), new: z.string() })) })
+      .nullable()
+      .describe('The old and new versions side by side (row counts per table), once verified'),
+    error: z.string().nullable(),
+    keep_days: z.number().int(),
+    switched_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'ServiceUpgrade' });
+
+export const serviceEventJsonSchema = z
+  .object({ id: z.number().int(), upgrade_id: z.number().int().nullable(), kind: z.string(), message: z.string(), created_at: z.string() })
+  .meta({ id: 'ServiceEvent' });
+
+/** The connection fields of a service, by type (catalog/*.ts credentialFields): host, port, password, ... */
+export const serviceCredentialsJsonSchema = z
+  .record(z.string(), z.union([z.string(), z.number()]))
+  .describe('postgres and mysql: host, port, database, user, password; redis: host, port, password; garage: endpoint, region, access_key, secret_key, bucket')
+  .meta({ id: 'ServiceCredentials' });
 
 /** The API shape of an upgrade record. */
 export function upgradeJson(u: ServiceUpgradeRow) {

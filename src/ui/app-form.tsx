@@ -6,6 +6,7 @@ import { parseVolumes } from '../desired/workload-fields.js';
 import { DEFAULT_PREVIEW_SETTINGS, PREVIEW_SERVICES, settingsOf } from '../previews/settings.js';
 import { checked, defined, int, text, type Form } from './context.js';
 import { Check, Field, Select } from './layout.js';
+import type { Child } from 'hono/jsx';
 
 const opts = (values: readonly string[]) => values.map((v) => [v, v] as const);
 
@@ -75,6 +76,7 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
       <Field label="Repository" name="repo_url" value={v.repo_url} placeholder="https://github.com/owner/repo" />
       <Field label="Branch" name="branch" value={v.branch ?? 'main'} />
     </div>
+    <MoreOptions create={create}>
     <div class="row">
       <Select label="Code host" name="code_host" value={String(v.code_host ?? '')} options={[['', 'from the repository URL'], ...opts(CODE_HOSTS)]} />
       {/* Write-only: never filled in; blank keeps the stored token. */}
@@ -98,8 +100,23 @@ export const AppFields = ({ v, create }: { v: AppFormValues; create: boolean }) 
       <Field label="Source" name="source" value={v.source} hint="container name or upstream URL for adopted and external apps" />
     </div>
     <PreviewFields v={v} />
+    </MoreOptions>
   </>
 );
+
+/**
+ * The new-app form asks for what a first app needs (name, image or repository, port, access) and keeps the
+ * rest under "More options" (a native <details>: no script needed); the settings form shows everything.
+ */
+const MoreOptions = ({ create, children }: { create: boolean; children?: Child }) =>
+  create ? (
+    <details class="more">
+      <summary>More options</summary>
+      <div class="stack">{children}</div>
+    </details>
+  ) : (
+    <>{children}</>
+  );
 
 /** Pull-request previews (issue 20): `svc_build` apps get `<app>-pr-<n>` for each pull request to their branch. */
 const PreviewFields = ({ v }: { v: AppFormValues }) => {

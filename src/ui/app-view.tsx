@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
-// The app page (`/apps/{id}`): facts, Deploy and Rollback, the current deploy's progress, history, live
-// logs, the env editor, linked services, the settings form and "Delete app". A pure function of AppView.
+// The app page, organised by task (issue 34): a header with the status and Deploy / Rollback above tabs that
+// are each their own URL (Overview `/apps/{id}`, Deploys, Logs, Environment, Services, Jobs & volumes,
+// Metrics, Terminal, Previews, Settings with the danger zone last). Plain links and forms: every tab works
+// without JavaScript. A pure function of AppView.
 import { MetricCharts, type ChartPoint, type ReplicaPoints } from './chart.js';
 import type { Child } from 'hono/jsx';
 import type { appJson } from '../presenters/app-json.js';
@@ -19,7 +21,7 @@ import { previewSchedule } from '../jobs/preview.js';
 import { commandText } from './job-form.js';
 import { RunHistory } from './run-history.js';
 
-/** How many lines the no-script log page (/apps/{id}/logs) shows. */
+/** How many lines the Logs tab (/apps/{id}/logs) shows as it is served. */
 export const RECENT_LOG_LINES = 200;
 
 export interface AppView {
@@ -118,16 +120,31 @@ const envId = (key: string) => `env-value-${key}`;
 /** A variable with no value: an empty secret is stored with no sealed value at all (src/desired/env.ts). */
 export const isEmpty = (e: EnvVarRow) => (e.isSecret ? e.secretSealed === null : !e.value);
 
-const Facts = ({ v }: { v: AppView }) => (
-  <section id="app-facts" data-live aria-label="Status">
-    <dl class="facts">
-      <dt>Status</dt>
-      <dd>
+/**
+ * The header of every tab: the status in words and where the app answers, beside the main actions
+ * (Deploy, Rollback). `data-live`: the page's refresh keeps the status current on every tab.
+ */
+const Header = ({ v, csrf }: { v: AppView; csrf: string }) => (
+  <div class="app-head">
+    <section id="app-facts" data-live aria-label="Status">
+      <p>
         <Badge status={v.app.status} /> <StatusLine app={v.json} />
         {v.json.config_changed && <span class="muted"> · configuration changed since the live deploy; deploy to apply it</span>}
-      </dd>
-      <dt>Image</dt>
-      <dd class="mono">{v.json.image_ref ?? <span class="muted">none yet</span>}</dd>
+      </p>
+      <p class="muted">
+        {v.json.access_url ? <a href={v.json.access_url}>{v.json.access_url}</a> : 'no access URL'}
+        {' · '}
+        <span class="mono">{v.json.image_ref ?? 'no image yet'}</span>
+      </p>
+    </section>
+    <DeployControls v={v} csrf={csrf} />
+  </div>
+);
+
+/** The Overview's facts: what runs, how much of it, and what it is. */
+const Details = ({ v }: { v: AppView }) => (
+  <section id="app-details" data-live aria-label="Details">
+    <dl class="facts">
       <dt>Live container</dt>
       <dd class="mono">{v.app.liveContainerName ?? <span class="muted">none</span>}</dd>
       <dt>Replicas</dt>
@@ -140,8 +157,6 @@ const Facts = ({ v }: { v: AppView }) => (
           [v.app.memoryMb !== null && `${v.app.memoryMb} MiB`, v.app.cpus !== null && `${v.app.cpus} CPU`].filter(Boolean).join(', ') + ' each'
         )}
       </dd>
-      <dt>Access URL</dt>
-      <dd>{v.json.access_url ? <a href={v.json.access_url}>{v.json.access_url}</a> : <span class="muted">-</span>}</dd>
       <dt>Current deploy</dt>
       <dd>{v.app.currentDeployId ? <a href={`/deploys/${v.app.currentDeployId}`}>#{v.app.currentDeployId}</a> : <span class="muted">none</span>}</dd>
       <dt>Type</dt>
@@ -253,7 +268,7 @@ const BlockedBy = ({ v }: { v: AppView }) =>
           <code>{k}</code>
         </>
       ))}
-      . Set them under <a href="#h-env">Environment</a>.
+      . Set them under <a href={tabUrl(v.app.id, 'env')}>Environment</a>.
     </p>
   ) : null;
 
@@ -417,56 +432,86 @@ const LinkForm = ({ v, csrf }: { v: AppView; csrf: string }) => (
   </>
 );
 
-export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: string; user: { username: string }; message?: string | Notice; error?: string }) => (
-  <Layout title={`App ${v.app.name}`} csrf={csrf} user={user} message={message} error={error} refresh={5}>
-    {v.previewOf && (
-      <p>
-        Preview of pull request #{v.previewOf.pr} of <a href={`/apps/${v.previewOf.id}`}>{v.previewOf.name}</a>: removed with the pull request.
-      </p>
-    )}
-    <Facts v={v} />
-    <Section title="Deploy" id="h-deploy">
-      <BlockedBy v={v} />
-      <DeployControls v={v} csrf={csrf} />
+/** The app page's tabs (issue 34): each its own URL under /apps/{id}, shown to whoever may open it. */
+export type AppTab = 'overview' | 'deploys' | 'logs' | 'env' | 'services' | 'jobs' | 'metrics' | 'terminal' | 'previews' | 'settings';
+export const APP_TABS: readonly { tab: AppTab; label: string; path: string }[] = [
+  { tab: 'overview', label: 'Overview', path: '' },
+  { tab: 'deploys', label: 'Deploys', path: '/deploys' },
+  { tab: 'logs', label: 'Logs', path: '/logs' },
+  { tab: 'env', label: 'Environment', path: '/env' },
+  { tab: 'services', label: 'Services', path: '/services' },
+  { tab: 'jobs', label: 'Jobs & volumes', path: '/jobs' },
+  { tab: 'metrics', label: 'Metrics', path: '/metrics' },
+  { tab: 'terminal', label: 'Terminal', path: '/terminal' },
+  { tab: 'previews', label: 'Previews', path: '/previews' },
+  { tab: 'settings', label: 'Settings', path: '/settings' },
+];
+
+/** The URL of a tab of app `id`. */
+export const tabUrl = (id: number, tab: AppTab) => `/apps/${id}${APP_TABS.find((t) => t.tab === tab)!.path}`;
+
+/** Tabs this user may open (a preview app has no previews of its own). */
+const shownTabs = (v: AppView) => APP_TABS.filter((t) => (t.tab === 'previews' ? !v.previewOf : v.may(`GET /apps/:id${t.path}`)));
+
+const Tabs = ({ v, tab }: { v: AppView; tab: AppTab }) => (
+  <nav aria-label="App" class="tabs">
+    <ul>
+      {shownTabs(v).map((t) => (
+        <li>
+          <a href={`/apps/${v.app.id}${t.path}`} aria-current={t.tab === tab ? 'page' : undefined}>
+            {t.label}
+          </a>
+        </li>
+      ))}
+    </ul>
+  </nav>
+);
+
+/** The lines of the Logs tab, read by the route (the live container's last lines at the time of the request). */
+export interface LogLines {
+  lines: string[];
+  note?: string;
+}
+
+const LogsTab = ({ v, logs }: { v: AppView; logs?: LogLines }) => (
+  <Section title="Logs" id="h-logs">
+    <p class="muted" data-logs-state role={logs?.note ? 'status' : undefined}>
+      {logs?.note ?? `The last ${logs?.lines.length ?? 0} lines of ${v.app.liveContainerName}; with JavaScript new lines follow live.`} From a terminal:{' '}
+      <code>svc logs {v.app.name} --follow</code>
+    </p>
+    <p>
+      <a href={`/apps/${v.app.id}/logs#newest`}>Refresh</a> · <a href="#newest">Newest line</a>
+    </p>
+    {/* The whole log in the page (no inner scroll box), the newest line last with an anchor the links open at;
+        the script appends what the stream sends after it (`data-tail="0"`: these lines are here already). */}
+    <pre class="logs whole" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)} data-tail="0">
+      {logs && logs.lines.length > 0 ? logs.lines.join('\n') + '\n' : ''}
+      <span id="newest" />
+    </pre>
+  </Section>
+);
+
+const OverviewTab = ({ v }: { v: AppView }) => (
+  <>
+    <BlockedBy v={v} />
+    <Details v={v} />
+    <Section title="Deploy progress" id="h-deploy">
       <Progress v={v} />
     </Section>
-    <Section title="Deploy history" id="h-history">
-      <DeployHistory deploys={v.deploys} />
-    </Section>
-    {v.may('GET /apps/:id/logs') && (
-      <Section title="Logs" id="h-logs">
-        <p class="muted" data-logs-state>
-          Live logs of the running container appear here (they need JavaScript; from a terminal: <code>svc logs {v.app.name} --follow</code>).
-        </p>
-        <pre class="logs" role="log" aria-label="Logs" aria-live="polite" data-logs={String(v.app.id)}></pre>
+    <Section title="Last deploys" id="h-history">
+      <DeployHistory deploys={v.deploys.slice(0, OVERVIEW_DEPLOYS)} />
+      {v.deploys.length > OVERVIEW_DEPLOYS && (
         <p>
-          <a href={`/apps/${v.app.id}/logs#newest`}>Last {RECENT_LOG_LINES} lines as a page</a> (no JavaScript needed)
+          <a href={tabUrl(v.app.id, 'deploys')}>All {v.deploys.length} deploys</a>
         </p>
-      </Section>
-    )}
-    {v.metrics && <MetricCharts points={v.metrics.points} range={v.metrics.range} base={`/apps/${v.app.id}`} perReplica replicas={v.metrics.replicas} />}
-    {v.may('GET /apps/:id/terminal') && (
-      <Section title="Terminal" id="h-terminal">
-        <p>
-          <a href={`/apps/${v.app.id}/terminal`}>Open a terminal</a> in the running container (administrators; the session is recorded as an event, not what is typed).
-          From a terminal: <code>svc exec {v.app.name} -- sh</code>
-        </p>
-      </Section>
-    )}
-    <Section title="Volumes and jobs" id="h-jobs">
-      <Workloads v={v} csrf={csrf} />
+      )}
     </Section>
-    <Section title="Environment" id="h-env">
-      <EnvEditor v={v} csrf={csrf} />
-    </Section>
-    <Section title="Linked services" id="h-links">
-      <Links v={v} csrf={csrf} />
-    </Section>
-    {!v.previewOf && (
-      <Section title="Pull-request previews" id="h-previews">
-        <Previews v={v} />
-      </Section>
-    )}
+  </>
+);
+const OVERVIEW_DEPLOYS = 5;
+
+const SettingsTab = ({ v, csrf }: { v: AppView; csrf: string }) => (
+  <>
     <Section title="Settings" id="h-settings">
       {v.may('POST /apps/:id/settings') ? (
         <form method="post" action={`/apps/${v.app.id}/settings`} class="stack">
@@ -493,5 +538,70 @@ export const AppPage = ({ v, csrf, user, message, error }: { v: AppView; csrf: s
         </form>
       </Section>
     )}
+  </>
+);
+
+/** What each tab shows below the header (the terminal tab is src/ui/terminal-page.tsx: it needs its own scripts). */
+const TAB_BODY: Record<Exclude<AppTab, 'terminal'>, (v: AppView, csrf: string, logs?: LogLines) => Child> = {
+  overview: (v) => <OverviewTab v={v} />,
+  deploys: (v) => (
+    <Section title="Deploy history" id="h-history">
+      <DeployHistory deploys={v.deploys} />
+    </Section>
+  ),
+  logs: (v, _csrf, logs) => <LogsTab v={v} logs={logs} />,
+  env: (v, csrf) => (
+    <Section title="Environment" id="h-env">
+      <EnvEditor v={v} csrf={csrf} />
+    </Section>
+  ),
+  services: (v, csrf) => (
+    <Section title="Linked services" id="h-links">
+      <Links v={v} csrf={csrf} />
+    </Section>
+  ),
+  jobs: (v, csrf) => (
+    <Section title="Volumes and jobs" id="h-jobs">
+      <Workloads v={v} csrf={csrf} />
+    </Section>
+  ),
+  metrics: (v) => (v.metrics ? <MetricCharts points={v.metrics.points} range={v.metrics.range} base={tabUrl(v.app.id, 'metrics')} perReplica replicas={v.metrics.replicas} /> : null),
+  previews: (v) => (
+    <Section title="Pull-request previews" id="h-previews">
+      <Previews v={v} />
+    </Section>
+  ),
+  settings: (v, csrf) => <SettingsTab v={v} csrf={csrf} />,
+};
+
+interface FrameProps {
+  v: AppView;
+  tab: AppTab;
+  csrf: string;
+  user: { username: string };
+  message?: string | Notice;
+  error?: string;
+  head?: Child;
+  refresh?: number;
+  children?: Child;
+}
+
+/** Every tab's frame: the app's name, the preview note, the header with status and actions, the tabs. */
+export const AppFrame = (p: FrameProps) => (
+  <Layout title={`App ${p.v.app.name}`} csrf={p.csrf} user={p.user} message={p.message} error={p.error} refresh={p.refresh} head={p.head}>
+    {p.v.previewOf && (
+      <p>
+        Preview of pull request #{p.v.previewOf.pr} of <a href={`/apps/${p.v.previewOf.id}`}>{p.v.previewOf.name}</a>: removed with the pull request.
+      </p>
+    )}
+    <Header v={p.v} csrf={p.csrf} />
+    <Tabs v={p.v} tab={p.tab} />
+    {p.children}
   </Layout>
+);
+
+export const AppPage = ({ v, tab = 'overview', logs, csrf, user, message, error }: { v: AppView; tab?: Exclude<AppTab, 'terminal'>; logs?: LogLines; csrf: string; user: { username: string }; message?: string | Notice; error?: string }) => (
+  <AppFrame v={v} tab={tab} csrf={csrf} user={user} message={message} error={error} refresh={5}>
+    {TAB_BODY[tab](v, csrf, logs)}
+  </AppFrame>
 );

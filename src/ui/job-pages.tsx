@@ -54,7 +54,7 @@ export function jobPages(deps: UiDeps) {
       c,
       <Layout title={s.original === null ? `New job of ${app.name}` : `Edit job ${s.original} of ${app.name}`} csrf={c.var.csrf} user={c.var.user} error={s.error}>
         <p>
-          <a href={`/apps/${app.id}#h-jobs`}>Back to {app.name}</a>
+          <a href={`/apps/${app.id}/jobs`}>Back to {app.name}</a>
         </p>
         <form method="post" action={action} class="stack" novalidate>
           <Csrf token={c.var.csrf} />
@@ -66,7 +66,7 @@ export function jobPages(deps: UiDeps) {
             <button type="submit" class="secondary" name="preview" value="1">
               Show next runs
             </button>
-            <a href={`/apps/${app.id}#h-jobs`}>Cancel</a>
+            <a href={`/apps/${app.id}/jobs`}>Cancel</a>
           </div>
         </form>
         <p class="muted">
@@ -88,7 +88,7 @@ export function jobPages(deps: UiDeps) {
     const others = parseJobs(app.jobs).filter((j) => j.name !== original);
     try {
       saveJob(deps, id, original, jobOfForm(form), 'ui');
-      return done(c, `/apps/${id}`, 'job_saved');
+      return done(c, `/apps/${id}/jobs`, 'job_saved');
     } catch (err) {
       if (!shown(err)) throw err;
       const { fields, other } = jobFieldErrors(err, others.length);
@@ -122,7 +122,7 @@ export function jobPages(deps: UiDeps) {
     const app = appOf(id);
     const job = jobOf(app, c.req.param('job'));
     updateApp(deps, id, { jobs: parseJobs(app.jobs).filter((j) => j.name !== job.name) }, 'ui');
-    return done(c, `/apps/${id}`, 'job_removed');
+    return done(c, `/apps/${id}/jobs`, 'job_removed');
   });
 
   const jobPage = (c: Context<UiEnv>, app: AppView, name: string, o: { error?: string; status?: Status } = {}) => {
@@ -136,7 +136,7 @@ export function jobPages(deps: UiDeps) {
       c,
       <Layout title={`Job ${name} of ${app.name}`} csrf={c.var.csrf} user={c.var.user} message={flash(c)} error={o.error} refresh={open ? 3 : 0}>
         <p>
-          <a href={`/apps/${app.id}#h-jobs`}>Back to {app.name}</a>
+          <a href={`/apps/${app.id}/jobs`}>Back to {app.name}</a>
         </p>
         {job ? (
           <>
@@ -199,7 +199,7 @@ export function jobPages(deps: UiDeps) {
       c,
       <Layout title={`Run #${run.id} of ${app.name}`} csrf={c.var.csrf} user={c.var.user} refresh={open ? 2 : 0}>
         <p>
-          <a href={`/apps/${app.id}#h-jobs`}>Back to {app.name}</a>
+          <a href={`/apps/${app.id}/jobs`}>Back to {app.name}</a>
           {run.job && (
             <>
               {' · '}

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-// The app's terminal (issue 22): `/apps/{id}/terminal` shows xterm.js (served from node_modules, no CDN),
+// The app's terminal (issue 22), its app page's Terminal tab: `/apps/{id}/terminal` shows xterm.js (served from node_modules, no CDN),
 // whose script opens `/apps/{id}/terminal/ws` on the daemon's own port. The socket needs the session (the UI
 // wall), the page's CSRF token in `?csrf=` and a same-origin Origin: a WebSocket handshake is a GET no
 // SameSite rule stops, so without both another site could open a shell with the user's cookie.
@@ -13,7 +13,8 @@ import { requireTerminalAccess } from '../terminal/access.js';
 import { pickContainer, sizeOf, terminalEvents } from '../terminal/session.js';
 import { ASSETS } from './assets.js';
 import { render, type UiDeps, type UiEnv } from './context.js';
-import { Layout } from './layout.js';
+import { appView } from './app-pages.js';
+import { AppFrame } from './app-view.js';
 import { contentSecurityPolicy } from './csp.js';
 
 export function terminalPage(deps: UiDeps) {
@@ -36,17 +37,19 @@ export function terminalPage(deps: UiDeps) {
         <script src={ASSETS.terminal.path} defer></script>
       </>
     );
+    // The app page's Terminal tab: its header and tabs, no refresh (the page is the open session).
     return render(
       c,
-      <Layout title={`Terminal · ${app.name}`} csrf={c.var.csrf} user={c.var.user} head={head}>
+      <AppFrame v={appView(deps, c, app.id, 'terminal')} tab="terminal" csrf={c.var.csrf} user={c.var.user} head={head}>
         <p>
-          <a href={`/apps/${app.id}`}>Back to {app.name}</a> · A shell (<code>sh</code>) in the app's running container. Closing the page ends it.
+          A shell (<code>sh</code>) in the app's running container (administrators; the session is recorded as an event, not what is typed). Closing the page ends it.
+          From a terminal: <code>svc exec {app.name} -- sh</code>
         </p>
         <p id="terminal-state" class="muted" role="status">
           Connecting… (the terminal needs JavaScript)
         </p>
         <div id="terminal" class="terminal" data-ws={`/apps/${app.id}/terminal/ws?csrf=${encodeURIComponent(c.var.csrf)}`}></div>
-      </Layout>,
+      </AppFrame>,
     );
   });
 

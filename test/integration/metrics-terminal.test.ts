@@ -106,9 +106,9 @@ describe('terminal', () => {
     await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL((u) => u.pathname === '/');
-    await page.goto(`${t.url}/apps/${app.id}`);
+    await page.goto(`${t.url}/apps/${app.id}/metrics`);
     await page.locator('#metrics svg').first().waitFor();
-    await page.getByRole('link', { name: 'Open a terminal' }).click();
+    await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Terminal' }).click();
     await page.locator('#terminal[data-connected]').waitFor({ timeout: 10_000 });
     await page.locator('#terminal').click();
     await page.keyboard.type('echo hi-$((6*7))\n');

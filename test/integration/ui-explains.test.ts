@@ -40,8 +40,10 @@ describe('the UI explains itself', () => {
     await t.api('POST', `/api/apps/${appId}/env`, { key: 'API_KEY', value: '', is_secret: true, required: true });
     await page.goto(`${t.url}/apps/${appId}`);
     await page.locator('#deploy-blocked').getByText('API_KEY').waitFor();
-    expect(await page.locator('#env-value-API_KEY').textContent()).toMatch(/^empty/);
     expect(await page.getByRole('button', { name: /^Rollback/ }).count()).toBe(0);
+    await page.locator('#deploy-blocked').getByRole('link', { name: 'Environment' }).click();
+    expect(await page.locator('#env-value-API_KEY').textContent()).toMatch(/^empty/);
+    await page.goto(`${t.url}/apps/${appId}`);
 
     await t.api('POST', `/api/apps/${appId}/env`, { key: 'API_KEY', value: 'now-set' });
     await deployReaching(t, await requestImageDeploy(t, appId, WEB_V1), (d) => d.status === 'success', 'succeeded');
@@ -51,13 +53,14 @@ describe('the UI explains itself', () => {
   });
 
   it('names the field of a refusal by its label', async () => {
+    await page.goto(`${t.url}/apps/${appId}/settings`);
     await page.getByLabel('Port', { exact: true }).fill('0');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('alert').getByText('Port must be between 1 and 65535').waitFor();
   });
 
   it('does not paint stderr lines as errors, and the log page opens at its newest line', async () => {
-    await page.goto(`${t.url}/apps/${appId}`);
+    await page.goto(`${t.url}/apps/${appId}/logs`);
     const logs = page.getByRole('log', { name: 'Logs' });
     await logs.getByText('svc-test web v1 starting').waitFor({ timeout: 20_000 });
     // busybox httpd -v logs each request on stderr.
@@ -80,7 +83,7 @@ describe('the UI explains itself', () => {
     const linked = (await t.api('POST', '/api/services', { name: 'ex-linked', type: 'redis' })).body;
     await t.api('POST', '/api/services', { name: 'ex-free', type: 'redis' });
     expect((await t.api('POST', `/api/apps/${appId}/services`, { service_id: linked.id })).status).toBe(201);
-    await page.goto(`${t.url}/apps/${appId}`);
+    await page.goto(`${t.url}/apps/${appId}/services`);
     const options = await page.getByLabel('Service', { exact: true }).locator('option').allTextContents();
     expect(options).toEqual(['ex-free (redis)']);
   });

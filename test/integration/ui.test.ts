@@ -44,6 +44,15 @@ async function allLabelled(p: Page) {
 
 const byLabel = (p: Page, label: string) => p.getByLabel(label, { exact: true });
 
+/** Opens a tab of the app page by its link (issue 34: each tab its own URL, plain links). */
+async function tab(p: Page, label: string) {
+  await p.getByRole('navigation', { name: 'App' }).getByRole('link', { name: label, exact: true }).click();
+  await p.locator('nav.tabs [aria-current=page]').getByText(label, { exact: true }).waitFor();
+}
+
+/** The app page's tabs, as the issue lists them. */
+const TABS = ['Overview', 'Deploys', 'Logs', 'Environment', 'Services', 'Jobs & volumes', 'Metrics', 'Terminal', 'Previews', 'Settings'];
+
 async function waitDeploy(p: Page, text: string) {
   await p.getByRole('log', { name: 'Deploy progress' }).getByText(text).first().waitFor({ timeout: 60_000 });
 }
@@ -91,22 +100,32 @@ describe('web UI in a browser', () => {
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     await waitDeploy(page, 'finalize');
     await page.locator('#app-facts').getByText('active').waitFor({ timeout: 15_000 });
+    await tab(page, 'Logs');
     await page.getByRole('log', { name: 'Logs' }).getByText('svc-test web v1 starting').waitFor({ timeout: 20_000 });
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toContain('v1');
 
+    // Deploy is in the header of every tab; it lands on the Overview, which shows the progress.
     await byLabel(page, 'Image').fill(WEB_V2);
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     // Watched live: the events arrive through the stream while the page stays open.
     await waitDeploy(page, 'health_check');
     await shot('app-deploying');
     await waitDeploy(page, 'finalize');
-    await page.getByRole('log', { name: 'Logs' }).getByText('svc-test web v2 starting').waitFor({ timeout: 20_000 });
     await waitFor(async () => (await (await fetch(`http://127.0.0.1:${port}/`)).text()).includes('v2'), { what: 'v2 served' });
     await page.locator('#app-facts').getByText(WEB_V2).waitFor({ timeout: 15_000 });
     await shot('app');
+    // Every tab, from its link, with its screenshot; the Logs tab follows the new container live.
+    for (const label of TABS) {
+      await tab(page, label);
+      await allLabelled(page);
+      expect(await page.locator('#app-facts').getByText(WEB_V2).count(), label).toBe(1);
+      if (label === 'Logs') await page.getByRole('log', { name: 'Logs' }).getByText('svc-test web v2 starting').waitFor({ timeout: 20_000 });
+      await shot(`app-${label.toLowerCase().replace(/\W+/g, '-')}`);
+    }
   });
 
   it('masks a secret until Reveal, rolls back to v1, links a service', async () => {
+    await tab(page, 'Environment');
     await byLabel(page, 'Key').fill('UI_SECRET');
     await byLabel(page, 'Value').fill('ui-secret-value-42');
     await byLabel(page, 'Secret').check();
@@ -136,7 +155,7 @@ describe('web UI in a browser', () => {
     await page.getByRole('button', { name: 'Show credentials' }).click();
     await page.locator('#credentials').getByText('password').waitFor();
     await shot('service');
-    await page.goto(`${t.url}/apps/${appId}`);
+    await page.goto(`${t.url}/apps/${appId}/services`);
     await byLabel(page, 'Service').selectOption({ label: 'ui-cache (redis)' });
     await byLabel(page, 'Alias').fill('CACHE');
     await page.getByRole('button', { name: 'Link', exact: true }).click();
@@ -204,6 +223,12 @@ describe('web UI in a browser', () => {
       await byLabel(p, 'Port').fill(String(await freePort()));
       await p.getByRole('button', { name: 'Create app' }).click();
       await p.getByRole('status').getByText('App created').waitFor();
+      // Every tab is a page of its own, reached by its link.
+      for (const label of TABS) {
+        await tab(p, label);
+        expect(await p.locator('#app-facts').count(), label).toBe(1);
+      }
+      await tab(p, 'Environment');
       const bad = p.getByRole('button', { name: 'Save', exact: true });
       await byLabel(p, 'Key').fill('1nvalid');
       await bad.click();

@@ -215,7 +215,7 @@ describe('the job editor in a browser', () => {
       await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.waitForURL((u) => u.pathname === '/');
-      await page.goto(`${t.url}/apps/${appId}`);
+      await page.goto(`${t.url}/apps/${appId}/jobs`);
       await page.getByRole('link', { name: 'Add a job' }).click();
       await page.getByLabel('Job name', { exact: true }).fill('report');
       await page.getByLabel('Schedule', { exact: true }).fill('30 2 * * *');
@@ -238,7 +238,7 @@ describe('the job editor in a browser', () => {
       expect(await page.getByLabel('Command', { exact: true }).inputValue()).toBe('echo report-$((6*7))');
       await page.getByLabel('Timeout (seconds)', { exact: true }).fill('60');
       await page.getByRole('button', { name: 'Add job' }).click();
-      await page.waitForURL((u) => u.pathname === `/apps/${appId}` && u.searchParams.get('m') === 'job_saved');
+      await page.waitForURL((u) => u.pathname === `/apps/${appId}/jobs` && u.searchParams.get('m') === 'job_saved');
       const jobs = page.getByRole('table', { name: 'Scheduled jobs' });
       await jobs.getByRole('row').filter({ hasText: 'report' }).getByText(/02:30 UTC, in /).waitFor();
       // The API sees what the editor wrote.

@@ -32,7 +32,8 @@ const checkAnswer = openApiChecker(() => documentOf!());
  * that times its own requests does not pay for it). A mismatch fails the test that received the answer.
  */
 const answers: { method: string; path: string; status: number; type: string | null; text: string }[] = [];
-afterEach(async () => {
+// Outside vitest (bench/ui.ts seeds its pages through this harness) there is no test to hook onto.
+if (process.env.VITEST) afterEach(async () => {
   for (const a of answers.splice(0)) {
     await checkAnswer(a.method, a.path, a.status, a.type, a.text !== '' && a.type?.includes('json') ? JSON.parse(a.text) : null);
   }
@@ -64,7 +65,7 @@ export const SEEDED_PASSWORD = 'correct horse battery';
 
 /** The data dir of every test API of this worker (service data dirs land there); removed after each test file. */
 const dataDir = join(tmpdir(), `svc-api-test-${process.pid}`);
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+if (process.env.VITEST) afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** `runtime` and `bus` are passed to the API as is (log streams, live deploy events); both optional. */
 /** `envFile`: the `.env` the daemon would write (manifest flow); default one in the temp data dir. */

@@ -13,6 +13,15 @@ import { LABELS } from '../../src/runtime/runtime.js';
 import { stopHelpersOf } from '../../src/proxy/detached.js';
 import { caddyBin, freePort, startCaddy, type TestCaddy } from './caddy.js';
 import { waitFor } from './wait.js';
+import { openApiChecker } from './openapi-check.js';
+
+/**
+ * Every answer `api()` gets is checked against the OpenAPI document (issue 34), read once per test file from
+ * the first daemon that answers (the document is the same for every one): an undeclared status or a JSON
+ * body off its schema fails the request that received it, with the route and the schema's complaint.
+ */
+let documentUrl: string | undefined;
+const checkAnswer = openApiChecker(async () => (await fetch(`${documentUrl}/api/openapi.json`)).json());
 
 
 export interface TestDaemon {
@@ -82,6 +91,9 @@ export async function startTestDaemon(name: string, env: Record<string, string> 
     token,
     api: async (method, path, body) => {
       const r = await raw(method, path, body, { authorization: `Bearer ${token}` });
+      documentUrl ??= url;
+      const type = r.headers.get('content-type');
+      await checkAnswer(method, path, r.status, type, type?.includes('json') && r.body !== undefined ? r.body : null);
       return { status: r.status, body: r.body as any };
     },
     async restart(whileStopped) {

@@ -58,13 +58,18 @@ export const CLIENT = `(function () {
     if (pre.getAttribute('data-following')) return;
     pre.setAttribute('data-following', '1');
     var state = document.querySelector('[data-logs-state]');
-    var es = new EventSource('/api/apps/' + pre.getAttribute('data-logs') + '/logs/stream?tail=100');
+    // data-tail: the lines of history the page does not hold already (the Logs tab holds its last lines).
+    var es = new EventSource('/api/apps/' + pre.getAttribute('data-logs') + '/logs/stream?tail=' + (pre.getAttribute('data-tail') || '100'));
+    // A whole log (no inner scroll box) grows the page: it keeps to the page's end, before its #newest anchor.
+    var whole = pre.classList.contains('whole');
+    var root = document.documentElement;
     function line(text, cls) {
-      var stick = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 8;
+      var stick = whole ? window.scrollY + window.innerHeight >= root.scrollHeight - 8 : pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 8;
       var empty = pre.querySelector('.empty'); if (empty) empty.remove();
-      pre.appendChild(el('span', cls, text + '\\n'));
+      pre.insertBefore(el('span', cls, text + '\\n'), whole ? document.getElementById('newest') : null);
       while (pre.childNodes.length > 1000) pre.removeChild(pre.firstChild);
-      if (stick) pre.scrollTop = pre.scrollHeight;
+      if (stick && whole) window.scrollTo(0, root.scrollHeight);
+      else if (stick) pre.scrollTop = pre.scrollHeight;
     }
     es.addEventListener('stdout', function (m) { line(m.data, ''); });
     // stderr is where many programs write their ordinary log: marked, not painted as an error.

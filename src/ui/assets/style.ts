@@ -24,6 +24,11 @@ table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600;color:var(--muted);font-size:.85rem;text-transform:uppercase;letter-spacing:.03em}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;word-break:break-all}
+.app-head{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:end;justify-content:space-between;margin-bottom:.75rem}
+.app-head p{margin:.15rem 0}
+nav.tabs ul{display:flex;flex-wrap:wrap;gap:.25rem;list-style:none;margin:0 0 1rem;padding:0;border-bottom:1px solid var(--line)}
+nav.tabs a{display:block;padding:.4rem .75rem;text-decoration:none;border:1px solid transparent;border-bottom:0;border-radius:6px 6px 0 0;margin-bottom:-1px}
+nav.tabs a[aria-current=page]{color:var(--fg);font-weight:600;background:var(--bg);border-color:var(--line)}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}

@@ -42,12 +42,12 @@ describe('GET /api/apps/{id}/metrics?by=replica', () => {
   });
 
   it('the app page draws one line per replica with ?by=replica, the sum otherwise', async () => {
-    const sum = await t.request('GET', `/apps/${id}`);
-    expect(sum.body).toContain(`href="/apps/${id}?range=1h&amp;by=replica#metrics">Per replica</a>`);
+    const sum = await t.request('GET', `/apps/${id}/metrics`);
+    expect(sum.body).toContain(`href="/apps/${id}/metrics?range=1h&amp;by=replica#metrics">Per replica</a>`);
     expect(sum.body).toMatch(/aria-label="CPU: CPU 75 %"/);
-    const per = await t.request('GET', `/apps/${id}?by=replica`);
+    const per = await t.request('GET', `/apps/${id}/metrics?by=replica`);
     expect(per.body).toMatch(/aria-label="CPU: replica 0 50 %, replica 1 25 %"/);
     expect(per.body).toMatch(/aria-label="Memory: replica 0 10.0 MiB, replica 1 20.0 MiB"/);
-    expect(per.body).toContain(`href="/apps/${id}?range=24h&amp;by=replica#metrics"`);
+    expect(per.body).toContain(`href="/apps/${id}/metrics?range=24h&amp;by=replica#metrics"`);
   });
 });

@@ -62,7 +62,7 @@ describe('revealing secrets and reading credentials, per role', () => {
 
   it.each(ROLES)('%s: the UI offers Reveal and Show credentials only to whom the routes allow', async (role) => {
     const w = await world();
-    const page = await w.ui(role, 'GET', `/apps/${w.web}`);
+    const page = await w.ui(role, 'GET', `/apps/${w.web}/env`);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain(SECRET);
     expect(page.text.includes(`/apps/${w.web}/env/DB_PASSWORD/reveal`)).toBe(READERS.includes(role));

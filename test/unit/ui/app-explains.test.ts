@@ -19,7 +19,8 @@ beforeEach(async () => {
   id = (await t.request('POST', '/api/apps', { name: 'web', image_ref: 'svc-test/web:v1', fallback_port: 18200 })).body.id;
 });
 
-const page = async () => (await b.get(`/apps/${id}`)).html;
+/** A tab of the app page: '' the Overview, '/env' the Environment... */
+const page = async (tab = '') => (await b.get(`/apps/${id}${tab}`)).html;
 const valueCell = (html: string, key: string) => new RegExp(`id="env-value-${key}"[^>]*>([^<]*)<`).exec(html)?.[1];
 
 describe('app page', () => {
@@ -27,7 +28,7 @@ describe('app page', () => {
     await t.request('POST', `/api/apps/${id}/env`, { key: 'API_KEY', value: '', is_secret: true, required: true });
     await t.request('POST', `/api/apps/${id}/env`, { key: 'NOTE', value: '', required: false });
     await t.request('POST', `/api/apps/${id}/env`, { key: 'SET', value: 's3cret', is_secret: true, required: true });
-    const html = await page();
+    const html = (await page()) + (await page('/env'));
     expect(valueCell(html, 'API_KEY')).toMatch(/^empty/);
     expect(valueCell(html, 'API_KEY')).toContain('blocks deploys');
     expect(valueCell(html, 'NOTE')).toBe('empty');
@@ -59,7 +60,7 @@ describe('app page', () => {
     const a = (await t.request('POST', '/api/services', { name: 'db-a', type: 'postgres' })).body;
     await t.request('POST', '/api/services', { name: 'db-b', type: 'redis' });
     await t.request('POST', `/api/apps/${id}/services`, { service_id: a.id });
-    const html = await page();
+    const html = await page('/services');
     const select = /<select id="f-service_id-service" name="service_id">([\s\S]*?)<\/select>/.exec(html)![1];
     expect(select).toContain('db-b (redis)');
     expect(select).not.toContain('db-a');

@@ -29,6 +29,12 @@ describe('app pages', () => {
       expect(form.html, label).toMatch(new RegExp(`<label( for="[^"]+")?>${label}(</label>|<select)`));
     }
     expect(form.html).toContain('>Create app</button>');
+    // What a first app needs comes first; the rest waits under "More options" (a native <details>).
+    const more = form.html.indexOf('<details class="more"><summary>More options</summary>');
+    expect(more).toBeGreaterThan(0);
+    for (const label of ['>Name<', '>Image<', '>Internal port<', '>Access mode<', '>Port<', '>Repository<']) expect(form.html.indexOf(label), label).toBeLessThan(more);
+    expect(form.html.indexOf('>Replicas<')).toBeGreaterThan(more);
+    expect((await b.get('/apps/1/settings')).html).not.toContain('More options');
     const { id, page } = await newApp();
     expect(roleText(page.html, 'status')).toMatch(/App created/);
     const row = getApp(t.db, id)!;
@@ -71,7 +77,7 @@ describe('app pages', () => {
     expect(page.html).toContain(`data-deploy-stream="${d.id}" data-last-id="${ev.id}"`);
     expect(page.html).toContain('deploying ui-web with svc-test/web:v1');
     expect(page.html).toContain(`<a href="/deploys/${d.id}">#${d.id}</a>`);
-    expect(page.html).toMatch(/role="log" aria-label="Logs"/);
+    expect((await b.get(`/apps/${id}/logs`)).html).toMatch(/role="log" aria-label="Logs"/);
     // Rollback with nothing to roll back to: the API's 409 sentence, on the page.
     const rb = await b.post(`/apps/${id}/rollback`);
     expect(rb.status).toBe(409);
@@ -99,10 +105,34 @@ describe('app pages', () => {
     expect(page.html).toContain('line 250 &lt;b&gt;');
     expect(page.html).toContain('line 51 ');
     expect(page.html).not.toContain('line 50 ');
-    // The page opens at its newest line: the links name the anchor after the last line, and the box does not scroll inside.
-    expect((await b.get(`/apps/${id}`)).html).toContain(`href="/apps/${id}/logs#newest"`);
-    expect(page.html).toMatch(/line 250 &lt;b&gt;<span id="newest"><\/span><\/pre>/);
+    // The page opens at its newest line: the links name the anchor after the last line, and the box does not scroll inside;
+    // the script follows on from there (tail=0: these lines are on the page already).
+    expect(page.html).toContain(`href="/apps/${id}/logs#newest"`);
+    expect(page.html).toMatch(/line 250 &lt;b&gt;\n<span id="newest"><\/span><\/pre>/);
     expect(page.html).toContain('<pre class="logs whole"');
+    expect(page.html).toContain(`data-logs="${id}" data-tail="0"`);
+  });
+
+  it('organises the app page by task: each tab its own URL, marked current, with only its own part', async () => {
+    const { id } = await newApp();
+    const parts: [string, string][] = [
+      ['', 'Deploy progress'], ['/deploys', 'Deploy history'], ['/logs', 'aria-label="Logs"'], ['/env', 'Add or change a variable'],
+      ['/services', 'Link a service'], ['/jobs', 'Scheduled jobs'], ['/metrics', 'Resources'], ['/previews', '<code>svc previews ui-web</code>'], ['/settings', 'Danger zone'],
+    ];
+    for (const [path, part] of parts) {
+      const p = await b.get(`/apps/${id}${path}`);
+      expect(p.status, path).toBe(200);
+      expect(p.html, path).toContain(`<a href="/apps/${id}${path}" aria-current="page">`);
+      expect(p.html.match(/aria-current="page"/g), path).toHaveLength(1);
+      // The header on every tab: status and Deploy.
+      expect(p.html, path).toContain('id="app-facts"');
+      expect(p.html, path).toContain('>Deploy</button>');
+      for (const [other, otherPart] of parts) if (other !== path && !(path === '' && other === '/deploys')) expect(p.html, `${path} has ${otherPart}`).not.toContain(otherPart);
+    }
+    // The settings form is on its tab, and the danger zone comes last.
+    const settings = (await b.get(`/apps/${id}/settings`)).html;
+    expect(settings.indexOf('Save changes')).toBeLessThan(settings.indexOf('Danger zone'));
+    expect((await b.get('/apps/999/env')).status).toBe(404);
   });
 
   it('/deploys/{id} shows the fields and the region "Events"', async () => {
@@ -122,7 +152,7 @@ describe('app pages', () => {
   it('env editor: a secret is masked, revealed on demand (no-script form), history per key, delete', async () => {
     const { id } = await newApp();
     const saved = await b.post(`/apps/${id}/env`, { key: 'API_KEY', value: 'hunter2-very-secret', is_secret: 'on' });
-    expect(saved.location).toBe(`/apps/${id}?m=env_saved`);
+    expect(saved.location).toBe(`/apps/${id}/env?m=env_saved`);
     await b.post(`/apps/${id}/env`, { key: 'MODE', value: 'prod' });
     const page = await b.follow(saved);
     expect(page.html).not.toContain('hunter2-very-secret');
@@ -141,38 +171,38 @@ describe('app pages', () => {
     expect(bad.status).toBe(400);
     expect(roleText(bad.html, 'alert')).toBe('Key must start with a letter or _ and contain only letters, digits and _, at most 256 characters');
     const del = await b.post(`/apps/${id}/env/MODE/delete`);
-    expect(del.location).toBe(`/apps/${id}?m=env_deleted`);
+    expect(del.location).toBe(`/apps/${id}/env?m=env_deleted`);
     expect((await b.follow(del)).html).not.toContain('>prod<');
   });
 
   it('links a service with an alias and unlinks it; settings save through the update schema; delete asks first', async () => {
     const { id } = await newApp();
     const svc = (await t.request('POST', '/api/services', { name: 'ui-db', type: 'postgres' })).body;
-    const page = await b.get(`/apps/${id}`);
+    const page = await b.get(`/apps/${id}/services`);
     expect(page.html).toMatch(/<label for="f-service_id-service">Service<\/label><select id="f-service_id-service" name="service_id">/);
     const linked = await b.post(`/apps/${id}/links`, { service_id: String(svc.id), alias: 'DB' });
-    expect(linked.location).toBe(`/apps/${id}?m=linked`);
+    expect(linked.location).toBe(`/apps/${id}/services?m=linked`);
     const after = await b.follow(linked);
     expect(after.html).toContain('DB_HOST');
     expect(after.html).toMatch(/configuration changed since the live deploy|>Unlink/);
     const again = await b.post(`/apps/${id}/links`, { service_id: String(svc.id) });
     expect(again.status).toBe(409);
-    expect((await b.post(`/apps/${id}/links/${svc.id}/delete`)).location).toBe(`/apps/${id}?m=unlinked`);
+    expect((await b.post(`/apps/${id}/links/${svc.id}/delete`)).location).toBe(`/apps/${id}/services?m=unlinked`);
 
     const saved = await b.post(`/apps/${id}/settings`, { image_ref: 'svc-test/web:v2', internal_port: '3000', access_mode: 'port', fallback_port: '18090', build_mode: 'external_ci', branch: 'release', health_check_path: '/health', app_type: 'managed', domain: '', repo_url: '', source: '' });
-    expect(saved.location).toBe(`/apps/${id}?m=app_saved`);
+    expect(saved.location).toBe(`/apps/${id}/settings?m=app_saved`);
     expect(getApp(t.db, id)).toMatchObject({ imageRef: 'svc-test/web:v2', fallbackPort: 18090, branch: 'release', healthCheckPath: '/health' });
     // Replicas and limits (issue 19): the form's three fields become `replicas` and `resources`.
     const scaled = await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', replicas: '3', memory_mb: '256', cpus: '0.5' });
-    expect(scaled.location).toBe(`/apps/${id}?m=app_saved`);
+    expect(scaled.location).toBe(`/apps/${id}/settings?m=app_saved`);
     expect(getApp(t.db, id)).toMatchObject({ replicas: 3, memoryMb: 256, cpus: 0.5 });
     const scaledPage = (await b.follow(scaled)).html;
     expect(scaledPage).toMatch(/name="replicas"[^>]*value="3"/);
-    expect(scaledPage).toContain('256 MiB, 0.5 CPU each');
+    expect((await b.get(`/apps/${id}`)).html).toContain('256 MiB, 0.5 CPU each');
     expect((await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', replicas: '3', cpus: 'lots' })).status).toBe(400);
     expect((await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', replicas: '51' })).status).toBe(400);
     expect(getApp(t.db, id)).toMatchObject({ replicas: 3, memoryMb: 256, cpus: 0.5 });
-    expect(await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', memory_mb: '', cpus: '' })).toMatchObject({ location: `/apps/${id}?m=app_saved` });
+    expect(await b.post(`/apps/${id}/settings`, { access_mode: 'port', fallback_port: '18090', memory_mb: '', cpus: '' })).toMatchObject({ location: `/apps/${id}/settings?m=app_saved` });
     expect(getApp(t.db, id)).toMatchObject({ replicas: 3, memoryMb: null, cpus: null });
     const badSave = await b.post(`/apps/${id}/settings`, { access_mode: 'domain', domain: '' });
     expect(badSave.status).toBe(400);

@@ -28,15 +28,16 @@ describe('app form: code host and access token', () => {
     const id = Number(/\/apps\/(\d+)/.exec(p.location!)![1]);
     expect(getApp(t.db, id)).toMatchObject({ codeHost: 'gitlab' });
     expect(t.sealer.open(getApp(t.db, id)!.repoTokenSealed!)).toBe(TOKEN);
-    const page = await b.follow(p);
+    expect((await b.follow(p)).html).not.toContain(TOKEN);
+    const page = await b.get(`/apps/${id}/settings`);
     expect(page.html).not.toContain(TOKEN);
     expect(page.html).toContain('set; blank keeps it');
 
     // Saving the settings with the token field blank keeps it; the checkbox removes it; blank host: derived.
     const base = { access_mode: 'port', fallback_port: '18121', build_mode: 'svc_build', repo_url: 'https://gitlab.example.com/acme/priv.git', code_host: '', repo_token: '' };
-    expect((await b.post(`/apps/${id}/settings`, base)).location).toBe(`/apps/${id}?m=app_saved`);
+    expect((await b.post(`/apps/${id}/settings`, base)).location).toBe(`/apps/${id}/settings?m=app_saved`);
     expect(getApp(t.db, id)).toMatchObject({ codeHost: null, repoTokenSealed: expect.stringMatching(/^v1\./) });
-    expect((await b.post(`/apps/${id}/settings`, { ...base, repo_token_remove: 'on' })).location).toBe(`/apps/${id}?m=app_saved`);
+    expect((await b.post(`/apps/${id}/settings`, { ...base, repo_token_remove: 'on' })).location).toBe(`/apps/${id}/settings?m=app_saved`);
     expect(getApp(t.db, id)!.repoTokenSealed).toBeNull();
   });
 });

@@ -45,7 +45,7 @@ describe('job editor', () => {
     const form = await b.get(`/apps/${id}/add-job`);
     for (const label of ['Job name', 'Schedule', 'Command', 'Timeout (seconds)', 'If the previous run is still going']) expect(form.html, label).toContain(`>${label}</label>`);
     const p = await addNightly();
-    expect(p.location).toBe(`/apps/${id}?m=job_saved`);
+    expect(p.location).toBe(`/apps/${id}/jobs?m=job_saved`);
     expect(storedJobs()).toEqual([{ name: 'nightly', schedule: '0 3 * * *', command: 'echo hi && date', timeout_seconds: 600, concurrency: 'forbid' }]);
     expect(t.enqueue.keys).toContain('jobs:jw');
     // The API sees the job the UI wrote.
@@ -131,7 +131,7 @@ describe('job editor', () => {
     expect((await b.post(`/apps/${id}/jobs/daily/delete`, {}, { csrf: false })).status).toBe(403);
     expect(storedJobs()).toHaveLength(1);
     const removed = await b.post(`/apps/${id}/jobs/daily/delete`);
-    expect(removed.location).toBe(`/apps/${id}?m=job_removed`);
+    expect(removed.location).toBe(`/apps/${id}/jobs?m=job_removed`);
     expect(storedJobs()).toEqual([]);
   });
 });
@@ -168,7 +168,7 @@ describe('run now and history', () => {
     expect(run.html).toMatch(/role="log" aria-label="Output">line one\n&lt;b&gt;two&lt;\/b&gt;\n<\/pre>/);
     expect(run.html).toContain('<dt>Exit code</dt><dd>2</dd>');
     // The app page lists the newest runs with their links too.
-    expect((await b.get(`/apps/${id}`)).html).toContain(`href="/apps/${id}/runs/${done.id}"`);
+    expect((await b.get(`/apps/${id}/jobs`)).html).toContain(`href="/apps/${id}/runs/${done.id}"`);
 
     // Removed from the schedule, its history stays reachable.
     await b.post(`/apps/${id}/jobs/nightly/delete`);
@@ -229,6 +229,9 @@ describe('actions offered by role', () => {
     terminal: html.includes(`href="/apps/${id}/terminal"`),
     logs: html.includes(`data-logs="${id}"`),
   });
+  /** The app page's tabs where these forms and buttons live, as one text (a tab the user may not open adds its 403 page). */
+  const tabs = async (client: ReturnType<typeof formClient>) =>
+    (await Promise.all(['', '/jobs', '/env', '/logs', '/settings'].map(async (tab) => (await client.get(`/apps/${id}${tab}`)).html))).join('');
   const as = async (role: 'viewer' | 'developer', apps: string[] | null) => {
     const { cookie } = await t.login(`u-${role}-${apps?.join('') ?? 'all'}`, role, apps);
     const other = formClient(t.app);
@@ -239,10 +242,10 @@ describe('actions offered by role', () => {
   it('shows each form and button only to a role its route allows; the routes refuse the others anyway', async () => {
     await addNightly();
     const all = { runNow: true, edit: true, remove: true, add: true, deploy: true, envForm: true, settingsForm: true, deleteApp: true, terminal: true, logs: true };
-    expect(actions((await b.get(`/apps/${id}`)).html)).toEqual(all);
+    expect(actions(await tabs(b))).toEqual(all);
 
     const dev = await as('developer', ['jw']);
-    const devPage = await dev.get(`/apps/${id}`);
+    const devPage = { html: await tabs(dev) };
     expect(actions(devPage.html)).toEqual({ ...all, edit: false, remove: false, add: false, settingsForm: false, deleteApp: false, terminal: false });
     // The settings are still readable, in a disabled fieldset with nothing to submit.
     expect(devPage.html).toMatch(/<fieldset disabled=""[^>]*>/);
@@ -254,9 +257,9 @@ describe('actions offered by role', () => {
     // A developer limited to other apps, and a viewer: nothing to act with on this app.
     const none = { ...all, runNow: false, edit: false, remove: false, add: false, deploy: false, envForm: false, settingsForm: false, deleteApp: false, terminal: false, logs: false };
     const stranger = await as('developer', ['other']);
-    expect(actions((await stranger.get(`/apps/${id}`)).html)).toEqual(none);
+    expect(actions(await tabs(stranger))).toEqual(none);
     const viewer = await as('viewer', null);
-    expect(actions((await viewer.get(`/apps/${id}`)).html)).toEqual(none);
+    expect(actions(await tabs(viewer))).toEqual(none);
     expect((await viewer.post(`/apps/${id}/jobs/nightly/run`)).status).toBe(403);
   });
 });

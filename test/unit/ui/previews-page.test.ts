@@ -41,7 +41,7 @@ describe('previews in the UI', () => {
     const preview = getAppByName(t.db, 'web-pr-7')!;
     t.clock.advance(3 * 3600_000);
 
-    const page = await b.get(`/apps/${parent.id}`);
+    const page = await b.get(`/apps/${parent.id}/previews`);
     expect(page.html).toContain('Pull-request previews');
     expect(page.html).toContain('svc previews web');
     const table = /<table aria-label="Previews">([\s\S]*?)<\/table>/.exec(page.html)![1];
@@ -52,9 +52,10 @@ describe('previews in the UI', () => {
     expect(table).toContain('feature-7');
     expect(table).toContain('3 h ago');
     // The form shows the stored settings.
-    expect(page.html).toMatch(/name="previews_enabled" checked/);
-    expect(page.html).toMatch(/<option value="fresh" selected/);
-    expect(page.html).toContain('STAGE=preview\nURL=a=b</textarea>');
+    const settings = await b.get(`/apps/${parent.id}/settings`);
+    expect(settings.html).toMatch(/name="previews_enabled" checked/);
+    expect(settings.html).toMatch(/<option value="fresh" selected/);
+    expect(settings.html).toContain('STAGE=preview\nURL=a=b</textarea>');
 
     const child = await b.get(`/apps/${preview.id}`);
     expect(child.html).toContain(`Preview of pull request #7 of <a href="/apps/${parent.id}">web</a>`);
@@ -64,7 +65,7 @@ describe('previews in the UI', () => {
   it('turning previews off in the settings keeps the other settings; all defaults and off stores none; bad values are refused', async () => {
     const api = await t.request('POST', '/api/apps', { name: 'web', build_mode: 'svc_build', repo_url: 'https://github.com/acme/web', fallback_port: 18080, previews: { enabled: true, max: 4 } });
     expect(api.status).toBe(201);
-    await b.get(`/apps/${api.body.id}`);
+    await b.get(`/apps/${api.body.id}/settings`);
     const bad = await b.post(`/apps/${api.body.id}/settings`, { ...base, fallback_port: '18080', previews_form: '1', previews_enabled: 'on', previews_max: '0' });
     expect(bad.status).toBe(400);
     expect(roleText(bad.html, 'alert')).toMatch(/max/);
