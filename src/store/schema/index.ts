@@ -20,3 +20,4 @@ export * from './offsite.js';
 export * from './cluster.js';
 export * from './registries.js';
 export * from './stacks.js';
+export * from './service-backups.js';
