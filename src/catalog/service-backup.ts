@@ -26,14 +26,16 @@ const psql = (c: Credentials, sql: string): ExecCommand => ({
   env: pgEnv(c),
 });
 
-// Every database but the templates and the maintenance one, dropped with its sessions (FORCE, 13+).
-const PG_CLEAR = `DO $$ DECLARE d text; BEGIN FOR d IN SELECT datname FROM pg_database WHERE NOT datistemplate AND datname <> 'postgres' LOOP EXECUTE format('DROP DATABASE %I WITH (FORCE)', d); END LOOP; END $$;`;
+// Every database but the templates and the maintenance one, dropped with its sessions (FORCE, 13+). A
+// DROP DATABASE cannot run inside a function, so the statements are listed by one psql and run by another.
+const PG_DROPS = `SELECT format('DROP DATABASE %I WITH (FORCE);', datname) FROM pg_database WHERE NOT datistemplate AND datname <> 'postgres'`;
+const PG_CLEAR = 'set -e; drops=$(psql -X -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -U "$1" -d postgres -c "$2"); printf \'%s\\n\' "$drops" | psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U "$1" -d postgres -f -';
 
 export const postgresBackup: ServiceBackupOps = {
   ext: 'sql',
   // --no-role-passwords: a copy keeps the password svc generated for it (the roles themselves come back).
   dump: (c) => ({ cmd: ['pg_dumpall', '-h', '127.0.0.1', '-U', c.user, '--no-role-passwords'], env: pgEnv(c) }),
-  clear: (c) => psql(c, PG_CLEAR),
+  clear: (c) => ({ cmd: ['sh', '-c', PG_CLEAR, 'svc-clear', c.user, PG_DROPS], env: pgEnv(c) }),
   load: (c, file) => ({ cmd: ['psql', '-X', '-q', '-h', '127.0.0.1', '-U', c.user, '-d', 'postgres', '-f', file], env: pgEnv(c) }),
   expectedLoadErrors: (c) => [/role ".*" already exists/, new RegExp(`database "${c.database}" already exists`), /current user cannot be dropped/],
 };
