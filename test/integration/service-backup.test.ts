@@ -67,7 +67,7 @@ async function drain(done: () => boolean, timeoutMs = 120_000) {
     const r = await rec.reconcile(name);
     if (r.requeueAfterMs !== undefined) {
       if (r.requeueAfterMs > 0) await new Promise((res) => setTimeout(res, Math.min(r.requeueAfterMs!, 300)));
-      later.push(key);
+      if (!later.includes(key)) later.push(key);
     }
   }
 }
