@@ -17,6 +17,7 @@ import { serviceNotice } from './outcome.js';
 import { ServicesTable } from './dashboard.js';
 import { formError } from './field-errors.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
+import { serviceBackupPages, ServiceBackupsSection } from './service-backups.js';
 
 type Status = 200 | 400 | 404 | 409 | 413;
 const statusOf = (err: DomainError): Status => {
@@ -143,6 +144,7 @@ export function servicePages(deps: UiDeps) {
             </dl>
           )}
         </div>
+        <ServiceBackupsSection c={c} db={db} s={s} />
         <MetricCharts points={metricsJson(db, `service:${s.id}`, rangeOf(c), deps.now().getTime(), undefined).points} range={rangeOf(c)} base={`/services/${s.id}`} />
         {may(c, 'POST /services/:id/delete') && (
           <>
@@ -160,6 +162,7 @@ export function servicePages(deps: UiDeps) {
   };
 
   r.get('/services/:id', (c) => detail(c));
+  r.route('/', serviceBackupPages(deps, detail));
 
   for (const [action, running] of [['stop', false], ['start', true]] as const) {
     r.post(`/services/:id/${action}`, async (c) => {
