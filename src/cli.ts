@@ -82,8 +82,12 @@ async function run(argv: string[]): Promise<number> {
       if (v.json && v.names) usageError(command, '--json and --names exclude each other');
       return appsCommand(client, { json, names: !!v.names });
     case 'services':
-      expect(0);
-      return (await import('./cli/lists.js')).servicesCommand(client, { json });
+      if (pos.length === 0) return (await import('./cli/lists.js')).servicesCommand(client, { json });
+      // svc services backup|backups|restore|download|schedule NAME [BACKUP_ID]
+      if (pos.length > (pos[0] === 'restore' || pos[0] === 'download' ? 3 : 2)) usageError(command, `unexpected argument "${pos[pos.length - 1]}"`);
+      return (await import('./cli/service-backups.js')).serviceBackupCommand(client, {
+        action: pos[0], name: pos[1], id: pos[2], into: v.into as string | undefined, output: v.output as string | undefined, every: v.every as string | undefined, retain: v.retain as string | undefined, json,
+      });
     case 'deploys':
       expect(1);
       return (await import('./cli/lists.js')).deploysCommand(client, { app: pos[0], json });

@@ -33,7 +33,15 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
     options: `${JSON_OPTION}
       --names         only the names, one a line (what the completion scripts read)`,
   },
-  services: { usage: 'svc services [--json]', about: 'list managed services: name, type, status, image, the apps linked to each', options: JSON_OPTION },
+  services: {
+    usage: 'svc services [--json] | backup NAME | backups NAME | restore NAME BACKUP_ID [--into NEW] | download NAME BACKUP_ID [-o FILE] | schedule NAME [--every MINUTES] [--retain N]',
+    about: "list managed services: name, type, status, image, the apps linked to each; back one up alone, list its backups, restore one into it (a safety backup first) or into a new service, download one, set its schedule",
+    options: `${JSON_OPTION}
+      --into NEW      restore into a new service NEW (a copy), leaving NAME as it is
+  -o, --output FILE   where download writes the gzip'd dump (default: its name)
+      --every M       schedule: a backup every M minutes (0: none)
+      --retain N      schedule: keep the newest N backups (here and at every backup target)`,
+  },
   deploys: { usage: 'svc deploys APP [--json]', about: "list an app's deploys, newest first: id, status, image, origin, time", options: JSON_OPTION },
   deploy: {
     usage: 'svc deploy APP [--image REF] [--follow]',
