@@ -223,7 +223,8 @@ async function main() {
     const deployIds: number[] = [];
     const t0 = Date.now();
     // freePort() can hand out a port again until Caddy listens on it: keep the ones given out apart.
-    const used = new Set<number>();
+    // svc's own ports too: its HTTP/HTTPS ports stay free until a domain route makes Caddy listen there.
+    const used = new Set<number>(['SVC_PORT', 'SVC_HTTP_PORT', 'SVC_HTTPS_PORT', 'SVC_DNS_PORT'].map((k) => Number(isolated[k])).filter(Boolean));
     const newPort = async () => {
       for (;;) {
         const p = await freePort();

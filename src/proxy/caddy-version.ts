@@ -23,10 +23,12 @@ export interface CaddyFeatures {
    * 0.1 s, caddyserver/caddy#3143). 2.6.2 refuses the field, so it is never written for it.
    */
   streamCloseDelay: boolean;
+  /** Caddy >= 2.7.0 takes reverse_proxy's `request_buffers` (2.6.2 calls it `buffer_requests`, and does not need it). */
+  requestBuffers: boolean;
 }
 
 /** What svc assumes of a Caddy whose version it cannot tell: Debian bookworm's 2.6.2. */
-export const OLDEST_FEATURES: CaddyFeatures = { resendsBodies: false, streamCloseDelay: false };
+export const OLDEST_FEATURES: CaddyFeatures = { resendsBodies: false, streamCloseDelay: false, requestBuffers: false };
 
 /** Pure: `2.11.4` from `caddy version` output (`v2.11.4 h1:...`, Debian's `2.6.2`); undefined if none. */
 export function parseCaddyVersion(out: string): string | undefined {
@@ -38,7 +40,7 @@ export function featuresOf(version: string | undefined): CaddyFeatures {
   if (!version) return OLDEST_FEATURES;
   const [a, b, c] = version.split('.').map(Number);
   const atLeast = (x: number, y: number, z: number) => a > x || (a === x && (b > y || (b === y && c >= z)));
-  return { resendsBodies: atLeast(2, 11, 2), streamCloseDelay: atLeast(2, 7, 0) };
+  return { resendsBodies: atLeast(2, 11, 2), streamCloseDelay: atLeast(2, 7, 0), requestBuffers: atLeast(2, 7, 0) };
 }
 
 /** Pure: the inodes of sockets listening on `port` in /proc/net/tcp{,6} text (state 0A). */
@@ -148,6 +150,7 @@ export function createCaddyWatch(adminUrl: string, log: Logger, look: (url: stri
           ...(now.version ? {} : { assumed: "Caddy 2.6.2's limits (a Caddy not on this machine, or not found)" }),
           resendsBodies: now.features.resendsBodies,
           streamCloseDelay: now.features.streamCloseDelay,
+          requestBuffers: now.features.requestBuffers,
         });
       }
       last = now;

@@ -6,7 +6,7 @@
 // and retrying: a switch changes a DNS answer, never the relay's config. Same input, same JSON.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { DNS_BALANCING, DNS_REFRESH_MS, EDGE_ROUTE_HEADER, sortKeys, type Json } from './config.js';
+import { DNS_BALANCING, DNS_REFRESH_MS, EDGE_ROUTE_HEADER, REQUEST_BUFFER_BYTES, sortKeys, type Json } from './config.js';
 import type { Route, Upstream } from './proxy.js';
 import { keyRedactingLogs } from '../runtime/swarm-agent-spec.js';
 import { agentServer } from './agent-server.js';
@@ -100,6 +100,9 @@ export function buildEdgeConfig(routes: Route[], resolver: string, paths: { sock
           transport: { protocol: 'http', dial_timeout: EDGE_DIAL_TIMEOUT },
           // A task that cannot be dialled is skipped for a while instead of costing every request a dial timeout.
           health_checks: { passive: { fail_duration: EDGE_FAIL_DURATION, max_fails: 1 } },
+          // The relay talks to the apps: it reads small bodies whole first (config.ts REQUEST_BUFFER_BYTES).
+          // The relay runs the proxy image (caddy:2, 2.11): the field needs Caddy >= 2.7.
+          request_buffers: REQUEST_BUFFER_BYTES,
           // The app sees what the host's Caddy saw (the client), not the relay's unix peer.
           headers: {
             request: {

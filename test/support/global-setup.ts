@@ -26,10 +26,9 @@ async function waitFor(cond: () => boolean, timeoutMs: number, what: string) {
 
 let started: ChildProcess | undefined;
 
-export async function setup() {
-  unstableCaddyBin();
-  console.log(`integration tests: host Caddy ${caddyBin()} (${caddyVersionOf(caddyBin())}); image svc-test/caddy:2 from Caddy ${caddyVersionOf(unstableCaddyBin())}`);
-  if (engineUp()) return;
+/** Starts Debian's dockerd when no engine answers; the pid of the one it started, if it did. */
+export async function ensureEngine(): Promise<number | undefined> {
+  if (engineUp()) return undefined;
   if (!existsSync('/usr/sbin/dockerd')) {
     execFileSync('bash', ['scripts/install-host-packages.sh'], { stdio: 'inherit' });
   }
@@ -37,6 +36,13 @@ export async function setup() {
   started = spawn('/usr/sbin/dockerd', [], { stdio: ['ignore', out, out], detached: true });
   started.unref();
   await waitFor(engineUp, 60_000, 'dockerd to answer');
+  return started.pid;
+}
+
+export async function setup() {
+  unstableCaddyBin();
+  console.log(`integration tests: host Caddy ${caddyBin()} (${caddyVersionOf(caddyBin())}); image svc-test/caddy:2 from Caddy ${caddyVersionOf(unstableCaddyBin())}`);
+  await ensureEngine();
 }
 
 export async function teardown() {

@@ -29,6 +29,13 @@ describe('which Caddy svc drives', () => {
     [undefined, false],
   ])('Caddy %s takes stream_close_delay: %s', (v, takes) => expect(featuresOf(v).streamCloseDelay).toBe(takes));
 
+  it.each([
+    ['2.6.2', false],
+    ['2.7.0', true],
+    ['2.11.4', true],
+    [undefined, false],
+  ])('Caddy %s takes request_buffers: %s', (v, takes) => expect(featuresOf(v).requestBuffers).toBe(takes));
+
   it('finds the listening socket of a port in /proc/net/tcp, not a connection to it', () => {
     const text = [
       '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',

@@ -57,7 +57,7 @@ describe('caddy adapter', () => {
   it('loads the config of the Caddy it finds, even after serves() built one before it knew', async () => {
     const admin = fakeAdmin();
     let now: CaddyFeatures = OLDEST_FEATURES;
-    const watch: CaddyWatch = { features: async () => (now = { resendsBodies: true, streamCloseDelay: true }), known: () => now };
+    const watch: CaddyWatch = { features: async () => (now = { resendsBodies: true, streamCloseDelay: true, requestBuffers: true }), known: () => now };
     const p = createCaddyProxy({ ...base, fetch: admin.fetchFn, watch });
     expect(await p.serves(routes)).toBe(false);
     await p.apply(routes);

@@ -62,7 +62,7 @@ describe('buildCaddyConfig', () => {
 
   it('a Caddy that resends bodies (>= 2.11.2) gets a 500 ms dial timeout; 2.6.2 and an unknown Caddy keep the default 3 s; passive health on both', () => {
     const handler = (features?: { resendsBodies: boolean }) =>
-      (buildCaddyConfig([portRoute('web', 8080)], { ...opts, features: features && { ...features, streamCloseDelay: false } }) as AnyJson).apps.http.servers['port-8080'].routes[0].handle[0];
+      (buildCaddyConfig([portRoute('web', 8080)], { ...opts, features: features && { ...features, streamCloseDelay: false, requestBuffers: false } }) as AnyJson).apps.http.servers['port-8080'].routes[0].handle[0];
     expect(handler({ resendsBodies: true }).transport).toEqual({ protocol: 'http', dial_timeout: '500ms' });
     expect(handler({ resendsBodies: true }).health_checks).toEqual({ passive: { fail_duration: '2s', max_fails: 1 } });
     expect(handler({ resendsBodies: false }).transport).toEqual({ protocol: 'http' });
@@ -75,12 +75,20 @@ describe('buildCaddyConfig', () => {
   it("a Caddy >= 2.7 keeps each app's streams across a config load for its drain_seconds; 2.6.2 and an unknown Caddy get no such field (they refuse it)", () => {
     const routes = [{ ...portRoute('web', 8080), drainSeconds: 45 }, { ...domainRoute('site', 'site.example.com'), drainSeconds: 3600 }, portRoute('plain', 8081)];
     const handlers = (streamCloseDelay?: boolean) => {
-      const c = buildCaddyConfig(routes, { ...opts, features: streamCloseDelay === undefined ? undefined : { resendsBodies: true, streamCloseDelay } }) as AnyJson;
+      const c = buildCaddyConfig(routes, { ...opts, features: streamCloseDelay === undefined ? undefined : { resendsBodies: true, streamCloseDelay, requestBuffers: true } }) as AnyJson;
       return [c.apps.http.servers['port-8080'].routes[0].handle[0], c.apps.http.servers.domains.routes[0].handle[0], c.apps.http.servers['port-8081'].routes[0].handle[0]];
     };
     expect(handlers(true).map((h) => h.stream_close_delay)).toEqual(['45s', '3600s', undefined]);
     expect(handlers(false).map((h) => h.stream_close_delay)).toEqual([undefined, undefined, undefined]);
     expect(handlers().map((h) => h.stream_close_delay)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('a Caddy >= 2.7 reads request bodies up to 64 KiB before dialling the app; 2.6.2 and an unknown Caddy get no such field (they refuse it)', () => {
+    const handler = (requestBuffers?: boolean) =>
+      (buildCaddyConfig([portRoute('web', 8080)], { ...opts, features: requestBuffers === undefined ? undefined : { resendsBodies: true, streamCloseDelay: true, requestBuffers } }) as AnyJson).apps.http.servers['port-8080'].routes[0].handle[0];
+    expect(handler(true).request_buffers).toBe(65536);
+    expect(handler(false).request_buffers).toBeUndefined();
+    expect(handler().request_buffers).toBeUndefined();
   });
 
   it('domain mode: one server on :httpsPort with host matchers and an ACME policy with the email', () => {

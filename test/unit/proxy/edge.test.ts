@@ -68,6 +68,11 @@ describe('the edge relay config', () => {
     expect(h.health_checks.passive).toEqual({ fail_duration: '10s', max_fails: 1 });
   });
 
+  it('the relay reads a small request body whole before it dials a task (an app that answers first never resets the client)', () => {
+    const h = relayRoutes(buildEdgeConfig([web], resolver, relayA))[0]!.handle[0]! as unknown as { request_buffers: number };
+    expect(h.request_buffers).toBe(64 * 1024);
+  });
+
 });
 
 describe("the resolver's answers", () => {
@@ -104,6 +109,13 @@ describe('the routes the host Caddy gets', () => {
     const h = cfg.apps.http.servers['port-8080'].routes[0].handle[0];
     expect(h).toMatchObject({ handler: 'reverse_proxy', upstreams: [{ dial: `unix/${paths.socket}` }], headers: { request: { set: { [EDGE_ROUTE_HEADER]: ['web.svc.internal:3000'] } } } });
     expect(cfg.apps.http.servers['port-8080'].listen).toEqual([':8080']);
+  });
+
+  it('a host Caddy >= 2.7 sends the relay a small body whole with its headers; 2.6.2 gets no such field', () => {
+    const handler = (requestBuffers: boolean) =>
+      (buildCaddyConfig(viaEdge([web], paths.socket), { adminUrl: 'http://127.0.0.1:2019', httpPort: 80, httpsPort: 443, tlsIssuer: 'internal', dnsPort: 5353, features: { resendsBodies: requestBuffers, streamCloseDelay: requestBuffers, requestBuffers } }) as any).apps.http.servers['port-8080'].routes[0].handle[0];
+    expect(handler(true).request_buffers).toBe(64 * 1024);
+    expect(handler(false).request_buffers).toBeUndefined();
   });
 
   it('the host never reuses an idle connection to the relay (a reload closes those) and never asks it to close', () => {
