@@ -38,6 +38,7 @@ CREATE TABLE `service_backups` (
 	`size_bytes` integer,
 	`error` text,
 	`upgrade_id` integer,
+	`full_backup_id` integer,
 	`completed_at` text,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')) NOT NULL
 );

@@ -86,7 +86,7 @@ async function run(argv: string[]): Promise<number> {
       // svc services backup|backups|restore|download|schedule NAME [BACKUP_ID]
       if (pos.length > (pos[0] === 'restore' || pos[0] === 'download' ? 3 : 2)) usageError(command, `unexpected argument "${pos[pos.length - 1]}"`);
       return (await import('./cli/service-backups.js')).serviceBackupCommand(client, {
-        action: pos[0], name: pos[1], id: pos[2], into: v.into as string | undefined, output: v.output as string | undefined, every: v.every as string | undefined, retain: v.retain as string | undefined, json,
+        action: pos[0], name: pos[1], id: pos[2], into: v.into as string | undefined, fullBackup: v['full-backup'] as string | undefined, output: v.output as string | undefined, every: v.every as string | undefined, retain: v.retain as string | undefined, json,
       });
     case 'deploys':
       expect(1);

@@ -137,7 +137,7 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
   // Per-service backups, copies and restores (issue 33): behind the gate, a full restore swaps their services' data.
   gatedManager(manager, gate).register(
-    createServiceBackupReconciler({ db, runtime, sealer, log, dataDir: config.dataDir, enqueue: manager.enqueue, now: Date.now, changed: backups.control.progress.changed, settings: { age: ageKeyOf(config), retrySeconds: config.offsite.retrySeconds } }),
+    createServiceBackupReconciler({ db, runtime, sealer, log, dataDir: config.dataDir, backupDir: config.backupDir, enqueue: manager.enqueue, now: Date.now, changed: backups.control.progress.changed, settings: { age: ageKeyOf(config), retrySeconds: config.offsite.retrySeconds } }),
   );
   const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").

@@ -16,7 +16,7 @@ export const OPTIONS: Record<string, Options> = {
   apply: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' }, 'no-wait': { type: 'boolean' } },
   diff: { file: { type: 'string', short: 'f' }, prune: { type: 'boolean' } },
   apps: { ...json, names: { type: 'boolean' } },
-  services: { into: { type: 'string' }, output: { type: 'string', short: 'o' }, every: { type: 'string' }, retain: { type: 'string' }, ...json },
+  services: { into: { type: 'string' }, 'full-backup': { type: 'string' }, output: { type: 'string', short: 'o' }, every: { type: 'string' }, retain: { type: 'string' }, ...json },
   deploys: { ...json },
   deploy: { image: { type: 'string' }, follow: { type: 'boolean' } },
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },

@@ -39,6 +39,7 @@ export interface ServiceBackupOptions {
   name?: string;
   id?: string;
   into?: string;
+  fullBackup?: string;
   output?: string;
   every?: string;
   retain?: string;
@@ -72,11 +73,14 @@ export async function serviceBackupCommand(client: Client, o: ServiceBackupOptio
       return b.status === 'completed' || b.status === 'running' ? 0 : 1;
     }
     case 'restore': {
-      const body = { backup_id: backupId(), ...(o.into ? { into: { name: o.into } } : {}) };
+      if (o.fullBackup !== undefined && !ID.test(o.fullBackup)) throw new CliError('--full-backup takes a backup id', 2);
+      const source = o.fullBackup !== undefined && o.id === undefined ? { full_backup_id: Number(o.fullBackup) } : { backup_id: backupId() };
+      const body = { ...source, ...(o.into ? { into: { name: o.into } } : {}) };
       const a = await client.json<RestoreAnswer>('POST', `${base}/restore`, body);
       if (o.json) return printJson(a, write), 0;
       const where = o.into ? `into the new service ${a.service.name}` : `into ${o.name}${a.restore.safety_backup_id ? ` (safety backup ${a.restore.safety_backup_id} taken first)` : ''}`;
-      write(`restore ${a.restore.id} of backup ${body.backup_id} ${where}: ${a.restore.status}${a.restore.error ? `: ${a.restore.error}` : ''}\n`);
+      const what = 'full_backup_id' in source ? `the dump in full backup ${source.full_backup_id}` : `backup ${source.backup_id}`;
+      write(`restore ${a.restore.id} of ${what} ${where}: ${a.restore.status}${a.restore.error ? `: ${a.restore.error}` : ''}\n`);
       return a.restore.status === 'failed' ? 1 : 0;
     }
     case 'download': {

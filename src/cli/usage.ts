@@ -34,10 +34,11 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
       --names         only the names, one a line (what the completion scripts read)`,
   },
   services: {
-    usage: 'svc services [--json] | backup NAME | backups NAME | restore NAME BACKUP_ID [--into NEW] | download NAME BACKUP_ID [-o FILE] | schedule NAME [--every MINUTES] [--retain N]',
+    usage: 'svc services [--json] | backup NAME | backups NAME | restore NAME BACKUP_ID [--into NEW] | restore NAME --full-backup ID | download NAME BACKUP_ID [-o FILE] | schedule NAME [--every MINUTES] [--retain N]',
     about: "list managed services: name, type, status, image, the apps linked to each; back one up alone, list its backups, restore one into it (a safety backup first) or into a new service, download one, set its schedule",
     options: `${JSON_OPTION}
       --into NEW      restore into a new service NEW (a copy), leaving NAME as it is
+      --full-backup ID  restore NAME's dump in full-state backup ID (postgres, mysql)
   -o, --output FILE   where download writes the gzip'd dump (default: its name)
       --every M       schedule: a backup every M minutes (0: none)
       --retain N      schedule: keep the newest N backups (here and at every backup target)`,

@@ -16,6 +16,7 @@ import {
 } from '../store/service-backups.js';
 import { openUpgradeOf, addServiceEvent } from '../store/service-upgrades.js';
 import { getService } from '../store/services.js';
+import { getBackup } from '../store/backups.js';
 import type { ServiceView } from '../store/service-view.js';
 import type { CommandCtx, Origin } from './context.js';
 import { parseInput } from './parse.js';
@@ -32,7 +33,10 @@ export const backupPolicySchema = z
 
 export const restoreServiceSchema = z
   .object({
-    backup_id: z.number().int().positive(),
+    /** One of the service's backups... */
+    backup_id: z.number().int().positive().optional(),
+    /** ...or a full-state backup, whose dump of this service is loaded (postgres, mysql; into the service only). */
+    full_backup_id: z.number().int().positive().optional(),
     /** Restore into a new service of this name (a copy) instead of into this one. */
     into: z.object({ name: z.string() }).strict().optional(),
   })
@@ -119,8 +123,10 @@ export function setBackupPolicy(ctx: Pick<CommandCtx, 'db' | 'enqueue'>, id: num
  */
 export function restoreService(ctx: CommandCtx, id: number, raw: unknown, origin: Origin): { restore: ServiceRestoreRow; service: ServiceView } {
   const input = parseInput(restoreServiceSchema, raw);
+  if ((input.backup_id === undefined) === (input.full_backup_id === undefined)) throw invalid('give one of backup_id (a backup of this service) and full_backup_id (a full-state backup)');
   const source = serviceOf(ctx, id);
-  const b = serviceBackupOf(ctx, source.id, input.backup_id);
+  if (input.full_backup_id !== undefined) return restoreFromFull(ctx, source, input.full_backup_id, input.into, origin);
+  const b = serviceBackupOf(ctx, source.id, input.backup_id!);
   if (b.status !== 'completed') throw conflict(`backup ${b.id} is ${b.status}; only a completed backup can be restored`);
   if (!input.into) {
     assertServing(source, 'a restore');
@@ -149,6 +155,33 @@ export function restoreService(ctx: CommandCtx, id: number, raw: unknown, origin
   ctx.enqueue(keyOf('service-backup', `restore-${r.id}`));
   ctx.log.info('service restore into a new service requested', { service: source.name, into: copy.name, backup_id: b.id, restore_id: r.id, origin });
   return { restore: r, service: copy };
+}
+
+/**
+ * A restore from a full-state backup's dump of the service: a service backup record taken from the archive
+ * (trigger `full_backup`, so it is listed and kept like the others) and a restore of it into the service.
+ * Into the service only: such a dump carries the passwords of its time, which a copy must not get.
+ */
+function restoreFromFull(ctx: CommandCtx, source: ServiceView, fullBackupId: number, into: { name: string } | undefined, origin: Origin) {
+  if (into) throw conflict("a full backup's dump loads into its own service only (it carries that service's passwords); restore it, then restore that service's backup into a new service");
+  const full = getBackup(ctx.db, fullBackupId);
+  if (!full) throw notFound('backup');
+  if (full.status !== 'completed') throw conflict(`backup ${full.id} is ${full.status}; only a completed backup can be restored`);
+  if (source.type !== 'postgres' && source.type !== 'mysql') throw conflict(`a full backup holds a dump of postgres and mysql services only; a ${source.type} service's data is restored with the whole backup`);
+  assertServing(source, 'a restore');
+  const up = openUpgradeOf(ctx.db, source.id);
+  if (up?.status === 'running') throw conflict(`service ${source.name} is being upgraded (step ${up.step}); restore when the upgrade has ended`, { upgrade_id: up.id });
+  const { b, r } = tx(ctx.db, () => {
+    assertIdle(ctx, source, 'restore it');
+    const b = newServiceBackup(ctx.db, source, 'full_backup', undefined, full.id);
+    const r = insertServiceRestore(ctx.db, { backupId: b.id, serviceId: source.id, serviceName: source.name, intoNew: false });
+    addServiceEvent(ctx.db, source.id, 'restore_requested', `restore ${r.id} of ${source.name}'s dump in full backup ${full.id} (${full.filename}) asked for (${origin}); a safety backup is taken first`);
+    return { b, r };
+  });
+  ctx.enqueue(keyOf('service-backup', String(b.id)));
+  ctx.enqueue(keyOf('service-backup', `restore-${r.id}`));
+  ctx.log.info('service restore from a full backup requested', { service: source.name, full_backup_id: full.id, restore_id: r.id, origin });
+  return { restore: r, service: source };
 }
 
 export function getServiceRestoreOp(ctx: Pick<CommandCtx, 'db'>, id: number): ServiceRestoreRow {

@@ -12,8 +12,8 @@ export const serviceBackupPolicySchema = z.object({ interval_minutes: int, retai
 export const serviceBackupJsonSchema = z
   .object({
     id: int, service_id: int, service_name: z.string(), type: z.string(), version: z.string(),
-    trigger: z.enum(['manual', 'scheduled', 'safety', 'upgrade']), status: z.enum(['running', 'completed', 'failed']),
-    filename: z.string(), size_bytes: int.nullable(), error: text, upgrade_id: int.nullable(), created_at: z.string(), completed_at: text,
+    trigger: z.enum(['manual', 'scheduled', 'safety', 'upgrade', 'full_backup']), status: z.enum(['running', 'completed', 'failed']),
+    filename: z.string(), size_bytes: int.nullable(), error: text, upgrade_id: int.nullable(), full_backup_id: int.nullable(), created_at: z.string(), completed_at: text,
     remote_status: z.enum(['none', 'pending', 'verified', 'remote_failed']),
     remotes: z.array(z.object({ target: text, status: z.string(), key: z.string(), sha256: text, verified_at: text, verified_by: text, error: text, attempts: int, next_attempt_at: text })),
   })
@@ -42,6 +42,7 @@ export function serviceBackupJson(db: Db, b: ServiceBackupRow): z.infer<typeof s
     size_bytes: b.sizeBytes,
     error: b.error,
     upgrade_id: b.upgradeId,
+    full_backup_id: b.fullBackupId,
     created_at: b.createdAt,
     completed_at: b.completedAt,
     remote_status,

@@ -19,12 +19,12 @@ export const SERVICE_BACKUP_FILENAME = /^svc-[a-z][a-z0-9-]*-\d{8}-\d{6}-\d+\.(s
 
 export function insertServiceBackup(
   db: Db,
-  s: { serviceId: number; serviceName: string; serviceType: string; version: string; trigger: ServiceBackupTrigger; ext: string; upgradeId?: number; now?: Date },
+  s: { serviceId: number; serviceName: string; serviceType: string; version: string; trigger: ServiceBackupTrigger; ext: string; upgradeId?: number; fullBackupId?: number; now?: Date },
 ): ServiceBackupRow {
   return db.transaction(() => {
     const row = db
       .insert(serviceBackups)
-      .values({ serviceId: s.serviceId, serviceName: s.serviceName, serviceType: s.serviceType, version: s.version, trigger: s.trigger, filename: '', upgradeId: s.upgradeId ?? null })
+      .values({ serviceId: s.serviceId, serviceName: s.serviceName, serviceType: s.serviceType, version: s.version, trigger: s.trigger, filename: '', upgradeId: s.upgradeId ?? null, fullBackupId: s.fullBackupId ?? null })
       .returning()
       .get();
     const filename = serviceBackupFilename(s.serviceName, s.now ?? new Date(), row.id, s.ext);
@@ -34,10 +34,10 @@ export function insertServiceBackup(
 }
 
 /** A `running` record of a backup of the service now (its kind's extension in the name). */
-export function newServiceBackup(db: Db, service: { id: number; name: string; type: ServiceType; version: string }, trigger: ServiceBackupTrigger, upgradeId?: number): ServiceBackupRow {
+export function newServiceBackup(db: Db, service: { id: number; name: string; type: ServiceType; version: string }, trigger: ServiceBackupTrigger, upgradeId?: number, fullBackupId?: number): ServiceBackupRow {
   const ops = backupOpsOf(service.type);
   if (!ops) throw new Error(`${service.type} services have no per-service backups yet`);
-  return insertServiceBackup(db, { serviceId: service.id, serviceName: service.name, serviceType: service.type, version: service.version, trigger, ext: ops.ext, upgradeId });
+  return insertServiceBackup(db, { serviceId: service.id, serviceName: service.name, serviceType: service.type, version: service.version, trigger, ext: ops.ext, upgradeId, fullBackupId });
 }
 
 export const getServiceBackup = (db: Db, id: number): ServiceBackupRow | undefined => db.select().from(serviceBackups).where(eq(serviceBackups.id, id)).get();

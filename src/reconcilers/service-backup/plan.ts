@@ -33,8 +33,8 @@ export function beyondServiceRetention(newestFirst: Pick<ServiceBackupRow, 'id' 
 }
 
 export interface RestoreFacts {
-  /** The backup to load: completed with its file on disk. */
-  backup: 'ready' | 'missing' | 'not_completed';
+  /** The backup to load: completed with its file on disk (`running`: taken from a full backup's archive now). */
+  backup: 'ready' | 'missing' | 'not_completed' | 'running';
   /** The service to load into. */
   target: 'active' | 'starting' | 'gone' | 'stopped' | 'other_node';
   nowMs: number;
@@ -54,6 +54,7 @@ export function planServiceRestore(r: Pick<ServiceRestoreRow, 'status' | 'step' 
   if (r.status !== 'running' || r.step === 'done') return { kind: 'none' };
   if (f.backup === 'missing') return { kind: 'fail', reason: 'the backup file is missing from the service-backups directory' };
   if (f.backup === 'not_completed') return { kind: 'fail', reason: 'the backup is not a completed one' };
+  if (f.backup === 'running' && r.step !== 'safety') return { kind: 'wait', afterMs: RESTORE_POLL_MS };
   if (f.target === 'gone') return { kind: 'fail', reason: 'the service to restore into was deleted' };
   if (f.target === 'other_node') return { kind: 'fail', reason: 'the service keeps its data on another Swarm node; service restores run on the manager only for now' };
   if (r.attempts >= RESTORE_STEP_ATTEMPTS) return { kind: 'fail', reason: `step ${r.step} was begun ${r.attempts} times without finishing` };

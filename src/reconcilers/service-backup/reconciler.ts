@@ -209,7 +209,7 @@ export function createServiceBackupReconciler(d: ServiceBackupReconcilerDeps): R
   }
 
   async function restoreFacts(r: ServiceRestoreRow, svc: ServiceView | undefined, b: ServiceBackupRow | undefined): Promise<RestoreFacts> {
-    const backup = !b ? 'missing' : b.status !== 'completed' ? 'not_completed' : existsSync(serviceBackupPath(d.dataDir, b)) ? 'ready' : 'missing';
+    const backup = !b ? 'missing' : b.status === 'running' ? 'running' : b.status !== 'completed' ? 'not_completed' : existsSync(serviceBackupPath(d.dataDir, b)) ? 'ready' : 'missing';
     let target: RestoreFacts['target'];
     if (!svc || svc.deletedAt) target = 'gone';
     else if (!svc.desiredRunning) target = 'stopped';

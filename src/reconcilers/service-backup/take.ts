@@ -19,6 +19,8 @@ import { getService, openCredentials } from '../../store/services.js';
 import { insertServiceUploads, settleServiceBackup, type ServiceBackupRow } from '../../store/service-backups.js';
 import { addServiceEvent } from '../../store/service-upgrades.js';
 import { redact } from '../restart.js';
+import { extractServiceDump } from '../../backup/archive-dump.js';
+import { getBackup } from '../../store/backups.js';
 
 export interface TakeDeps {
   db: Db;
@@ -27,6 +29,8 @@ export interface TakeDeps {
   log: Logger;
   /** SVC_DATA_DIR. */
   dataDir: string;
+  /** SVC_BACKUP_DIR, where full-state archives are (a `full_backup` record is taken from one). */
+  backupDir?: string;
   /** Queues the off-host copies (`service-backup:copy-<id>`); absent, none are queued (unit tests). */
   enqueue?: Enqueue;
   /** A row changed (wakes requests waiting for it). */
@@ -36,6 +40,22 @@ export interface TakeDeps {
 /** Where a service's backups are kept (outside services/, so a full backup does not carry them twice). */
 export const serviceBackupDir = (dataDir: string, name: string) => join(dataDir, 'service-backups', name);
 export const serviceBackupPath = (dataDir: string, b: Pick<ServiceBackupRow, 'serviceName' | 'filename'>) => join(serviceBackupDir(dataDir, b.serviceName), b.filename);
+
+/** A `full_backup` record: the service's `dumps/<name>.sql` of that archive, as its file. */
+async function fromFullBackup(d: TakeDeps, b: ServiceBackupRow, file: string, gz: string): Promise<ServiceBackupRow> {
+  const full = getBackup(d.db, b.fullBackupId!);
+  if (!full || full.status !== 'completed' || !d.backupDir) throw new Error(`full backup ${b.fullBackupId} is not a completed backup on this host`);
+  if (!(await extractServiceDump(join(d.backupDir, full.filename), b.serviceName, gz))) throw new Error(`full backup ${full.id} holds no dump of ${b.serviceName} (the service was stopped then, or is of a type without one)`);
+  await rename(gz, file);
+  const size = (await stat(file)).size;
+  const done = d.db.transaction(() => {
+    const row = settleServiceBackup(d.db, b.id, { sizeBytes: size })!;
+    addServiceEvent(d.db, b.serviceId, 'backup_completed', `backup ${b.id}: the dump of ${b.serviceName} in full backup ${full.id} (${full.filename}), ${size} bytes`);
+    return row;
+  });
+  d.changed?.();
+  return done;
+}
 
 /** Takes the backup of a running record; resolves to the settled record, throws (after recording why) when it failed. */
 export async function takeServiceBackup(d: TakeDeps, b: ServiceBackupRow): Promise<ServiceBackupRow> {
@@ -51,6 +71,7 @@ export async function takeServiceBackup(d: TakeDeps, b: ServiceBackupRow): Promi
     if (await d.runtime.dataNodeOf(svc.containerName)) throw new Error('the service keeps its data on another Swarm node; service backups run on the manager only for now');
     const creds = openCredentials(d.sealer, svc);
     mkdirSync(serviceBackupDir(d.dataDir, b.serviceName), { recursive: true, mode: 0o700 });
+    if (b.fullBackupId !== null) return await fromFullBackup(d, b, file, gz);
     const dump = ops.dump(creds);
     const res = await d.runtime.execToFile(svc.containerName, dump.cmd, raw, { env: dump.env });
     if (res.exitCode !== 0) throw new Error(`the dump failed (exit ${res.exitCode}): ${redact(res.stderr.trim().split('\n').slice(-3).join(' '), Object.values(creds))}`);

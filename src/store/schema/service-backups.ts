@@ -10,7 +10,7 @@ import { backupTargets } from './offsite.js';
 import { services } from './services.js';
 import type { UploadStatus } from './offsite.js';
 
-export const SERVICE_BACKUP_TRIGGERS = ['manual', 'scheduled', 'safety', 'upgrade'] as const;
+export const SERVICE_BACKUP_TRIGGERS = ['manual', 'scheduled', 'safety', 'upgrade', 'full_backup'] as const;
 export type ServiceBackupTrigger = (typeof SERVICE_BACKUP_TRIGGERS)[number];
 export type ServiceBackupStatus = 'running' | 'completed' | 'failed';
 
@@ -31,6 +31,8 @@ export const serviceBackups = sqliteTable(
     error: text('error'),
     /** The upgrade whose step 1 this is (kept while that upgrade is open, whatever the retention). */
     upgradeId: integer('upgrade_id'),
+    /** Trigger `full_backup`: the full-state backup whose `dumps/<service>.sql` this is (taken from its archive, not dumped). */
+    fullBackupId: integer('full_backup_id'),
     completedAt: text('completed_at'),
     createdAt: createdAt(),
   },

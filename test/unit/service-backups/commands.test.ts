@@ -9,6 +9,7 @@ import type { Db } from '../../../src/store/db.js';
 import { memoryDb, recordingEnqueue, testSealer } from '../../support/db.js';
 import { commandCtx, createService } from '../../support/commands.js';
 import { dbRows as dbSnapshot } from '../../support/db-snapshot.js';
+import { insertWithFreeName } from '../../../src/store/backups.js';
 
 let db: Db;
 let enqueue: ReturnType<typeof recordingEnqueue>;
@@ -120,5 +121,33 @@ describe('deleteServiceBackup', () => {
     deleteServiceBackup(ctx(), s.id, b.id, 'api');
     expect(serviceBackupsOf(db, s.id)).toEqual([]);
     expect(enqueue.keys).toContain('service-backup:files');
+  });
+});
+
+describe('restoreService from a full-state backup', () => {
+  const full = (status: 'completed' | 'running' = 'completed') => insertWithFreeName(db, new Date(), { status, trigger: 'manual' });
+
+  it('takes the dump out of the archive as a `full_backup` record, then restores it into the service', () => {
+    const s = active('pg');
+    const f = full();
+    const { restore } = restoreService(ctx(), s.id, { full_backup_id: f.id }, 'api');
+    const [b] = serviceBackupsOf(db, s.id);
+    expect(b).toMatchObject({ trigger: 'full_backup', fullBackupId: f.id, status: 'running' });
+    expect(restore).toMatchObject({ backupId: b.id, step: 'safety', intoNew: false });
+    expect(enqueue.keys).toEqual(expect.arrayContaining([`service-backup:${b.id}`, `service-backup:restore-${restore.id}`]));
+  });
+
+  it.each([
+    ['both ids', (s: number, f: number) => ({ id: s, body: { backup_id: 1, full_backup_id: f } }), 'invalid'],
+    ['neither', (s: number) => ({ id: s, body: {} }), 'invalid'],
+    ['into a new service (the dump carries passwords)', (s: number, f: number) => ({ id: s, body: { full_backup_id: f, into: { name: 'copy' } } }), 'conflict'],
+    ['a full backup still running', (s: number) => ({ id: s, body: { full_backup_id: full('running').id } }), 'conflict'],
+    ['a redis service (no dump in a full backup)', (_s: number, f: number) => ({ id: active('cache', 'redis').id, body: { full_backup_id: f } }), 'conflict'],
+  ])('refuses %s, writing nothing', (_what, make, kind) => {
+    const s = active('pg');
+    const { id, body } = make(s.id, full().id);
+    const before = dbSnapshot(db);
+    expect(() => restoreService(ctx(), id, body, 'api')).toThrow(expect.objectContaining({ kind }));
+    expect(dbSnapshot(db)).toEqual(before);
   });
 });
