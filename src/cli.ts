@@ -83,9 +83,13 @@ async function run(argv: string[]): Promise<number> {
       return appsCommand(client, { json, names: !!v.names });
     case 'services': {
       if (pos[0] !== 'upgrade') {
-        expect(0);
         if (v.revert || v.confirm || v['keep-days'] !== undefined || v['no-wait']) usageError(command, '--revert, --confirm, --keep-days and --no-wait go with upgrade');
-        return (await import('./cli/lists.js')).servicesCommand(client, { json });
+        if (pos.length === 0) return (await import('./cli/lists.js')).servicesCommand(client, { json });
+        // svc services backup|backups|restore|download|schedule NAME [BACKUP_ID]
+        if (pos.length > (pos[0] === 'restore' || pos[0] === 'download' ? 3 : 2)) usageError(command, `unexpected argument "${pos[pos.length - 1]}"`);
+        return (await import('./cli/service-backups.js')).serviceBackupCommand(client, {
+          action: pos[0], name: pos[1], id: pos[2], into: v.into as string | undefined, fullBackup: v['full-backup'] as string | undefined, output: v.output as string | undefined, every: v.every as string | undefined, retain: v.retain as string | undefined, json,
+        });
       }
       const ending = !!v.revert || !!v.confirm;
       if (v.revert && v.confirm) usageError(command, '--revert and --confirm exclude each other');

@@ -38,7 +38,8 @@ import { createStackReconciler } from './reconcilers/stack/reconciler.js';
 import { createKillNotes, type KillNotes } from './reconcilers/app/kills.js';
 import { createJobsReconciler } from './reconcilers/jobs/reconciler.js';
 import { createServiceReconciler } from './reconcilers/service/reconciler.js';
-import { wireBackups } from './wiring/backups.js';
+import { createServiceBackupReconciler } from './reconcilers/service-backup/reconciler.js';
+import { ageKeyOf, wireBackups } from './wiring/backups.js';
 import { createGate, gatedManager } from './backup/quiesce.js';
 import { createPreviewSweep } from './reconcilers/previews/reconciler.js';
 import { wirePreviewReports } from './wiring/preview-reports.js';
@@ -134,7 +135,11 @@ export async function startDaemon(given: Config, log: Logger = createLogger(give
   // Node changes asked through the API (availability, labels): Swarm state too, not behind the gate.
   manager.register(createNodeReconciler({ db, runtime, bus, log }));
   const backups = wireBackups({ config, db, sealer, log, runtime, manager, gate, bus });
-  const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus, loadCompose: opts.loadCompose ?? loadCompose });
+  // Per-service backups, copies and restores (issue 33): behind the gate, a full restore swaps their services' data.
+  gatedManager(manager, gate).register(
+    createServiceBackupReconciler({ db, runtime, sealer, log, dataDir: config.dataDir, backupDir: config.backupDir, enqueue: manager.enqueue, now: Date.now, changed: backups.control.progress.changed, settings: { age: ageKeyOf(config), retrySeconds: config.offsite.retrySeconds } }),
+  );
+    const manifests = wireManifests({ config, db, sealer, log, manager: gatedManager(manager, gate), bus, loadCompose: opts.loadCompose ?? loadCompose });
   // Observed resource use: a loop of its own beside the reconcilers (issue 22 "Metrics").
   const collector = createCollector({
     db,

@@ -8,6 +8,7 @@ import type { CredentialsHolder } from '../codehost/credentials.js';
 import type { AuthFlows } from '../http/auth-flows.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { serviceRoutes } from './services.js';
+import { serviceBackupRoutes } from './service-backups.js';
 import { linkRoutes } from './links.js';
 import { teamRoutes } from './teams.js';
 import { accountRoutes } from './account.js';
@@ -66,6 +67,7 @@ export function createApi(deps: ApiDeps & { codehost: CredentialsHolder }, flows
   app.route('/api', deployRoutes(deps));
   app.route('/api', logRoutes(deps));
   app.route('/api', serviceRoutes(deps));
+  app.route('/api', serviceBackupRoutes(deps));
   app.route('/api', linkRoutes(deps));
   app.route('/api', codehostRoutes(deps));
   app.route('/api', manifestRoutes(deps));

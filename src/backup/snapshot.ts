@@ -15,8 +15,9 @@ import { ArchiveError } from './extract-archive.js';
 export class KeyMismatchError extends Error {}
 
 // The backup aggregate's operations (restores, imports) are records of this host, like the backups. So are
-// the node changes asked of its Swarm (Swarm holds the nodes; an archive's old request must not be re-applied).
-const KEEP_LIVE = new Set(['backups', 'restores', 'imports', 'backup_targets', 'backup_uploads', 'node_specs', 'node_spec_status', '__drizzle_migrations']);
+// the node changes asked of its Swarm (Swarm holds the nodes; an archive's old request must not be re-applied),
+// and the per-service backups, whose files under service-backups/ a full restore does not touch.
+const KEEP_LIVE = new Set(['backups', 'restores', 'imports', 'backup_targets', 'backup_uploads', 'node_specs', 'node_spec_status', 'service_backups', 'service_backup_uploads', 'service_restores', '__drizzle_migrations']);
 const KEEP_LIVE_OF_USERS = ['sessions', 'api_tokens'];
 
 /** Validates and migrates the snapshot file in place (it is a staging copy). */

@@ -128,8 +128,6 @@ export interface UpgradeOps {
   databases(creds: Credentials): ExecCommand;
   /** Per table of one database: `<table> <rows> <checksum>` lines on stdout, sorted. */
   tableSums(creds: Credentials, database: string): ExecCommand;
-  /** The backup taken before the upgrade, when it is not the type's `dump` (redis: its RDB), and its file suffix. */
-  backup?(creds: Credentials): { command: ExecCommand; suffix: string };
 }
 
 const KINDS: Record<ServiceType, ServiceKind> = { postgres, mysql, redis, garage };

@@ -100,6 +100,4 @@ export const redisUpgrade: UpgradeOps = {
   databases: (c) => sh(c, "redis-cli INFO keyspace | sed -n 's/^\\(db[0-9]*\\):.*/\\1/p'"),
   // The script's answer is checked: two sides failing alike must not look equal.
   tableSums: (c, database) => sh(c, `${CHECKS}answer -n "$1" EVAL_RO "$2" 0`, database.replace(/^db/, ''), REDIS_SUM_SCRIPT),
-  // The pre-upgrade backup: the server's RDB, streamed by redis-cli (the section 3 backup's format too).
-  backup: (c) => ({ command: cli(c, ['--rdb', '-']), suffix: 'rdb' }),
 };

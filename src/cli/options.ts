@@ -16,7 +16,7 @@ export const OPTIONS: Record<string, Options> = {
   apply: { file: { type: 'string', short: 'f' }, name: { type: 'string' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, 'prune-services': { type: 'boolean' }, 'no-wait': { type: 'boolean' }, 'allow-upgrade': { type: 'boolean' } },
   diff: { file: { type: 'string', short: 'f' }, prune: { type: 'boolean' } },
   apps: { ...json, names: { type: 'boolean' } },
-  services: { ...json, revert: { type: 'boolean' }, confirm: { type: 'boolean' }, 'keep-days': { type: 'string' }, 'no-wait': { type: 'boolean' } },
+  services: { ...json, revert: { type: 'boolean' }, confirm: { type: 'boolean' }, 'keep-days': { type: 'string' }, 'no-wait': { type: 'boolean' }, into: { type: 'string' }, 'full-backup': { type: 'string' }, output: { type: 'string', short: 'o' }, every: { type: 'string' }, retain: { type: 'string' } },
   deploys: { ...json },
   deploy: { image: { type: 'string' }, follow: { type: 'boolean' } },
   logs: { tail: { type: 'string' }, follow: { type: 'boolean' } },

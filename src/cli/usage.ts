@@ -38,15 +38,20 @@ export const COMMANDS: Record<string, { usage: string; about: string; options?: 
       --names         only the names, one a line (what the completion scripts read)`,
   },
   services: {
-    usage: 'svc services [--json] | svc services upgrade NAME VERSION [--keep-days N] [--no-wait] | svc services upgrade NAME --revert | --confirm',
-    about: 'list managed services: name, type, version, status, image, the apps linked to each; upgrade one to a later major version, guarded',
+    usage: 'svc services [--json] | upgrade NAME VERSION [--keep-days N] [--no-wait] | upgrade NAME --revert | --confirm | backup NAME | backups NAME | restore NAME BACKUP_ID [--into NEW] | restore NAME --full-backup ID | download NAME BACKUP_ID [-o FILE] | schedule NAME [--every MINUTES] [--retain N]',
+    about: "list managed services: name, type, version, status, image, the apps linked to each; upgrade one to a later major version, guarded; back one up alone, list its backups, restore one into it (a safety backup first) or into a new service, download one, set its schedule",
     options: `${JSON_OPTION}
   upgrade NAME VERSION  a backup, a new container of VERSION, the data moved (writes refused, reads served),
                   verified, then the linked apps redeployed onto it; prints each step until it switched or failed
       --keep-days N   keep the old version stopped N days for a revert (default 7)
       --no-wait       start it and return
       --revert        go back to the kept old version (what was written since the switch is lost)
-      --confirm       drop the kept old version and its data`,
+      --confirm       drop the kept old version and its data
+      --into NEW      restore into a new service NEW (a copy), leaving NAME as it is
+      --full-backup ID  restore NAME's dump in full-state backup ID (postgres, mysql)
+  -o, --output FILE   where download writes the gzip'd dump (default: its name)
+      --every M       schedule: a backup every M minutes (0: none)
+      --retain N      schedule: keep the newest N backups (here and at every backup target)`,
   },
   deploys: { usage: 'svc deploys APP [--json]', about: "list an app's deploys, newest first: id, status, image, origin, time", options: JSON_OPTION },
   deploy: {

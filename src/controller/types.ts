@@ -1,7 +1,7 @@
 // The contracts of the reconcile machinery (DESIGN.md "Core contracts").
 
 /** What a reconciler is asked to converge: one named object of one kind. */
-export type Kind = 'app' | 'service' | 'proxy' | 'backup' | 'manifests' | 'restore' | 'import' | 'jobs' | 'offsite' | 'agents' | 'edges' | 'node' | 'previews' | 'certs' | 'nodes' | 'notify' | 'disk' | 'stack';
+export type Kind = 'app' | 'service' | 'proxy' | 'backup' | 'manifests' | 'restore' | 'import' | 'jobs' | 'offsite' | 'agents' | 'edges' | 'node' | 'previews' | 'certs' | 'nodes' | 'notify' | 'disk' | 'stack' | 'service-backup';
 export type Key = `${Kind}:${string}`;
 
 /** `{}` waits for the next event or resync; `requeueAfterMs` asks to be called again after that delay. */

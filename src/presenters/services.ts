@@ -4,6 +4,7 @@ import type { ServiceView } from '../store/service-view.js';
 import { UPGRADE_STATUSES, UPGRADE_STEPS, type ServiceEventRow, type ServiceUpgradeRow } from '../store/schema/index.js';
 import { linkedAppNames } from '../store/services.js';
 import { z } from 'zod';
+import { servicePolicyJson } from './service-backups.js';
 
 export const serviceJsonSchema = z
   .object({
@@ -19,6 +20,8 @@ export const serviceJsonSchema = z
     data_dir: z.string(),
     error: z.string().nullable(),
     linked_apps: z.array(z.object({ id: z.number().int(), name: z.string() })),
+    /** Its own backup schedule and retention (docs/api.md "Per-service backups and restores"). */
+    backup: z.object({ interval_minutes: z.number().int(), retain: z.number().int() }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -39,6 +42,7 @@ export function serviceJson(db: Db, row: ServiceView) {
     data_dir: row.dataDir,
     error: row.error,
     linked_apps: linkedAppNames(db, row.id),
+    backup: servicePolicyJson(db, row.id),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

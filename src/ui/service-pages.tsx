@@ -20,6 +20,7 @@ import { ServiceUpgradeSection } from './service-upgrade.js';
 import { requestUpgradeEnd, upgradeService } from '../desired/service-upgrades.js';
 import { openUpgradeOf, serviceEventsOf, upgradesOf } from '../store/service-upgrades.js';
 import { Badge, Check, Csrf, Field, Layout, PostButton, Select, Time } from './layout.js';
+import { serviceBackupPages, ServiceBackupsSection } from './service-backups.js';
 
 type Status = 200 | 400 | 404 | 409 | 413;
 const statusOf = (err: DomainError): Status => {
@@ -147,6 +148,7 @@ export function servicePages(deps: UiDeps) {
           )}
         </div>
         <ServiceUpgradeSection s={s} upgrade={openUpgradeOf(db, s.id)} last={upgradesOf(db, s.id)[0]} events={serviceEventsOf(db, s.id, 50)} csrf={c.var.csrf} mayUpgrade={may(c, 'POST /services/:id/upgrade')} />
+        <ServiceBackupsSection c={c} db={db} s={s} />
         <MetricCharts points={metricsJson(db, `service:${s.id}`, rangeOf(c), deps.now().getTime(), undefined).points} range={rangeOf(c)} base={`/services/${s.id}`} />
         {may(c, 'POST /services/:id/delete') && (
           <>
@@ -164,6 +166,7 @@ export function servicePages(deps: UiDeps) {
   };
 
   r.get('/services/:id', (c) => detail(c));
+  r.route('/', serviceBackupPages(deps, detail));
 
   for (const [action, running] of [['stop', false], ['start', true]] as const) {
     r.post(`/services/:id/${action}`, async (c) => {

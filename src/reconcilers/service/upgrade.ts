@@ -3,11 +3,8 @@
 // serves until the switch (with writes refused from the freeze on); any failure before the switch removes
 // the new container and its directory and gives writes back to the old one, so there are never two
 // half-databases: the new side is either being built, or verified equal and switched to.
-import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { mkdirSync, rmSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import type { Credentials, ServiceKind, UpgradeOps } from '../../catalog/catalog.js';
 import type { Result } from '../../controller/types.js';
 import { observeService } from '../../observed/services.js';
@@ -19,6 +16,7 @@ import { linkedAppNames } from '../../store/services.js';
 import type { ServiceView } from '../../store/service-view.js';
 import { nowIso } from '../../store/schema/index.js';
 import { redact } from '../restart.js';
+import { newServiceBackup, serviceBackupPath, takeServiceBackup } from '../service-backup/take.js';
 import { serviceSpec } from './container.js';
 import { applyDataOwner, dataDirOwner } from './data-owner.js';
 import type { ServiceReconcilerDeps } from './deps.js';
@@ -29,8 +27,6 @@ import { httpProbe } from '../app/probe.js';
 /** The label that marks the new container of an upgrade (and keeps it from being taken for an orphan). */
 export const UPGRADE_LABEL = 'svc.upgrade';
 
-/** Where the pre-upgrade dump of a service goes. */
-export const serviceBackupDir = (dataDir: string, name: string) => join(dataDir, 'service-backups', name);
 
 /** A table (or database) whose counts or checksums differ between the two sides. */
 export interface SideBySide {
@@ -118,21 +114,13 @@ export function createUpgradeRunner(deps: ServiceReconcilerDeps) {
     const ops = kind.upgrade!;
     switch (step) {
       case 'backup': {
+        // Step 1 is a service backup like any other (listed, kept while the upgrade is open, copied off-site).
         if (await runtime.dataNodeOf(u.fromContainer)) throw new Error('the service keeps its data on another Swarm node; upgrades run on the manager only for now');
-        const dir = serviceBackupDir(settings.dataDir, row.name);
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        const { command: dump, suffix } = ops.backup?.(creds) ?? { command: kind.dump!(creds), suffix: 'sql' };
-        const file = join(dir, `${nowIso().replace(/[:]/g, '')}-before-upgrade-${u.id}-${u.fromVersion}-to-${u.toVersion}.${suffix}.gz`);
-        const raw = `${file}.partial`;
-        const res = await runtime.execToFile(u.fromContainer, dump.cmd, raw, { env: dump.env });
-        if (res.exitCode !== 0) {
-          await rm(raw, { force: true });
-          throw new Error(`the backup before the upgrade failed (exit ${res.exitCode}): ${redact(res.stderr.trim().split('\n').slice(-3).join(' '), Object.values(creds))}`);
-        }
-        await pipeline(createReadStream(raw), createGzip({ level: 1 }), createWriteStream(`${file}.gz-partial`, { mode: 0o600 }));
-        await rename(`${file}.gz-partial`, file);
-        await rm(raw, { force: true });
-        advanceUpgrade(db, u, 'create', { kind: 'upgrade_backup', message: `backup of ${row.name} at ${u.fromVersion} written to ${file}` }, { backupPath: file });
+        const b = await takeServiceBackup({ db, runtime, sealer: deps.sealer, log: deps.log, dataDir: settings.dataDir, enqueue: deps.enqueue }, newServiceBackup(db, row, 'upgrade', u.id)).catch((err: unknown) => {
+          throw new Error(`the backup before the upgrade failed: ${err instanceof Error ? err.message : String(err)}`);
+        });
+        const file = serviceBackupPath(settings.dataDir, b);
+        advanceUpgrade(db, u, 'create', { kind: 'upgrade_backup', message: `backup ${b.id} of ${row.name} at ${u.fromVersion} written to ${file}` }, { backupPath: file });
         return { requeueAfterMs: 0 };
       }
       case 'create': {

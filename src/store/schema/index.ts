@@ -21,3 +21,4 @@ export * from './offsite.js';
 export * from './cluster.js';
 export * from './registries.js';
 export * from './stacks.js';
+export * from './service-backups.js';

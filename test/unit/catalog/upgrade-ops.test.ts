@@ -16,7 +16,6 @@ const commandsOf = (type: 'postgres' | 'mysql' | 'redis') => {
     ['databases', ops.databases(creds)],
     ['tableSums', ops.tableSums(creds, type === 'redis' ? 'db0' : 'app')],
   ];
-  if (ops.backup) all.push(['backup', ops.backup(creds).command]);
   if (kind.copyDump) all.push(['copyDump', kind.copyDump(creds)]);
   return { creds, all };
 };
@@ -36,10 +35,4 @@ describe.each(['postgres', 'mysql', 'redis'] as const)('%s upgrade and copy comm
       expect(move.cmd.slice(3)).toContain(HOST);
     }
   });
-});
-
-it('redis backs up its RDB before an upgrade; the SQL types their dump', () => {
-  expect(kindOf('redis').upgrade!.backup!({ password: 'x' })).toMatchObject({ suffix: 'rdb', command: { cmd: expect.arrayContaining(['--rdb', '-']) } });
-  expect(kindOf('postgres').upgrade!.backup).toBeUndefined();
-  expect(kindOf('mysql').upgrade!.backup).toBeUndefined();
 });

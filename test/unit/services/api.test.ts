@@ -31,7 +31,7 @@ describe('services API', () => {
     const created = await json('POST', '/api/services', { name: 'main-db', type: 'postgres' });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual([
-      'container_name', 'created_at', 'data_dir', 'error', 'id', 'image_ref', 'internal_port', 'linked_apps', 'name', 'status', 'type', 'updated_at', 'version',
+      'backup', 'container_name', 'created_at', 'data_dir', 'error', 'id', 'image_ref', 'internal_port', 'linked_apps', 'name', 'status', 'type', 'updated_at', 'version',
     ]);
     expect(created.body).toMatchObject({ name: 'main-db', type: 'postgres', status: 'pending', container_name: 'svc-svc-main-db', internal_port: 5432, image_ref: 'postgres:18', version: '18', linked_apps: [] }); // the newest version, its official image
     expect(enqueue.keys).toEqual(['service:main-db']);
