@@ -124,7 +124,7 @@ describe('the permission table', () => {
     expect(Object.keys(RULES).filter((k) => !registered.has(k))).toEqual([]);
   });
 
-  // Every route times every role and scope through the whole app (about 300 routes): 100-160 s on 2 busy cores.
+  // Every route times every role and scope through the whole app (265 routes): 100-160 s on 2 busy cores.
   it('every route answers every role and token scope as the table says', { timeout: 360_000 }, async () => {
     const routes = endpoints(createTestApi());
     const mismatches: string[] = [];
