@@ -20,7 +20,7 @@ export const manifestApplyJsonSchema = z
     dry_run: z.boolean(),
     resources: z.array(
       z.object({
-        kind: z.enum(['App', 'Service']),
+        kind: z.enum(['App', 'Service', 'Stack']),
         name: z.string(),
         action: z.enum(['create', 'update', 'delete', 'unchanged']),
         changes: z.array(z.string()),
@@ -28,6 +28,12 @@ export const manifestApplyJsonSchema = z
         note: z.string().optional(),
         deploy: z.string().optional().describe('the image this apply deploys'),
         deploy_id: z.number().int().optional().describe('the deploy it queued (not in a dry run)'),
+        services: z
+          .array(z.object({ service: z.string(), action: z.string(), changes: z.array(z.string()) }))
+          .optional()
+          .describe("a Stack: what its change does to each service (the stacks command's plan)"),
+        stack_id: z.number().int().optional().describe('a Stack, in an apply (not a dry run): its id'),
+        stack_deploy_id: z.number().int().optional().describe('a Stack, in an apply: the stack deploy it queued'),
       }),
     ),
     errors: z.array(manifestErrorJsonSchema),
