@@ -70,7 +70,9 @@ export async function heal(deps: AppReconcilerDeps, app: AppView, seen: Pick<Ext
   }
   // No look at it here: a restarted container keeps its id, a recreated one was inspected by the run, and
   // the steady pass (at once) inspects and probes it, then lets it join the answer.
-  if (created) observeLive(deps.db, app.id, { containerId: created.id });
+  // Its name too: a state restored under another instance name (a new host) names a container of the old
+  // one, and the container made from the deploy carries this instance's name; kept, it would be an orphan.
+  if (created) observeLive(deps.db, app.id, { containerId: created.id, containerName: created.name });
   deps.bus.emit('live', app.id);
   deps.enqueue(keyOf('proxy', 'main'));
   const why = oomKilled || oomLikely ? exitWhy({ oomKilled, oomLikely, exitCode: 137 }) : 'was not running';

@@ -13,6 +13,7 @@ import { drainMinWaitMs } from '../../../src/reconcilers/app/plan.js';
 import { dnsRecordsOf } from '../../../src/reconcilers/proxy/dns-sync.js';
 import type { DnsRecords } from '../../../src/dns/hosts.js';
 import { getAppByName } from '../../../src/store/apps.js';
+import { observeLive } from '../../../src/observed/apps.js';
 import { createDeploy, getDeploy, listAppEvents, listDeployEvents } from '../../../src/store/deploys.js';
 import { deployEnv } from '../../../src/store/deploy-env.js';
 import { missingRequired } from '../../../src/store/env.js';
@@ -530,6 +531,19 @@ describe('app reconciler: self-healing and cleanup', () => {
     expect(app()).toMatchObject({ healFailures: 0, healNotBefore: null }); // gone is not a crash: uncounted
     expect(app()).toMatchObject({ status: 'active', liveAddress: '10.0.0.3', liveContainerId: c.id });
     expect(dnsNow()).toEqual({ 'web.svc.internal.': '10.0.0.3' });
+    await expectSteady();
+  });
+
+  it('a state restored under another instance name: the container made from the deploy becomes the live one, not an orphan', async () => {
+    const d = await deployed();
+    // What a restore on a new host leaves: the live container named by the old instance, gone from this engine.
+    rt.containers.delete('svc-web-1');
+    observeLive(db, app().id, { containerName: 'old-web-1', containerId: 'gone' });
+    await drive();
+
+    expect(app()).toMatchObject({ status: 'active', liveContainerName: 'svc-web-1' });
+    expect(rt.containers.get('svc-web-1')!.spec).toMatchObject({ labels: { 'svc.deploy': String(d.id) } });
+    expect([...rt.containers.keys()]).toEqual(['svc-web-1']);
     await expectSteady();
   });
 
