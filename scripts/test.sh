@@ -6,9 +6,10 @@
 # SVC_TEST_CADDY=/usr/bin/caddy.
 #
 # With no arguments the files run in two streams side by side, each one file at a time: the Swarm files
-# (each a cluster of engines in network namespaces, mostly waiting on them), the journeys and the 2.6.2 pass
-# in one; the unit files and the other integration files in the other. Run one after the other they took
-# 27.7 + 2.2 min on 2 cores, over CI's 30-minute goal. Tests never touch what another test made, so the
+# (each a cluster of engines in network namespaces, mostly waiting on them), the managed-service, CLI and
+# notification files, the journeys and the 2.6.2 pass in one; the unit files and the other integration files
+# in the other (each stream about half of the time). Run one after the other they took 27.7 + 2.2 min on 2
+# cores, over CI's 30-minute goal. Tests never touch what another test made, so the
 # streams need nothing from each other but the engine and the Caddy cache, which are made first.
 # With arguments, one vitest run of exactly those. Ends with a plain "N passed, N failed" line read from
 # vitest's JSON reports.
@@ -38,7 +39,7 @@ else
   engine_pid=$(npx tsx test/support/prepare-engine.ts | tail -n 1)
   (
     s=0
-    vt "$swarm_report" --project integration test/integration/swarm || s=$?
+    vt "$swarm_report" --project integration test/integration/swarm test/integration/service test/integration/cli.test.ts test/integration/notify.test.ts || s=$?
     vt "$journeys_report" --project journeys || s=$?
     if [ -x /usr/bin/caddy ]; then
       echo "second pass: the proxy and deploy files on the host's Caddy ($(/usr/bin/caddy version))"
@@ -50,9 +51,10 @@ else
     exit "$s"
   ) >"$side_log" 2>&1 &
   side=$!
-  vt "$main_report" --project unit --project integration --exclude 'test/integration/swarm*.test.ts' || status=$?
+  vt "$main_report" --project unit --project integration --exclude 'test/integration/swarm*.test.ts' --exclude 'test/integration/service*.test.ts' \
+    --exclude test/integration/cli.test.ts --exclude test/integration/notify.test.ts || status=$?
   wait "$side" || status=$?
-  echo "the other stream: the Swarm files, the journeys and the pass on the host's Caddy"
+  echo "the other stream: the Swarm, service, CLI and notification files, the journeys and the pass on the host's Caddy"
   cat "$side_log"
 fi
 
