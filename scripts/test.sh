@@ -19,10 +19,10 @@ bash scripts/install-host-packages.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npx tsc -p tsconfig.json --noEmit
 main_report=$(mktemp)
-swarm_report=$(mktemp)
+side_report=$(mktemp)
 journeys_report=$(mktemp)
 host_report=$(mktemp)
-reports=("$main_report" "$swarm_report" "$journeys_report" "$host_report")
+reports=("$main_report" "$side_report" "$journeys_report" "$host_report")
 vt() { local out=$1; shift; npx vitest run --reporter=default --reporter=json --outputFile.json="$out" "$@"; }
 engine_pid=""
 side_log=$(mktemp)
@@ -39,7 +39,7 @@ else
   engine_pid=$(npx tsx test/support/prepare-engine.ts | tail -n 1)
   (
     s=0
-    vt "$swarm_report" --project integration test/integration/swarm test/integration/service test/integration/cli.test.ts test/integration/notify.test.ts || s=$?
+    vt "$side_report" --project integration test/integration/swarm test/integration/service test/integration/cli.test.ts test/integration/notify.test.ts || s=$?
     vt "$journeys_report" --project journeys || s=$?
     if [ -x /usr/bin/caddy ]; then
       echo "second pass: the proxy and deploy files on the host's Caddy ($(/usr/bin/caddy version))"
