@@ -53,15 +53,17 @@ const FREEZE = `${CHECKS}ok CONFIG SET min-replicas-to-write 1000000 && ok CONFI
 const UNFREEZE = `${CHECKS}ok CONFIG SET min-replicas-to-write 0 && ok CONFIG SET repl-diskless-sync-delay 5`;
 /** Bounded waits inside the container (0.2 s polls, 10 minutes): the sync, then the new server's AOF rewrite of it. */
 export const REDIS_SYNC_POLLS = 3000;
-const MOVE = `set -e
-${CHECKS}printf 'CONFIG SET masterauth %s\\n' "$REDISCLI_AUTH" | redis-cli | grep -qx OK || { echo "svc: setting masterauth failed" >&2; exit 1; }
-ok REPLICAOF "$1" ${PORT}
+/** Replicates once from "$1" (masterauth already set), waiting for the sync, then leaves replication. */
+const REPLICATE_ONCE = `ok REPLICAOF "$1" ${PORT}
 i=0
 until redis-cli INFO replication | grep -q '^master_link_status:up'; do
   i=$((i+1)); if [ $i -gt ${REDIS_SYNC_POLLS} ]; then echo "svc: the replication from $1 failed: no sync in 10 minutes" >&2; exit 1; fi; sleep 0.2
 done
 ok REPLICAOF NO ONE
-i=0
+`;
+const MOVE = `set -e
+${CHECKS}printf 'CONFIG SET masterauth %s\\n' "$REDISCLI_AUTH" | redis-cli | grep -qx OK || { echo "svc: setting masterauth failed" >&2; exit 1; }
+${REPLICATE_ONCE}i=0
 until redis-cli INFO persistence | grep -q '^aof_rewrite_in_progress:0' && redis-cli INFO persistence | grep -q '^aof_rewrite_scheduled:0'; do
   i=$((i+1)); if [ $i -gt ${REDIS_SYNC_POLLS} ]; then echo "svc: the AOF rewrite failed: not done in 10 minutes" >&2; exit 1; fi; sleep 0.2
 done`;
@@ -76,13 +78,7 @@ ${CHECKS}used=$(REDISCLI_AUTH="$SVC_SOURCE_AUTH" redis-cli -h "$1" -p ${PORT} IN
 [ -n "$used" ] || { echo "svc: reading the parent's memory failed" >&2; exit 1; }
 [ "$used" -le "$2" ] || { echo "svc: the parent's dataset is $used bytes, over the copy limit of $2" >&2; exit 3; }
 printf 'CONFIG SET masterauth %s\\n' "$SVC_SOURCE_AUTH" | redis-cli | grep -qx OK || { echo "svc: setting masterauth failed" >&2; exit 1; }
-ok REPLICAOF "$1" ${PORT}
-i=0
-until redis-cli INFO replication | grep -q '^master_link_status:up'; do
-  i=$((i+1)); if [ $i -gt ${REDIS_SYNC_POLLS} ]; then echo "svc: the replication from $1 failed: no sync in 10 minutes" >&2; exit 1; fi; sleep 0.2
-done
-ok REPLICAOF NO ONE
-ok CONFIG SET masterauth ''
+${REPLICATE_ONCE}ok CONFIG SET masterauth ''
 echo "$used"`;
 
 export const redisCopyFrom = (c: Credentials, source: Credentials, sourceHost: string, maxBytes: number): ExecCommand => ({
