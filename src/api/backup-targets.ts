@@ -13,7 +13,7 @@ import { settledImport } from '../desired/backups.js';
 import { backupContext, failureStatus } from './backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, jsonBody, restOrigin } from '../http/request.js';
-import { backupJson, importJson, remoteFields, targetJson, uploadJson } from '../presenters/backups.js';
+import { backupWithCopiesJson, importJson, targetJson, uploadJson } from '../presenters/backups.js';
 import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { backupJsonSchema, importJsonSchema, targetJsonSchema, uploadJsonSchema } from '../presenters/backups.js';
@@ -55,7 +55,7 @@ export function backupTargetRoutes(deps: ApiDeps) {
     const done = (await settledImport(bctx, row.id, c.req.raw.signal)) ?? getImport(db, row.id) ?? row;
     const backup = done.backupId ? getBackup(db, done.backupId) : undefined;
     // The imported record as GET /api/backups/{id} shows it, with its off-host copies.
-    if (done.status === 'completed' && backup) return c.json({ ...backupJson(backup), ...remoteFields(db, backup.id) }, 201);
+    if (done.status === 'completed' && backup) return c.json(backupWithCopiesJson(db, backup), 201);
     if (done.status !== 'failed') return c.json(importJson(done), 202, { location: `/api/backups/imports/${row.id}` });
     // The fetch's own failures answer as when the request fetched the copy itself (API.md).
     if (done.code === 'target_unreachable') throw unavailable(done.code, done.error ?? 'the store did not answer');

@@ -14,7 +14,7 @@ import {
 } from '../desired/backups.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { idParam, restOrigin } from '../http/request.js';
-import { backupJson as recordJson, importJson, remoteFields, restoreJson } from '../presenters/backups.js';
+import { backupWithCopiesJson, importJson, restoreJson } from '../presenters/backups.js';
 import { operations } from './openapi/operation.js';
 import { z } from 'zod';
 import { backupJsonSchema, importJsonSchema, restoreJsonSchema } from '../presenters/backups.js';
@@ -47,9 +47,8 @@ export function restoreOutcome(c: Context, row: RestoreRow) {
 }
 
 function importOutcome(c: Context, deps: ApiDeps, row: ImportRow) {
-  const backupJson = recordJson;
   const backup = row.backupId ? getBackup(deps.db, row.backupId) : undefined;
-  if (row.status === 'completed' && backup) return c.json(backupJson(backup), 201);
+  if (row.status === 'completed' && backup) return c.json(backupWithCopiesJson(deps.db, backup), 201);
   return c.json({ error: row.error ?? 'the import failed', code: row.code ?? 'import_failed', import: importJson(row) }, failureStatus(row.code));
 }
 
@@ -64,8 +63,7 @@ const waits = (c: Context, dflt: boolean) => {
 export function backupRoutes(deps: ApiDeps) {
   const r = new Hono<ApiEnv>();
   const { db } = deps;
-  // A record with its off-host copies (`remote`, `remote_status`, `remotes`: docs/api.md "Off-host backup copies").
-  const backupJson = (row: BackupRow) => ({ ...recordJson(row), ...remoteFields(db, row.id) });
+  const backupJson = (row: BackupRow) => backupWithCopiesJson(db, row);
   const ctx = backupContext(deps);
   const backupOf = (c: Context) => {
     const row = getBackup(db, idParam(c, 'id', 'backup'));

@@ -147,3 +147,6 @@ export function remoteFields(db: Db, backupId: number) {
     remotes,
   };
 }
+
+/** A backup as the API answers it: the record with its off-host copies (docs/api.md "Off-host backup copies"). */
+export const backupWithCopiesJson = (db: Db, row: BackupRow) => ({ ...backupJson(row), ...remoteFields(db, row.id) });
